@@ -1,0 +1,138 @@
+"""The judge cache: one JSON file per request key, written atomically.
+
+Every judge request is keyed by a hash of everything that shapes the reply. An entry is written to
+a temporary file in the same folder and moved into place with ``os.replace``, so concurrent
+processes (promptfoo runs several assertion processes at once) and a writer killed mid-write can
+never leave a half-written entry under a real key: readers see the old state or the new one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+from .errors import JudgeError
+
+CACHE_FORMAT = 1
+_TMP_PREFIX = ".tmp-"
+
+
+def request_key(payload: Mapping[str, Any]) -> str:
+    """The sha256 of the canonical JSON of a request description."""
+    blob = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class CacheStats:
+    """What a cache folder holds."""
+
+    entries: int
+    bytes: int
+    by_kind: dict[str, int]
+    orphaned_temp_files: int
+    unreadable: int
+
+
+class JudgeCache:
+    """A folder of cached judge replies, in mode ``readwrite``, ``off`` or ``replay``."""
+
+    def __init__(self, root: str | os.PathLike[str], mode: str = "readwrite") -> None:
+        if mode not in ("readwrite", "off", "replay"):
+            raise ValueError(f"cache mode must be readwrite, off or replay; got {mode!r}")
+        self.root = Path(root)
+        self.mode = mode
+
+    def path_for(self, key: str) -> Path:
+        """Where the entry for ``key`` lives."""
+        return self.root / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        """The stored entry for ``key``, or None (always None in mode ``off``)."""
+        if self.mode == "off":
+            return None
+        try:
+            with open(self.path_for(key), "rb") as fh:
+                entry = json.loads(fh.read())
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError):
+            return None
+        if not isinstance(entry, dict) or entry.get("format") != CACHE_FORMAT or entry.get("key") != key:
+            return None
+        return entry
+
+    def require(self, key: str, what: str) -> dict[str, Any] | None:
+        """Like ``get``, but in ``replay`` mode a miss is a JudgeError saying how to record it."""
+        entry = self.get(key)
+        if entry is None and self.mode == "replay":
+            raise JudgeError(
+                f"cache mode is 'replay' and no cached reply exists for this {what} (key {key[:16]}…) "
+                f"in {self.root.name}/; run once with credentials and cache mode 'readwrite' to record it",
+                kind="cache_miss",
+            )
+        return entry
+
+    def put(self, key: str, kind: str, value: Mapping[str, Any]) -> None:
+        """Store ``value`` under ``key`` atomically (a no-op unless mode is ``readwrite``)."""
+        if self.mode != "readwrite":
+            return
+        entry = {"format": CACHE_FORMAT, "key": key, "kind": kind, "created": time.time(), **value}
+        data = json.dumps(entry, ensure_ascii=False, sort_keys=True).encode("utf-8")
+        folder = self.path_for(key).parent
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=_TMP_PREFIX, dir=folder)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, self.path_for(key))
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+
+    def stats(self) -> CacheStats:
+        """Count entries, bytes, entries per kind, orphaned temp files and unreadable files."""
+        entries = size = orphans = unreadable = 0
+        by_kind: dict[str, int] = {}
+        if self.root.is_dir():
+            for path in self.root.glob("*/*"):
+                if path.name.startswith(_TMP_PREFIX):
+                    orphans += 1
+                    continue
+                if path.suffix != ".json":
+                    continue
+                size += path.stat().st_size
+                try:
+                    kind = json.loads(path.read_bytes()).get("kind", "?")
+                except (OSError, ValueError, AttributeError):
+                    unreadable += 1
+                    continue
+                entries += 1
+                by_kind[kind] = by_kind.get(kind, 0) + 1
+        return CacheStats(entries, size, by_kind, orphans, unreadable)
+
+    def clear(self) -> int:
+        """Delete every entry and temp file; returns how many entries were removed."""
+        removed = self.stats().entries
+        if self.root.is_dir():
+            for sub in self.root.iterdir():
+                if sub.is_dir() and len(sub.name) == 2:
+                    shutil.rmtree(sub, ignore_errors=True)
+        return removed
+
+
+def open_cache(cache_dir: str, mode: str) -> JudgeCache:
+    """The cache at ``cache_dir`` (relative paths are taken from the working directory)."""
+    return JudgeCache(Path(cache_dir), mode)

@@ -1,0 +1,33 @@
+"""Cost estimates for judge calls, from published per-million-token list prices (USD).
+
+Prices change: these are list prices for paid-tier text/image/video input at ≤200k-token
+prompts, as published by Google in 2025–2026. Unknown models get no estimate (None), never a guess.
+"""
+
+from __future__ import annotations
+
+# model prefix -> (input $/1M tokens, output $/1M tokens incl. thinking)
+PRICES_PER_MILLION: dict[str, tuple[float, float]] = {
+    "gemini-2.5-flash-lite": (0.10, 0.40),
+    "gemini-2.5-flash": (0.30, 2.50),
+    "gemini-2.5-pro": (1.25, 10.00),
+    "gemini-2.0-flash-lite": (0.075, 0.30),
+    "gemini-2.0-flash": (0.10, 0.40),
+}
+
+
+def price_for(model: str) -> tuple[float, float] | None:
+    """The (input, output) price per million tokens for the longest matching model prefix."""
+    name = model.rsplit("/", 1)[-1]
+    for prefix in sorted(PRICES_PER_MILLION, key=len, reverse=True):
+        if name.startswith(prefix):
+            return PRICES_PER_MILLION[prefix]
+    return None
+
+
+def estimate_cost(model: str, prompt_tokens: int, output_tokens: int) -> float | None:
+    """Estimated USD cost of one call, or None when the model's price is unknown."""
+    price = price_for(model)
+    if price is None:
+        return None
+    return (prompt_tokens * price[0] + output_tokens * price[1]) / 1_000_000

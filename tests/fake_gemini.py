@@ -1,0 +1,485 @@
+"""A wire-level fake of the Gemini API on 127.0.0.1, so the real google-genai client runs unchanged.
+
+Speaks SPEC §4's endpoints: ``models/{m}:generateContent`` and ``:countTokens`` (Developer API and
+Vertex paths), the Files API resumable upload (``/upload/{v}/files`` then the session URL it hands
+out) and ``files/{id}`` with PROCESSING → ACTIVE / FAILED, and Veo-style long-running operations
+(``:predictLongRunning``, ``operations/{id}``). Replies are scripted per test: rules match a
+substring of the request's text (or a predicate) and play their replies in order, the last one
+repeating. Faults are replies too: HTTP errors, slow replies, blocked prompts, SAFETY and MAX_TOKENS
+finishes, damaged JSON.
+
+Use in tests::
+
+    with FakeGemini() as fake:
+        fake.on("Grade these search terms", json_reply({...}))
+        client = genai.Client(api_key="test", http_options={"base_url": fake.url})
+
+Or from a shell: ``python tests/fake_gemini.py --port 8765 --script script.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import re
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable
+
+Reply = dict[str, Any]
+Matcher = str | Callable[[dict[str, Any], str], bool] | None
+
+STATUS_NAMES = {
+    400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
+    404: "NOT_FOUND",
+    408: "DEADLINE_EXCEEDED",
+    429: "RESOURCE_EXHAUSTED",
+    500: "INTERNAL",
+    502: "BAD_GATEWAY",
+    503: "UNAVAILABLE",
+    504: "DEADLINE_EXCEEDED",
+}
+
+
+# ---- reply constructors -------------------------------------------------------------------------
+
+
+def text_reply(
+    text: str, *, finish: str = "STOP", prompt_tokens: int = 120, output_tokens: int = 40, logprobs: Any = None
+) -> Reply:
+    """A candidate carrying ``text`` with the given finish reason and token counts."""
+    return {
+        "kind": "text",
+        "text": text,
+        "finish": finish,
+        "usage": (prompt_tokens, output_tokens),
+        "logprobs": logprobs,
+    }
+
+
+def json_reply(value: Any, **kwargs: Any) -> Reply:
+    """A candidate whose text is ``value`` as JSON."""
+    return text_reply(json.dumps(value), **kwargs)
+
+
+def error_reply(code: int, message: str | None = None, *, retry_delay_s: float | None = None) -> Reply:
+    """An HTTP error in Google's ``{"error": {code, message, status}}`` form."""
+    return {"kind": "error", "code": code, "message": message or f"fake {code}", "retry_delay_s": retry_delay_s}
+
+
+def slow_reply(seconds: float, then: Reply | None = None) -> Reply:
+    """Wait ``seconds`` before answering (with ``then``, default a short text)."""
+    return {"kind": "slow", "seconds": seconds, "then": then or text_reply("{}")}
+
+
+def blocked_reply(reason: str = "PROHIBITED_CONTENT") -> Reply:
+    """A prompt blocked before generation: promptFeedback.blockReason and no candidates."""
+    return {"kind": "blocked", "reason": reason}
+
+
+def finish_reply(reason: str, text: str = "") -> Reply:
+    """A candidate stopped for ``reason`` (SAFETY, RECITATION, …) with optional partial text."""
+    return text_reply(text, finish=reason)
+
+
+def truncated_reply(value: Any) -> Reply:
+    """A MAX_TOKENS finish whose text is the first half of ``value`` as JSON."""
+    full = json.dumps(value)
+    return text_reply(full[: max(1, len(full) // 2)], finish="MAX_TOKENS")
+
+
+def no_candidates_reply() -> Reply:
+    """A 200 reply with no candidates and no block reason."""
+    return {"kind": "empty"}
+
+
+# ---- the server ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Rule:
+    """Replies for requests that match: played in order, the last repeats (``times`` caps uses)."""
+
+    match: Matcher
+    replies: list[Reply]
+    times: int | None = None
+    used: int = 0
+
+    def matches(self, body: dict[str, Any], text: str) -> bool:
+        """Whether this rule applies to a request (and still has uses left)."""
+        if self.times is not None and self.used >= self.times:
+            return False
+        if self.match is None:
+            return True
+        if isinstance(self.match, str):
+            return self.match in text
+        return bool(self.match(body, text))
+
+    def next_reply(self) -> Reply:
+        """The reply for this use."""
+        reply = self.replies[min(self.used, len(self.replies) - 1)]
+        self.used += 1
+        return reply
+
+
+@dataclass
+class RecordedRequest:
+    """One request the fake received."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any
+    text: str = ""
+
+
+@dataclass
+class FakeFile:
+    """An uploaded file and the states it will report on ``files.get``."""
+
+    name: str
+    mime_type: str
+    display_name: str
+    data: bytes = b""
+    states: list[str] = field(default_factory=lambda: ["ACTIVE"])
+    gets: int = 0
+
+
+class FakeGemini:
+    """The fake server; start with ``with FakeGemini() as fake`` or ``start()``/``stop()``."""
+
+    def __init__(self, *, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.rules: list[Rule] = []
+        self.requests: list[RecordedRequest] = []
+        self.files: dict[str, FakeFile] = {}
+        self.operations: dict[str, dict[str, Any]] = {}
+        self.file_states: list[str] = ["PROCESSING", "ACTIVE"]
+        self.operation_polls_before_done: int = 1
+        self.video_bytes: bytes = b"\x00\x00\x00\x18ftypmp42fake-video"
+        self._lock = threading.Lock()
+        self._ids = itertools.count(1)
+        self._sessions: dict[str, dict[str, Any]] = {}
+        self._server = ThreadingHTTPServer((host, port), _make_handler(self))
+        self._server.daemon_threads = True
+        self._thread: threading.Thread | None = None
+
+    # lifecycle
+    @property
+    def url(self) -> str:
+        """The base URL to give google-genai (``http_options.base_url`` or GOOGLE_GEMINI_BASE_URL)."""
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def start(self) -> "FakeGemini":
+        """Serve in a background thread."""
+        self._thread = threading.Thread(target=self._server.serve_forever, name="fake-gemini", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and close the socket."""
+        self._server.shutdown()
+        self._server.server_close()
+
+    def __enter__(self) -> "FakeGemini":
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    # scripting
+    def on(self, match: Matcher, *replies: Reply, times: int | None = None) -> Rule:
+        """Answer requests matching ``match`` (substring of their text, predicate, or None for any)."""
+        if not replies:
+            raise ValueError("a rule needs at least one reply")
+        rule = Rule(match, list(replies), times)
+        with self._lock:
+            self.rules.append(rule)
+        return rule
+
+    def reset(self) -> None:
+        """Forget rules, requests, files and operations."""
+        with self._lock:
+            self.rules.clear()
+            self.requests.clear()
+            self.files.clear()
+            self.operations.clear()
+
+    def calls(self, action: str = "generateContent") -> list[RecordedRequest]:
+        """The recorded requests for one model action (``generateContent``, ``countTokens``…)."""
+        return [r for r in self.requests if r.path.endswith(f":{action}")]
+
+    # request handling (called from handler threads)
+    def _record(self, method: str, path: str, headers: dict[str, str], body: Any) -> RecordedRequest:
+        request = RecordedRequest(method, path, headers, body, request_text(body) if isinstance(body, dict) else "")
+        with self._lock:
+            self.requests.append(request)
+        return request
+
+    def _reply_for(self, body: dict[str, Any], text: str) -> Reply:
+        with self._lock:
+            for rule in self.rules:
+                if rule.matches(body, text):
+                    return rule.next_reply()
+        return error_reply(400, "fake gemini: no scripted reply matches this request")
+
+
+def request_text(body: dict[str, Any]) -> str:
+    """The text parts of a generateContent body's contents (not its system instruction), joined."""
+    chunks: list[str] = []
+    for content in list(body.get("contents") or []):
+        if isinstance(content, str):
+            chunks.append(content)
+            continue
+        for part in content.get("parts") or []:
+            if isinstance(part, dict) and part.get("text"):
+                chunks.append(part["text"])
+    return "\n".join(chunks)
+
+
+def system_text(body: dict[str, Any]) -> str:
+    """The text of a generateContent body's system instruction."""
+    system = body.get("systemInstruction") or body.get("system_instruction") or {}
+    if isinstance(system, str):
+        return system
+    return "\n".join(p.get("text", "") for p in system.get("parts") or [] if isinstance(p, dict))
+
+
+def candidate_json(reply: Reply, model: str) -> dict[str, Any]:
+    """The camelCase generateContent response for a text reply."""
+    prompt_tokens, output_tokens = reply["usage"]
+    candidate: dict[str, Any] = {
+        "content": {"role": "model", "parts": [{"text": reply["text"]}] if reply["text"] else []},
+        "finishReason": reply["finish"],
+        "index": 0,
+    }
+    if reply.get("logprobs") is not None:
+        candidate["logprobsResult"] = reply["logprobs"]
+    return {
+        "candidates": [candidate],
+        "usageMetadata": {
+            "promptTokenCount": prompt_tokens,
+            "candidatesTokenCount": output_tokens,
+            "totalTokenCount": prompt_tokens + output_tokens,
+        },
+        "modelVersion": model,
+    }
+
+
+_MODEL_ACTION = re.compile(r"models/([^/:]+):(\w+)$")
+_FILE_GET = re.compile(r"^/[^/]+/files/([^/:]+)$")
+_OPERATION_GET = re.compile(r"/operations/([^/:]+)$")
+
+
+def _make_handler(fake: FakeGemini) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args: Any) -> None:  # keep test output clean
+            pass
+
+        # plumbing
+        def _body_bytes(self) -> bytes:
+            length = int(self.headers.get("Content-Length") or 0)
+            return self.rfile.read(length) if length else b""
+
+        def _send(self, code: int, payload: Any, headers: dict[str, str] | None = None) -> None:
+            data = json.dumps(payload).encode() if payload is not None else b""
+            try:
+                self.send_response(code)
+                self.send_header("Content-Type", "application/json; charset=UTF-8")
+                self.send_header("Content-Length", str(len(data)))
+                for key, value in (headers or {}).items():
+                    self.send_header(key, value)
+                self.end_headers()
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up (timeout tests)
+
+        def _error(self, code: int, message: str, retry_delay_s: float | None = None) -> None:
+            error: dict[str, Any] = {"code": code, "message": message, "status": STATUS_NAMES.get(code, "UNKNOWN")}
+            if retry_delay_s is not None:
+                error["details"] = [
+                    {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": f"{retry_delay_s:g}s"}
+                ]
+            self._send(code, {"error": error})
+
+        # routes
+        def do_POST(self) -> None:  # noqa: N802 - http.server naming
+            raw = self._body_bytes()
+            path = self.path.split("?", 1)[0]
+            if path.startswith("/upload/") and path.endswith("/files"):
+                return self._upload_start(raw)
+            if path.startswith("/upload-session/"):
+                return self._upload_chunk(path.rsplit("/", 1)[-1], raw)
+            try:
+                body = json.loads(raw or b"{}")
+            except ValueError:
+                return self._error(400, "fake gemini: body is not JSON")
+            match = _MODEL_ACTION.search(path)
+            if not match:
+                return self._error(404, f"fake gemini: no route for POST {path}")
+            model, action = match.groups()
+            request = fake._record("POST", path, dict(self.headers), body)
+            if action == "countTokens":
+                return self._send(200, {"totalTokens": max(1, len(request.text) // 4)})
+            if action == "predictLongRunning":
+                return self._start_operation(model, body)
+            if action != "generateContent":
+                return self._error(404, f"fake gemini: action {action} not supported")
+            self._play(fake._reply_for(body, request.text), model)
+
+        def do_GET(self) -> None:  # noqa: N802
+            path = self.path.split("?", 1)[0]
+            fake._record("GET", path, dict(self.headers), None)
+            file_match = _FILE_GET.match(path)
+            if file_match:
+                return self._file_get(file_match.group(1))
+            op_match = _OPERATION_GET.search(path)
+            if op_match:
+                return self._operation_get(op_match.group(1))
+            if path.startswith("/download/"):
+                return self._download()
+            self._error(404, f"fake gemini: no route for GET {path}")
+
+        def _play(self, reply: Reply, model: str) -> None:
+            kind = reply["kind"]
+            if kind == "slow":
+                time.sleep(reply["seconds"])
+                return self._play(reply["then"], model)
+            if kind == "error":
+                return self._error(reply["code"], reply["message"], reply.get("retry_delay_s"))
+            if kind == "blocked":
+                return self._send(
+                    200,
+                    {
+                        "promptFeedback": {"blockReason": reply["reason"]},
+                        "usageMetadata": {"promptTokenCount": 50, "totalTokenCount": 50},
+                    },
+                )
+            if kind == "empty":
+                return self._send(200, {"candidates": [], "usageMetadata": {"promptTokenCount": 50}})
+            self._send(200, candidate_json(reply, model))
+
+        # Files API
+        def _upload_start(self, raw: bytes) -> None:
+            meta = json.loads(raw or b"{}").get("file", {})
+            session = f"s{next(fake._ids)}"
+            fake._sessions[session] = {
+                "meta": meta,
+                "data": b"",
+                "mime": self.headers.get("X-Goog-Upload-Header-Content-Type", meta.get("mimeType", "")),
+            }
+            fake._record("POST", "/upload/files:start", dict(self.headers), meta)
+            host, port = fake._server.server_address[:2]
+            self._send(
+                200,
+                {},
+                {"X-Goog-Upload-URL": f"http://{host}:{port}/upload-session/{session}", "X-Goog-Upload-Status": "active"},
+            )
+
+        def _upload_chunk(self, session_id: str, raw: bytes) -> None:
+            session = fake._sessions.get(session_id)
+            if session is None:
+                return self._error(404, "fake gemini: unknown upload session")
+            session["data"] += raw
+            if "finalize" not in (self.headers.get("X-Goog-Upload-Command") or ""):
+                return self._send(200, {}, {"X-Goog-Upload-Status": "active"})
+            file_id = f"file-{next(fake._ids)}"
+            meta = session["meta"]
+            stored = FakeFile(
+                name=f"files/{file_id}",
+                mime_type=meta.get("mimeType") or meta.get("mime_type") or session["mime"],
+                display_name=meta.get("displayName") or meta.get("display_name") or "",
+                data=session["data"],
+                states=list(fake.file_states),
+            )
+            fake.files[file_id] = stored
+            fake._record("POST", f"/upload/files:finalize/{file_id}", dict(self.headers), {"size": len(stored.data)})
+            self._send(200, {"file": self._file_json(stored, 0)}, {"X-Goog-Upload-Status": "final"})
+
+        def _file_json(self, stored: FakeFile, index: int) -> dict[str, Any]:
+            host, port = fake._server.server_address[:2]
+            state = stored.states[min(index, len(stored.states) - 1)]
+            out = {
+                "name": stored.name,
+                "displayName": stored.display_name,
+                "mimeType": stored.mime_type,
+                "sizeBytes": str(len(stored.data)),
+                "state": state,
+                "uri": f"http://{host}:{port}/v1beta/{stored.name}",
+                "expirationTime": "2099-01-01T00:00:00Z",
+            }
+            if state == "FAILED":
+                out["error"] = {"code": 400, "message": "fake gemini: file processing failed"}
+            return out
+
+        def _file_get(self, file_id: str) -> None:
+            stored = fake.files.get(file_id)
+            if stored is None:
+                return self._error(404, f"fake gemini: files/{file_id} not found (expired or never uploaded)")
+            stored.gets += 1
+            self._send(200, self._file_json(stored, stored.gets))
+
+        # Veo-style operations
+        def _start_operation(self, model: str, body: dict[str, Any]) -> None:
+            op_id = f"op{next(fake._ids)}"
+            fake.operations[op_id] = {"polls": 0, "model": model, "body": body}
+            self._send(200, {"name": f"models/{model}/operations/{op_id}", "done": False})
+
+        def _operation_get(self, op_id: str) -> None:
+            op = fake.operations.get(op_id)
+            if op is None:
+                return self._error(404, f"fake gemini: operation {op_id} not found")
+            op["polls"] += 1
+            name = f"models/{op['model']}/operations/{op_id}"
+            if op["polls"] <= fake.operation_polls_before_done:
+                return self._send(200, {"name": name, "done": False})
+            host, port = fake._server.server_address[:2]
+            video = {"video": {"uri": f"http://{host}:{port}/download/{op_id}.mp4", "mimeType": "video/mp4"}}
+            self._send(
+                200,
+                {"name": name, "done": True, "response": {"generateVideoResponse": {"generatedSamples": [video]}}},
+            )
+
+        def _download(self) -> None:
+            data = fake.video_bytes
+            self.send_response(200)
+            self.send_header("Content-Type", "video/mp4")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+    return Handler
+
+
+def _load_script(path: str, fake: FakeGemini) -> None:
+    """Rules from a JSON file: ``[{"match": "substring" | null, "replies": [reply, …]}]``."""
+    with open(path, encoding="utf-8") as fh:
+        for rule in json.load(fh):
+            fake.on(rule.get("match"), *rule["replies"], times=rule.get("times"))
+
+
+def main() -> None:
+    """Run the fake from a shell until interrupted."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--script", help="JSON file of rules")
+    args = parser.parse_args()
+    fake = FakeGemini(port=args.port)
+    if args.script:
+        _load_script(args.script, fake)
+    print(f"fake gemini on {fake.url}", flush=True)
+    try:
+        fake._server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    main()
