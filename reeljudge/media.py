@@ -1,0 +1,169 @@
+"""Media references: where a clip or image named by a test lives, what it is, and its checksum.
+
+The one media layer for every judge. Imports only the standard library, so it is cheap to load
+from an assertion process and safe to use from an uploader.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Literal
+
+from .errors import MediaError
+
+MediaKind = Literal["video", "image"]
+
+VIDEO_MIME: dict[str, str] = {
+    ".mp4": "video/mp4",
+    ".m4v": "video/mp4",
+    ".mov": "video/quicktime",
+    ".webm": "video/webm",
+    ".mkv": "video/x-matroska",
+    ".avi": "video/x-msvideo",
+}
+IMAGE_MIME: dict[str, str] = {
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+    ".png": "image/png",
+    ".webp": "image/webp",
+}
+REMOTE_SCHEMES = ("gs://", "https://", "http://")
+DATASET_DIRS: tuple[str, ...] = ("datasets/clips", "datasets")
+_DATASET_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True)
+class MediaRef:
+    """A resolved media reference: a local file (``path``) or a remote URI (``uri``)."""
+
+    ref: str
+    kind: MediaKind
+    mime_type: str
+    path: Path | None = None
+    uri: str | None = None
+    dataset_id: str | None = None
+
+    @property
+    def is_remote(self) -> bool:
+        """True when the media lives behind a URI (gs://, http(s)://) rather than on disk."""
+        return self.uri is not None
+
+    @property
+    def name(self) -> str:
+        """A short display name: the file name or the last URI segment."""
+        if self.path is not None:
+            return self.path.name
+        return (self.uri or self.ref).rstrip("/").rsplit("/", 1)[-1]
+
+
+def is_remote_ref(ref: str) -> bool:
+    """Whether ``ref`` is a remote URI (gs://, https:// or http://)."""
+    return ref.strip().lower().startswith(REMOTE_SCHEMES)
+
+
+def media_kind(name: str | os.PathLike[str]) -> MediaKind:
+    """The kind of media a file name or URI names, from its extension; MediaError if unsupported."""
+    suffix = Path(str(name).split("?", 1)[0]).suffix.lower()
+    if suffix in VIDEO_MIME:
+        return "video"
+    if suffix in IMAGE_MIME:
+        return "image"
+    supported = ", ".join(sorted({*VIDEO_MIME, *IMAGE_MIME}))
+    raise MediaError(f"{name}: unsupported media type {suffix or '(no extension)'!r} (supported: {supported})")
+
+
+def mime_type(name: str | os.PathLike[str]) -> str:
+    """The MIME type of a media file name or URI; MediaError if unsupported."""
+    suffix = Path(str(name).split("?", 1)[0]).suffix.lower()
+    media_kind(name)
+    return VIDEO_MIME.get(suffix) or IMAGE_MIME[suffix]
+
+
+def file_size(path: str | os.PathLike[str]) -> int:
+    """The size in bytes of an existing, non-empty, readable media file; MediaError otherwise."""
+    p = Path(path)
+    try:
+        size = p.stat().st_size
+    except FileNotFoundError:
+        raise MediaError(f"{p}: file not found") from None
+    except OSError as error:
+        raise MediaError(f"{p}: cannot stat file ({error.strerror or error})") from None
+    if p.is_dir():
+        raise MediaError(f"{p}: is a directory, not a media file")
+    if size == 0:
+        raise MediaError(f"{p}: file is empty (0 bytes)")
+    if not os.access(p, os.R_OK):
+        raise MediaError(f"{p}: file is not readable")
+    return size
+
+
+def sha256_file(path: str | os.PathLike[str]) -> str:
+    """The hex SHA-256 of a file's bytes, read in chunks; MediaError if it cannot be read."""
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as handle:
+            for chunk in iter(lambda: handle.read(_CHUNK), b""):
+                digest.update(chunk)
+    except OSError as error:
+        raise MediaError(f"{path}: cannot read file ({error.strerror or error})") from None
+    return digest.hexdigest()
+
+
+def find_dataset_media(dataset_id: str, base_dir: Path, dataset_dirs: Iterable[str] = DATASET_DIRS) -> Path | None:
+    """The file a dataset id names (its stem, any supported extension) in the dataset folders, if any."""
+    for folder in dataset_dirs:
+        root = base_dir / folder
+        for suffix in (*VIDEO_MIME, *IMAGE_MIME):
+            candidate = root / f"{dataset_id}{suffix}"
+            if candidate.is_file():
+                return candidate
+    return None
+
+
+def resolve_media(
+    ref: str | os.PathLike[str],
+    *,
+    base_dir: str | os.PathLike[str] | None = None,
+    dataset_dirs: Iterable[str] = DATASET_DIRS,
+    kinds: Iterable[MediaKind] = ("video", "image"),
+) -> MediaRef:
+    """Resolve a path, dataset id or remote URI to a checked MediaRef; MediaError naming it if unusable.
+
+    Local files must exist, be non-empty and readable, and be of one of ``kinds``.
+    Remote URIs are classified by extension only (nothing is fetched).
+    """
+    text = str(ref).strip()
+    if not text:
+        raise MediaError("empty media reference")
+    allowed = tuple(kinds)
+    if is_remote_ref(text):
+        kind = media_kind(text)
+        _check_kind(text, kind, allowed)
+        return MediaRef(ref=text, kind=kind, mime_type=mime_type(text), uri=text)
+    if text.lower().startswith("file://"):
+        text = text[len("file://"):]
+    base = Path(base_dir) if base_dir is not None else Path.cwd()
+    path = Path(text).expanduser()
+    if not path.is_absolute():
+        path = base / path
+    dataset_id: str | None = None
+    if not path.exists() and _DATASET_ID.match(text) and not Path(text).suffix.lower() in {*VIDEO_MIME, *IMAGE_MIME}:
+        found = find_dataset_media(text, base, dataset_dirs)
+        if found is None:
+            raise MediaError(f"{text}: no such file, and no dataset clip with that id under {', '.join(dataset_dirs)}")
+        path, dataset_id = found, text
+    kind = media_kind(path)
+    _check_kind(str(path), kind, allowed)
+    file_size(path)
+    return MediaRef(ref=str(ref), kind=kind, mime_type=mime_type(path), path=path, dataset_id=dataset_id)
+
+
+def _check_kind(name: str, kind: MediaKind, allowed: tuple[MediaKind, ...]) -> None:
+    """Raise MediaError when a media file's kind is not one the caller accepts."""
+    if kind not in allowed:
+        raise MediaError(f"{name}: is {kind}, expected {' or '.join(allowed)}")

@@ -1,0 +1,49 @@
+"""Offline video probes: one streaming decode feeding every probe at a reduced analysis resolution.
+
+``run_probes(path, options, prompt)`` decodes a clip once and returns one ``ProbeResult`` per
+probe named in ``options.probes``. Importing this package is cheap; PyAV, OpenCV and numpy load
+only when a clip is measured.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .options import PROBE_NAMES, ProbeOptions
+from .report import ProbeResult
+
+__all__ = ["PROBE_NAMES", "ProbeOptions", "ProbeResult", "run_probes", "probe_signals"]
+
+
+def probe_signals(signals: "Signals", options: ProbeOptions, prompt: str = "") -> list[ProbeResult]:  # noqa: F821
+    """Every selected probe's result for already measured signals, in ``PROBE_NAMES`` order."""
+    from .black import probe_black
+    from .colour import probe_black_and_white
+    from .cuts import probe_cuts
+    from .flicker import probe_flicker
+    from .frozen import probe_frozen
+    from .motion import probe_dynamic_degree, probe_shake, probe_smoothness
+    from .technical import probe_technical
+    from .vbench import probe_vbench_flicker
+
+    table = {
+        "technical": lambda: probe_technical(signals, options),
+        "black_frames": lambda: probe_black(signals, options),
+        "frozen_frames": lambda: probe_frozen(signals, options),
+        "scene_cuts": lambda: probe_cuts(signals, options, prompt),
+        "flicker": lambda: probe_flicker(signals, options),
+        "dynamic_degree": lambda: probe_dynamic_degree(signals, options),
+        "camera_shake": lambda: probe_shake(signals, options),
+        "motion_smoothness": lambda: probe_smoothness(signals, options),
+        "black_and_white": lambda: probe_black_and_white(signals, options, prompt),
+        "vbench_temporal_flickering": lambda: probe_vbench_flicker(signals, options),
+    }
+    return [table[name]() for name in PROBE_NAMES if name in options.probes]
+
+
+def run_probes(path: str | Path, options: ProbeOptions | None = None, prompt: str = "") -> list[ProbeResult]:
+    """Decode ``path`` once and run every selected probe; MediaError if it cannot be decoded."""
+    from .signals import measure
+
+    options = options or ProbeOptions()
+    return probe_signals(measure(path, options), options, prompt)

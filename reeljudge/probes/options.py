@@ -1,0 +1,111 @@
+"""Probe thresholds: one typed options object with documented defaults (see docs/probes.md)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any, Mapping
+
+from ..errors import BadInputError
+
+PROBE_NAMES: tuple[str, ...] = (
+    "technical",
+    "black_frames",
+    "frozen_frames",
+    "scene_cuts",
+    "flicker",
+    "dynamic_degree",
+    "camera_shake",
+    "motion_smoothness",
+    "black_and_white",
+    "vbench_temporal_flickering",
+)
+
+
+@dataclass(frozen=True)
+class ProbeOptions:
+    """Every probe threshold; luma levels are 0–255, pixel distances are at the analysis size."""
+
+    # analysis and bounded work
+    analysis_short_side: int = 256  # frames are scaled down (never up) to this short side
+    max_frames: int = 3600  # analyse at most this many frames from the start …
+    max_seconds: float = 150.0  # … and at most this much clip time; the result says when capped
+    probes: tuple[str, ...] = PROBE_NAMES  # which probes to report
+    # technical
+    min_duration_s: float = 0.0
+    max_duration_s: float | None = None
+    min_fps: float = 0.0
+    min_short_side: int = 0
+    codecs: tuple[str, ...] = ()  # allowed codec names; empty = any
+    require_audio: bool = False
+    allow_vfr: bool = True
+    truncation_tolerance: float = 0.02  # decoded may fall short of declared by this fraction
+    # black frames
+    black_pixel_level: int = 32  # a pixel darker than this is dark
+    black_dark_fraction: float = 0.98  # a frame is black when this share of its pixels is dark
+    black_min_frames: int = 1
+    # frozen frames
+    duplicate_changed_fraction: float = 0.0005  # exact duplicate: at most this share of pixels changed by > 6 levels …
+    duplicate_mean_diff: float = 0.15  # … and mean abs diff at most this (compression noise only)
+    static_mean_diff: float = 2.5  # near-static: mean abs diff at most this …
+    static_changed_fraction: float = 0.05  # … and at most this share of pixels changed by > 6 levels
+    frozen_min_frames: int = 4  # report runs of at least this many repeated frames
+    near_static_fails: bool = True  # near-static runs fail the probe (exact duplicates always do)
+    # scene cuts
+    cut_window: int = 2  # neighbours on each side for the adaptive score
+    cut_ratio: float = 3.0  # content score ÷ neighbours' mean must reach this …
+    cut_min_content: float = 30.0  # … and the content score this (0–~150 scale)
+    single_shot: bool | None = None  # None: infer from the prompt (one shot unless it asks for cuts)
+    # flicker
+    flicker_min_delta: float = 4.0  # motion-compensated brightness change (levels) that counts
+    flicker_min_alternations: int = 3  # sign alternations in a row that make a flicker run
+    # motion
+    expect_motion: bool = True  # fail a clip in which nothing moves (VBench dynamic degree False)
+    dynamic_threshold: float = 6.0  # VBench: top-5% flow magnitude > 6 · (short side / 256)
+    dynamic_sample_fps: float = 8.0  # VBench samples about 8 frames a second for flow
+    shake_px: float = 2.5  # jitter of the global motion (px per frame) that counts as shake
+    shake_min_frames: int = 4
+    min_smoothness: float | None = None  # gate on the smoothness proxy only when set
+    # colour
+    gray_chroma: float = 3.0  # mean |U−128|+|V−128| below this makes a frame colourless
+    gray_fraction: float = 0.95  # share of non-black frames that makes the clip black-and-white
+    allow_black_and_white: bool | None = None  # None: allowed only if the prompt asks for it
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any] | None) -> "ProbeOptions":
+        """Options from an assertion's YAML config; BadInputError naming an unknown key or bad value."""
+        config = dict(config or {})
+        known = {f.name: f for f in fields(cls)}
+        values: dict[str, Any] = {}
+        for key, value in config.items():
+            if key in {"var", "clip_var", "base_dir"}:
+                continue
+            if key not in known:
+                raise BadInputError(f"unknown probe option {key!r} (known: {', '.join(sorted(known))})")
+            default = getattr(cls, key)
+            values[key] = _coerce(key, value, default)
+        options = cls(**values)
+        unknown = [p for p in options.probes if p not in PROBE_NAMES]
+        if unknown:
+            raise BadInputError(f"unknown probes {unknown} (known: {', '.join(PROBE_NAMES)})")
+        return options
+
+
+def _coerce(key: str, value: Any, default: Any) -> Any:
+    """``value`` converted to the type of ``default``; BadInputError when it does not fit."""
+    try:
+        if isinstance(default, tuple):
+            items = [value] if isinstance(value, str) else list(value)
+            return tuple(str(v) for v in items)
+        if isinstance(default, bool) or (default is None and isinstance(value, bool)):
+            if not isinstance(value, bool):
+                raise ValueError("expected true or false")
+            return value
+        if value is None:
+            return None
+        if isinstance(default, int):
+            return int(value)
+        if isinstance(default, float) or default is None:
+            return float(value)
+    except (TypeError, ValueError) as error:
+        raise BadInputError(f"probe option {key!r}: bad value {value!r} ({error})") from None
+    return value

@@ -1,0 +1,59 @@
+"""What a probe reports: its verdict, a score and a reason that names frame ranges and times."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Sequence
+
+from .signals import Signals
+
+
+@dataclass
+class ProbeResult:
+    """One probe's verdict; ``gating`` False means it is reported for reference and never fails a clip."""
+
+    name: str
+    passed: bool
+    score: float
+    reason: str
+    gating: bool = True
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+def runs(flags: Sequence[bool], min_length: int = 1) -> list[tuple[int, int]]:
+    """Inclusive (start, end) index ranges where ``flags`` is true for at least ``min_length`` in a row."""
+    found: list[tuple[int, int]] = []
+    start: int | None = None
+    for index, flag in enumerate(list(flags) + [False]):
+        if flag and start is None:
+            start = index
+        elif not flag and start is not None:
+            if index - start >= min_length:
+                found.append((start, index - 1))
+            start = None
+    return found
+
+
+def frame_range(signals: Signals, start: int, end: int) -> str:
+    """A frame range with its times, e.g. ``frames 24–31 (1.00–1.29 s)``."""
+    t0, t1 = signals.time_of(start), signals.time_of(end)
+    if start == end:
+        return f"frame {start} ({t0:.2f} s)"
+    return f"frames {start}–{end} ({t0:.2f}–{t1:.2f} s)"
+
+
+def list_ranges(signals: Signals, ranges: Iterable[tuple[int, int]], limit: int = 6) -> str:
+    """Several frame ranges, the first ``limit`` spelled out and the rest counted."""
+    ranges = list(ranges)
+    text = ", ".join(frame_range(signals, a, b) for a, b in ranges[:limit])
+    if len(ranges) > limit:
+        text += f" and {len(ranges) - limit} more"
+    return text
+
+
+def range_details(signals: Signals, ranges: Iterable[tuple[int, int]]) -> list[dict[str, float | int]]:
+    """Frame ranges as JSON-able dicts with start/end frames and times."""
+    return [
+        {"start_frame": a, "end_frame": b, "start_s": round(signals.time_of(a), 3), "end_s": round(signals.time_of(b), 3)}
+        for a, b in ranges
+    ]

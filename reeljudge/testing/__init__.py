@@ -1,0 +1,1 @@
+"""Helpers for tests and benchmarks: deterministic fixture clips made by code."""
