@@ -300,7 +300,7 @@ class JudgeClient:
             config["thinking_config"] = types.ThinkingConfig(thinking_budget=self.settings.thinking_budget)
         if request.schema is not None:
             config["response_mime_type"] = "application/json"
-            config["response_json_schema"] = dict(request.schema)
+            config["response_json_schema"] = wire_schema(request.schema)
         if request.media_resolution:
             config["media_resolution"] = f"MEDIA_RESOLUTION_{request.media_resolution.upper()}"
         if request.response_logprobs:
@@ -314,6 +314,11 @@ class JudgeClient:
         base = self.settings.backoff_initial_s * (2 ** (attempt - 1))
         delay = hinted if hinted is not None else base * (0.5 + random.random() / 2)
         return min(delay, self.settings.backoff_max_s)
+
+
+def wire_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """The schema as sent to Gemini: without the document keywords (``$schema``, ``$id``) it does not take."""
+    return {k: v for k, v in schema.items() if k not in ("$schema", "$id")}
 
 
 def _user_content(parts: tuple[Part, ...]) -> dict[str, Any]:

@@ -13,6 +13,12 @@ from typing import Any, Callable, Mapping
 from .judge_client import ReplyInvalid
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
+_MISMATCHED_QUOTE = re.compile(r'"([^"\n]*)\'(\s*[\],}])')
+
+
+def fix_mismatched_quotes(text: str) -> str:
+    """``"plate']`` (a string opened with ``"`` and closed with ``'``) made ``"plate"]``."""
+    return _MISMATCHED_QUOTE.sub(r'"\1"\2', text)
 
 
 def strip_wrapping(text: str) -> str:
@@ -35,11 +41,16 @@ def repair_json(text: str) -> Any:
         return json.loads(core)
     except ValueError:
         pass
+    fixed = fix_mismatched_quotes(core)
+    try:
+        return json.loads(fixed)
+    except ValueError:
+        pass
     import json_repair
 
-    value = json_repair.loads(core)
-    if value in ("", None) or (isinstance(value, (list, dict)) and not value and core not in ("[]", "{}")):
-        raise ReplyInvalid("the reply is not JSON and could not be repaired")
+    value = json_repair.loads(fixed)
+    if not isinstance(value, (list, dict)) or (not value and core not in ("[]", "{}")):
+        raise ReplyInvalid("the reply holds no JSON object that could be repaired")
     return value
 
 

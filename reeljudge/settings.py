@@ -41,10 +41,8 @@ class JudgeSettings:
 
     @property
     def resolved_backend(self) -> Backend:
-        """The backend in force: the configured one, else from GOOGLE_GENAI_USE_VERTEXAI."""
-        if self.backend:
-            return self.backend
-        return "vertex" if _truthy(os.environ.get("GOOGLE_GENAI_USE_VERTEXAI")) else "developer"
+        """The backend in force (``load_settings`` fills it from GOOGLE_GENAI_USE_VERTEXAI when unset)."""
+        return self.backend or "developer"
 
     @property
     def resolved_api_version(self) -> str:
@@ -97,6 +95,8 @@ def load_settings(config: Mapping[str, Any] | None = None, env: Mapping[str, str
         name = _ALIASES.get(key, key)
         if name in known:
             values[name] = value
+    if "backend" not in values and _truthy(env.get("GOOGLE_GENAI_USE_VERTEXAI")):
+        values["backend"] = "vertex"
     settings = JudgeSettings()
     return replace(settings, **{name: _coerce(settings, name, value) for name, value in values.items()})
 

@@ -9,7 +9,7 @@ from typing import Any
 from ..errors import BadInputError
 
 LIST_KEYS = ("terms", "search_terms", "searchTerms", "queries", "keywords", "search_queries", "searchQueries")
-_BULLET = re.compile(r"^\s*(?:[-*•·+]|\d{1,3}[.)]|\(\d{1,3}\))\s+", re.IGNORECASE)
+_BULLET = re.compile(r"^\s*(?:[-*•·+]|\d{1,3}[.)]|\(\d{1,3}\))(?:\s+|$)", re.IGNORECASE)
 _QUOTES = "\"'“”‘’`"
 
 

@@ -1,0 +1,8 @@
+"""promptfoo provider: Gemini writes B-roll search terms for the rendered prompt."""
+
+from reeljudge.generators.gemini_terms import generate_terms
+
+
+def call_api(prompt, options, context):
+    """promptfoo entry: delegate to reeljudge."""
+    return generate_terms(prompt, (options or {}).get("config"))

@@ -1,0 +1,36 @@
+"""The Gemini term generator under test: the promptfoo prompt is its instruction, JSON terms out."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Mapping
+
+from ..errors import ReelJudgeError
+from ..judge_client import JudgeClient, JudgeRequest
+from ..reply_json import json_reply_parser, load_schema
+from ..settings import load_settings
+
+SCHEMA_FILE = "search_terms.schema.json"
+SYSTEM = (
+    "You write stock-footage search terms for B-roll. Follow the user's instruction and answer with "
+    'a JSON object {"terms": [...]}.'
+)
+
+
+def generate_terms(prompt: str, config: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """A promptfoo provider response: the terms as a JSON array, or an ``error`` that says why not."""
+    try:
+        settings = load_settings(config or {})
+        schema = load_schema(SCHEMA_FILE)
+        request = JudgeRequest(kind="generator.search_terms", system=SYSTEM, parts=(prompt,), schema=schema)
+        reply = JudgeClient(settings).ask(request, json_reply_parser(schema))
+    except ReelJudgeError as error:
+        return {"error": f"gemini term generator ({error.kind}): {error.message}"}
+    usage = reply.usage.tokens_used()
+    return {
+        "output": json.dumps(reply.value["terms"], ensure_ascii=False),
+        "tokenUsage": usage,
+        "cached": reply.cache_hit,
+        "cost": reply.usage.cost_usd or 0.0,
+        "metadata": reply.metadata(),
+    }

@@ -1,0 +1,48 @@
+"""Shared fixtures: a clean environment (no real keys ever used) and the fake Gemini server."""
+
+from __future__ import annotations
+
+import os
+from typing import Iterator
+
+import pytest
+
+from fake_gemini import FakeGemini
+
+CREDENTIAL_VARS = (
+    "GEMINI_API_KEY",
+    "GOOGLE_API_KEY",
+    "GOOGLE_GENAI_USE_VERTEXAI",
+    "GOOGLE_CLOUD_PROJECT",
+    "GOOGLE_CLOUD_LOCATION",
+    "GOOGLE_APPLICATION_CREDENTIALS",
+    "GOOGLE_GEMINI_BASE_URL",
+    "GOOGLE_VERTEX_BASE_URL",
+)
+
+
+@pytest.fixture(autouse=True)
+def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """No test sees a real credential, a user's reeljudge settings, or the project's cache."""
+    for name in list(os.environ):
+        if name in CREDENTIAL_VARS or name.startswith("REELJUDGE_"):
+            monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("REELJUDGE_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeGemini]:
+    """A running fake Gemini server, stopped after the test."""
+    with FakeGemini() as server:
+        yield server
+
+
+@pytest.fixture
+def gemini_env(fake: FakeGemini, monkeypatch: pytest.MonkeyPatch) -> FakeGemini:
+    """The environment of a user with a (fake) key, pointed at the fake server, with fast retries."""
+    monkeypatch.setenv("GEMINI_API_KEY", "test-key-not-real")
+    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", fake.url)
+    monkeypatch.setenv("REELJUDGE_BACKOFF_INITIAL_S", "0.01")
+    monkeypatch.setenv("REELJUDGE_BACKOFF_MAX_S", "0.05")
+    monkeypatch.setenv("REELJUDGE_TIMEOUT_S", "2")
+    return fake
