@@ -34,8 +34,18 @@ def frozen_runs(signals: Signals, options: ProbeOptions) -> list[tuple[int, int,
     found = []
     for a, b in runs([k != "moving" for k in kinds], max(1, options.frozen_min_frames - 1)):
         kind: PairKind = "duplicate" if all(kinds[i] == "duplicate" for i in range(a, b + 1)) else "near_static"
+        if kind == "near_static" and run_change(signals, a - 1, b) > options.static_run_max_change:
+            continue  # small steps that add up: slow motion, not a freeze
         found.append((a - 1, b, kind))
     return found
+
+
+def run_change(signals: Signals, start: int, end: int) -> float:
+    """The largest mean abs difference (levels) between frame ``start`` and any later frame up to ``end``."""
+    import numpy as np
+
+    first = signals.thumbs[start].astype(np.int16)
+    return max(float(np.abs(signals.thumbs[i].astype(np.int16) - first).mean()) for i in range(start, end + 1))
 
 
 def probe_frozen(signals: Signals, options: ProbeOptions) -> ProbeResult:

@@ -48,6 +48,7 @@ class ProbeOptions:
     duplicate_mean_diff: float = 0.15  # … and mean abs diff at most this (compression noise only)
     static_mean_diff: float = 2.5  # near-static: mean abs diff at most this …
     static_changed_fraction: float = 0.05  # … and at most this share of pixels changed by > 6 levels
+    static_run_max_change: float = 2.0  # … and no frame of the run differs from its first by more (32-px thumbnail)
     frozen_min_frames: int = 4  # report runs of at least this many repeated frames
     near_static_fails: bool = True  # near-static runs fail the probe (exact duplicates always do)
     # scene cuts

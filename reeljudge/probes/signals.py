@@ -62,6 +62,7 @@ class Signals:
     mc_delta: list[float] = field(default_factory=list)
     gdx: list[float] = field(default_factory=list)
     gdy: list[float] = field(default_factory=list)
+    thumbs: list[Any] = field(default_factory=list)  # 32-px-wide luma thumbnails (uint8), for run-level checks
     dd_pairs: list[tuple[int, int, float]] = field(default_factory=list)  # (from, to, top-5% flow)
     dd_interval: int = 1
 
@@ -178,6 +179,7 @@ def measure(path: str | Path, options: ProbeOptions | None = None) -> Signals:
             signals.chroma.append(float(np.abs(uv - 128).mean() * 2))
             small = cv2.resize(y, (small_w, small_h), interpolation=cv2.INTER_AREA).astype(np.float32)
             z = (small - small.mean()) / (small.std() + 4.0)
+            signals.thumbs.append(cv2.resize(small, (32, max(4, small_h // 2)), interpolation=cv2.INTER_AREA).astype(np.uint8))
             if prev_y is None:
                 for series in (signals.diff_mean, signals.diff_max, signals.changed, signals.content,
                                signals.mc_delta, signals.gdx, signals.gdy):

@@ -1,7 +1,7 @@
 """Deterministic synthetic clips with faults injected at known frames, written with PyAV.
 
 A clip is a camera window panning over a seeded texture "world" with a moving disc; faults
-(cut, camera jump, frozen run, near-static run (still camera, only the disc creeps), black run, flicker run, shake, static noise,
+(cut, camera jump, frozen run, near-static run (a frozen frame under fresh noise), black run, flicker run, shake, static noise,
 black-and-white) replace or alter frames at the frame indices given. The same spec always
 gives the same frames. Run ``python -m reeljudge.testing.clipgen OUT_DIR`` to write the
 committed suite fixtures.
@@ -123,7 +123,8 @@ class _Renderer:
                 frame = previous.copy()
             for f in self._faults("near_static"):
                 if f.start <= index <= f.end:
-                    frame = self.scene(f.start - 1, object_at=f.start - 1 + 0.34 * f.strength * (index - f.start + 1))
+                    base = self.scene(f.start - 1).astype(np.float32)
+                    frame = np.clip(base + noise_rng.normal(0, 6.0 * f.strength, base.shape), 0, 255).astype(np.uint8)
             for f in self._faults("noise"):
                 if f.start <= index <= f.end:
                     noisy = frame.astype(np.float32) + noise_rng.normal(0, 6.0 * f.strength, frame.shape)
@@ -265,3 +266,45 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
+
+
+def make_excerpt(source: str | Path, target: str | Path, *, width: int = 480, crf: int = 30, seconds: float | None = None) -> Path:
+    """Re-encode a clip smaller (H.264 video, AAC audio copied through a re-encode) for committing."""
+    import av
+
+    target = Path(target)
+    with av.open(str(source)) as src, av.open(str(target), "w", options={"movflags": "+faststart"}) as dst:
+        vin = src.streams.video[0]
+        height = int(round(vin.codec_context.height * width / vin.codec_context.width / 2)) * 2
+        vout = dst.add_stream("libx264", rate=vin.average_rate)
+        vout.codec_context.time_base = Fraction(1) / vin.average_rate
+        vout.width, vout.height, vout.pix_fmt = width, height, "yuv420p"
+        vout.options = {"crf": str(crf), "preset": "slow", "bf": "0"}
+        vout.codec_context.options = {"x264-params": "threads=1:sliced-threads=0"}
+        ain = src.streams.audio[0] if src.streams.audio else None
+        aout = dst.add_stream("aac", rate=ain.codec_context.sample_rate, layout="mono") if ain else None
+        if aout is not None:
+            aout.bit_rate = 48000
+        streams = [s for s in (vin, ain) if s is not None]
+        resampler = av.AudioResampler(format="fltp", layout="mono", rate=ain.codec_context.sample_rate) if ain else None
+        video_index = audio_samples = 0
+        for frame in src.decode(*streams):
+            if seconds is not None and frame.time is not None and frame.time > seconds:
+                continue
+            if isinstance(frame, av.VideoFrame):
+                small = frame.reformat(width=width, height=height, format="yuv420p")
+                small.pts, small.time_base = video_index, Fraction(1) / vin.average_rate
+                video_index += 1
+                for packet in vout.encode(small):
+                    dst.mux(packet)
+            elif aout is not None and resampler is not None:
+                for out in resampler.resample(frame):
+                    out.pts, out.time_base = audio_samples, Fraction(1, out.sample_rate)
+                    audio_samples += out.samples
+                    for packet in aout.encode(out):
+                        dst.mux(packet)
+        for stream in (vout, aout):
+            if stream is not None:
+                for packet in stream.encode():
+                    dst.mux(packet)
+    return target
