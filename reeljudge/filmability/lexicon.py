@@ -18,7 +18,7 @@ How a term gets its concreteness (documented in docs/decisions.md):
 3. The term's score is its *anchor*: the most concrete unit. A camera needs one filmable thing in
    frame and the other words steer the shot ("fast motion blur" is motion blur; "frustrated
    person" is a person). Words with no rating are reported, never guessed; a term none of whose
-   words is rated is ``unknown``.
+   words is rated, or fewer than half of whose words are ("base de datos"), is ``unknown``.
 4. ``filmable`` if the score is at least ``threshold`` (default 3.5 on the 1–5 scale; e.g.
    "performance" 3.04, "fast" 3.32 fall below, "developer" 3.54, "motion" 3.8 reach it).
 """
@@ -260,9 +260,18 @@ def term_concreteness(term: str, threshold: float = DEFAULT_THRESHOLD) -> TermCo
     """Concreteness of one search term: its most concrete unit decides (see module doc)."""
     units = segment(term)
     rated = [u for u in units if u.rating is not None]
-    if not rated:
+    covered = sum(len(u.text.split(" ")) for u in rated)
+    if not rated or covered * 2 < sum(len(u.text.split(" ")) for u in units):
         return TermConcreteness(term=term, score=None, status="unknown", anchor=None, units=units)
     anchor = max(rated, key=lambda u: u.rating or 0.0)
     score = float(anchor.rating or 0.0)
     status = "filmable" if score >= threshold else "abstract"
     return TermConcreteness(term=term, score=round(score, 3), status=status, anchor=anchor.text, units=units)
+
+
+def coverage(text: str) -> float:
+    """Share of a text's words (stopwords included) that the norms or overrides rate; 0.0 if empty."""
+    tokens = tokenize(text)
+    if not tokens:
+        return 0.0
+    return sum(rate_unit(t).rating is not None for t in tokens) / len(tokens)
