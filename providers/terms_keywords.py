@@ -1,0 +1,8 @@
+"""promptfoo provider: the offline 'keywords' baseline term generator (no LLM)."""
+
+from reeljudge.generators.offline_provider import provider_response
+
+
+def call_api(prompt, options, context):
+    """Search terms for the test's narration var, as a JSON array string."""
+    return provider_response("keywords", options, context)

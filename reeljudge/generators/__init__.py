@@ -1,0 +1,1 @@
+"""Search-term generators under test: offline baselines (no LLM) and the Gemini generator."""
