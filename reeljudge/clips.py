@@ -10,6 +10,7 @@ bytes, sha256, and ``clip_path`` for assertions that probe the same file.
 from __future__ import annotations
 
 import base64
+from fractions import Fraction
 import json
 import os
 import shutil
@@ -61,7 +62,10 @@ def playable_copy(media: MediaRef, work_dir: Path) -> tuple[Path, str, str]:
         fmt, mime = PLAYABLE[suffix]
         return media.path, fmt, mime
     target = work_dir / (media.path.stem + ".mp4")
-    remux_to_mp4(media.path, target)
+    try:
+        remux_to_mp4(media.path, target)
+    except MediaError:
+        transcode_to_mp4(media.path, target)
     return target, "mp4", "video/mp4"
 
 
@@ -75,12 +79,37 @@ def remux_to_mp4(source: Path, target: Path) -> None:
             for stream in (*src.streams.video[:1], *src.streams.audio[:1]):
                 mapping[stream.index] = dst.add_stream_from_template(stream)
             for packet in src.demux(*[s for s in src.streams if s.index in mapping]):
+                if packet.size == 0:
+                    continue  # demuxer flush packet
                 if packet.dts is None:
-                    continue
+                    packet.dts = packet.pts
                 packet.stream = mapping[packet.stream.index]
                 dst.mux(packet)
     except (av.error.FFmpegError, ValueError) as error:
         raise MediaError(f"{source}: cannot be remuxed to MP4 for the viewer ({error})") from None
+
+
+def transcode_to_mp4(source: Path, target: Path) -> None:
+    """Re-encode a clip's video as H.264 in MP4 (no audio) when its packets cannot be copied."""
+    import av
+
+    try:
+        with av.open(str(source)) as src, av.open(str(target), "w", options={"movflags": "+faststart"}) as dst:
+            vin = src.streams.video[0]
+            rate = vin.average_rate or vin.guessed_rate or 25
+            out = dst.add_stream("libx264", rate=rate)
+            out.codec_context.time_base = Fraction(1) / Fraction(rate)
+            out.width, out.height, out.pix_fmt = vin.codec_context.width // 2 * 2, vin.codec_context.height // 2 * 2, "yuv420p"
+            out.options = {"crf": "20", "preset": "veryfast"}
+            for index, frame in enumerate(src.decode(vin)):
+                frame = frame.reformat(width=out.width, height=out.height, format="yuv420p")
+                frame.pts, frame.time_base = index, out.codec_context.time_base
+                for packet in out.encode(frame):
+                    dst.mux(packet)
+            for packet in out.encode():
+                dst.mux(packet)
+    except (av.error.FFmpegError, ValueError) as error:
+        raise MediaError(f"{source}: cannot be converted to MP4 for the viewer ({error})") from None
 
 
 def store_media(path: Path, sha256: str, extension: str, content_type: str, media_type: str = "video") -> str:

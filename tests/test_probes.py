@@ -1,0 +1,112 @@
+"""Every probe finds its injected fault at the right frames, and nothing on clean footage."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from reeljudge.probes import PROBE_NAMES, ProbeOptions, run_probes
+from reeljudge.testing.clipgen import FIXTURES, make_clip
+
+REPO = Path(__file__).resolve().parents[1]
+
+# fixture → the gating probes that must fail (all others must pass)
+EXPECTED_FAILURES = {
+    "clean": set(),
+    "cut": {"scene_cuts"},
+    "jump": {"scene_cuts"},
+    "frozen": {"frozen_frames"},
+    "near_static": {"frozen_frames"},
+    "black": {"black_frames"},
+    "flicker": {"flicker"},
+    "shake": {"camera_shake"},
+    "static_noise": {"dynamic_degree", "frozen_frames"},
+    "static": {"dynamic_degree", "frozen_frames"},
+    "gray": {"black_and_white"},
+}
+
+
+@pytest.fixture(scope="session")
+def clips(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("clips")
+    return {name: make_clip(folder / f"{name}.mp4", fx.spec) for name, fx in FIXTURES.items()}
+
+
+@pytest.fixture(scope="session")
+def results(clips: dict[str, Path]) -> dict[str, dict]:
+    return {name: {r.name: r for r in run_probes(path, prompt="a red ball rolls over a hill")} for name, path in clips.items()}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED_FAILURES))
+def test_only_the_injected_fault_fails(results: dict, name: str) -> None:
+    failed = {n for n, r in results[name].items() if r.gating and not r.passed}
+    assert failed == EXPECTED_FAILURES[name], {n: results[name][n].reason for n in failed}
+
+
+def _run_ranges(result) -> list[tuple[int, int]]:
+    details = result.details
+    items = details.get("runs") or details.get("cuts") or []
+    return [(d["start_frame"], d["end_frame"]) for d in items]
+
+
+@pytest.mark.parametrize("name", [n for n, fx in FIXTURES.items() if fx.expect and n not in {"static", "static_noise", "gray"}])
+def test_fault_found_at_the_right_frames(results: dict, name: str) -> None:
+    (probe, (start, end)), = FIXTURES[name].expect.items()
+    result = results[name][probe]
+    ranges = _run_ranges(result)
+    assert len(ranges) == 1, result.reason
+    got_start, got_end = ranges[0]
+    assert abs(got_start - start) <= 1 and abs(got_end - end) <= 1, (ranges, result.reason)
+    assert f"{got_start}" in result.reason and " s" in result.reason  # reason names frames and times
+
+
+def test_frozen_exact_and_near_static_told_apart(results: dict) -> None:
+    assert "exact duplicates" in results["frozen"]["frozen_frames"].reason
+    assert "near-static" in results["near_static"]["frozen_frames"].reason
+    assert "exact" not in results["near_static"]["frozen_frames"].reason
+
+
+def test_cut_detector_is_robust_to_flicker_and_shake(results: dict) -> None:
+    assert results["flicker"]["scene_cuts"].details["cuts"] == []
+    assert results["shake"]["scene_cuts"].details["cuts"] == []
+
+
+def test_cuts_are_allowed_when_the_prompt_asks_for_several_shots(clips: dict[str, Path]) -> None:
+    by_name = {r.name: r for r in run_probes(clips["cut"], prompt="a montage of city scenes")}
+    assert by_name["scene_cuts"].passed and len(by_name["scene_cuts"].details["cuts"]) == 1
+    forced = {r.name: r for r in run_probes(clips["cut"], ProbeOptions(single_shot=True), prompt="a montage")}
+    assert not forced["scene_cuts"].passed and "scene reset / teleporting" in forced["scene_cuts"].reason
+
+
+def test_black_and_white_allowed_when_asked(clips: dict[str, Path]) -> None:
+    by_name = {r.name: r for r in run_probes(clips["gray"], prompt="a black-and-white film of a ball")}
+    assert by_name["black_and_white"].passed and by_name["black_and_white"].details["black_and_white"]
+
+
+def test_dynamic_degree_follows_vbench_counting(results: dict) -> None:
+    clean = results["clean"]["dynamic_degree"].details
+    static = results["static_noise"]["dynamic_degree"].details
+    assert clean["moves"] and clean["pairs_above"] >= clean["pairs_needed"] == round(4 * (clean["pairs"] + 1) / 16)
+    assert not static["moves"] and static["pairs_above"] < static["pairs_needed"]
+    assert clean["threshold_px"] == pytest.approx(6 * 144 / 256)
+
+
+def test_vbench_flickering_is_reference_only_and_higher_for_static(results: dict) -> None:
+    clean = results["clean"]["vbench_temporal_flickering"]
+    static = results["static"]["vbench_temporal_flickering"]
+    assert not clean.gating and 0.0 < clean.score < static.score <= 1.0
+
+
+def test_real_clip_is_clean() -> None:
+    by_name = {r.name: r for r in run_probes(REPO / "datasets/clips/bbb_excerpt.mp4", prompt="a big bunny stretches on a hill")}
+    failed = {n: r.reason for n, r in by_name.items() if r.gating and not r.passed}
+    assert failed == {}
+    assert by_name["technical"].details["has_audio"] is True
+    assert by_name["dynamic_degree"].details["moves"] is True
+    assert set(by_name) == set(PROBE_NAMES)
+
+
+def test_probe_selection_and_options_from_config() -> None:
+    options = ProbeOptions.from_config({"probes": ["black_frames"], "black_min_frames": "3", "allow_vfr": False, "var": "clip"})
+    assert options.probes == ("black_frames",) and options.black_min_frames == 3 and options.allow_vfr is False

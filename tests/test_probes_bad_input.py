@@ -1,0 +1,111 @@
+"""Bad input gives a clear, failing result naming the test, the var and the problem; never a crash."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from reeljudge.probes.grade import get_assert
+from reeljudge.testing.clipgen import BASE, ClipSpec, make_clip, write_clip
+
+
+def grade(path: Path | str, description: str = "bad input case", **config) -> dict:
+    context = {"vars": {"clip": str(path), "prompt": "a ball"}, "test": {"description": description}, "config": config}
+    return get_assert("", context)
+
+
+def assert_clear_failure(result: dict, *needles: str) -> None:
+    assert result["pass"] is False and result["score"] == 0.0
+    for needle in ("bad input case", "var 'clip'", *needles):
+        assert needle in result["reason"], result["reason"]
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    assert_clear_failure(grade(tmp_path / "absent.mp4"), "absent.mp4", "file not found")
+
+
+def test_zero_bytes(tmp_path: Path) -> None:
+    (tmp_path / "empty.mp4").write_bytes(b"")
+    assert_clear_failure(grade(tmp_path / "empty.mp4"), "empty.mp4", "0 bytes")
+
+
+def test_not_a_video(tmp_path: Path) -> None:
+    (tmp_path / "notes.mp4").write_text("this is not a video\n" * 50)
+    assert_clear_failure(grade(tmp_path / "notes.mp4"), "notes.mp4", "not a decodable media file")
+
+
+def test_unsupported_extension(tmp_path: Path) -> None:
+    (tmp_path / "clip.txt").write_text("x")
+    assert_clear_failure(grade(tmp_path / "clip.txt"), "unsupported media type '.txt'")
+
+
+def test_no_clip_named() -> None:
+    result = get_assert("", {"vars": {"prompt": "a ball"}, "test": {"description": "bad input case"}, "config": {"var": "video"}})
+    assert result["pass"] is False and "has no var 'video'" in result["reason"] and "bad input case" in result["reason"]
+
+
+def test_audio_only(tmp_path: Path) -> None:
+    import av
+
+    path = tmp_path / "voice.mp4"
+    with av.open(str(path), "w") as container:
+        stream = container.add_stream("aac", rate=16000, layout="mono")
+        for start in range(0, 16000, 1024):
+            frame = av.AudioFrame.from_ndarray(np.zeros((1, 1024), np.float32), format="fltp", layout="mono")
+            frame.sample_rate, frame.pts = 16000, start
+            for packet in stream.encode(frame):
+                container.mux(packet)
+        for packet in stream.encode():
+            container.mux(packet)
+    assert_clear_failure(grade(path), "voice.mp4", "no video stream", "audio")
+
+
+def test_truncated(tmp_path: Path) -> None:
+    whole = make_clip(tmp_path / "whole.mp4", BASE)
+    cut = tmp_path / "truncated.mp4"
+    data = whole.read_bytes()
+    cut.write_bytes(data[: int(len(data) * 0.55)])
+    result = grade(cut)
+    assert result["pass"] is False
+    technical = next(c for c in result["componentResults"] if c["assertion"]["metric"] == "technical")
+    assert technical["pass"] is False and "truncated" in technical["reason"], technical["reason"]
+    assert "truncated" in result["reason"]
+
+
+def test_variable_frame_rate_is_reported(tmp_path: Path) -> None:
+    spec = ClipSpec(frames=48)
+    steps = [40 if i % 3 else 100 for i in range(spec.frames)]
+    pts = np.concatenate([[0], np.cumsum(steps)[:-1]]).astype(int)
+    path = write_clip(tmp_path / "vfr.mp4", __import__("reeljudge.testing.clipgen", fromlist=["render"]).render(spec), fps=25, pts_ms=list(pts))
+    result = grade(path)
+    technical = next(c for c in result["componentResults"] if c["assertion"]["metric"] == "technical")
+    assert "variable frame rate" in technical["reason"] and technical["pass"] is True
+    strict = grade(path, allow_vfr=False)
+    technical = next(c for c in strict["componentResults"] if c["assertion"]["metric"] == "technical")
+    assert technical["pass"] is False and "variable frame rate" in technical["reason"]
+
+
+def test_4k_is_analysed_at_reduced_size(tmp_path: Path) -> None:
+    spec = ClipSpec(width=3840, height=2160, frames=6, fps=24, texture=False, pan_px=40, object_px=60)
+    path = make_clip(tmp_path / "uhd.mp4", spec, crf=40)
+    result = grade(path, probes=["technical", "black_frames"])
+    info = result["metadata"]["clip_info"]
+    assert (info["width"], info["height"]) == (3840, 2160)
+    assert min(info["analysis_width"], info["analysis_height"]) == 256
+    assert result["pass"] is True, result["reason"]
+
+
+def test_ten_minute_clip_is_bounded_and_says_so(tmp_path: Path) -> None:
+    frames = 600 * 2  # 10 minutes at 2 fps, tiny frames: cheap to make, long to play
+    tiny = np.zeros((32, 32, 3), np.uint8)
+    path = write_clip(tmp_path / "long.mp4", (tiny + (i % 200) for i in range(frames)), fps=2, gop=600)
+    result = grade(path, probes=["technical", "black_frames"])
+    info = result["metadata"]["clip_info"]
+    assert info["declared_duration"] == pytest.approx(600, abs=1)
+    assert info["decoded_frames"] < frames and "max_seconds=150" in result["metadata"]["bounded"]
+    technical = next(c for c in result["componentResults"] if c["assertion"]["metric"] == "technical")
+    assert "analysed the first 150 s" in technical["reason"]
+    assert technical["pass"] is True, technical["reason"]  # the tail check found the end, so not truncated
