@@ -10,7 +10,7 @@ labelled pairs in ``benchmarks/embeddings_compare.py``; see docs/decisions.md):
 - relevance (0–3): each term gets a level from its best match to the narration — the whole
   sentence, its content words and word pairs — minus the term's mean similarity to a fixed set of
   unrelated background words (small models rate some phrases close to everything); plus, when the
-  narration uses software jargon from the curated list, its similarity to short topic glosses
+  narration uses a word from the curated software list, its similarity to short topic glosses
   ("computer programming"). Abstract or unknown terms count at most 1 ("related concepts but not
   visuals"). The criterion is the level that at least half the terms reach.
 - variety (0–1): 1 when at least two terms are filmable and their mean pairwise cosine similarity
@@ -97,11 +97,10 @@ def uses_tech_jargon(narration: str) -> list[str]:
     """Words of the narration that the curated list marks as software concepts (lemmas tried)."""
     from reeljudge.filmability.lexicon import lemmas
 
+    words = concreteness_overrides.SOFTWARE_TERMS
     found = []
     for tok in tokenize(narration):
-        if tok in concreteness_overrides.ABSTRACT_TECH or any(
-            lem in concreteness_overrides.ABSTRACT_TECH for lem in lemmas(tok)
-        ):
+        if tok in words or any(lem in words for lem in lemmas(tok)):
             found.append(tok)
     return list(dict.fromkeys(found))
 
