@@ -109,3 +109,18 @@ def test_ten_minute_clip_is_bounded_and_says_so(tmp_path: Path) -> None:
     technical = next(c for c in result["componentResults"] if c["assertion"]["metric"] == "technical")
     assert "analysed the first 150 s" in technical["reason"]
     assert technical["pass"] is True, technical["reason"]  # the tail check found the end, so not truncated
+
+
+def test_expect_fail_never_turns_a_probe_that_did_not_run_into_a_pass(tmp_path: Path) -> None:
+    result = grade(tmp_path / "absent.mp4", expect_fail=True)
+    assert result["pass"] is False and "file not found" in result["reason"]
+
+
+def test_expect_fail_passes_only_when_the_fault_is_found(tmp_path: Path) -> None:
+    from reeljudge.testing.clipgen import FIXTURES
+
+    black = make_clip(tmp_path / "black.mp4", FIXTURES["black"].spec)
+    clean = make_clip(tmp_path / "clean.mp4", FIXTURES["clean"].spec)
+    assert grade(black, probes=["black_frames"], expect_fail=True)["pass"] is True
+    missed = grade(clean, probes=["black_frames"], expect_fail=True)
+    assert missed["pass"] is False and "expected a fault" in missed["reason"]

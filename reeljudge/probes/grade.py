@@ -62,6 +62,17 @@ def probes_result(results: list[ProbeResult], clip: str, metadata: Mapping[str, 
     )
 
 
+def expect_failure(result: Result) -> Result:
+    """For regression tests of the probes themselves: pass only when the probes ran and found a fault."""
+    found = not result["pass"]
+    flipped = dict(result)
+    flipped["pass"] = found
+    flipped["score"] = 1.0 if found else 0.0
+    prefix = "expected fault found" if found else "expected a fault but every probe passed"
+    flipped["reason"] = f"{prefix}: {result['reason']}"
+    return flipped
+
+
 def get_assert(output: Any, context: Mapping[str, Any] | None) -> Result:
     """promptfoo entry: probe the test's clip; a clip that cannot be probed fails with the reason."""
     context = context or {}
@@ -86,6 +97,8 @@ def get_assert(output: Any, context: Mapping[str, Any] | None) -> Result:
         metadata = {"judge": JUDGE, "test": test, "clip": ref, "clip_info": signals.info.as_metadata()}
         if signals.info.capped:
             metadata["bounded"] = signals.info.capped
-        return probes_result(results, media.path.name if media.dataset_id is None else f"{media.dataset_id} ({media.path.name})", metadata)
+        name = media.path.name if media.dataset_id is None else f"{media.dataset_id} ({media.path.name})"
+        result = probes_result(results, name, metadata)
+        return expect_failure(result) if config.get("expect_fail") else result
 
     return run_judged(JUDGE, context, body)

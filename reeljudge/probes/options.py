@@ -78,7 +78,7 @@ class ProbeOptions:
         known = {f.name: f for f in fields(cls)}
         values: dict[str, Any] = {}
         for key, value in config.items():
-            if key in {"var", "clip_var", "base_dir"}:
+            if key in {"var", "clip_var", "base_dir", "prompt_var", "expect_fail"}:
                 continue
             if key not in known:
                 raise BadInputError(f"unknown probe option {key!r} (known: {', '.join(sorted(known))})")
