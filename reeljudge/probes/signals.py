@@ -165,7 +165,7 @@ def measure(path: str | Path, options: ProbeOptions | None = None) -> Signals:
             if t > options.max_seconds:
                 info.capped = f"analysed the first {options.max_seconds:g} s (max_seconds={options.max_seconds:g})"
                 break
-            packed = frame.reformat(width=w, height=h, format="yuv420p").to_ndarray()
+            packed = frame.reformat(width=w, height=h, format="yuv420p", interpolation="FAST_BILINEAR").to_ndarray()
             y = packed[:h]
             u = packed[h : h + h // 4].reshape(h // 2, w // 2)
             v = packed[h + h // 4 : h + h // 2].reshape(h // 2, w // 2)
