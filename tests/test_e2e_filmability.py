@@ -1,0 +1,77 @@
+"""End to end: ``promptfoo eval`` on the project's default config, Gemini path (fake) and offline path."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from fake_gemini import error_reply, json_reply
+from promptfoo_run import rows, run_promptfoo_eval
+
+pytestmark = pytest.mark.e2e
+
+GOOD_TERMS = ["server room", "engineer typing", "sunset over a data center"]
+CRITERIA = ("film_score", "film_relevance", "film_filmability", "film_variety")
+
+
+def _judgement(r: int, f: int, v: int) -> dict:
+    return {
+        "breakdown": {"relevance": r, "filmability": f, "variety": v},
+        "criterionReasons": {"relevance": "scripted", "filmability": "scripted", "variety": "scripted"},
+        "unfilmableTerms": [] if f == 3 else ["scripted abstract term"],
+        "points": r + f + v,
+        "score": 1.0,
+        "reason": "scripted by the fake",
+    }
+
+
+def test_gemini_generator_and_judge_through_promptfoo(fake, tmp_path):
+    fake.on(lambda body, text: "Grade these search terms" not in text, json_reply({"terms": GOOD_TERMS}))
+    fake.on(lambda body, text: "closures" in text, error_reply(503, "scripted outage"))
+    fake.on(lambda body, text: "engineer typing" in text, json_reply(_judgement(3, 3, 1)))
+    fake.on(None, json_reply(_judgement(1, 1, 0)))
+    env = {
+        "GEMINI_API_KEY": "test-key-not-real",
+        "GOOGLE_GEMINI_BASE_URL": fake.url,
+        "REELJUDGE_CACHE_DIR": str(tmp_path / "cache"),
+        "REELJUDGE_MAX_ATTEMPTS": "2",
+        "REELJUDGE_BACKOFF_INITIAL_S": "0.01",
+    }
+    code, results, output = run_promptfoo_eval("promptfooconfig.yaml", tmp_path, "--filter-first-n", "3", env=env)
+    assert code == 100, output[-3000:]  # some cells fail by script: promptfoo's "pass rate under threshold"
+    cells = rows(results)
+    assert len(cells) == 9  # 3 narrations × 3 providers
+    by = {(c["vars"]["narration"][:20], c["provider"]["label"]): c for c in cells}
+    for (narration, provider), cell in by.items():
+        grading = cell["gradingResult"]
+        if narration.startswith("You need to underst"):
+            assert cell["success"] is False and "503" in grading["reason"], grading["reason"]
+            continue
+        assert set(CRITERIA) <= set(cell["namedScores"]), cell["namedScores"]
+        if provider == "gemini-terms":
+            assert json.loads(cell["response"]["output"]) == GOOD_TERMS
+            assert cell["success"] is True and cell["score"] == 1.0
+        else:
+            assert cell["success"] is False and cell["namedScores"]["film_score"] == 0.6
+    judge_calls = [c for c in fake.calls() if "Grade these search terms" in c.text]
+    assert len(judge_calls) == 6 + 3 * 2  # 6 judged cells + 2 attempts for each of the outage narration's 3 cells
+    assert all("<narration>" in c.text for c in judge_calls)
+
+
+def test_offline_main_job_scores_both_generators_per_criterion(tmp_path):
+    env = {"REELJUDGE_CACHE_DIR": str(tmp_path / "cache")}
+    code, results, output = run_promptfoo_eval(
+        "promptfooconfig.yaml", tmp_path, "--filter-providers", "^offline", "--filter-first-n", "3", env=env
+    )
+    assert code in (0, 100), output[-3000:]
+    cells = rows(results)
+    assert {c["provider"]["label"] for c in cells} == {"offline-keywords", "offline-visual"}
+    assert len(cells) == 6
+    for cell in cells:
+        assert set(CRITERIA) <= set(cell["namedScores"])
+        ours = cell["gradingResult"]["componentResults"][0]  # promptfoo wraps our result as a component
+        assert "local judge" in ours["reason"] and ours["namedScores"]["film_score"] == cell["namedScores"]["film_score"]
+        assert [c["assertion"]["metric"] for c in ours["componentResults"]] == list(CRITERIA[1:])
+    assert not any(k.startswith("GEMINI") for k in os.environ)

@@ -1,0 +1,27 @@
+"""The committed promptfoo suite matches its dataset, and the configs point at files that exist."""
+
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_filmability_suite_is_in_sync_with_the_dataset():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("build", ROOT / "scripts" / "build_filmability_suite.py")
+    build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build)
+    dataset = yaml.safe_load((ROOT / "datasets" / "narrations.yaml").read_text())
+    assert len(dataset) >= 25
+    assert (ROOT / "tests" / "suites" / "filmability.yaml").read_text() == build.render(dataset), (
+        "run scripts/build_filmability_suite.py after editing datasets/narrations.yaml"
+    )
+
+
+def test_every_file_reference_in_the_configs_exists():
+    for config in ROOT.glob("promptfooconfig*.yaml"):
+        text = config.read_text()
+        for ref in [w.split("file://", 1)[1].split(":")[0].strip("'\"") for w in text.split() if "file://" in w]:
+            assert (ROOT / ref).exists(), f"{config.name} names {ref}, which does not exist"
