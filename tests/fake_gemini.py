@@ -148,6 +148,7 @@ class FakeFile:
     data: bytes = b""
     states: list[str] = field(default_factory=lambda: ["ACTIVE"])
     gets: int = 0
+    expiration_time: str = "2099-01-01T00:00:00Z"
 
 
 class FakeGemini:
@@ -159,6 +160,7 @@ class FakeGemini:
         self.files: dict[str, FakeFile] = {}
         self.operations: dict[str, dict[str, Any]] = {}
         self.file_states: list[str] = ["PROCESSING", "ACTIVE"]
+        self.file_expiration: str = "2099-01-01T00:00:00Z"  # expirationTime given to new uploads
         self.operation_polls_before_done: int = 1
         self.video_bytes: bytes = b"\x00\x00\x00\x18ftypmp42fake-video"
         self._lock = threading.Lock()
@@ -209,6 +211,15 @@ class FakeGemini:
             self.requests.clear()
             self.files.clear()
             self.operations.clear()
+
+    def expire_file(self, name: str) -> None:
+        """Forget an uploaded file (``files/<id>`` or ``<id>``), as the Files API does after 48 h: gets answer 404."""
+        with self._lock:
+            self.files.pop(name.rsplit("/", 1)[-1], None)
+
+    def uploads(self) -> list[RecordedRequest]:
+        """The finished uploads (one per file created)."""
+        return [r for r in self.requests if r.path.startswith("/upload/files:finalize/")]
 
     def calls(self, action: str = "generateContent") -> list[RecordedRequest]:
         """The recorded requests for one model action (``generateContent``, ``countTokens``…)."""
@@ -398,6 +409,7 @@ def _make_handler(fake: FakeGemini) -> type[BaseHTTPRequestHandler]:
                 display_name=meta.get("displayName") or meta.get("display_name") or "",
                 data=session["data"],
                 states=list(fake.file_states),
+                expiration_time=fake.file_expiration,
             )
             fake.files[file_id] = stored
             fake._record("POST", f"/upload/files:finalize/{file_id}", dict(self.headers), {"size": len(stored.data)})
@@ -413,7 +425,7 @@ def _make_handler(fake: FakeGemini) -> type[BaseHTTPRequestHandler]:
                 "sizeBytes": str(len(stored.data)),
                 "state": state,
                 "uri": f"http://{host}:{port}/v1beta/{stored.name}",
-                "expirationTime": "2099-01-01T00:00:00Z",
+                "expirationTime": stored.expiration_time,
             }
             if state == "FAILED":
                 out["error"] = {"code": 400, "message": "fake gemini: file processing failed"}

@@ -1,0 +1,143 @@
+"""Gecko's multiple-choice questions: one record type, choice letters, and test-declared ``qas:``."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Any, Mapping
+
+from ..errors import BadInputError
+from .tags import TAGS, normalise_tag
+
+LETTERS = "abcdefghij"
+_LETTERED = re.compile(r"^\s*\(?([A-Ja-j])\s*[).:]\s*(.*)$", re.DOTALL)
+
+
+@dataclass
+class Question:
+    """One question of a rubric: text, lettered choices, ground-truth letter, tag and provenance."""
+
+    question: str
+    choices: list[str]
+    answer: str
+    tag: str = "other"
+    justification: str = ""
+    question_id: int | None = None
+    cited: list[int] = field(default_factory=list)
+    tag_source: str = "declared"
+
+    def letters(self) -> list[str]:
+        """The letters of the choices, in order (``a``, ``b``…)."""
+        return [choice_letter(c, i)[0] for i, c in enumerate(self.choices)]
+
+    def choice_texts(self) -> list[str]:
+        """The choices without their letters."""
+        return [choice_letter(c, i)[1] for i, c in enumerate(self.choices)]
+
+    def answer_text(self) -> str:
+        """The text of the correct choice ('' when the answer letter names no choice)."""
+        for letter, text in zip(self.letters(), self.choice_texts()):
+            if letter == self.answer:
+                return text
+        return ""
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-able view."""
+        return asdict(self)
+
+
+def choice_letter(choice: str, index: int) -> tuple[str, str]:
+    """The letter and text of a choice: ``"b) close up"`` → (``b``, ``close up``); unlettered gets its position's letter."""
+    match = _LETTERED.match(str(choice))
+    if match and match.group(2).strip():
+        return match.group(1).lower(), match.group(2).strip()
+    return LETTERS[index] if index < len(LETTERS) else "?", str(choice).strip()
+
+
+def lettered(choices: list[str]) -> list[str]:
+    """Choices written ``"a) …"``, adding letters by position where they are missing."""
+    out = []
+    for i, choice in enumerate(choices):
+        letter, text = choice_letter(choice, i)
+        out.append(f"{letter}) {text}")
+    return out
+
+
+def answer_letter(answer: Any, choices: list[str]) -> str | None:
+    """The ground-truth letter from ``"b"``, ``"B"``, ``"b)"``, ``"(b)"`` or the correct choice's text; None if unclear."""
+    text = str(answer if answer is not None else "").strip()
+    match = re.fullmatch(r"\(?([A-Ja-j])\)?[.:)]?", text)
+    if match:
+        return match.group(1).lower()
+    lowered = text.lower()
+    for i, choice in enumerate(choices):
+        letter, body = choice_letter(choice, i)
+        if lowered and (lowered == body.lower() or lowered == str(choice).strip().lower()):
+            return letter
+    return None
+
+
+def declared_questions(value: Any, *, test: str, var: str = "qas") -> list[Question]:
+    """Questions a test declares in YAML (``question``, ``choices``, ``answer``, optional ``tag``), used as is.
+
+    BadInputError naming the test and item when one is malformed.
+    """
+    if isinstance(value, str):
+        import yaml
+
+        try:
+            value = yaml.safe_load(value)
+        except yaml.YAMLError as error:
+            raise BadInputError(f"test {test!r}: var {var!r} is not valid YAML/JSON ({error})") from None
+    if not isinstance(value, list) or not value:
+        raise BadInputError(f"test {test!r}: var {var!r} must be a non-empty list of questions")
+    questions = []
+    for n, item in enumerate(value, 1):
+        where = f"test {test!r}: {var}[{n}]"
+        if not isinstance(item, Mapping):
+            raise BadInputError(f"{where} must be a mapping with question, choices, answer")
+        question = str(item.get("question") or "").strip()
+        choices = item.get("choices")
+        if not question:
+            raise BadInputError(f"{where} has no question")
+        if not isinstance(choices, list) or len(choices) < 2:
+            raise BadInputError(f"{where} needs a list of at least 2 choices")
+        choices = lettered([str(c) for c in choices])
+        letter = answer_letter(item.get("answer"), choices)
+        if letter is None or letter not in [choice_letter(c, i)[0] for i, c in enumerate(choices)]:
+            raise BadInputError(f"{where}: answer {item.get('answer')!r} is not one of the choices' letters")
+        raw_tag = item.get("tag")
+        tag = normalise_tag(str(raw_tag)) if raw_tag else "other"
+        questions.append(
+            Question(question, choices, letter, tag, str(item.get("justification") or ""), n, [], "declared")
+        )
+    return questions
+
+
+__all__ = ["Question", "TAGS", "LETTERS", "choice_letter", "lettered", "answer_letter", "declared_questions"]
+
+
+@dataclass
+class Dropped:
+    """A question the validity checks removed, and why."""
+
+    question: Question
+    reason: str
+    check: str
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-able view."""
+        return {**self.question.as_dict(), "dropped_by": self.check, "why": self.reason}
+
+
+@dataclass
+class Rubric:
+    """The questions a prompt is judged by: kept ones, dropped ones with reasons, and their origin."""
+
+    prompt: str
+    source: str  # generated | declared | file
+    kept: list[Question]
+    dropped: list[Dropped] = field(default_factory=list)
+    keywords: str = ""
+    keyword_tree: list[dict[str, Any]] = field(default_factory=list)
+    annotation_problems: list[str] = field(default_factory=list)

@@ -1,0 +1,126 @@
+"""Scripted judge replies for the fake Gemini server: a plausible rubric, filter answers and verdicts
+for any prompt, so the Gecko suite, its tests and the call-count benchmark run offline.
+
+Not a judge: the rubric is built mechanically from the prompt's words (one 4-choice question per
+content word, answer letters rotating), and the verdicts are right for a matched prompt and wrong
+for a counter-prompt, as a real judge should answer.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..untrusted import data_block
+from . import rubric_gen, validity, vqa
+from .questions import Question
+from .rubric_gen import rubric_from_reply
+
+_STOP = set(
+    "a an the of in on at to is are was were be by with and or for from as it its this that into through "
+    "along behind between while their they them some few two three get caught going home high elevated".split()
+)
+_COLOURS = {"red", "green", "blue", "purple", "white", "black", "yellow", "grey", "gray", "orange", "pink", "brown"}
+_DISTRACTORS = ["a lighthouse", "a bicycle", "a snowman", "a violin", "a tractor", "a parrot", "a teapot", "a kite"]
+
+
+def content_words(prompt: str, limit: int = 5) -> list[str]:
+    """Up to ``limit`` distinct content words of a prompt, in order."""
+    words: list[str] = []
+    for word in re.findall(r"[A-Za-z][A-Za-z'-]+", prompt):
+        low = word.lower()
+        if len(low) >= 4 and low not in _STOP and low not in [w.lower() for w in words]:
+            words.append(word)
+    return words[:limit]
+
+
+def _type(word: str) -> str:
+    low = word.lower()
+    if low in _COLOURS:
+        return "color"
+    if low.endswith("ing"):
+        return "action"
+    if low.endswith(("ly", "ful", "ous")):
+        return "attribute"
+    return "entity" if low[0] in "abcdefghijklm" else "object"
+
+
+def synth_rubric(prompt: str) -> dict[str, Any]:
+    """A generator reply (keywords + qas) for ``prompt``: one question per content word."""
+    words = content_words(prompt) or ["scene"]
+    annotated = prompt
+    for i, word in enumerate(words, 1):
+        annotated = re.sub(rf"\b{re.escape(word)}\b", f"{{{i}}}[{word}, {_type(word)}, 1.0]", annotated, count=1)
+    qas = []
+    for i, word in enumerate(words, 1):
+        answer = "abcd"[(i - 1) % 4]
+        others = [d for d in _DISTRACTORS if d != word][(i - 1) % 5 :][:3]
+        options = others[:]
+        options.insert("abcd".index(answer), word.lower())
+        qas.append(
+            {
+                "question_id": i,
+                "question": f"Which of these does the prompt's subject include (check {i}: {word.lower()})?",
+                "choices": [f"{letter}) {text}" for letter, text in zip("abcd", options)],
+                "justification": f"The description names {word.lower()} ({{{i}}}).",
+                "answer": answer,
+            }
+        )
+    return {"keywords": annotated, "qas": qas}
+
+
+def kept_after_filter(prompt: str, rubric: dict[str, Any], drop_last: bool) -> list[Question]:
+    """The questions the assertion will keep after the scripted filter answers."""
+    questions = rubric_from_reply(prompt, rubric).kept
+    return questions[:-1] if drop_last and len(questions) >= 4 else questions
+
+
+def filter_reply(rubric: dict[str, Any], drop_last: bool) -> dict[str, Any]:
+    """Filter answers equal to the ground truth, the last one "none" when ``drop_last`` (4+ questions)."""
+    qas = rubric["qas"]
+    answers = [{"number": n, "answer": qa["answer"]} for n, qa in enumerate(qas, 1)]
+    if drop_last and len(qas) >= 4:
+        answers[-1]["answer"] = "none"
+    return {"answers": answers}
+
+
+def verdict_text(questions: list[Question], correct: bool | list[bool]) -> str:
+    """A VQA reply in the asked block format, each verdict right or wrong as told."""
+    flags = correct if isinstance(correct, list) else [correct] * len(questions)
+    blocks = []
+    for n, (question, ok) in enumerate(zip(questions, flags), 1):
+        letter = question.answer if ok else next(l for l in question.letters() if l != question.answer)
+        blocks.append(f"<question>\nNumber: {n}\nQuestion: {question.question}\nVerdict: {letter}\n</question>")
+    return "\n".join(blocks)
+
+
+def generation_match(prompt: str):
+    """A fake-server matcher for the rubric-generation request of ``prompt``."""
+    block = data_block("description", prompt)
+    return lambda body, text: rubric_gen.USER_MARKER in text and block in text
+
+
+def filter_match(prompt: str):
+    """A fake-server matcher for the validity-filter request of ``prompt``."""
+    block = data_block("description", prompt)
+    return lambda body, text: validity.USER_MARKER in text and block in text
+
+
+def vqa_match(questions: list[Question]):
+    """A fake-server matcher for the VQA request asking exactly ``questions``."""
+    block = data_block("questions", validity.numbered_questions(questions))
+    marker = vqa.USER_MARKER.split("{kind}")[0]
+    return lambda body, text: marker in text and block in text
+
+
+def script_prompt(fake: Any, prompt: str, *, matched: bool, drop_last: bool = True) -> list[Question]:
+    """Register rubric, filter and verdict replies for ``prompt`` on a FakeGemini; the kept questions."""
+    import json
+
+    rubric = synth_rubric(prompt)
+    kept = kept_after_filter(prompt, rubric, drop_last)
+    fake.on(generation_match(prompt), {"kind": "text", "text": json.dumps(rubric), "finish": "STOP", "usage": (300, 400), "logprobs": None})
+    fake.on(filter_match(prompt), {"kind": "text", "text": json.dumps(filter_reply(rubric, drop_last)), "finish": "STOP", "usage": (350, 60), "logprobs": None})
+    flags = [True] * len(kept) if matched else [i == 0 for i in range(len(kept))]
+    fake.on(vqa_match(kept), {"kind": "text", "text": verdict_text(kept, flags), "finish": "STOP", "usage": (1500, 120), "logprobs": None})
+    return kept
