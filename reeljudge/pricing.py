@@ -31,3 +31,33 @@ def estimate_cost(model: str, prompt_tokens: int, output_tokens: int) -> float |
     if price is None:
         return None
     return (prompt_tokens * price[0] + output_tokens * price[1]) / 1_000_000
+
+
+# Video generation (Veo) is priced per second of generated video. List prices (USD per second,
+# 720p/1080p, with audio where the model makes it) published by Google in 2025–2026 for the Gemini
+# API and Vertex AI; 4K output costs more and gets no estimate here.
+VIDEO_PRICES_PER_SECOND: dict[str, float] = {
+    "veo-3.1-fast-generate": 0.15,
+    "veo-3.1-generate": 0.40,
+    "veo-3.0-fast-generate": 0.15,
+    "veo-3.0-generate": 0.40,
+    "veo-2.0-generate": 0.35,
+}
+VIDEO_PRICED_RESOLUTIONS = frozenset({None, "", "720p", "1080p"})
+
+
+def video_price_for(model: str) -> float | None:
+    """The USD price per generated second for the longest matching Veo model prefix, or None."""
+    name = model.rsplit("/", 1)[-1]
+    for prefix in sorted(VIDEO_PRICES_PER_SECOND, key=len, reverse=True):
+        if name.startswith(prefix):
+            return VIDEO_PRICES_PER_SECOND[prefix]
+    return None
+
+
+def estimate_video_cost(model: str, seconds: float, resolution: str | None = None) -> float | None:
+    """Estimated USD cost of ``seconds`` of generated video, or None when model or resolution is unpriced."""
+    price = video_price_for(model)
+    if price is None or (resolution or "").lower() not in VIDEO_PRICED_RESOLUTIONS:
+        return None
+    return round(price * seconds, 6)

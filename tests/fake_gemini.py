@@ -3,7 +3,9 @@
 Speaks SPEC §4's endpoints: ``models/{m}:generateContent`` and ``:countTokens`` (Developer API and
 Vertex paths), the Files API resumable upload (``/upload/{v}/files`` then the session URL it hands
 out) and ``files/{id}`` with PROCESSING → ACTIVE / FAILED, and Veo-style long-running operations
-(``:predictLongRunning``, ``operations/{id}``). Replies are scripted per test: rules match a
+(``:predictLongRunning``, then ``GET operations/{id}`` and ``GET files/{id}:download?alt=media`` on the
+Developer API, ``:fetchPredictOperation`` with inline base64 video on Vertex), scripted per operation
+with ``script_operation``. Replies are scripted per test: rules match a
 substring of the request's text (or a predicate) and play their replies in order, the last one
 repeating. Faults are replies too: HTTP errors, slow replies, blocked prompts, SAFETY and MAX_TOKENS
 finishes, damaged JSON.
@@ -20,9 +22,13 @@ Or from a shell: ``python tests/fake_gemini.py --port 8765 --script script.json`
 from __future__ import annotations
 
 import argparse
+import base64
+import functools
 import itertools
 import json
 import re
+import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -98,6 +104,44 @@ def no_candidates_reply() -> Reply:
     return {"kind": "empty"}
 
 
+@functools.lru_cache(maxsize=1)
+def tiny_mp4() -> bytes:
+    """A real, decodable one-second 128x72 H.264 MP4, rendered by the fixture clip generator."""
+    try:
+        from reeljudge.testing.clipgen import ClipSpec, make_clip
+    except ImportError:  # run as a script from elsewhere
+        sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1]))
+        from reeljudge.testing.clipgen import ClipSpec, make_clip
+    with tempfile.TemporaryDirectory(prefix="fake-gemini-") as work:
+        path = make_clip(f"{work}/tiny.mp4", ClipSpec(width=128, height=72, fps=24, frames=24, seed=3))
+        return path.read_bytes()
+
+
+OperationOutcome = str  # "video" | "error" | "filtered" | "empty" | "never"
+
+
+@dataclass
+class OperationScript:
+    """How one video operation plays out; started operations take scripts in order, then the default.
+
+    ``start_error``: an ``error_reply`` answered to ``:predictLongRunning`` (no operation is made).
+    ``poll_errors``: error replies answered to the first polls, before the operation's own answers.
+    ``outcome``: ``video`` (done with one sample), ``error`` (done with ``error``), ``filtered`` (done,
+    no samples, RAI filter count and reasons), ``empty`` (done, no samples, no reason), ``never`` (not done).
+    ``download_error``: an ``error_reply`` answered to the video download.
+    """
+
+    outcome: OperationOutcome = "video"
+    polls_before_done: int | None = None
+    start_error: Reply | None = None
+    poll_errors: list[Reply] = field(default_factory=list)
+    error: dict[str, Any] = field(default_factory=lambda: {"code": 3, "message": "fake gemini: the prompt could not be rendered"})
+    filtered_reasons: list[str] = field(
+        default_factory=lambda: ["Video generation failed because the prompt violates the usage guidelines (fake)."]
+    )
+    download_error: Reply | None = None
+
+
 # ---- the server ----------------------------------------------------------------------------------
 
 
@@ -162,7 +206,8 @@ class FakeGemini:
         self.file_states: list[str] = ["PROCESSING", "ACTIVE"]
         self.file_expiration: str = "2099-01-01T00:00:00Z"  # expirationTime given to new uploads
         self.operation_polls_before_done: int = 1
-        self.video_bytes: bytes = b"\x00\x00\x00\x18ftypmp42fake-video"
+        self.operation_scripts: list[OperationScript] = []
+        self.video_bytes: bytes | None = None  # None: tiny_mp4(), a real decodable clip
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
         self._sessions: dict[str, dict[str, Any]] = {}
@@ -204,6 +249,13 @@ class FakeGemini:
             self.rules.append(rule)
         return rule
 
+    def script_operation(self, outcome: OperationOutcome = "video", **kwargs: Any) -> OperationScript:
+        """Script the next started video operation (see ``OperationScript``)."""
+        script = OperationScript(outcome, **kwargs)
+        with self._lock:
+            self.operation_scripts.append(script)
+        return script
+
     def reset(self) -> None:
         """Forget rules, requests, files and operations."""
         with self._lock:
@@ -211,6 +263,23 @@ class FakeGemini:
             self.requests.clear()
             self.files.clear()
             self.operations.clear()
+            self.operation_scripts.clear()
+
+    def operation_requests(self) -> dict[str, list[RecordedRequest]]:
+        """The video-operation traffic: ``start``, ``poll`` and ``download`` requests, in order."""
+        out: dict[str, list[RecordedRequest]] = {"start": [], "poll": [], "download": []}
+        for r in self.requests:
+            if r.path.endswith(":predictLongRunning"):
+                out["start"].append(r)
+            elif r.path.endswith(":fetchPredictOperation") or _OPERATION_GET.search(r.path):
+                out["poll"].append(r)
+            elif r.path.endswith(":download") or r.path.startswith("/download/"):
+                out["download"].append(r)
+        return out
+
+    def _next_script(self) -> OperationScript:
+        with self._lock:
+            return self.operation_scripts.pop(0) if self.operation_scripts else OperationScript()
 
     def expire_file(self, name: str) -> None:
         """Forget an uploaded file (``files/<id>`` or ``<id>``), as the Files API does after 48 h: gets answer 404."""
@@ -285,6 +354,7 @@ def candidate_json(reply: Reply, model: str) -> dict[str, Any]:
 _MODEL_ACTION = re.compile(r"models/([^/:]+):(\w+)$")
 _FILE_GET = re.compile(r"^/[^/]+/files/([^/:]+)$")
 _OPERATION_GET = re.compile(r"/operations/([^/:]+)$")
+_FILE_DOWNLOAD = re.compile(r"^/[^/]+/files/([^/:]+):download$")
 
 
 def _make_handler(fake: FakeGemini) -> type[BaseHTTPRequestHandler]:
@@ -340,22 +410,30 @@ def _make_handler(fake: FakeGemini) -> type[BaseHTTPRequestHandler]:
             if action == "countTokens":
                 return self._send(200, {"totalTokens": max(1, len(request.text) // 4)})
             if action == "predictLongRunning":
-                return self._start_operation(model, body)
+                return self._start_operation(model, path, body)
+            if action == "fetchPredictOperation":
+                name = str(body.get("operationName") or body.get("operation_name") or "")
+                return self._operation_poll(name.rsplit("/operations/", 1)[-1], vertex=True)
             if action != "generateContent":
                 return self._error(404, f"fake gemini: action {action} not supported")
             self._play(fake._reply_for(body, request.text), model)
 
         def do_GET(self) -> None:  # noqa: N802
-            path = self.path.split("?", 1)[0]
-            fake._record("GET", path, dict(self.headers), None)
+            path, _, query = self.path.partition("?")
+            fake._record("GET", path, dict(self.headers), {"query": query} if query else None)
             file_match = _FILE_GET.match(path)
             if file_match:
                 return self._file_get(file_match.group(1))
+            download_match = _FILE_DOWNLOAD.match(path)
+            if download_match:
+                if "alt=media" not in query.split("&"):
+                    return self._error(400, "fake gemini: a file download needs ?alt=media")
+                return self._download(download_match.group(1))
             op_match = _OPERATION_GET.search(path)
             if op_match:
-                return self._operation_get(op_match.group(1))
+                return self._operation_poll(op_match.group(1), vertex=False)
             if path.startswith("/download/"):
-                return self._download()
+                return self._download(path.rsplit("/", 1)[-1].split(".", 1)[0])
             self._error(404, f"fake gemini: no route for GET {path}")
 
         def _play(self, reply: Reply, model: str) -> None:
@@ -438,34 +516,84 @@ def _make_handler(fake: FakeGemini) -> type[BaseHTTPRequestHandler]:
             stored.gets += 1
             self._send(200, self._file_json(stored, stored.gets))
 
-        # Veo-style operations
-        def _start_operation(self, model: str, body: dict[str, Any]) -> None:
+        # Veo-style operations. Developer API: POST models/{m}:predictLongRunning -> {"name"}, GET
+        # {name} until done, response.generateVideoResponse.generatedSamples[].video.uri naming
+        # files/{id}:download?alt=media. Vertex: POST .../publishers/google/models/{m}:predictLongRunning,
+        # POST ...:fetchPredictOperation {"operationName"}, response.videos[].bytesBase64Encoded.
+        def _start_operation(self, model: str, path: str, body: dict[str, Any]) -> None:
+            script = fake._next_script()
+            if script.start_error is not None:
+                reply = script.start_error
+                return self._error(reply["code"], reply["message"], reply.get("retry_delay_s"))
             op_id = f"op{next(fake._ids)}"
-            fake.operations[op_id] = {"polls": 0, "model": model, "body": body}
-            self._send(200, {"name": f"models/{model}/operations/{op_id}", "done": False})
+            resource = path.split(":", 1)[0].lstrip("/").split("/", 1)[-1]  # drop the API version
+            polls = fake.operation_polls_before_done if script.polls_before_done is None else script.polls_before_done
+            fake.operations[op_id] = {
+                "polls": 0,
+                "model": model,
+                "body": body,
+                "name": f"{resource}/operations/{op_id}",
+                "script": script,
+                "polls_before_done": polls,
+            }
+            self._send(200, {"name": fake.operations[op_id]["name"]})
 
-        def _operation_get(self, op_id: str) -> None:
+        def _operation_poll(self, op_id: str, *, vertex: bool) -> None:
             op = fake.operations.get(op_id)
             if op is None:
                 return self._error(404, f"fake gemini: operation {op_id} not found")
+            script: OperationScript = op["script"]
             op["polls"] += 1
-            name = f"models/{op['model']}/operations/{op_id}"
-            if op["polls"] <= fake.operation_polls_before_done:
-                return self._send(200, {"name": name, "done": False})
-            host, port = fake._server.server_address[:2]
-            video = {"video": {"uri": f"http://{host}:{port}/download/{op_id}.mp4", "mimeType": "video/mp4"}}
-            self._send(
-                200,
-                {"name": name, "done": True, "response": {"generateVideoResponse": {"generatedSamples": [video]}}},
-            )
+            if op["polls"] <= len(script.poll_errors):
+                reply = script.poll_errors[op["polls"] - 1]
+                return self._error(reply["code"], reply["message"], reply.get("retry_delay_s"))
+            answered = op["polls"] - len(script.poll_errors)
+            name = op["name"]
+            if script.outcome == "never" or answered <= op["polls_before_done"]:
+                return self._send(200, {"name": name, "metadata": {"progress": "fake"}, "done": False})
+            if script.outcome == "error":
+                return self._send(200, {"name": name, "done": True, "error": script.error})
+            samples: list[dict[str, Any]] = []
+            if script.outcome == "video":
+                if vertex:
+                    data = base64.b64encode(fake.video_bytes or tiny_mp4()).decode("ascii")
+                    samples = [{"bytesBase64Encoded": data, "mimeType": "video/mp4"}]
+                else:
+                    host, port = fake._server.server_address[:2]
+                    version = self.path.lstrip("/").split("/", 1)[0]
+                    file_id = f"vid{op_id}"
+                    uri = f"http://{host}:{port}/{version}/files/{file_id}:download?alt=media"
+                    op["download_error"] = script.download_error
+                    samples = [{"video": {"uri": uri}}]
+            result: dict[str, Any] = {}
+            if samples:
+                result["videos" if vertex else "generatedSamples"] = samples
+            if script.outcome == "filtered":
+                result["raiMediaFilteredCount"] = len(script.filtered_reasons)
+                result["raiMediaFilteredReasons"] = list(script.filtered_reasons)
+            if vertex:
+                response = {"@type": "type.googleapis.com/cloud.ai.large_models.vision.GenerateVideoResponse", **result}
+            else:
+                response = {
+                    "@type": "type.googleapis.com/google.ai.generativelanguage.v1beta.PredictLongRunningResponse",
+                    "generateVideoResponse": result,
+                }
+            self._send(200, {"name": name, "done": True, "response": response})
 
-        def _download(self) -> None:
-            data = fake.video_bytes
-            self.send_response(200)
-            self.send_header("Content-Type", "video/mp4")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+        def _download(self, file_id: str) -> None:
+            op = fake.operations.get(file_id[3:]) if file_id.startswith("vid") else None
+            fault = op.get("download_error") if op else None
+            if fault is not None:
+                return self._error(fault["code"], fault["message"])
+            data = fake.video_bytes or tiny_mp4()
+            try:
+                self.send_response(200)
+                self.send_header("Content-Type", "video/mp4")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
 
     return Handler
 
