@@ -7,6 +7,7 @@ one component result per question, kept or dropped.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -54,6 +55,9 @@ def grade(output: Any, context: Mapping[str, Any], test: str) -> Result:
     settings = load_settings(config)
     prompt = str(require_var(context, options.prompt_var, test=test))
     vars_ = context.get("vars") or {}
+    if vars_.get(options.expect_var):
+        options = replace(options, expect=str(vars_[options.expect_var]).strip().lower())
+        options.check()
     declared = declared_questions(vars_[options.qas_var], test=test, var=options.qas_var) if vars_.get(options.qas_var) else None
     ref = media_reference(output, context, options, test)
     base = Path(options.base_dir) if options.base_dir else None

@@ -22,6 +22,7 @@ class GeckoOptions:
     threshold: float = 0.7  # pass when score >= threshold (expect: match) or < threshold (expect: mismatch)
     min_coverage: float = 0.5  # fail when fewer than this share of kept questions got a readable verdict
     expect: str = "match"  # match | mismatch: a counter-prompt passes when its score stays under threshold
+    expect_var: str = "expect"  # a test var that overrides ``expect`` per test (match | mismatch)
     validity_filter: bool = True  # drop questions the prompt text alone does not answer with the ground truth
     scoring: str = "hard"  # hard | probability (log-probabilities where the backend returns them)
     fps: float | None = None  # frames per second sampled from video (Gemini default 1)

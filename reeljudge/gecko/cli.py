@@ -1,0 +1,56 @@
+"""``reeljudge gecko …``: export generated rubrics to YAML; check matched/counter-prompt pairs."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from ..cli import register_command
+
+
+def _cache_dir(arg: str | None) -> str:
+    return arg or os.environ.get("REELJUDGE_CACHE_DIR") or ".reeljudge/cache"
+
+
+def _export(args: argparse.Namespace) -> int:
+    from ..cache import JudgeCache
+    from .rubric_store import export_yaml, stored_rubrics
+
+    records = [
+        r
+        for r in stored_rubrics(JudgeCache(_cache_dir(args.dir)))
+        if (not args.kind or r["media_kind"] == args.kind) and (not args.prompt or args.prompt.lower() in r["prompt"].lower())
+    ]
+    text = export_yaml(records)
+    if args.output and args.output != "-":
+        with open(args.output, "w", encoding="utf-8") as out:
+            out.write(text)
+        print(f"exported {len(records)} rubric(s) to {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0 if records else 1
+
+
+def _check_pairs(args: argparse.Namespace) -> int:
+    from .pairs import check_results_file
+
+    report = check_results_file(args.results)
+    print("\n".join(report.lines()))
+    return 0 if report.ok else 1
+
+
+@register_command("gecko")
+def add_gecko(sub: argparse._SubParsersAction) -> None:
+    """``reeljudge gecko export-rubrics`` and ``reeljudge gecko check-pairs``."""
+    gecko = sub.add_parser("gecko", help="Gecko rubrics and suite checks")
+    actions = gecko.add_subparsers(dest="action", required=True)
+    export = actions.add_parser("export-rubrics", help="write the generated rubrics in the cache as YAML")
+    export.add_argument("-o", "--output", help="output file (default: stdout)")
+    export.add_argument("--dir", help="cache folder (default: REELJUDGE_CACHE_DIR or .reeljudge/cache)")
+    export.add_argument("--kind", choices=("video", "image"), help="only rubrics for this media kind")
+    export.add_argument("--prompt", help="only prompts containing this text")
+    export.set_defaults(func=_export)
+    pairs = actions.add_parser("check-pairs", help="fail when a counter-prompt scored at or above its matched prompt")
+    pairs.add_argument("results", help="promptfoo results JSON (eval -o results.json)")
+    pairs.set_defaults(func=_check_pairs)
