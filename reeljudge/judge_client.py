@@ -8,6 +8,7 @@ Anything that is not a real judgement raises ``JudgeError`` with a reason that s
 
 from __future__ import annotations
 
+import os
 import random
 import re
 import time
@@ -241,7 +242,13 @@ class JudgeClient:
                 base_url=self.settings.base_url,
             )
             if self.settings.resolved_backend == "vertex":
-                self._genai = genai.Client(vertexai=True, http_options=http)
+                # Passed explicitly: with a custom base URL google-genai ignores them in the environment.
+                self._genai = genai.Client(
+                    vertexai=True,
+                    project=os.environ.get("GOOGLE_CLOUD_PROJECT") or None,
+                    location=os.environ.get("GOOGLE_CLOUD_LOCATION") or None,
+                    http_options=http,
+                )
             else:
                 self._genai = genai.Client(http_options=http)
         return self._genai

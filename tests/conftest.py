@@ -46,3 +46,20 @@ def gemini_env(fake: FakeGemini, monkeypatch: pytest.MonkeyPatch) -> FakeGemini:
     monkeypatch.setenv("REELJUDGE_BACKOFF_MAX_S", "0.05")
     monkeypatch.setenv("REELJUDGE_TIMEOUT_S", "2")
     return fake
+
+
+@pytest.fixture
+def vertex_env(gemini_env: FakeGemini, monkeypatch: pytest.MonkeyPatch) -> FakeGemini:
+    """A Vertex user (project, location, application-default credentials) pointed at the fake."""
+    import google.auth
+    import google.oauth2.credentials
+
+    monkeypatch.delenv("GEMINI_API_KEY", raising=False)
+    monkeypatch.setenv("GOOGLE_GENAI_USE_VERTEXAI", "true")
+    monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", "proj")
+    monkeypatch.setenv("GOOGLE_CLOUD_LOCATION", "us-central1")
+    monkeypatch.setenv("GOOGLE_VERTEX_BASE_URL", gemini_env.url)
+    monkeypatch.setattr(
+        google.auth, "default", lambda **_: (google.oauth2.credentials.Credentials(token="fake-token"), "proj")
+    )
+    return gemini_env

@@ -277,34 +277,9 @@ def test_empty_prompt(project: Path, gemini_env: FakeGemini) -> None:
 
 
 @pytest.fixture
-def vertex(project: Path, gemini_env: FakeGemini, monkeypatch: pytest.MonkeyPatch) -> FakeGemini:
-    """Vertex settings pointed at the fake, with application-default credentials replaced by a fixed token.
-
-    google-genai drops the environment's project and location when a custom Vertex base URL is set
-    unless they are passed to ``Client`` itself (API-gateway mode), so the fixture passes them.
-    """
-    import google.auth
-    import google.oauth2.credentials
-    from google import genai
-
-    real_client = genai.Client
-
-    def client(*args: Any, **kwargs: Any) -> Any:
-        if kwargs.get("vertexai"):
-            kwargs.setdefault("project", os.environ["GOOGLE_CLOUD_PROJECT"])
-            kwargs.setdefault("location", os.environ["GOOGLE_CLOUD_LOCATION"])
-        return real_client(*args, **kwargs)
-
-    monkeypatch.setattr(genai, "Client", client)
-
-    monkeypatch.setenv("GOOGLE_GENAI_USE_VERTEXAI", "true")
-    monkeypatch.setenv("GOOGLE_CLOUD_PROJECT", "proj")
-    monkeypatch.setenv("GOOGLE_CLOUD_LOCATION", "us-central1")
-    monkeypatch.setenv("GOOGLE_VERTEX_BASE_URL", gemini_env.url)
-    monkeypatch.setattr(
-        google.auth, "default", lambda **_: (google.oauth2.credentials.Credentials(token="fake-token"), "proj")
-    )
-    return gemini_env
+def vertex(project: Path, vertex_env: FakeGemini) -> FakeGemini:
+    """Vertex settings pointed at the fake (see conftest's ``vertex_env``)."""
+    return vertex_env
 
 
 def test_vertex_generates_with_inline_video_bytes(vertex: FakeGemini, project: Path) -> None:
