@@ -39,6 +39,8 @@ nstamp=node_modules/.reeljudge-setup
 nwant="$(hash_of .venv/bin/python package-lock.json)"
 if [ ! -x node_modules/.bin/promptfoo ] || [ "$(cat "$nstamp" 2>/dev/null)" != "$nwant" ]; then
   echo "reeljudge set-up: installing npm packages (promptfoo)…" >&2
-  npm ci --no-audit --no-fund --loglevel=error >&2
+  # `npm ci` trips on an npm 11 lockfile bug (platform-specific optional deps of @swc/core are
+  # missing from any lock it writes); `npm install --no-save` installs the locked versions anyway.
+  npm install --no-audit --no-fund --no-save --loglevel=error >&2
   echo "$nwant" > "$nstamp"
 fi

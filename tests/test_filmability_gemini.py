@@ -215,3 +215,23 @@ def test_vertex_backend_uses_the_vertex_path_and_pinned_v1(vertex_env):
     assert vertex_env.calls()[0].path == (
         "/v1/projects/proj/locations/us-central1/publishers/google/models/gemini-2.5-flash:generateContent"
     )
+
+
+def test_a_cache_hit_imports_nothing_heavy(gemini_env, tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    gemini_env.on("Grade these search terms", json_reply(reply()))
+    get_assert(TERMS, ctx())  # fills the cache
+    probe = (
+        "import json, sys\n"
+        "from reeljudge.filmability.assertion import get_assert\n"
+        f"r = get_assert({TERMS!r}, {ctx()!r})\n"
+        "heavy = [m for m in ('google.genai', 'jsonschema', 'json_repair', 'numpy', 'onnxruntime', 'av', 'cv2') if m in sys.modules]\n"
+        "print(json.dumps({'pass': r['pass'], 'hit': r['metadata']['cache_hit'], 'heavy': heavy}))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "GEMINI_API_KEY"}
+    env["REELJUDGE_CACHE"] = "replay"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True).stdout
+    assert json.loads(out) == {"pass": True, "hit": True, "heavy": []}
