@@ -81,4 +81,7 @@ def _load_plugins() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run the imported module's main, so subcommands register into the registry it reads.
+    from reeljudge.cli import main as _main
+
+    sys.exit(_main())

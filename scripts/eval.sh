@@ -36,6 +36,10 @@ fi
 run_suite video promptfooconfig.video.yaml
 if [ $has_key -eq 1 ]; then
   run_suite gecko promptfooconfig.gecko.yaml
+  if [ -f results/gecko.json ]; then
+    # Suite-level check: on each clip the matched prompt must outscore its counter-prompt.
+    .venv/bin/reeljudge gecko check-pairs results/gecko.json || status=1
+  fi
 else
   echo "== reeljudge: no Gemini credentials; the Gecko suite (a vision judge) is left out"
 fi
