@@ -124,3 +124,30 @@ def test_expect_fail_passes_only_when_the_fault_is_found(tmp_path: Path) -> None
     assert grade(black, probes=["black_frames"], expect_fail=True)["pass"] is True
     missed = grade(clean, probes=["black_frames"], expect_fail=True)
     assert missed["pass"] is False and "expected a fault" in missed["reason"]
+
+
+def _decode_threads() -> list:
+    import threading
+
+    return [t for t in threading.enumerate() if t.name == "reeljudge-decode"]
+
+
+def test_decoding_thread_stops_on_caps_truncation_and_analysis_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from reeljudge.probes import ProbeOptions
+    from reeljudge.probes import signals as signals_module
+
+    whole = make_clip(tmp_path / "whole.mp4", BASE)
+    capped = signals_module.measure(whole, ProbeOptions(max_frames=5))
+    assert capped.count == 5 and "max_frames=5" in capped.info.capped and not _decode_threads()
+    cut = tmp_path / "truncated.mp4"
+    cut.write_bytes(whole.read_bytes()[: int(whole.stat().st_size * 0.55)])
+    signals_module.measure(cut)
+    assert not _decode_threads()
+
+    def broken(self, t: float, packed: object) -> None:
+        raise RuntimeError("analysis bug")
+
+    monkeypatch.setattr(signals_module._FrameAnalyser, "add", broken)
+    with pytest.raises(RuntimeError, match="analysis bug"):
+        signals_module.measure(whole)
+    assert not _decode_threads()

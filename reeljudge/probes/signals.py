@@ -9,9 +9,11 @@ not grow with the clip's resolution or length.
 from __future__ import annotations
 
 import math
+import queue
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from ..errors import MediaError
 from .options import ProbeOptions
@@ -133,8 +135,6 @@ def _ffmpeg_reason(error: Exception) -> str:
 def measure(path: str | Path, options: ProbeOptions | None = None) -> Signals:
     """Decode ``path`` once (bounded by the options' caps) and return its per-frame signals."""
     import av
-    import cv2
-    import numpy as np
 
     options = options or ProbeOptions()
     path = Path(path)
@@ -144,80 +144,29 @@ def measure(path: str | Path, options: ProbeOptions | None = None) -> Signals:
     info.analysis_width, info.analysis_height = w, h
     signals = Signals(info=info)
     fps = info.fps or 24.0
-    interval = max(1, int(round(fps / options.dynamic_sample_fps)))
-    signals.dd_interval = interval
-    dis = cv2.DISOpticalFlow_create(cv2.DISOPTICAL_FLOW_PRESET_ULTRAFAST)
-    grid_x, grid_y = np.meshgrid(np.arange(w, dtype=np.float32), np.arange(h, dtype=np.float32))
-    small_w = 64
-    small_h = max(8, int(round(small_w * h / w)))
-    ring: dict[int, Any] = {}
-    prev_y = prev_z = prev_uv = None
-    total_pixels = float(w * h)
+    signals.dd_interval = max(1, int(round(fps / options.dynamic_sample_fps)))
+    analyser = _FrameAnalyser(signals, options)
     intervals: list[float] = []
     last_time: float | None = None
     index = 0
     try:
-        for frame in container.decode(stream):
-            t = float(frame.time) if frame.time is not None else index / fps
-            if index >= options.max_frames:
-                info.capped = f"analysed the first {index} frames (max_frames={options.max_frames})"
-                break
-            if t > options.max_seconds:
-                info.capped = f"analysed the first {options.max_seconds:g} s (max_seconds={options.max_seconds:g})"
-                break
-            packed = frame.reformat(width=w, height=h, format="yuv420p", interpolation="FAST_BILINEAR").to_ndarray()
-            y = packed[:h]
-            u = packed[h : h + h // 4].reshape(h // 2, w // 2)
-            v = packed[h + h // 4 : h + h // 2].reshape(h // 2, w // 2)
-            signals.times.append(t)
-            if last_time is not None:
-                intervals.append(t - last_time)
-            last_time = t
-            signals.luma.append(float(cv2.mean(y)[0]))
-            signals.dark.append(float(np.count_nonzero(y < options.black_pixel_level)) / total_pixels)
-            uv = np.stack([u, v]).astype(np.int16)
-            signals.chroma.append(float(np.abs(uv - 128).mean() * 2))
-            small = cv2.resize(y, (small_w, small_h), interpolation=cv2.INTER_AREA).astype(np.float32)
-            z = (small - small.mean()) / (small.std() + 4.0)
-            signals.thumbs.append(cv2.resize(small, (32, max(4, small_h // 2)), interpolation=cv2.INTER_AREA).astype(np.uint8))
-            if prev_y is None:
-                for series in (signals.diff_mean, signals.diff_max, signals.changed, signals.content,
-                               signals.mc_delta, signals.gdx, signals.gdy):
-                    series.append(0.0)
-            else:
-                d = cv2.absdiff(y, prev_y)
-                signals.diff_mean.append(float(cv2.mean(d)[0]))
-                signals.diff_max.append(float(d.max()))
-                signals.changed.append(float(np.count_nonzero(d > 6)) / total_pixels)
-                chroma_change = float(np.abs(uv - prev_uv).mean())
-                signals.content.append(float(np.abs(z - prev_z).mean()) * 100.0 / 1.13 + 2.0 * chroma_change)
-                flow = dis.calc(prev_y, y, None)
-                fx, fy = flow[..., 0], flow[..., 1]
-                signals.gdx.append(float(np.median(fx[::2, ::2])))
-                signals.gdy.append(float(np.median(fy[::2, ::2])))
-                warped = cv2.remap(y, grid_x + fx, grid_y + fy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-                m = max(2, h // 16)
-                resid = warped[m:-m:2, m:-m:2].astype(np.int16) - prev_y[m:-m:2, m:-m:2].astype(np.int16)
-                signals.mc_delta.append(float(np.median(resid)))
-                if interval == 1:
-                    signals.dd_pairs.append((index - 1, index, _top5(np, fx, fy)))
-            if interval > 1:
-                ring[index] = y
-                ring.pop(index - interval - 1, None)
-                if index % interval == 0 and index - interval in ring:
-                    flow = dis.calc(ring[index - interval], y, None)
-                    signals.dd_pairs.append((index - interval, index, _top5(np, flow[..., 0], flow[..., 1])))
-            prev_y, prev_z, prev_uv = y, z, uv
-            index += 1
-    except av.error.FFmpegError as error:
-        info.decode_error = f"decoding stopped after {index} frames: {_ffmpeg_reason(error)}"
-    finally:
-        info.decoded_frames = index
-        info.last_frame_time = last_time or 0.0
-        if intervals:
-            info.frame_interval_min = min(intervals)
-            info.frame_interval_max = max(intervals)
-    try:
+        frames = _decode_ahead(container, stream, info, options)
+        try:
+            for t, packed in frames:
+                if last_time is not None:
+                    intervals.append(t - last_time)
+                last_time = t
+                analyser.add(t, packed)
+                index += 1
+        except av.error.FFmpegError as error:
+            info.decode_error = f"decoding stopped after {index} frames: {_ffmpeg_reason(error)}"
+        finally:
+            frames.close()  # stops and joins the decoding thread before the container is touched again
+            info.decoded_frames = index
+            info.last_frame_time = last_time or 0.0
+            if intervals:
+                info.frame_interval_min = min(intervals)
+                info.frame_interval_max = max(intervals)
         if info.capped and info.declared_duration > 0:
             info.tail_end_time = _tail_end_time(container, stream, info.declared_duration)
     finally:
@@ -228,8 +177,163 @@ def measure(path: str | Path, options: ProbeOptions | None = None) -> Signals:
     return signals
 
 
-def _top5(np: Any, fx: Any, fy: Any) -> float:
+_QUEUE_FRAMES = 8  # analysis-size frames decoded ahead (≈ 175 kB each at 456×256): bounds memory
+
+
+def _decode_ahead(container: Any, stream: Any, info: ClipInfo, options: ProbeOptions) -> Iterator[tuple[float, Any]]:
+    """(time, analysis-size yuv420p array) per frame within the caps, decoded ahead by a background thread.
+
+    Sets ``info.capped`` when a cap stops the decode; raises a decoding error after the frames
+    decoded before it; closing the iterator stops and joins the thread.
+    """
+    done = threading.Event()
+    frames: queue.Queue[tuple[float, Any] | BaseException | None] = queue.Queue(maxsize=_QUEUE_FRAMES)
+
+    def put(item: tuple[float, Any] | BaseException | None) -> bool:
+        """Queue ``item`` unless the consumer has stopped; whether it was queued."""
+        while not done.is_set():
+            try:
+                frames.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def produce() -> None:
+        """Decode, cap and scale frames into the queue; end with None or the error."""
+        try:
+            for item in _scaled_frames(container, stream, info, options):
+                if not put(item):
+                    return
+            put(None)
+        except BaseException as error:  # handed to the consumer, which re-raises it
+            put(error)
+
+    worker = threading.Thread(target=produce, name="reeljudge-decode", daemon=True)
+    worker.start()
+    try:
+        while True:
+            item = frames.get()
+            if item is None:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        done.set()
+        worker.join()
+
+
+def _scaled_frames(container: Any, stream: Any, info: ClipInfo, options: ProbeOptions) -> Iterator[tuple[float, Any]]:
+    """(time, analysis-size yuv420p array) per decoded frame until the end or a cap (noted in ``info``)."""
+    from av.video.reformatter import VideoReformatter
+
+    scaler = VideoReformatter()  # one scaler for the whole clip: its swscale context is reused
+    w, h = info.analysis_width, info.analysis_height
+    fps = info.fps or 24.0
+    for index, frame in enumerate(container.decode(stream)):
+        t = float(frame.time) if frame.time is not None else index / fps
+        if index >= options.max_frames:
+            info.capped = f"analysed the first {index} frames (max_frames={options.max_frames})"
+            return
+        if t > options.max_seconds:
+            info.capped = f"analysed the first {options.max_seconds:g} s (max_seconds={options.max_seconds:g})"
+            return
+        small = scaler.reformat(frame, width=w, height=h, format="yuv420p", interpolation="FAST_BILINEAR", threads=1)
+        yield t, small.to_ndarray()
+
+
+class _FrameAnalyser:
+    """Turns analysis-size frames, in order, into the per-frame series of a Signals."""
+
+    def __init__(self, signals: Signals, options: ProbeOptions) -> None:
+        import cv2
+        import numpy as np
+
+        self.signals, self.options = signals, options
+        w, h = signals.info.analysis_width, signals.info.analysis_height
+        self.w, self.h = w, h
+        self.total_pixels = float(w * h)
+        self.small_size = (64, max(8, int(round(64 * h / w))))
+        self.thumb_size = (32, max(4, self.small_size[1] // 2))
+        self.dis = cv2.DISOpticalFlow_create(cv2.DISOPTICAL_FLOW_PRESET_ULTRAFAST)
+        margin = max(2, h // 16)
+        self.inner = (slice(margin, -margin, 2), slice(margin, -margin, 2))  # where the warp residual is read
+        grid = np.dstack(np.meshgrid(np.arange(w, dtype=np.float32), np.arange(h, dtype=np.float32)))
+        self.inner_grid = np.ascontiguousarray(grid[self.inner])
+        self.ring: dict[int, Any] = {}
+        self.prev: tuple[Any, Any, Any] | None = None  # previous frame's luma, standardised thumbnail, chroma
+        self.index = 0
+
+    def add(self, t: float, packed: Any) -> None:
+        """Append frame ``t``'s measurements (``packed``: yuv420p planes stacked, h·3/2 × w)."""
+        s, h, w = self.signals, self.h, self.w
+        y = packed[:h]
+        uv = packed[h:].reshape(2, h // 2, w // 2)
+        z = self._frame_stats(y, uv)
+        s.times.append(t)
+        if self.prev is None:
+            for series in (s.diff_mean, s.diff_max, s.changed, s.content, s.mc_delta, s.gdx, s.gdy):
+                series.append(0.0)
+        else:
+            self._pair_stats(y, z, uv)
+        self._sampled_flow(y)
+        self.prev = (y, z, uv)
+        self.index += 1
+
+    def _frame_stats(self, y: Any, uv: Any) -> Any:
+        """Record brightness, darkness, colour and thumbnail of one frame; its standardised 64-px thumbnail."""
+        import cv2
+        import numpy as np
+
+        s = self.signals
+        s.luma.append(float(cv2.mean(y)[0]))
+        s.dark.append(float(np.count_nonzero(y < self.options.black_pixel_level)) / self.total_pixels)
+        s.chroma.append(float(np.abs(uv.astype(np.int16) - 128).mean() * 2))
+        small = cv2.resize(y, self.small_size, interpolation=cv2.INTER_AREA).astype(np.float32)
+        s.thumbs.append(cv2.resize(small, self.thumb_size, interpolation=cv2.INTER_AREA).astype(np.uint8))
+        return (small - small.mean()) / (small.std() + 4.0)
+
+    def _pair_stats(self, y: Any, z: Any, uv: Any) -> None:
+        """Record how frame i differs from frame i−1: pixels, content, and optical-flow motion."""
+        import cv2
+        import numpy as np
+
+        s = self.signals
+        prev_y, prev_z, prev_uv = self.prev  # type: ignore[misc]
+        d = cv2.absdiff(y, prev_y)
+        s.diff_mean.append(float(cv2.mean(d)[0]))
+        s.diff_max.append(float(d.max()))
+        s.changed.append(float(np.count_nonzero(d > 6)) / self.total_pixels)
+        chroma_change = float(np.abs(uv.astype(np.int16) - prev_uv).mean())
+        s.content.append(float(np.abs(z - prev_z).mean()) * 100.0 / 1.13 + 2.0 * chroma_change)
+        flow = self.dis.calc(prev_y, y, None)
+        sample = flow[::2, ::2].reshape(-1, 2)
+        gdx, gdy = np.median(sample, axis=0)
+        s.gdx.append(float(gdx))
+        s.gdy.append(float(gdy))
+        warped = cv2.remap(y, self.inner_grid + flow[self.inner], None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        resid = warped.astype(np.int16) - prev_y[self.inner].astype(np.int16)
+        s.mc_delta.append(float(np.median(resid)))
+        if s.dd_interval == 1:
+            s.dd_pairs.append((self.index - 1, self.index, _top5(flow)))
+
+    def _sampled_flow(self, y: Any) -> None:
+        """When dynamic degree samples every k > 1 frames: record the flow from frame i−k to frame i."""
+        s, i, k = self.signals, self.index, self.signals.dd_interval
+        if k == 1:
+            return
+        self.ring[i] = y
+        self.ring.pop(i - k - 1, None)
+        if i % k == 0 and i - k in self.ring:
+            s.dd_pairs.append((i - k, i, _top5(self.dis.calc(self.ring[i - k], y, None))))
+
+
+def _top5(flow: Any) -> float:
     """The mean of the largest 5% of flow magnitudes (VBench's per-pair motion statistic)."""
+    import numpy as np
+
+    fx, fy = flow[..., 0], flow[..., 1]
     mag = np.sqrt(fx * fx + fy * fy).ravel()
     k = max(1, int(mag.size * 0.05))
     return float(np.partition(mag, mag.size - k)[-k:].mean())
