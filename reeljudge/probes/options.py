@@ -55,6 +55,7 @@ class ProbeOptions:
     cut_window: int = 2  # neighbours on each side for the adaptive score
     cut_ratio: float = 3.0  # content score ÷ neighbours' mean must reach this …
     cut_min_content: float = 30.0  # … and the content score this (0–~150 scale)
+    cut_resume_ratio: float = 2.0  # right after a frozen run: … and ≥ this × the clip's own change over as many frames
     single_shot: bool | None = None  # None: infer from the prompt (one shot unless it asks for cuts)
     # flicker
     flicker_min_delta: float = 4.0  # motion-compensated brightness change (levels) that counts
@@ -65,6 +66,7 @@ class ProbeOptions:
     dynamic_sample_fps: float = 8.0  # VBench samples about 8 frames a second for flow
     shake_px: float = 2.5  # jitter of the global motion (px per frame) that counts as shake
     shake_min_frames: int = 4
+    shake_spread_ratio: float = 1.0  # … and more than this × the pair's flow-field interquartile range (else no single camera motion)
     min_smoothness: float | None = None  # gate on the smoothness proxy only when set
     # colour
     gray_chroma: float = 3.0  # mean |U−128|+|V−128| below this makes a frame colourless

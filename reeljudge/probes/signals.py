@@ -64,6 +64,7 @@ class Signals:
     mc_delta: list[float] = field(default_factory=list)
     gdx: list[float] = field(default_factory=list)
     gdy: list[float] = field(default_factory=list)
+    gd_spread: list[float] = field(default_factory=list)  # interquartile range (px, x and y combined) of the flow field
     thumbs: list[Any] = field(default_factory=list)  # 32-px-wide luma thumbnails (uint8), for run-level checks
     dd_pairs: list[tuple[int, int, float]] = field(default_factory=list)  # (from, to, top-5% flow)
     dd_interval: int = 1
@@ -273,7 +274,7 @@ class _FrameAnalyser:
         z = self._frame_stats(y, uv)
         s.times.append(t)
         if self.prev is None:
-            for series in (s.diff_mean, s.diff_max, s.changed, s.content, s.mc_delta, s.gdx, s.gdy):
+            for series in (s.diff_mean, s.diff_max, s.changed, s.content, s.mc_delta, s.gdx, s.gdy, s.gd_spread):
                 series.append(0.0)
         else:
             self._pair_stats(y, z, uv)
@@ -308,10 +309,12 @@ class _FrameAnalyser:
         chroma_change = float(np.abs(uv.astype(np.int16) - prev_uv).mean())
         s.content.append(float(np.abs(z - prev_z).mean()) * 100.0 / 1.13 + 2.0 * chroma_change)
         flow = self.dis.calc(prev_y, y, None)
-        sample = flow[::2, ::2].reshape(-1, 2)
-        gdx, gdy = np.median(sample, axis=0)
-        s.gdx.append(float(gdx))
-        s.gdy.append(float(gdy))
+        sample = flow[::2, ::2]
+        x1, gdx, x3 = _quartiles(sample[..., 0])
+        y1, gdy, y3 = _quartiles(sample[..., 1])
+        s.gdx.append(gdx)
+        s.gdy.append(gdy)
+        s.gd_spread.append(math.hypot(x3 - x1, y3 - y1))
         warped = cv2.remap(y, self.inner_grid + flow[self.inner], None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         resid = warped.astype(np.int16) - prev_y[self.inner].astype(np.int16)
         s.mc_delta.append(float(np.median(resid)))
@@ -327,6 +330,20 @@ class _FrameAnalyser:
         self.ring.pop(i - k - 1, None)
         if i % k == 0 and i - k in self.ring:
             s.dd_pairs.append((i - k, i, _top5(self.dis.calc(self.ring[i - k], y, None))))
+
+
+def _quartiles(values: Any) -> tuple[float, float, float]:
+    """The 25th, 50th and 75th percentiles of an array (linear interpolation, as numpy's default)."""
+    import numpy as np
+
+    flat = np.ascontiguousarray(values, dtype=np.float64).ravel()
+    positions = [(flat.size - 1) * q for q in (0.25, 0.5, 0.75)]
+    ranks = sorted({r for pos in positions for r in (math.floor(pos), math.ceil(pos))})
+    ordered = np.partition(flat, ranks)
+    return tuple(  # type: ignore[return-value]
+        float(ordered[math.floor(pos)] + (ordered[math.ceil(pos)] - ordered[math.floor(pos)]) * (pos - math.floor(pos)))
+        for pos in positions
+    )
 
 
 def _top5(flow: Any) -> float:
