@@ -9,7 +9,7 @@ Generates two 1920×1080 H.264 clips (default 10 minutes each) in a temporary fo
   fixed per-frame cost dominates; this is a worst case for the ratio, kept for comparison.
 * ``realistic``: a camera panning over a textured, graded colour world with a moving textured
   object and fresh film grain on every frame, encoded ``veryfast`` CRF 20 (CABAC, B-frames,
-  deblocking: ≈ 8 Mbit/s, like 1080p web or generator output). Its decode cost is representative
+  deblocking: ≈ 9 Mbit/s, like 1080p web or generator output). Its decode cost is representative
   of real footage. A 30 s seamless loop is encoded once and repeated by remuxing (no re-encode),
   so generation stays quick while every frame still has to be decoded in full.
 
@@ -39,7 +39,7 @@ GOAL_RATIO = 0.5
 GOAL_RSS_MB = 500.0
 JUDGED_ON = "realistic"
 WHY_JUDGED = (
-    "the goal is judged on the realistic clip: its decode cost (CABAC, B-frames, ~8 Mbit/s, grain) "
+    "the goal is judged on the realistic clip: its decode cost (CABAC, B-frames, ~9 Mbit/s, grain) "
     "is that of real 1080p footage; the trivial clip decodes at several times real-footage speed, "
     "so its ratio only shows the probes' fixed per-frame cost"
 )
