@@ -19,6 +19,7 @@ def main(names: list[str]) -> None:
                 continue
             raise
         print(f"== {name}", flush=True)
+        sys.argv = [f"benchmarks.{name}"]  # each benchmark parses its own (empty) command line
         module.main()
 
 
