@@ -272,7 +272,7 @@ class JudgeClient:
                     config=self._config(request, min(self.settings.timeout_s, remaining)),
                 )
             except Exception as exc:  # noqa: BLE001 - classified below, never swallowed
-                retryable, problem = _classify(exc, self.settings.timeout_s)
+                retryable, problem = classify_error(exc, self.settings.timeout_s)
                 last_problem = problem
                 if not retryable:
                     raise JudgeError(f"Gemini rejected the request: {problem}", kind="api_error") from None
@@ -364,8 +364,8 @@ def _feedback_text(error: str) -> str:
     )
 
 
-def _classify(exc: Exception, timeout_s: float) -> tuple[bool, str]:
-    """Whether an exception from a call is worth retrying, and a one-line description of it."""
+def classify_error(exc: Exception, timeout_s: float) -> tuple[bool, str]:
+    """Whether an exception from a google-genai call is worth retrying, and one line saying what it was."""
     code = getattr(exc, "code", None)
     if isinstance(code, int) and type(exc).__name__.endswith("Error") and hasattr(exc, "status"):
         status = getattr(exc, "status", None) or ""

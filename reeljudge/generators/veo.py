@@ -29,6 +29,7 @@ from typing import Any, Callable, Mapping
 from ..cache import JudgeCache, open_cache, request_key
 from ..clips import serve_clip
 from ..errors import BadInputError, JudgeError, MediaError, ReelJudgeError
+from ..judge_client import classify_error
 from ..media import sha256_file
 from ..pricing import estimate_video_cost
 from ..settings import JudgeSettings, credentials_hint, has_gemini_credentials, load_settings
@@ -316,7 +317,7 @@ class VeoGenerator:
             except ReelJudgeError:
                 raise
             except Exception as exc:  # noqa: BLE001 - classified, never swallowed
-                retryable, problem = _describe(exc, self.transport.timeout_s)
+                retryable, problem = classify_error(exc, self.transport.timeout_s)
                 if "timed out" in problem:
                     raise JudgeError(
                         f"starting the Veo operation failed: {problem}; an operation may have been created "
@@ -382,7 +383,7 @@ class VeoGenerator:
                 operation = self._genai().operations.get(operation)
                 failures, answered = 0, answered + 1
             except Exception as exc:  # noqa: BLE001 - classified, never swallowed
-                retryable, last_problem = _describe(exc, self.transport.timeout_s)
+                retryable, last_problem = classify_error(exc, self.transport.timeout_s)
                 failures += 1
                 if resuming and not retryable and not answered:
                     raise _OperationGone(last_problem) from None
@@ -432,7 +433,7 @@ class VeoGenerator:
                 self._genai().files.download(file=f"files/{match.group(1)}", destination=str(destination))
                 return
             except Exception as exc:  # noqa: BLE001 - classified, never swallowed
-                retryable, problem = _describe(exc, self.transport.timeout_s)
+                retryable, problem = classify_error(exc, self.transport.timeout_s)
                 if not retryable or attempt >= self.transport.max_attempts:
                     raise JudgeError(
                         f"downloading the video of operation {operation} ({uri}) failed: {problem}",
@@ -531,13 +532,6 @@ def _the_video(operation: Any) -> Any:
             kind="filtered",
         )
     raise JudgeError(f"Veo operation {name} finished with no video and no filter reason", kind="empty")
-
-
-def _describe(exc: Exception, timeout_s: float) -> tuple[bool, str]:
-    """Whether a failed request is worth retrying, and one line saying what happened."""
-    from ..judge_client import _classify
-
-    return _classify(exc, timeout_s)
 
 
 def _model_path(model: str) -> str:
