@@ -8,6 +8,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from reeljudge.probes.grade import get_assert  # noqa: E402
+from reeljudge.probes.assertion import get_assert  # noqa: E402
 
 __all__ = ["get_assert"]

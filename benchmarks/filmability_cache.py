@@ -20,7 +20,7 @@ import yaml
 
 from reeljudge.cache import open_cache, request_key
 from reeljudge.filmability.gemini_judge import filmability_request
-from reeljudge.settings import load_settings
+from reeljudge.gemini.settings import load_settings
 
 ROOT = Path(__file__).resolve().parents[1]
 N_TESTS = 100

@@ -1,6 +1,6 @@
 """promptfoo provider: Gemini writes B-roll search terms for the rendered prompt."""
 
-from reeljudge.generators.gemini_terms import generate_terms
+from reeljudge.providers.terms.gemini import generate_terms
 
 
 def call_api(prompt, options, context):

@@ -1,6 +1,6 @@
 """promptfoo provider: the offline 'visual' baseline term generator (no LLM)."""
 
-from reeljudge.generators.offline_provider import provider_response
+from reeljudge.providers.terms.offline import provider_response
 
 
 def call_api(prompt, options, context):

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from .errors import JudgeError
+from reeljudge.errors import JudgeError
 
 CACHE_FORMAT = 1
 _TMP_PREFIX = ".tmp-"

@@ -7,7 +7,7 @@ import os
 import sys
 from typing import Callable
 
-from .cache import JudgeCache
+from reeljudge.cache import JudgeCache
 
 _EXTRA_COMMANDS: dict[str, Callable[[argparse._SubParsersAction], None]] = {}
 

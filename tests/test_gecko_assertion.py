@@ -10,7 +10,7 @@ import pytest
 from fake_gemini import error_reply, json_reply, text_reply
 from reeljudge.gecko.assertion import get_assert
 from reeljudge.gecko.rubric_gen import USER_MARKER as GEN
-from reeljudge.gecko.scripted import script_prompt, synth_rubric, verdict_text
+from reeljudge.testing.gecko_scripts import script_prompt, synth_rubric, verdict_text
 from reeljudge.gecko.validity import USER_MARKER as FILTER
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from reeljudge.gecko.scripted import script_prompt
+from reeljudge.testing.gecko_scripts import script_prompt
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -16,7 +16,7 @@ from reeljudge.gecko.rubric_gen import USER_MARKER as GEN
 from reeljudge.gecko.scoring import score_verdicts
 from reeljudge.gecko.validity import USER_MARKER as FILTER, drop_malformed
 from reeljudge.gecko.vqa import parse_verdicts, verdict_letter
-from reeljudge.judge_client import ReplyInvalid
+from reeljudge.gemini.client import ReplyInvalid
 
 CLIP = str(Path(__file__).resolve().parents[1] / "datasets" / "clips" / "gen_clean.mp4")
 PROMPT = "A red kite over a green meadow"

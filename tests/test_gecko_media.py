@@ -11,7 +11,7 @@ import pytest
 
 from fake_gemini import text_reply
 from reeljudge.gecko.assertion import get_assert
-from reeljudge.gecko.scripted import script_prompt, verdict_text
+from reeljudge.testing.gecko_scripts import script_prompt, verdict_text
 from reeljudge.gecko.questions import Question
 
 CLIPS = Path(__file__).resolve().parents[1] / "datasets" / "clips"
@@ -129,10 +129,10 @@ def test_gs_uri_on_the_developer_api_fails_with_a_reason(answers):
 
 
 def test_gs_uri_on_vertex_is_sent_as_is():
-    from reeljudge.gemini_files import deliver_media, prepare_media
-    from reeljudge.judge_client import JudgeClient
-    from reeljudge.media import resolve_media
-    from reeljudge.settings import load_settings
+    from reeljudge.gemini.files import deliver_media, prepare_media
+    from reeljudge.gemini.client import JudgeClient
+    from reeljudge.media.refs import resolve_media
+    from reeljudge.gemini.settings import load_settings
 
     uri = "gs://cloud-samples-data/generative-ai/evaluation/videos/boat.mp4"
     client = JudgeClient(load_settings({"backend": "vertex"}))

@@ -12,11 +12,11 @@ from reeljudge.gecko.assertion import get_assert
 from reeljudge.gecko.keywords import parse_annotation
 from reeljudge.gecko.questions import Question
 from reeljudge.gecko.rubric_gen import USER_MARKER as GEN, parse_rubric_reply, rubric_from_reply
-from reeljudge.gecko.scripted import filter_reply, synth_rubric, verdict_text
+from reeljudge.testing.gecko_scripts import filter_reply, synth_rubric, verdict_text
 from reeljudge.gecko.tagging import assign_tag
 from reeljudge.gecko.tags import TAGS, normalise_tag
 from reeljudge.gecko.validity import USER_MARKER as FILTER
-from reeljudge.judge_client import ReplyInvalid
+from reeljudge.gemini.client import ReplyInvalid
 
 CLIP = str(Path(__file__).resolve().parents[1] / "datasets" / "clips" / "gen_clean.mp4")
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from reeljudge.errors import MediaError
-from reeljudge.media import is_remote_ref, media_kind, mime_type, resolve_media, sha256_file
+from reeljudge.media.refs import is_remote_ref, media_kind, mime_type, resolve_media, sha256_file
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from reeljudge.probes.grade import get_assert
+from reeljudge.probes.assertion import get_assert
 from reeljudge.testing.clipgen import BASE, ClipSpec, make_clip, write_clip
 
 

@@ -3,8 +3,8 @@
 import pytest
 
 from reeljudge.filmability.gemini_judge import normalise_reply
-from reeljudge.judge_client import ReplyInvalid
-from reeljudge.reply_json import json_reply_parser, load_schema, repair_json
+from reeljudge.gemini.client import ReplyInvalid
+from reeljudge.gemini.replies import json_reply_parser, load_schema, repair_json
 
 GOOD = {"breakdown": {"relevance": 3, "filmability": 2, "variety": 1}, "unfilmableTerms": ["efficiency"], "reason": "ok"}
 

@@ -4,7 +4,7 @@ import itertools
 
 import pytest
 
-from reeljudge.filmability.rubric import Breakdown, breakdown_from_reply, judge_disagreements, score_breakdown
+from reeljudge.filmability.score_table import Breakdown, breakdown_from_reply, judge_disagreements, score_breakdown
 
 
 @pytest.mark.parametrize(

@@ -3,7 +3,7 @@
 import pytest
 
 from reeljudge.errors import BadInputError
-from reeljudge.settings import has_gemini_credentials, load_settings
+from reeljudge.gemini.settings import has_gemini_credentials, load_settings
 
 
 def test_defaults_pin_the_api_version_per_backend():

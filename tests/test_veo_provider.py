@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from fake_gemini import FakeGemini, error_reply, tiny_mp4
-from reeljudge.generators.veo import DEFAULT_MODEL, call_api
-from reeljudge.pricing import estimate_video_cost
+from reeljudge.providers.veo.provider import DEFAULT_MODEL, call_api
+from reeljudge.gemini.pricing import estimate_video_cost
 
 REPO = Path(__file__).resolve().parents[1]
 PROMPT = "A slow dolly shot along a row of blinking server racks in a dim data center"
@@ -118,7 +118,7 @@ def test_cache_hit_needs_no_credentials_and_imports_no_google_genai(project: Pat
     env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")])
     script = (
         "import json, sys\n"
-        "from reeljudge.generators.veo import call_api\n"
+        "from reeljudge.providers.veo.provider import call_api\n"
         f"r = call_api({PROMPT!r}, {{'config': {CONFIG!r}}}, {{}})\n"
         "print(json.dumps({'error': r.get('error'), 'hit': r.get('metadata', {}).get('cache_hit'),"
         " 'output': r.get('output'), 'genai': 'google.genai' in sys.modules}))\n"

@@ -7,12 +7,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from ..cache import open_cache, request_key
-from ..errors import BadInputError
-from ..results import Result, assertion_config, component, grading_result, require_var, run_judged
-from ..settings import JudgeSettings, has_gemini_credentials, load_settings
-from .rubric import CRITERIA_MAX, Breakdown, RubricScore, breakdown_from_reply, judge_disagreements, score_breakdown
-from .terms import parse_terms
+from reeljudge.cache import open_cache, request_key
+from reeljudge.errors import BadInputError
+from reeljudge.promptfoo import Result, assertion_config, component, grading_result, require_var, run_judged
+from reeljudge.gemini.settings import JudgeSettings, has_gemini_credentials, load_settings
+from reeljudge.filmability.score_table import CRITERIA_MAX, Breakdown, RubricScore, breakdown_from_reply, judge_disagreements, score_breakdown
+from reeljudge.filmability.terms import parse_terms
 
 JUDGE_NAME = "filmability"
 METRIC_PREFIX = "film_"
@@ -88,8 +88,8 @@ def _grade(output: Any, context: Mapping[str, Any], test: str) -> Result:
 
 def _judge_gemini(narration: str, terms: list[str], settings: JudgeSettings) -> Judgement:
     """A judgement from Gemini (or its cached reply)."""
-    from ..judge_client import JudgeClient
-    from .gemini_judge import judge_terms_with_gemini
+    from reeljudge.gemini.client import JudgeClient
+    from reeljudge.filmability.gemini_judge import judge_terms_with_gemini
 
     reply = judge_terms_with_gemini(narration, terms, JudgeClient(settings))
     meta = {"judge": "gemini", **reply.metadata()}
@@ -102,7 +102,7 @@ def _judge_local(narration: str, terms: list[str], settings: JudgeSettings) -> J
     key = request_key({"kind": "filmability.local", "code": _local_judge_fingerprint(), "narration": narration, "terms": terms})
     entry = cache.get(key)
     if entry is None:
-        from .local_judge import judge_terms_locally
+        from reeljudge.filmability.local_judge import judge_terms_locally
 
         local = judge_terms_locally(narration, terms)
         b = local.breakdown

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..judge_client import JudgeClient, JudgeReply, JudgeRequest
-from ..reply_json import json_reply_parser, load_schema
-from ..rubric_files import read_rubric
-from ..untrusted import data_block, json_block
+from reeljudge.gemini.client import JudgeClient, JudgeReply, JudgeRequest
+from reeljudge.gemini.replies import json_reply_parser, load_schema
+from reeljudge.gemini.prompts import read_rubric
+from reeljudge.gemini.untrusted import data_block, json_block
 
 RUBRIC_FILE = "filmability.md"
 SCHEMA_FILE = "filmability.schema.json"

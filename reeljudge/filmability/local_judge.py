@@ -27,7 +27,7 @@ from typing import Any
 
 from reeljudge.filmability import concreteness_overrides
 from reeljudge.filmability.lexicon import DEFAULT_THRESHOLD, TermConcreteness, term_concreteness, tokenize
-from reeljudge.filmability.rubric import Breakdown
+from reeljudge.filmability.score_table import Breakdown
 
 STOPWORDS = frozenset(
     "a an the and or but of to in on at for with by from is are was were be been being it its this that these "

@@ -6,7 +6,7 @@ import json
 import re
 from typing import Any
 
-from ..errors import BadInputError
+from reeljudge.errors import BadInputError
 
 LIST_KEYS = ("terms", "search_terms", "searchTerms", "queries", "keywords", "search_queries", "searchQueries")
 _BULLET = re.compile(r"^\s*(?:[-*•·+]|\d{1,3}[.)]|\(\d{1,3}\))(?:\s+|$)", re.IGNORECASE)

@@ -19,7 +19,7 @@ __all__ = ["GeckoScorer"]
 
 def __getattr__(name: str) -> Any:
     if name == "GeckoScorer":
-        from .api import GeckoScorer
+        from reeljudge.gecko.api import GeckoScorer
 
         return GeckoScorer
     raise AttributeError(name)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..results import Result
+from reeljudge.promptfoo import Result
 
 
 class GeckoScorer:
@@ -19,7 +19,7 @@ class GeckoScorer:
         self.config = dict(config)
 
     def __call__(self, prompt: str, media: str, qas: list[dict[str, Any]] | None = None) -> Result:
-        from .assertion import get_assert
+        from reeljudge.gecko.assertion import get_assert
 
         vars_: dict[str, Any] = {"prompt": prompt, "video": media}
         config = {**self.config, "prompt_var": "prompt", "media_var": "video", "qas_var": "qas"}

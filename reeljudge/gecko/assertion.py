@@ -11,11 +11,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Mapping
 
-from ..errors import BadInputError
-from ..media import resolve_media
-from ..results import Result, assertion_config, component, grading_result, require_var, run_judged
-from ..settings import load_settings
-from .options import GeckoOptions
+from reeljudge.errors import BadInputError
+from reeljudge.media.refs import resolve_media
+from reeljudge.promptfoo import Result, assertion_config, component, grading_result, require_var, run_judged
+from reeljudge.gemini.settings import load_settings
+from reeljudge.gecko.options import GeckoOptions
 
 JUDGE_NAME = "gecko"
 METRIC = "gecko"
@@ -46,9 +46,9 @@ def media_reference(output: Any, context: Mapping[str, Any], options: GeckoOptio
 
 def grade(output: Any, context: Mapping[str, Any], test: str) -> Result:
     """The full grading of one test."""
-    from ..gemini_files import prepare_media
-    from .pipeline import run_gecko
-    from .questions import declared_questions
+    from reeljudge.gemini.files import prepare_media
+    from reeljudge.gecko.pipeline import run_gecko
+    from reeljudge.gecko.questions import declared_questions
 
     config = assertion_config(context)
     options = GeckoOptions.from_config(config)

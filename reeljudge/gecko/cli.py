@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from ..cli import register_command
+from reeljudge.cli import register_command
 
 
 def _cache_dir(arg: str | None) -> str:
@@ -14,8 +14,8 @@ def _cache_dir(arg: str | None) -> str:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from ..cache import JudgeCache
-    from .rubric_store import export_yaml, stored_rubrics
+    from reeljudge.cache import JudgeCache
+    from reeljudge.gecko.rubric_store import export_yaml, stored_rubrics
 
     records = [
         r
@@ -33,7 +33,7 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _check_pairs(args: argparse.Namespace) -> int:
-    from .pairs import check_results_file
+    from reeljudge.gecko.pairs import check_results_file
 
     report = check_results_file(args.results)
     print("\n".join(report.lines()))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .tags import normalise_tag
+from reeljudge.gecko.tags import normalise_tag
 
 _OPEN = re.compile(r"\{(\d+)\}\s*\[")
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any, Mapping
 
-from ..errors import BadInputError
-from ..gemini_files import DEFAULT_INLINE_MAX_BYTES
+from reeljudge.errors import BadInputError
+from reeljudge.gemini.files import DEFAULT_INLINE_MAX_BYTES
 
 MEDIA_RESOLUTIONS = ("low", "medium", "high")
 

@@ -10,14 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..cache import request_key
-from ..errors import JudgeError
-from ..gemini_files import PreparedMedia, deliver_media
-from ..judge_client import JudgeClient, Usage
-from ..settings import JudgeSettings
-from .options import GeckoOptions
-from .questions import Question, Rubric
-from .scoring import GeckoScore, score_verdicts
+from reeljudge.cache import request_key
+from reeljudge.errors import JudgeError
+from reeljudge.gemini.files import PreparedMedia, deliver_media
+from reeljudge.gemini.client import JudgeClient, Usage
+from reeljudge.gemini.settings import JudgeSettings
+from reeljudge.gecko.options import GeckoOptions
+from reeljudge.gecko.questions import Question, Rubric
+from reeljudge.gecko.scoring import GeckoScore, score_verdicts
 
 
 @dataclass
@@ -41,14 +41,14 @@ def build_rubric(
     if declared is not None:
         return Rubric(prompt=prompt, source="declared", kept=declared), usage, stages
     if options.rubrics_file:
-        from .rubric_store import rubric_from_file
+        from reeljudge.gecko.rubric_store import rubric_from_file
 
         from_file = rubric_from_file(options.rubrics_file, prompt, kind)
         if from_file is not None:
             return from_file, usage, stages
-    from .rubric_gen import generate_rubric
-    from .rubric_store import record_key, save_rubric
-    from .validity import apply_filter, drop_malformed
+    from reeljudge.gecko.rubric_gen import generate_rubric
+    from reeljudge.gecko.rubric_store import record_key, save_rubric
+    from reeljudge.gecko.validity import apply_filter, drop_malformed
 
     rubric, reply = generate_rubric(prompt, kind, client)
     usage, stages["rubric"] = usage + reply.usage, reply.metadata()
@@ -73,7 +73,7 @@ def run_gecko(
     client: JudgeClient | None = None,
 ) -> GeckoOutcome:
     """Judge how well ``media`` follows ``prompt``; JudgeError/MediaError when that cannot be judged."""
-    from .vqa import verdict_parser, vqa_request
+    from reeljudge.gecko.vqa import verdict_parser, vqa_request
 
     client = client or JudgeClient(settings)
     kind = media.ref.kind if options.kind == "auto" else options.kind

@@ -6,8 +6,8 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any, Mapping
 
-from ..errors import BadInputError
-from .tags import TAGS, normalise_tag
+from reeljudge.errors import BadInputError
+from reeljudge.gecko.tags import TAGS, normalise_tag
 
 LETTERS = "abcdefghij"
 _LETTERED = re.compile(r"^\s*\(?([A-Ja-j])\s*[).:]\s*(.*)$", re.DOTALL)

@@ -11,13 +11,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..judge_client import JudgeClient, JudgeReply, JudgeRequest, ReplyInvalid
-from ..reply_json import repair_json, schema_errors, load_schema
-from ..rubric_files import read_rubric
-from ..untrusted import data_block
-from .keywords import parse_annotation
-from .questions import Question, Rubric, answer_letter, lettered
-from .tagging import assign_tag
+from reeljudge.gemini.client import JudgeClient, JudgeReply, JudgeRequest, ReplyInvalid
+from reeljudge.gemini.replies import repair_json, schema_errors, load_schema
+from reeljudge.gemini.prompts import read_rubric
+from reeljudge.gemini.untrusted import data_block
+from reeljudge.gecko.keywords import parse_annotation
+from reeljudge.gecko.questions import Question, Rubric, answer_letter, lettered
+from reeljudge.gecko.tagging import assign_tag
 
 GENERATE_FILES = {"video": "gecko_video_generate.md", "image": "gecko_image_generate.md"}
 SCHEMA_FILE = "gecko_rubric.schema.json"

@@ -8,9 +8,9 @@ import json
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
-from ..cache import JudgeCache, request_key
-from ..errors import BadInputError
-from .questions import Question, Rubric, declared_questions
+from reeljudge.cache import JudgeCache, request_key
+from reeljudge.errors import BadInputError
+from reeljudge.gecko.questions import Question, Rubric, declared_questions
 
 RECORD_KIND = "gecko.rubric"
 EXPORT_HEADER = (

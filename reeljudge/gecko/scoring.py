@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from .questions import Question
+from reeljudge.gecko.questions import Question
 
 
 @dataclass

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
-from .keywords import Annotation, Keyword
-from .questions import Question
+from reeljudge.gecko.keywords import Annotation, Keyword
+from reeljudge.gecko.questions import Question
 
 _CITE = re.compile(r"\{(\d+)\}")
 _WORD = re.compile(r"[a-z0-9]+")

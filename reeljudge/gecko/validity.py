@@ -11,11 +11,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..judge_client import JudgeClient, JudgeReply, JudgeRequest, ReplyInvalid
-from ..reply_json import load_schema, repair_json, schema_errors
-from ..rubric_files import read_rubric
-from ..untrusted import data_block
-from .questions import Dropped, Question, Rubric
+from reeljudge.gemini.client import JudgeClient, JudgeReply, JudgeRequest, ReplyInvalid
+from reeljudge.gemini.replies import load_schema, repair_json, schema_errors
+from reeljudge.gemini.prompts import read_rubric
+from reeljudge.gemini.untrusted import data_block
+from reeljudge.gecko.questions import Dropped, Question, Rubric
 
 SYSTEM_FILE = "gecko_filter.md"
 SCHEMA_FILE = "gecko_filter.schema.json"

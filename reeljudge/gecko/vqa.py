@@ -13,11 +13,11 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ..judge_client import JudgeRequest, MediaInput, ReplyInvalid
-from ..rubric_files import read_rubric
-from ..untrusted import data_block
-from .questions import Question
-from .validity import numbered_questions
+from reeljudge.gemini.client import JudgeRequest, MediaInput, ReplyInvalid
+from reeljudge.gemini.prompts import read_rubric
+from reeljudge.gemini.untrusted import data_block
+from reeljudge.gecko.questions import Question
+from reeljudge.gecko.validity import numbered_questions
 
 ANSWER_FILES = {"video": "gecko_video_answer.md", "image": "gecko_image_answer.md"}
 USER_MARKER = "Answer every question below about the {kind} above."

@@ -9,22 +9,22 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .options import PROBE_NAMES, ProbeOptions
-from .report import ProbeResult
+from reeljudge.probes.options import PROBE_NAMES, ProbeOptions
+from reeljudge.probes.report import ProbeResult
 
 __all__ = ["PROBE_NAMES", "ProbeOptions", "ProbeResult", "run_probes", "probe_signals"]
 
 
 def probe_signals(signals: "Signals", options: ProbeOptions, prompt: str = "") -> list[ProbeResult]:  # noqa: F821
     """Every selected probe's result for already measured signals, in ``PROBE_NAMES`` order."""
-    from .black import probe_black
-    from .colour import probe_black_and_white
-    from .cuts import probe_cuts
-    from .flicker import probe_flicker
-    from .frozen import probe_frozen
-    from .motion import probe_dynamic_degree, probe_shake, probe_smoothness
-    from .technical import probe_technical
-    from .vbench import probe_vbench_flicker
+    from reeljudge.probes.black import probe_black
+    from reeljudge.probes.colour import probe_black_and_white
+    from reeljudge.probes.cuts import probe_cuts
+    from reeljudge.probes.flicker import probe_flicker
+    from reeljudge.probes.frozen import probe_frozen
+    from reeljudge.probes.motion import probe_dynamic_degree, probe_shake, probe_smoothness
+    from reeljudge.probes.technical import probe_technical
+    from reeljudge.probes.vbench import probe_vbench_flicker
 
     table = {
         "technical": lambda: probe_technical(signals, options),
@@ -43,7 +43,7 @@ def probe_signals(signals: "Signals", options: ProbeOptions, prompt: str = "") -
 
 def run_probes(path: str | Path, options: ProbeOptions | None = None, prompt: str = "") -> list[ProbeResult]:
     """Decode ``path`` once and run every selected probe; MediaError if it cannot be decoded."""
-    from .signals import measure
+    from reeljudge.probes.signals import measure
 
     options = options or ProbeOptions()
     return probe_signals(measure(path, options), options, prompt)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from .options import ProbeOptions
-from .report import ProbeResult, list_ranges, range_details, runs
-from .signals import Signals
+from reeljudge.probes.options import ProbeOptions
+from reeljudge.probes.report import ProbeResult, list_ranges, range_details, runs
+from reeljudge.probes.signals import Signals
 
 
 def black_flags(signals: Signals, options: ProbeOptions) -> list[bool]:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 
-from .black import black_flags
-from .options import ProbeOptions
-from .report import ProbeResult, frame_range
-from .signals import Signals
+from reeljudge.probes.black import black_flags
+from reeljudge.probes.options import ProbeOptions
+from reeljudge.probes.report import ProbeResult, frame_range
+from reeljudge.probes.signals import Signals
 
 _MONO = re.compile(r"\b(black[- ]and[- ]white|b&w|monochrome|grayscale|greyscale|noir|sepia)\b", re.IGNORECASE)
 

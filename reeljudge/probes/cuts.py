@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import re
 
-from .black import black_flags
-from .frozen import PairKind, pair_kinds
-from .options import ProbeOptions
-from .report import ProbeResult, list_ranges, range_details
-from .signals import Signals
+from reeljudge.probes.black import black_flags
+from reeljudge.probes.frozen import PairKind, pair_kinds
+from reeljudge.probes.options import ProbeOptions
+from reeljudge.probes.report import ProbeResult, list_ranges, range_details
+from reeljudge.probes.signals import Signals
 
 _MULTI_SHOT = re.compile(
     r"\b(cuts?\s+to|cutting|montage|scenes|shots|transitions?|sequence of|then\s+cut|jump\s*cuts?|"

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from .black import black_flags
-from .options import ProbeOptions
-from .report import ProbeResult, list_ranges, range_details
-from .signals import Signals
+from reeljudge.probes.black import black_flags
+from reeljudge.probes.options import ProbeOptions
+from reeljudge.probes.report import ProbeResult, list_ranges, range_details
+from reeljudge.probes.signals import Signals
 
 
 def flicker_runs(signals: Signals, options: ProbeOptions) -> list[tuple[int, int]]:

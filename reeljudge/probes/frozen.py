@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from .black import black_flags
-from .options import ProbeOptions
-from .report import ProbeResult, frame_range, range_details, runs
-from .signals import Signals
+from reeljudge.probes.black import black_flags
+from reeljudge.probes.options import ProbeOptions
+from reeljudge.probes.report import ProbeResult, frame_range, range_details, runs
+from reeljudge.probes.signals import Signals
 
 PairKind = Literal["moving", "duplicate", "near_static"]
 

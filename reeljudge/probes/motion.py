@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from .black import black_flags
-from .cuts import cut_frames
-from .options import ProbeOptions
-from .report import ProbeResult, frame_range, list_ranges, range_details, runs
-from .signals import Signals
+from reeljudge.probes.black import black_flags
+from reeljudge.probes.cuts import cut_frames
+from reeljudge.probes.options import ProbeOptions
+from reeljudge.probes.report import ProbeResult, frame_range, list_ranges, range_details, runs
+from reeljudge.probes.signals import Signals
 
 
 def dynamic_threshold(signals: Signals, options: ProbeOptions) -> float:

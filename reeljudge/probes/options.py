@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any, Mapping
 
-from ..errors import BadInputError
+from reeljudge.errors import BadInputError
 
 PROBE_NAMES: tuple[str, ...] = (
     "technical",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
-from .signals import Signals
+from reeljudge.probes.signals import Signals
 
 
 @dataclass

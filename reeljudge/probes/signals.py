@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..errors import MediaError
-from .options import ProbeOptions
+from reeljudge.errors import MediaError
+from reeljudge.probes.options import ProbeOptions
 
 
 @dataclass

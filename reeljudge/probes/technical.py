@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from .options import ProbeOptions
-from .report import ProbeResult
-from .signals import Signals
+from reeljudge.probes.options import ProbeOptions
+from reeljudge.probes.report import ProbeResult
+from reeljudge.probes.signals import Signals
 
 
 def probe_technical(signals: Signals, options: ProbeOptions) -> ProbeResult:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping
 
-from ..errors import ReelJudgeError
-from ..judge_client import JudgeClient, JudgeRequest
-from ..reply_json import json_reply_parser, load_schema
-from ..settings import load_settings
+from reeljudge.errors import ReelJudgeError
+from reeljudge.gemini.client import JudgeClient, JudgeRequest
+from reeljudge.gemini.replies import json_reply_parser, load_schema
+from reeljudge.gemini.settings import load_settings
 
 SCHEMA_FILE = "search_terms.schema.json"
 SYSTEM = (

@@ -24,10 +24,10 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from .cache import JudgeCache, request_key
-from .errors import JudgeError, MediaError
-from .judge_client import JudgeClient, MediaInput
-from .media import MediaRef, file_size, sha256_file
+from reeljudge.cache import JudgeCache, request_key
+from reeljudge.errors import JudgeError, MediaError
+from reeljudge.gemini.client import JudgeClient, MediaInput
+from reeljudge.media.refs import MediaRef, file_size, sha256_file
 
 DEFAULT_INLINE_MAX_BYTES = 1_000_000
 VERTEX_INLINE_LIMIT = 20_000_000
@@ -150,7 +150,7 @@ class FileUploads:
     def _upload(self, media: PreparedMedia) -> Any:
         """Upload a local file and wait until it is ACTIVE; MediaError on FAILED, JudgeError on API trouble."""
         assert media.ref.path is not None
-        from .settings import credentials_hint, has_gemini_credentials
+        from reeljudge.gemini.settings import credentials_hint, has_gemini_credentials
 
         if not has_gemini_credentials(self.client.settings):
             raise JudgeError(f"no Gemini credentials to upload {media.ref.path.name}: {credentials_hint(self.client.settings)}", kind="no_credentials")

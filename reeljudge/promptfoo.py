@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-from .errors import BadInputError, ReelJudgeError
+from reeljudge.errors import BadInputError, ReelJudgeError
 
 Result = dict[str, Any]
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping
 
-from ..errors import BadInputError, MediaError
-from ..results import Result, assertion_config, component, grading_result, require_var, run_judged
-from .options import ProbeOptions
-from .report import ProbeResult
+from reeljudge.errors import BadInputError, MediaError
+from reeljudge.promptfoo import Result, assertion_config, component, grading_result, require_var, run_judged
+from reeljudge.probes.options import ProbeOptions
+from reeljudge.probes.report import ProbeResult
 
 JUDGE = "video_probes"
 DEFAULT_VAR = "clip"
@@ -78,9 +78,9 @@ def get_assert(output: Any, context: Mapping[str, Any] | None) -> Result:
     context = context or {}
 
     def body(test: str) -> Result:
-        from ..media import resolve_media
-        from . import probe_signals
-        from .signals import measure
+        from reeljudge.media.refs import resolve_media
+        from reeljudge.probes import probe_signals
+        from reeljudge.probes.signals import measure
 
         config = assertion_config(context)
         options = ProbeOptions.from_config(config)

@@ -26,13 +26,13 @@ from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from ..cache import JudgeCache, open_cache, request_key
-from ..clips import serve_clip
-from ..errors import BadInputError, JudgeError, MediaError, ReelJudgeError
-from ..judge_client import classify_error
-from ..media import sha256_file
-from ..pricing import estimate_video_cost
-from ..settings import JudgeSettings, credentials_hint, has_gemini_credentials, load_settings
+from reeljudge.cache import JudgeCache, open_cache, request_key
+from reeljudge.providers.clips import serve_clip
+from reeljudge.errors import BadInputError, JudgeError, MediaError, ReelJudgeError
+from reeljudge.gemini.client import classify_error
+from reeljudge.media.refs import sha256_file
+from reeljudge.gemini.pricing import estimate_video_cost
+from reeljudge.gemini.settings import JudgeSettings, credentials_hint, has_gemini_credentials, load_settings
 
 DEFAULT_MODEL = "veo-3.0-fast-generate-001"
 DEFAULT_OUTPUT_DIR = ".reeljudge/videos"
@@ -240,7 +240,7 @@ class VeoGenerator:
     def _genai(self) -> Any:
         """The google-genai client, created through the judge client's settings on first use."""
         if self._client is None:
-            from ..judge_client import JudgeClient
+            from reeljudge.gemini.client import JudgeClient
 
             self._client = JudgeClient(self.transport, cache=self.cache).genai()
         return self._client

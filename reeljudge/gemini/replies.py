@@ -10,7 +10,7 @@ import json
 import re
 from typing import Any, Callable, Mapping
 
-from .judge_client import ReplyInvalid
+from reeljudge.gemini.client import ReplyInvalid
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
 _MISMATCHED_QUOTE = re.compile(r'"([^"\n]*)\'(\s*[\],}])')
@@ -86,6 +86,6 @@ def json_reply_parser(
 
 def load_schema(name: str) -> dict[str, Any]:
     """A JSON Schema from ``rubrics/<name>``."""
-    from .rubric_files import rubric_path
+    from reeljudge.gemini.prompts import rubric_path
 
     return json.loads(rubric_path(name).read_text(encoding="utf-8"))

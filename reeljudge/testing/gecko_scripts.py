@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..untrusted import data_block
-from . import rubric_gen, validity, vqa
-from .questions import Question
-from .rubric_gen import rubric_from_reply
+from reeljudge.gemini.untrusted import data_block
+from reeljudge.gecko import rubric_gen, validity, vqa
+from reeljudge.gecko.questions import Question
+from reeljudge.gecko.rubric_gen import rubric_from_reply
 
 _STOP = set(
     "a an the of in on at to is are was were be by with and or for from as it its this that into through "

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Literal
 
-from .errors import MediaError
+from reeljudge.errors import MediaError
 
 MediaKind = Literal["video", "image"]
 

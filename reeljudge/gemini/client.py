@@ -15,10 +15,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-from .cache import JudgeCache, open_cache, request_key
-from .errors import JudgeError
-from .pricing import estimate_cost
-from .settings import JudgeSettings, credentials_hint, has_gemini_credentials
+from reeljudge.cache import JudgeCache, open_cache, request_key
+from reeljudge.errors import JudgeError
+from reeljudge.gemini.pricing import estimate_cost
+from reeljudge.gemini.settings import JudgeSettings, credentials_hint, has_gemini_credentials
 
 RETRYABLE_CODES = frozenset({408, 429, 500, 502, 503, 504})
 FINISH_OK = frozenset({"STOP", "FINISH_REASON_UNSPECIFIED", ""})

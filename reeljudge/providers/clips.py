@@ -19,8 +19,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Mapping
 
-from .errors import BadInputError, MediaError, ReelJudgeError
-from .media import MediaRef, resolve_media, sha256_file
+from reeljudge.errors import BadInputError, MediaError, ReelJudgeError
+from reeljudge.media.refs import MediaRef, resolve_media, sha256_file
 
 DEFAULT_VAR = "clip"
 DATA_URL_MAX_BYTES = 8 * 1024 * 1024
@@ -38,7 +38,7 @@ def media_store_dir() -> Path:
 
 def clip_facts(path: Path) -> dict[str, Any]:
     """Container facts of a clip without decoding it: duration, fps, width, height, codec, audio."""
-    from .probes.signals import open_info
+    from reeljudge.probes.signals import open_info
 
     container, _stream, info = open_info(path)
     container.close()

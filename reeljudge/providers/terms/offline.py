@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any, Callable, Mapping
 
-from reeljudge.generators.keyword_terms import keyword_terms
-from reeljudge.generators.visual_terms import visual_terms
+from reeljudge.providers.terms.keywords import keyword_terms
+from reeljudge.providers.terms.visual import visual_terms
 
 GENERATORS: dict[str, Callable[[str], list[str]]] = {"keywords": keyword_terms, "visual": visual_terms}
 

@@ -9,7 +9,7 @@ import os
 from dataclasses import dataclass, fields, replace
 from typing import Any, Literal, Mapping
 
-from .errors import BadInputError
+from reeljudge.errors import BadInputError
 
 Backend = Literal["developer", "vertex"]
 CacheMode = Literal["readwrite", "off", "replay"]

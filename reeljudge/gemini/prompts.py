@@ -5,13 +5,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .errors import ReelJudgeError
+from reeljudge.errors import ReelJudgeError
 
 
 def rubrics_dir() -> Path:
     """The rubrics folder: ``REELJUDGE_RUBRICS_DIR``, else ``rubrics/`` beside the package."""
     override = os.environ.get("REELJUDGE_RUBRICS_DIR")
-    return Path(override) if override else Path(__file__).resolve().parent.parent / "rubrics"
+    return Path(override) if override else Path(__file__).resolve().parents[2] / "rubrics"
 
 
 def rubric_path(name: str) -> Path:
