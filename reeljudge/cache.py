@@ -21,6 +21,7 @@ from typing import Any, Mapping
 from reeljudge.errors import JudgeError
 
 CACHE_FORMAT = 1
+DEFAULT_CACHE_DIR = ".reeljudge/cache"
 _TMP_PREFIX = ".tmp-"
 
 
@@ -131,6 +132,11 @@ class JudgeCache:
                 if sub.is_dir() and len(sub.name) == 2:
                     shutil.rmtree(sub, ignore_errors=True)
         return removed
+
+
+def default_cache_dir() -> str:
+    """The cache folder in force: ``REELJUDGE_CACHE_DIR``, else ``.reeljudge/cache`` (the one default)."""
+    return os.environ.get("REELJUDGE_CACHE_DIR") or DEFAULT_CACHE_DIR
 
 
 def open_cache(cache_dir: str, mode: str) -> JudgeCache:

@@ -3,14 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
-from reeljudge.cli import register_command
-
-
-def _cache_dir(arg: str | None) -> str:
-    return arg or os.environ.get("REELJUDGE_CACHE_DIR") or ".reeljudge/cache"
+from reeljudge.cache import default_cache_dir
 
 
 def _export(args: argparse.Namespace) -> int:
@@ -19,7 +14,7 @@ def _export(args: argparse.Namespace) -> int:
 
     records = [
         r
-        for r in stored_rubrics(JudgeCache(_cache_dir(args.dir)))
+        for r in stored_rubrics(JudgeCache(args.dir or default_cache_dir()))
         if (not args.kind or r["media_kind"] == args.kind) and (not args.prompt or args.prompt.lower() in r["prompt"].lower())
     ]
     text = export_yaml(records)
@@ -40,8 +35,7 @@ def _check_pairs(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
-@register_command("gecko")
-def add_gecko(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: argparse._SubParsersAction) -> None:
     """``reeljudge gecko export-rubrics`` and ``reeljudge gecko check-pairs``."""
     gecko = sub.add_parser("gecko", help="Gecko rubrics and suite checks")
     actions = gecko.add_subparsers(dest="action", required=True)

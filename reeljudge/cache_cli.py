@@ -1,0 +1,39 @@
+"""``reeljudge cache stats|clear``: inspect or empty the judge cache."""
+
+from __future__ import annotations
+
+import argparse
+
+from reeljudge.cache import JudgeCache, default_cache_dir
+
+
+def _stats(args: argparse.Namespace) -> int:
+    root = args.dir or default_cache_dir()
+    stats = JudgeCache(root).stats()
+    print(f"cache: {root}")
+    print(f"entries: {stats.entries}")
+    print(f"bytes: {stats.bytes}")
+    for kind, count in sorted(stats.by_kind.items()):
+        print(f"  {kind}: {count}")
+    if stats.orphaned_temp_files:
+        print(f"orphaned temp files (from interrupted writes): {stats.orphaned_temp_files}")
+    if stats.unreadable:
+        print(f"unreadable entries: {stats.unreadable}")
+    return 0
+
+
+def _clear(args: argparse.Namespace) -> int:
+    root = args.dir or default_cache_dir()
+    removed = JudgeCache(root).clear()
+    print(f"removed {removed} entries from {root}")
+    return 0
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """``reeljudge cache stats`` and ``reeljudge cache clear``."""
+    cache = sub.add_parser("cache", help="inspect or clear the judge cache")
+    actions = cache.add_subparsers(dest="action", required=True)
+    for name, func, text in (("stats", _stats, "count entries"), ("clear", _clear, "delete all entries")):
+        p = actions.add_parser(name, help=text)
+        p.add_argument("--dir", help="cache folder (default: REELJUDGE_CACHE_DIR or .reeljudge/cache)")
+        p.set_defaults(func=func)
