@@ -1,0 +1,116 @@
+"""A planned request made sendable again: the same ``JudgeRequest``, settings, contents and
+generation config as the online path builds (``reeljudge.gemini.wire``), then google-genai's own
+batch request form, inline or as one JSONL line.
+
+The cache key is recomputed from the rebuilt request and must equal the planned key, so a reply
+is only ever stored where the online path will look for it. Local media is delivered here: read
+and sent inline, or uploaded once per content hash through the Files API (``gemini.files``),
+after checking that the file still has the content that was planned.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+from reeljudge.cache import request_key
+from reeljudge.errors import JudgeError, MediaError
+from reeljudge.gemini import wire
+from reeljudge.gemini.client import JudgeClient, JudgeRequest, MediaInput
+from reeljudge.gemini.settings import JudgeSettings
+
+
+class ItemProblem(Exception):
+    """One planned request cannot be sent (its file changed, its record is damaged): it stays planned."""
+
+
+def rebuild(record: dict[str, Any], base: JudgeSettings) -> tuple[JudgeRequest, JudgeSettings]:
+    """The request and settings a planned record describes; ItemProblem if the key does not match."""
+    body, generation = record["request"], record.get("generation") or {}
+    try:
+        settings = dataclasses.replace(
+            base, model=record["model"], temperature=generation["temperature"],
+            thinking_budget=generation["thinking_budget"], max_output_tokens=generation["max_output_tokens"],
+        )
+        parts = tuple(p if isinstance(p, str) else _media(p["media"]) for p in body["parts"])
+        request = JudgeRequest(kind=record["kind"], system=body["system"], parts=parts, schema=body.get("schema"),
+                               media_resolution=body.get("media_resolution"), response_logprobs=bool(body.get("logprobs")))
+    except (KeyError, TypeError) as error:
+        raise ItemProblem(f"the planned record is damaged (missing {error})") from None
+    if request_key(request.cache_payload(settings)) != record["key"]:
+        raise ItemProblem("the planned record does not hash to its key (edited or damaged); plan it again")
+    return request, settings
+
+
+def _media(item: dict[str, Any]) -> MediaInput:
+    data = base64.b64decode(item["data_b64"]) if item.get("data_b64") else None
+    return MediaInput(item["sha256"], item["mime_type"], file_uri=item.get("file_uri"), data=data, fps=item.get("fps"),
+                      start_offset_s=item.get("start_offset_s"), end_offset_s=item.get("end_offset_s"),
+                      local_path=item.get("local_path"), upload=bool(item.get("upload")))
+
+
+class MediaDelivery:
+    """Local media of planned requests, made sendable: inline bytes, or an uploaded file's URI (per content hash)."""
+
+    def __init__(self, client: JudgeClient) -> None:
+        self.client = client
+        self._uris: dict[str, str] = {}
+
+    def deliver(self, request: JudgeRequest) -> JudgeRequest:
+        """``request`` with every local media part replaced by bytes or an uploaded URI."""
+        if not any(isinstance(p, MediaInput) and p.local_path for p in request.parts):
+            return request
+        parts = tuple(self._part(p) if isinstance(p, MediaInput) and p.local_path else p for p in request.parts)
+        return dataclasses.replace(request, parts=parts)
+
+    def _part(self, media: MediaInput) -> MediaInput:
+        from reeljudge.gemini.files import FileUploads
+        from reeljudge.media.refs import content_ref, resolve_media
+
+        path = Path(str(media.local_path))
+        try:
+            ref = content_ref(resolve_media(str(path)))
+        except MediaError as error:
+            raise ItemProblem(f"{path}: {error.message}") from None
+        if ref.sha256 != media.sha256:
+            raise ItemProblem(f"{path} changed since it was planned (sha256 {ref.sha256[:12]}…, planned "
+                              f"{media.sha256[:12]}…); plan it again")
+        located = dataclasses.replace(media, local_path=None, upload=False)
+        if not media.upload:
+            return dataclasses.replace(located, data=path.read_bytes())
+        if media.sha256 not in self._uris:
+            try:
+                self._uris[media.sha256] = FileUploads(self.client).uri_for(ref)
+            except (JudgeError, MediaError) as error:
+                raise ItemProblem(f"{path}: upload failed: {error.message}") from None
+        return dataclasses.replace(located, file_uri=self._uris[media.sha256])
+
+
+def contents_of(request: JudgeRequest, record: dict[str, Any]) -> list[dict[str, Any]]:
+    """The conversation to send: the user turn, then any follow-up turns (a reply fed back once)."""
+    contents = [wire.user_content(request.parts)]
+    for turn in record.get("turns") or []:
+        contents.append({"role": turn["role"], "parts": [{"text": turn["text"]}]})
+    return contents
+
+
+def inlined_request(record: dict[str, Any], request: JudgeRequest, settings: JudgeSettings) -> Any:
+    """google-genai's ``InlinedRequest`` for one planned request, tagged with its cache key."""
+    from google.genai import types
+
+    config = wire.generation_config(request, settings, settings.timeout_s).model_copy(update={"http_options": None})
+    return types.InlinedRequest(contents=contents_of(request, record), config=config, metadata={"key": record["key"]})
+
+
+def jsonl_line(api_client: Any, inlined: Any) -> str:
+    """One line of a batch input file: ``{"key", "request"}`` in the REST form google-genai itself sends inline."""
+    try:
+        from google.genai import _common
+        from google.genai.batches import _InlinedRequest_to_mldev
+    except ImportError as error:  # pragma: no cover - a google-genai without these helpers
+        raise JudgeError(f"this google-genai cannot write batch input files ({error}); use --source inline", kind="api_error") from None
+    rest = _common.encode_unserializable_types(_common.convert_to_dict(_InlinedRequest_to_mldev(api_client, inlined)))
+    return json.dumps({"key": inlined.metadata["key"], "request": rest["request"]}, ensure_ascii=False, separators=(",", ":"))
