@@ -5,7 +5,7 @@ in the judge cache folder, exported to YAML for review and committing, and read 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
 from reeljudge.cache import JudgeCache
 from reeljudge.errors import BadInputError
