@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from fake_gemini import json_reply, text_reply
+from fake_gemini import json_reply
 from reeljudge.batch.collect import collect, wait
 from reeljudge.batch.store import BatchStore
 from reeljudge.batch.submit import SubmitOptions, submit

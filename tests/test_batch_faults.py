@@ -3,12 +3,10 @@ replies fed back, results for keys nobody sent, collect and submit interrupted o
 
 from __future__ import annotations
 
-import json
 
 import pytest
 
 from fake_gemini import blocked_reply, error_reply, json_reply, text_reply, truncated_reply
-from reeljudge.batch import collect as collect_module
 from reeljudge.batch import submit as submit_module
 from reeljudge.batch.collect import collect, wait
 from reeljudge.batch.store import BatchStore
@@ -16,11 +14,10 @@ from reeljudge.batch.submit import SubmitOptions, submit
 from reeljudge.cache import JudgeCache
 from reeljudge.cli import main
 from reeljudge.errors import JudgeError
-from reeljudge.filmability.assertion import get_assert
 from reeljudge.gemini.client import JudgeClient, JudgeRequest
 from reeljudge.gemini.pricing import estimate_cost
 from reeljudge.gemini.settings import load_settings
-from test_batch import NARRATIONS, TERMS, client, ctx, judge_reply, plan_all, submit_and_collect
+from test_batch import NARRATIONS, client, judge_reply, plan_all, submit_and_collect
 
 
 def store() -> BatchStore:
