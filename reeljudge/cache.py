@@ -85,12 +85,13 @@ class JudgeCache:
             )
         return entry
 
-    def put(self, key: str, kind: str, value: Mapping[str, Any]) -> None:
-        """Store ``value`` under ``key`` atomically (a no-op unless mode is ``readwrite`` or ``plan``)."""
+    def put(self, key: str, kind: str, value: Mapping[str, Any], *, sync: bool = True) -> None:
+        """Store ``value`` under ``key`` atomically (a no-op unless mode is ``readwrite`` or ``plan``);
+        ``sync=False`` for a writer that syncs many entries at once (``atomic.sync_all``)."""
         if self.mode not in _WRITING_MODES:
             return
         entry = {"format": CACHE_FORMAT, "key": key, "kind": kind, "created": time.time(), **value}
-        write_json(self.path_for(key), entry, sort_keys=True)
+        write_json(self.path_for(key), entry, sync=sync, sort_keys=True)
 
     def is_cached(self, key: str) -> bool:
         """Whether an entry for ``key`` can be read (always False in mode ``off``)."""

@@ -126,11 +126,11 @@ def test_an_interrupted_collect_resumes_and_writes_nothing_twice(gemini_env, mon
     job = wait(c, submission, interval_s=0.01, deadline_s=10, progress=False)
     real_put, puts = JudgeCache.put, []
 
-    def flaky_put(self, key, kind, value):
+    def flaky_put(self, key, kind, value, **kwargs):
         if len(puts) == 2:
             raise KeyboardInterrupt  # the user presses Ctrl-C after two replies
         puts.append(key)
-        real_put(self, key, kind, value)
+        real_put(self, key, kind, value, **kwargs)
 
     monkeypatch.setattr(JudgeCache, "put", flaky_put)
     with pytest.raises(KeyboardInterrupt):

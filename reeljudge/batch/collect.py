@@ -13,7 +13,9 @@ empty), then the request's own reply parser, rebuilt from the plan (``gemini.par
 
 Results stream one at a time (a results file is downloaded to disk and read line by line), and
 every item's outcome is written as it is read, so an interrupted collect resumes where it stopped
-and a second collect of the same job changes nothing.
+and a second collect of the same job changes nothing. Cache entries are synced to disk in bulk
+(every ``SYNC_EVERY`` replies) before their planned requests are removed: a power loss can cost a
+reply that was already paid for, never leave a request neither cached nor planned.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+from reeljudge.atomic import sync_all
 from reeljudge.batch.store import FINAL_STATES, BatchStore, released
 from reeljudge.batch.submit import job_state
 from reeljudge.cache import JudgeCache
@@ -37,6 +40,7 @@ from reeljudge.gemini.replies import ReplyInvalid
 from reeljudge.retry import GaveUp, poll
 
 SUCCEEDED = frozenset({"JOB_STATE_SUCCEEDED", "JOB_STATE_PARTIALLY_SUCCEEDED"})
+SYNC_EVERY = 500  # cache entries written between two syncs (a planned request goes only once its reply is on disk)
 
 
 @dataclass
@@ -115,10 +119,24 @@ def _read_results(client: JudgeClient, store: BatchStore, submission: dict[str, 
 
     cache = JudgeCache(client.settings.cache_dir, "readwrite")
     parsers: dict[str, NamedParser] = {}
+    written: list[str] = []  # cached replies whose planned requests go once the cache is synced
     with tqdm(total=submission.get("count"), desc="collecting", unit="reply", disable=not progress, leave=False) as bar:
         for key, response, error in _results(client, store, submission, job):
-            _one(store, cache, parsers, submission, key, response, error, outcome)
+            if _one(store, cache, parsers, submission, key, response, error, outcome):
+                written.append(key)
+            if len(written) >= SYNC_EVERY:
+                _settle(store, written)
             bar.update(1)
+    _settle(store, written)
+
+
+def _settle(store: BatchStore, written: list[str]) -> None:
+    """Sync the cache entries just written (one ``sync`` for many), then forget their planned requests."""
+    if written:
+        sync_all()
+        for key in written:
+            store.remove_planned(key)
+        written.clear()
 
 
 def _results(client: JudgeClient, store: BatchStore, submission: dict[str, Any], job: Any) -> Iterator[tuple[str, Any, Any]]:
@@ -158,8 +176,8 @@ def _file_results(path: Path) -> Iterator[tuple[str, Any, Any]]:
 
 
 def _one(store: BatchStore, cache: JudgeCache, parsers: dict[str, NamedParser], submission: dict[str, Any], key: str,
-         response: Any, error: Any, outcome: Outcome) -> None:
-    """Handle one result (see the module doc)."""
+         response: Any, error: Any, outcome: Outcome) -> bool:
+    """Handle one result (see the module doc); True when a reply was written to the cache."""
     sid = submission["id"]
     record = store.read_planned(key) if len(key) == 64 else None
     if record is None or record.get("submission") != sid:
@@ -167,7 +185,10 @@ def _one(store: BatchStore, cache: JudgeCache, parsers: dict[str, NamedParser], 
             outcome.already += 1
         else:
             outcome.unknown.append(key)
-        return
+        return False
+    if cache.is_cached(key):  # written by an interrupted collect (or meanwhile online): only the plan is left
+        outcome.already += 1
+        return True
     kind = record.get("kind", "?")
     try:
         if error is not None:
@@ -179,19 +200,20 @@ def _one(store: BatchStore, cache: JudgeCache, parsers: dict[str, NamedParser], 
         value = _parser(parsers, record)(text)
     except ReplyInvalid as invalid:
         _fed_back_or_failed(store, record, sid, text, invalid, outcome)
-        return
+        return False
     except (JudgeError, ValueError) as problem:
         reason = f"{getattr(problem, 'kind', 'error')}: {problem}"
         store.write_planned(released(record, sid, reason))
         outcome.failed.append((key, kind, reason))
-        return
+        return False
     usage = wire.usage_of(response, record["model"], batch=True)
-    cache.put(key, kind, reply_entry(record["model"], text, value, finish, usage, logprobs, via="batch", job=submission["job"]))
-    store.remove_planned(key)
+    entry = reply_entry(record["model"], text, value, finish, usage, logprobs, via="batch", job=submission["job"])
+    cache.put(key, kind, entry, sync=False)
     outcome.collected += 1
     outcome.usage = outcome.usage + usage
     online = estimate_cost(record["model"], usage.prompt_tokens, usage.output_tokens)
     outcome.online_cost_usd = None if online is None or outcome.online_cost_usd is None else outcome.online_cost_usd + online
+    return True
 
 
 def _parser(parsers: dict[str, NamedParser], record: dict[str, Any]) -> NamedParser:

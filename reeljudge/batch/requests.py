@@ -105,12 +105,40 @@ def inlined_request(record: dict[str, Any], request: JudgeRequest, settings: Jud
     return types.InlinedRequest(contents=contents_of(request, record), config=config, metadata={"key": record["key"]})
 
 
-def jsonl_line(api_client: Any, inlined: Any) -> str:
-    """One line of a batch input file: ``{"key", "request"}`` in the REST form google-genai itself sends inline."""
-    try:
-        from google.genai import _common
-        from google.genai.batches import _InlinedRequest_to_mldev
-    except ImportError as error:  # pragma: no cover - a google-genai without these helpers
-        raise JudgeError(f"this google-genai cannot write batch input files ({error}); use --source inline", kind="api_error") from None
-    rest = _common.encode_unserializable_types(_common.convert_to_dict(_InlinedRequest_to_mldev(api_client, inlined)))
-    return json.dumps({"key": inlined.metadata["key"], "request": rest["request"]}, ensure_ascii=False, separators=(",", ":"))
+class JsonlLines:
+    """Batch input file lines ``{"key", "request"}`` in the REST form google-genai itself sends inline.
+
+    google-genai's own converters (``batches._InlinedRequest_to_mldev``) turn each request into
+    its wire form. The generation config (system text, JSON Schema, settings) is the same for every
+    request of one kind and is converted once; each line converts only its contents.
+    """
+
+    def __init__(self, api_client: Any) -> None:
+        try:
+            from google.genai import _common, _transformers
+            from google.genai.batches import _Content_to_mldev, _InlinedRequest_to_mldev
+        except ImportError as error:  # pragma: no cover - a google-genai without these helpers
+            raise JudgeError(f"this google-genai cannot write batch input files ({error}); use --source inline",
+                             kind="api_error") from None
+        self._api, self._common, self._contents = api_client, _common, _transformers.t_contents
+        self._convert_request, self._convert_content = _InlinedRequest_to_mldev, _Content_to_mldev
+        self._templates: dict[str, dict[str, Any]] = {}
+
+    def line(self, record: dict[str, Any], inlined: Any) -> str:
+        """The JSONL line of one request (``inlined``: its ``InlinedRequest``; ``record``: its plan)."""
+        from google.genai import types
+
+        body = record["request"]
+        token = json.dumps([record["model"], record.get("generation"), body.get("system"), body.get("schema"),
+                            body.get("media_resolution"), body.get("logprobs")], sort_keys=True, default=str)
+        template = self._templates.get(token)
+        if template is None:
+            empty = types.InlinedRequest(contents=[{"role": "user", "parts": [{"text": "-"}]}], config=inlined.config)
+            converted = self._rest(self._convert_request(self._api, empty))["request"]
+            template = self._templates[token] = {k: v for k, v in converted.items() if k != "contents"}
+        contents = self._rest([self._convert_content(c) for c in self._contents(inlined.contents)])
+        request = {"contents": contents, **template}
+        return json.dumps({"key": record["key"], "request": request}, ensure_ascii=False, separators=(",", ":"))
+
+    def _rest(self, value: Any) -> Any:
+        return self._common.encode_unserializable_types(self._common.convert_to_dict(value))

@@ -46,8 +46,8 @@ class BatchStore:
         return _read(self.planned_path(key))
 
     def write_planned(self, record: dict[str, Any]) -> None:
-        """Store (or replace) a planned request, atomically."""
-        write_json(self.planned_path(record["key"]), {"format": STORE_FORMAT, **record}, sort_keys=True)
+        """Store (or replace) a planned request, atomically (not synced: a lost plan is planned again by the next eval)."""
+        write_json(self.planned_path(record["key"]), {"format": STORE_FORMAT, **record}, sync=False, sort_keys=True)
 
     def remove_planned(self, key: str) -> None:
         """Forget a planned request (its reply is in the cache)."""

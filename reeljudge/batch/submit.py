@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
-from reeljudge.batch.requests import ItemProblem, MediaDelivery, inlined_request, jsonl_line, rebuild
+from reeljudge.batch.requests import ItemProblem, JsonlLines, MediaDelivery, inlined_request, rebuild
 from reeljudge.batch.store import BatchStore, released
 from reeljudge.errors import JudgeError
 from reeljudge.gemini.client import JudgeClient
@@ -114,7 +114,7 @@ def _write_input(store: BatchStore, client: JudgeClient, submission: dict[str, A
     path = store.jobs_dir / f"{sid}.input.jsonl"
     delivery, sent, size = MediaDelivery(client), [], 0
     inline: list[Any] | None = [] if options.source in ("auto", "inline") else None
-    api = client.genai()._api_client
+    lines = JsonlLines(client.genai()._api_client)
     keys = tqdm(store.keys_of(sid), total=submission["count"], desc="building requests", unit="req",
                 disable=not options.progress, leave=False)
     with open(path, "w", encoding="utf-8") as out:
@@ -128,7 +128,7 @@ def _write_input(store: BatchStore, client: JudgeClient, submission: dict[str, A
             except ItemProblem as problem:
                 store.write_planned(released(record, sid, f"not sent: {problem}"))
                 continue
-            line = jsonl_line(api, item)
+            line = lines.line(record, item)
             out.write(line + "\n")
             sent.append(key)
             size += len(line) + 1
