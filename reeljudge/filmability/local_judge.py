@@ -11,8 +11,8 @@ labelled pairs in ``benchmarks/embeddings_compare.py``; see docs/decisions.md):
 - relevance (0–3): each term gets a level from its best match to the narration — the whole
   sentence, its content words and word pairs — minus the term's mean similarity to a fixed set of
   unrelated background words (small models rate some phrases close to everything); plus, when the
-  narration uses a word from the curated software list, its similarity to short topic glosses
-  ("computer programming"). Abstract or unknown terms count at most 1 ("related concepts but not
+  narration reads as a software explainer (:func:`reeljudge.filmability.senses.narration_domain`),
+  its similarity to short topic glosses ("computer programming"). Abstract or unknown terms count at most 1 ("related concepts but not
   visuals"). The criterion is the level that at least half the terms reach.
 - variety (0–1): 1 when at least two terms are filmable and their mean pairwise cosine similarity
   is below ``variety_max_mean_similarity``.
@@ -181,7 +181,7 @@ def judge_terms_locally(
         )
         return LocalJudgement(bd, details)
 
-    rel, rel_reason, var, var_reason = _embedding_criteria(narration, clean, conc, o, details)
+    rel, rel_reason, var, var_reason = _embedding_criteria(narration, clean, conc, o, details, domain)
     bd = Breakdown(
         relevance=rel,
         filmability=film,
@@ -214,7 +214,8 @@ def _filmability_reason(conc: list[TermConcreteness], points: int, o: LocalJudge
 
 
 def _embedding_criteria(
-    narration: str, terms: list[str], conc: list[TermConcreteness], o: LocalJudgeOptions, details: dict[str, Any]
+    narration: str, terms: list[str], conc: list[TermConcreteness], o: LocalJudgeOptions, details: dict[str, Any],
+    domain: NarrationDomain,
 ) -> tuple[int, str, int, str]:
     """Relevance and variety (points and reasons) from sentence-embedding similarities."""
     from reeljudge.filmability.embeddings import get_embedder
@@ -258,7 +259,7 @@ def _embedding_criteria(
             "rate relevance → 0/3."
         ), var, var_reason
     chunks = narration_chunks(narration)
-    jargon = uses_tech_jargon(narration)
+    jargon = list(domain.evidence)
     cv = model.embed(chunks)
     bg = model.embed(BACKGROUND_WORDS)
     sim = tv @ cv.T
