@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import hashlib
+import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from reeljudge.cache import open_cache, request_key
 from reeljudge.errors import BadInputError
@@ -13,6 +14,9 @@ from reeljudge.promptfoo import Result, assertion_config, component, grading_res
 from reeljudge.gemini.settings import JudgeSettings, has_gemini_credentials, load_settings
 from reeljudge.filmability.score_table import CRITERIA_MAX, Breakdown, RubricScore, breakdown_from_reply, judge_disagreements, score_breakdown
 from reeljudge.filmability.terms import parse_terms
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from reeljudge.filmability.findability import Findability
 
 JUDGE_NAME = "filmability"
 METRIC_PREFIX = "film_"
@@ -26,19 +30,67 @@ class FilmabilityOptions:
     threshold: float = 0.8
     max_terms: int = 50
     max_narration_chars: int = 4000
+    #: stock-footage findability (reeljudge.filmability.findability): ``auto`` asks Pexels/Pixabay when
+    #: PEXELS_API_KEY / PIXABAY_API_KEY are set and otherwise says it did not; ``off``; ``required``
+    #: (a missing key or a failed search fails the test). Env: REELJUDGE_FINDABILITY.
+    findability: str = "auto"
+    #: which stock sources to ask (a list, or comma-separated text)
+    findability_sources: tuple[str, ...] = ("pexels", "pixabay")
+    #: a term is findable when the sources together return at least this many clips
+    findability_min_clips: int = 1
+    #: the test fails when a smaller share of terms is findable (0: findability is shown, never gates;
+    #: above 0 the signal is needed, as with ``required``)
+    min_findability: float = 0.0
+    #: cached clip counts older than this many hours are asked again (Pixabay asks for at least 24)
+    findability_max_age_h: float = 168.0
 
     @classmethod
-    def from_config(cls, config: Mapping[str, Any]) -> "FilmabilityOptions":
+    def from_config(cls, config: Mapping[str, Any], env: Mapping[str, str] | None = None) -> "FilmabilityOptions":
         """Options from an assertion config; BadInputError on a bad value."""
+        env = os.environ if env is None else env
         try:
-            return cls(
+            options = cls(
                 narration_var=str(config.get("narration_var", cls.narration_var)),
                 threshold=float(config.get("threshold", cls.threshold)),
                 max_terms=int(config.get("max_terms", cls.max_terms)),
                 max_narration_chars=int(config.get("max_narration_chars", cls.max_narration_chars)),
+                findability=str(config.get("findability", env.get("REELJUDGE_FINDABILITY") or cls.findability)).strip().lower(),
+                findability_sources=_names(config.get("findability_sources", cls.findability_sources)),
+                findability_min_clips=int(config.get("findability_min_clips", cls.findability_min_clips)),
+                min_findability=float(config.get("min_findability", cls.min_findability)),
+                findability_max_age_h=float(config.get("findability_max_age_h", cls.findability_max_age_h)),
             )
         except (TypeError, ValueError) as exc:
             raise BadInputError(f"invalid filmability assertion config: {exc}") from None
+        options.check()
+        return options
+
+    def check(self) -> None:
+        """BadInputError naming the option when a findability value is out of range."""
+        from reeljudge.filmability.findability import MODES
+        from reeljudge.stock.sources import SOURCES
+
+        if self.findability not in MODES:
+            raise BadInputError(f"filmability option 'findability' must be one of {', '.join(MODES)}; got {self.findability!r}")
+        unknown = [s for s in self.findability_sources if s not in SOURCES]
+        if unknown or not self.findability_sources:
+            raise BadInputError(f"filmability option 'findability_sources' takes {', '.join(SOURCES)}; got {list(self.findability_sources)!r}")
+        if self.findability_min_clips < 1 or not 0 <= self.min_findability <= 1 or self.findability_max_age_h < 0:
+            raise BadInputError("filmability options: findability_min_clips must be ≥ 1, min_findability within 0–1, "
+                                "findability_max_age_h ≥ 0")
+        if self.min_findability > 0 and self.findability == "off":
+            raise BadInputError("filmability options: min_findability is set but findability is 'off'")
+
+    @property
+    def findability_mode(self) -> str:
+        """The mode in force: a findability minimum makes the signal required."""
+        return "required" if self.min_findability > 0 and self.findability == "auto" else self.findability
+
+
+def _names(value: Any) -> tuple[str, ...]:
+    """A list of names from a YAML list or comma-separated text, lower-cased."""
+    items = value.split(",") if isinstance(value, str) else list(value)
+    return tuple(str(v).strip().lower() for v in items if str(v).strip())
 
 
 @dataclass(frozen=True)
@@ -83,7 +135,7 @@ def _grade(output: Any, context: Mapping[str, Any], test: str) -> Result:
         raise BadInputError(f"test {test!r}: {error.message}") from None
     which = choose_judge(settings)
     judgement = _judge_gemini(narration, terms, settings) if which == "gemini" else _judge_local(narration, terms, settings)
-    return _result(terms, judgement, options)
+    return with_findability(_result(terms, judgement, options), _findability(terms, options, settings), options)
 
 
 def _judge_gemini(narration: str, terms: list[str], settings: JudgeSettings) -> Judgement:
@@ -127,7 +179,7 @@ def _local_judge_fingerprint() -> str:
     digest = hashlib.sha256()
     files = sorted(here.glob("*.py")) + sorted(p for p in (here / "data").rglob("*") if p.is_file())
     for path in files:
-        if path.name in ("assertion.py", "gemini_judge.py"):
+        if path.name in ("assertion.py", "gemini_judge.py", "findability.py"):
             continue
         digest.update(path.name.encode())
         digest.update(path.read_bytes())
@@ -192,3 +244,35 @@ def _reason(
     if disagreements:
         parts.append("judge's own total disagreed with its breakdown (" + "; ".join(disagreements) + "), ours used")
     return ". ".join(parts)
+
+
+def _findability(terms: list[str], options: FilmabilityOptions, settings: JudgeSettings) -> "Findability":
+    """The findability signal for the terms (absent with a reason when it cannot be had in auto mode)."""
+    from reeljudge.filmability.findability import find_clips, search_settings
+
+    return find_clips(
+        terms, mode=options.findability_mode, sources=options.findability_sources,
+        min_clips=options.findability_min_clips, settings=search_settings(settings, options.findability_max_age_h),
+    )
+
+
+def with_findability(result: Result, f: "Findability", options: FilmabilityOptions) -> Result:
+    """``result`` with the findability signal: named score, component, reason and metadata; the
+    test fails when the share of findable terms is under ``min_findability``."""
+    result = {**result, "metadata": {**result.get("metadata", {}), "findability": f.as_dict()}}
+    sentence = f.reason()
+    score = f.score
+    if score is not None:
+        name = f"{METRIC_PREFIX}findability"
+        gate = options.min_findability
+        result["namedScores"] = {**result.get("namedScores", {}), name: score}
+        result["componentResults"] = [*result.get("componentResults", []), component(
+            name=name, passed=score >= gate, score=score,
+            reason=f"{score:.2f} of terms return clips{f' (min {gate:g})' if gate else ''}. {f.per_term()}",
+        )]
+        if gate and score < gate and result["pass"]:
+            result["pass"] = False
+            result["reason"] = "FAIL" + result["reason"].removeprefix("PASS")
+            sentence += f"; {score:.2f} is under min_findability {gate:g}, so the test fails"
+    result["reason"] = f"{result['reason']}. {sentence}"
+    return result
