@@ -231,3 +231,15 @@ def test_findability_env_switch(stock_env: FakeStock, monkeypatch: pytest.Monkey
     result = get_assert(json.dumps(TERMS), _context({"judge": "local"}))
     assert "findability off" in result["reason"] and not stock_env.calls()
     assert os.environ["PEXELS_API_KEY"] == PEXELS_KEY
+
+
+def test_python_face_defaults_and_bad_arguments(stock: FakeStock, monkeypatch: pytest.MonkeyPatch) -> None:
+    from reeljudge.errors import BadInputError
+
+    stock.counts = {"sunset": 3}
+    for name, value in _env(stock, **BOTH).items():
+        monkeypatch.setenv(name, value)
+    f = find_clips(["sunset", "efficiency"])
+    assert f.score == 0.5 and f.not_found == ["efficiency"]
+    with pytest.raises(BadInputError, match="sources among pexels, pixabay"):
+        find_clips(["sunset"], sources=("getty",))

@@ -18,6 +18,7 @@ import os
 from dataclasses import asdict, dataclass
 from typing import Any, Mapping
 
+from reeljudge.errors import BadInputError
 from reeljudge.stock.search import SearchSettings, StockSearchError, count_clips
 from reeljudge.stock.sources import SOURCES, Source
 
@@ -89,11 +90,22 @@ class Findability:
 
 
 def find_clips(
-    terms: list[str], *, mode: str, sources: tuple[str, ...], min_clips: int, settings: SearchSettings,
-    env: Mapping[str, str] | None = None,
+    terms: list[str], *, mode: str = "auto", sources: tuple[str, ...] = ("pexels", "pixabay"), min_clips: int = 1,
+    settings: SearchSettings | None = None, env: Mapping[str, str] | None = None,
 ) -> Findability:
-    """Clip counts for ``terms`` (see module doc); StockSearchError only in mode ``required``."""
+    """Clip counts for ``terms`` (see module doc); StockSearchError only in mode ``required``.
+
+    ``find_clips(["server room", "efficiency"])`` asks the sources whose keys are in the environment,
+    caching in the default cache folder.
+    """
     env = os.environ if env is None else env
+    if mode not in MODES or not sources or any(name not in SOURCES for name in sources):
+        raise BadInputError(f"findability mode must be one of {', '.join(MODES)} and sources among "
+                            f"{', '.join(SOURCES)}; got {mode!r}, {list(sources)!r}")
+    if settings is None:
+        from reeljudge.cache import default_cache_dir
+
+        settings = SearchSettings(cache_dir=default_cache_dir())
     if mode == "off":
         return Findability("off", min_clips=min_clips)
     wanted = [SOURCES[name] for name in sources]
