@@ -20,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from reeljudge.filmability.local_judge import LocalJudgeOptions, read_terms
+from reeljudge.filmability.judge_local import LocalJudgeOptions, read_terms
 
 ROOT = Path(__file__).resolve().parents[1]
 DATASET = ROOT / "datasets" / "terms_labelled.yaml"

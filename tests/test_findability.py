@@ -12,6 +12,7 @@ from fake_stock import PEXELS_KEY, PIXABAY_KEY, FakeStock
 from reeljudge.cache import JudgeCache
 from reeljudge.filmability.assertion import get_assert
 from reeljudge.filmability.findability import find_clips
+from reeljudge.retry import RetryPolicy
 from reeljudge.stock.search import SearchSettings, StockSearchError, count_clips
 from reeljudge.stock.sources import PEXELS, PIXABAY
 
@@ -20,8 +21,11 @@ TERMS = ["server room", "computer RAM", "data center lights", "fast motion blur"
 COUNTS = {"server room": 812, "computer ram": 140, "data center lights": 37, "fast motion blur": 0}
 
 
+FAST = RetryPolicy(max_attempts=3, timeout_s=2, deadline_s=10, backoff_initial_s=0.01, backoff_max_s=0.05)
+
+
 def _settings(tmp_path: Path, **kw) -> SearchSettings:
-    return SearchSettings(cache_dir=str(tmp_path / "cache"), **kw)
+    return SearchSettings(cache_dir=str(tmp_path / "cache"), policy=kw.pop("policy", FAST), **kw)
 
 
 def _cache(tmp_path: Path, mode: str = "readwrite") -> JudgeCache:
@@ -96,9 +100,29 @@ def test_failures_name_the_source_and_what_happened(stock: FakeStock, tmp_path: 
     assert not list((tmp_path / "cache").rglob("*.json")), "a failure must not be cached"
 
 
+@pytest.mark.parametrize("source, status", [(PEXELS, 429), (PIXABAY, 429), (PEXELS, 503), (PIXABAY, 502)])
+def test_rate_limits_and_outages_are_retried_by_the_shared_policy(stock: FakeStock, tmp_path: Path, source, status) -> None:
+    stock.counts = {"sunset": 7}
+    stock.fail(source.name, status, times=2)
+    got = count_clips(source, "sunset", key=PEXELS_KEY if source is PEXELS else PIXABAY_KEY, base_url=stock.url,
+                      settings=_settings(tmp_path), cache=_cache(tmp_path))
+    assert got.total == 7 and [c.status for c in stock.calls()] == [status, status, 200]
+
+
+def test_retries_stop_at_the_policy_and_say_so(stock: FakeStock, tmp_path: Path) -> None:
+    stock.fail("pixabay", 429, times=10)
+    with pytest.raises(StockSearchError, match="gave up after 3 attempts: Pixabay rate limit reached") as info:
+        count_clips(PIXABAY, "sunset", key=PIXABAY_KEY, base_url=stock.url, settings=_settings(tmp_path), cache=_cache(tmp_path))
+    assert info.value.kind == "rate_limited" and len(stock.calls()) == 3
+    stock.fail("pexels", 401)
+    with pytest.raises(StockSearchError, match="rejected the API key"):
+        count_clips(PEXELS, "sunset", key=PEXELS_KEY, base_url=stock.url, settings=_settings(tmp_path), cache=_cache(tmp_path))
+    assert len(stock.calls("pexels")) == 1, "a rejected key is not retried"
+
+
 def test_unreachable_server_and_unreadable_reply(tmp_path: Path, stock: FakeStock) -> None:
     with pytest.raises(StockSearchError, match="Pexels could not be reached"):
-        count_clips(PEXELS, "sunset", key=PEXELS_KEY, base_url="http://127.0.0.1:9", settings=_settings(tmp_path, timeout_s=2),
+        count_clips(PEXELS, "sunset", key=PEXELS_KEY, base_url="http://127.0.0.1:9", settings=_settings(tmp_path),
                     cache=_cache(tmp_path))
     stock.fail("pexels", 200)  # a 200 whose body is not a search result
     with pytest.raises(StockSearchError, match="not a search result"):
@@ -159,8 +183,8 @@ def test_a_failing_source_is_dropped_in_auto_and_fails_when_required(stock: Fake
     stock.fail("pixabay", 429, times=100)
     f = _find(tmp_path, _env(stock, **BOTH))
     assert f.sources == ("pexels",) and f.score == 0.75
-    assert "Pixabay did not answer: Pixabay rate limit reached (HTTP 429)" in f.reason()
-    assert len(stock.calls("pixabay")) == 1, "a source that failed is not asked again for the other terms"
+    assert "Pixabay did not answer: gave up after 3 attempts: Pixabay rate limit reached (HTTP 429)" in f.reason()
+    assert len(stock.calls("pixabay")) == 3, "a source that gave up is not asked again for the other terms"
     with pytest.raises(StockSearchError, match="Pixabay rate limit reached"):
         find_clips(["sunrise"], mode="required", sources=("pexels", "pixabay"), min_clips=1,
                    settings=_settings(tmp_path), env=_env(stock, **BOTH))
@@ -217,9 +241,10 @@ def test_min_findability_without_keys_does_not_pass_unchecked() -> None:
 @pytest.mark.parametrize(
     "config, words",
     [({"findability": "sometimes"}, "must be one of auto, off, required"),
-     ({"findability_sources": ["pexels", "shutterstock"]}, "takes pexels, pixabay"),
-     ({"min_findability": 2}, "min_findability within 0–1"),
-     ({"findability": "off", "min_findability": 0.5}, "min_findability is set but findability is 'off'")],
+     ({"findability_sources": ["pexels", "shutterstock"]}, "'findability_sources' item 2 must be one of pexels, pixabay"),
+     ({"min_findability": 2}, "'min_findability' must be at most 1"),
+     ({"findability": "off", "min_findability": 0.5}, "min_findability is set but findability is 'off'"),
+     ({"findabilty": "off"}, "unknown option 'findabilty' for filmability; did you mean 'findability'?")],
 )
 def test_bad_findability_options_are_named(config: dict, words: str) -> None:
     result = get_assert(json.dumps(TERMS), _context({"judge": "local", **config}))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from benchmarks.term_accuracy import DATASET, accuracy_table, judge_items, load_items
-from reeljudge.filmability.local_judge import LocalJudgeOptions, read_terms
+from reeljudge.filmability.judge_local import LocalJudgeOptions, read_terms
 from reeljudge.filmability.senses import narration_domain
 from reeljudge.filmability.term_reading import term_concreteness
 
@@ -101,7 +101,7 @@ def test_judge_reason_says_how_terms_were_read() -> None:
     readings, domain = read_terms(SOFTWARE, ["memory leak", "leaking pipe"], LocalJudgeOptions())
     assert domain.software and "memory" in domain.evidence
     assert [r.status for r in readings] == ["abstract", "filmable"]
-    from reeljudge.filmability.local_judge import judge_terms_locally
+    from reeljudge.filmability.judge_local import judge_terms_locally
 
     b = judge_terms_locally(SOFTWARE, ["memory leak", "leaking pipe", "server rack"]).breakdown
     assert b.unfilmable_terms == ["memory leak"]

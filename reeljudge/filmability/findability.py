@@ -161,10 +161,10 @@ def _ask(
 
 
 def search_settings(judge_settings: Any, max_age_h: float) -> SearchSettings:
-    """Stock-search settings from the judge's settings (cache folder and mode, patience)."""
-    return SearchSettings(
-        cache_dir=judge_settings.cache_dir, cache_mode=judge_settings.cache_mode, max_age_h=max_age_h,
-        timeout_s=min(judge_settings.timeout_s, 20.0), deadline_s=min(judge_settings.deadline_s, 60.0),
-        max_attempts=judge_settings.max_attempts, backoff_initial_s=judge_settings.backoff_initial_s,
-        backoff_max_s=judge_settings.backoff_max_s,
-    )
+    """Stock-search settings from the judge's settings: its cache, its retry policy with shorter waits."""
+    from dataclasses import replace
+
+    policy = judge_settings.retry
+    policy = replace(policy, timeout_s=min(policy.timeout_s, 20.0), deadline_s=min(policy.deadline_s, 60.0))
+    return SearchSettings(cache_dir=judge_settings.cache_dir, cache_mode=judge_settings.cache_mode,
+                          max_age_h=max_age_h, policy=policy)

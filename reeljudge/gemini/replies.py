@@ -1,79 +1,252 @@
-"""Judge replies as JSON: repaired for common damage, then validated against a JSON Schema.
+"""The one reply reader: what a judge's reply says, or a refusal that names why it cannot be read.
 
-Damage seen in real replies (and in Google's own few-shot examples): code fences, prose around the
-object, trailing commas, single quotes, unquoted letters (``"answer": d``), mismatched quotes.
+Every judge reads its replies here. The policy (docs/decisions.md, "Ambiguity policy"):
+
+- **Repaired**, because only one reading exists: code fences and prose around one JSON value,
+  trailing or missing commas, single quotes, unquoted letters (``"answer": d``), a string opened
+  with ``"`` and closed with ``'``, numbers or booleans written as text where the schema wants a
+  number or boolean (``"relevance": "3"``), one object wrapped in a one-element list, a verdict
+  written as a letter in any usual form (``b``, ``B``, ``b)``, ``(b)``, ``b) long shot``,
+  ``Answer: B``) or as the exact text of one choice, a bare numbered answer key (``1. b``).
+- **Refused**, because two readings exist (:class:`ReplyInvalid`, fed back to the judge once, then
+  the judge did not judge): the same key twice in one object (``ambiguous``), more than one JSON
+  value that differ (``ambiguous``), text that ends inside a string, array or object
+  (``truncated``), a list shorter than the request implies (``incomplete``), no JSON at all or a
+  value that breaks the schema (``unparseable``). A question given two verdicts is *unanswered*,
+  never guessed (:func:`read_choice`).
+
+Reasons quote the offending part of the reply, not the whole reply.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from typing import Any, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
 
-from reeljudge.gemini.client import ReplyInvalid
-
-_FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
 _MISMATCHED_QUOTE = re.compile(r'"([^"\n]*)\'(\s*[\],}])')
+_LOOKS_JSON = re.compile(r"""(?:\{\s*(?:["'][^"'\n]{0,80}["']|[A-Za-z_]\w*)\s*:|\{\s*\}|\[\s*[\[{"'\d-]|\[\s*\])""")
 
 
-def fix_mismatched_quotes(text: str) -> str:
-    """``"plate']`` (a string opened with ``"`` and closed with ``'``) made ``"plate"]``."""
-    return _MISMATCHED_QUOTE.sub(r'"\1"\2', text)
+class ReplyInvalid(ValueError):
+    """A reply that arrived but cannot be used; the message is fed back to the judge once."""
+
+    kind = "unparseable"
+
+    def __init__(self, message: str, *, kind: str | None = None) -> None:
+        super().__init__(message)
+        if kind is not None:
+            self.kind = kind
 
 
-def strip_wrapping(text: str) -> str:
-    """The JSON-looking core of a reply: inside a code fence, from the first ``{``/``[`` on."""
-    fenced = _FENCE.search(text)
-    if fenced:
-        text = fenced.group(1)
-    starts = [i for i in (text.find("{"), text.find("[")) if i >= 0]
-    if starts:
-        text = text[min(starts):]
-    return text.strip()
+def quote(text: str, start: int = 0, end: int | None = None, width: int = 60) -> str:
+    """A short excerpt of ``text[start:end]`` for a reason: at most ``width`` characters, elided."""
+    part = text[start:end] if end is not None else text[start:]
+    part = " ".join(part.split())
+    return f"«{part}»" if len(part) <= width else f"«{part[: width // 2]}…{part[-width // 2 :]}»"
 
 
-def repair_json(text: str) -> Any:
-    """The value a damaged JSON reply meant; ReplyInvalid when nothing JSON-like is there."""
-    core = strip_wrapping(text)
-    if not core:
-        raise ReplyInvalid("the reply holds no JSON object")
+# ---- finding the JSON values in a reply --------------------------------------------------------
+
+
+@dataclass
+class Span:
+    """One top-level bracketed value in a reply: where it is, whether it closes, keys seen twice."""
+
+    start: int
+    end: int
+    closed: bool
+    open_inside: str = ""  # when not closed: "a string", "an object" or "an array"
+    duplicate_keys: list[str] = field(default_factory=list)
+
+
+def find_spans(text: str) -> list[Span]:
+    """Every top-level ``{…}``/``[…]`` that looks like JSON, scanning strings and nesting; the last may be unclosed."""
+    spans: list[Span] = []
+    i = 0
+    while i < len(text):
+        if text[i] in "{[" and _LOOKS_JSON.match(text, i):
+            span = _scan(text, i)
+            spans.append(span)
+            if not span.closed:
+                break
+            i = span.end
+        else:
+            i += 1
+    return spans
+
+
+def _scan(text: str, start: int) -> Span:
+    """The span of the value starting at ``start``, tracking strings, nesting and object keys."""
+    stack: list[str] = []
+    keys: list[set[str]] = []
+    duplicates: list[str] = []
+    quote_char = ""
+    token_start = 0
+    last_string = ""
+    previous = ""
+    i = start
+    while i < len(text):
+        c = text[i]
+        if quote_char:
+            if c == "\\":
+                i += 2
+                continue
+            if c == quote_char:
+                quote_char, last_string = "", text[token_start + 1 : i]
+                previous = '"'
+        elif c in "\"'" and (c == '"' or previous in "{[,:"):
+            quote_char, token_start = c, i
+        elif c in "{[":
+            stack.append("}" if c == "{" else "]")
+            keys.append(set())
+            previous = c
+        elif c in "}]":
+            if stack:
+                stack.pop()
+                keys.pop()
+            previous = c
+            if not stack:
+                return Span(start, i + 1, True, duplicate_keys=duplicates)
+        elif c == ":" and stack and stack[-1] == "}":
+            key = last_string if previous == '"' else _bare_key(text, i)
+            if key in keys[-1]:
+                duplicates.append(key)
+            keys[-1].add(key)
+            previous = c
+        elif not c.isspace():
+            previous = c
+        i += 1
+    inside = "a string" if quote_char else ("an object" if stack and stack[-1] == "}" else "an array")
+    return Span(start, len(text), False, inside, duplicates)
+
+
+def _bare_key(text: str, colon: int) -> str:
+    """The unquoted key written just before a colon (``{answer: "b"}``)."""
+    match = re.search(r"([A-Za-z_][\w-]*)\s*$", text[:colon])
+    return match.group(1) if match else ""
+
+
+# ---- reading one JSON value ----------------------------------------------------------------------
+
+
+def read_json(text: str, schema: Mapping[str, Any] | None = None) -> Any:
+    """The one JSON value a reply holds, repaired where unambiguous and shaped to ``schema``.
+
+    Raises ReplyInvalid (kind ``unparseable``, ``truncated`` or ``ambiguous``) naming the problem.
+    """
+    text = _MISMATCHED_QUOTE.sub(r'"\1"\2', text)
+    spans = find_spans(text)
+    if spans and not spans[-1].closed:
+        bad = spans[-1]
+        raise ReplyInvalid(
+            f"the reply ends inside {bad.open_inside} (it was cut off or left unclosed): {quote(text, max(bad.start, len(text) - 60))}",
+            kind="truncated",
+        )
+    wants_object = (schema or {}).get("type") == "object"
+    values: list[tuple[Span, Any]] = []
+    for span in spans:
+        value = _parse_span(text, span)
+        if value is not _NOT_JSON and (not wants_object or isinstance(value, dict) or _object_list(value)):
+            values.append((span, value))
+    if not values:
+        raise ReplyInvalid(f"the reply holds no JSON {'object' if wants_object else 'value'}: {quote(text)}")
+    distinct = [v for i, v in enumerate(values) if all(v[1] != w[1] for w in values[:i])]
+    if len(distinct) > 1:
+        (a, _), (b, _) = distinct[0], distinct[1]
+        raise ReplyInvalid(
+            f"the reply holds {len(distinct)} different JSON values where one answer was asked: "
+            f"{quote(text, a.start, a.end)} and {quote(text, b.start, b.end)}",
+            kind="ambiguous",
+        )
+    value = distinct[0][1]
+    if wants_object and isinstance(value, list):
+        if len(value) != 1:
+            raise ReplyInvalid(f"the reply is a list of {len(value)} objects where one object was asked", kind="ambiguous")
+        value = value[0]
+    return coerce_to_schema(value, schema) if schema else value
+
+
+_NOT_JSON = object()
+
+
+def _object_list(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and all(isinstance(v, dict) for v in value)
+
+
+def _parse_span(text: str, span: Span) -> Any:
+    """The value of one span: strict JSON (duplicate keys checked), else repaired; _NOT_JSON if neither."""
+    core = text[span.start : span.end]
     try:
-        return json.loads(core)
-    except ValueError:
-        pass
-    fixed = fix_mismatched_quotes(core)
-    try:
-        return json.loads(fixed)
-    except ValueError:
-        pass
+        return json.loads(core, object_pairs_hook=_no_conflicting_keys(core))
+    except ValueError as error:
+        if isinstance(error, ReplyInvalid):
+            raise
+    if span.duplicate_keys:
+        key = span.duplicate_keys[0]
+        raise ReplyInvalid(f"the key {key!r} appears twice in one object: {quote(core)}", kind="ambiguous")
     import json_repair
 
-    value = json_repair.loads(fixed)
-    if not isinstance(value, (list, dict)) or (not value and core not in ("[]", "{}")):
-        raise ReplyInvalid("the reply holds no JSON object that could be repaired")
+    value = json_repair.loads(core)
+    return value if isinstance(value, (dict, list)) and (value or core.strip() in ("{}", "[]")) else _NOT_JSON
+
+
+def _no_conflicting_keys(core: str) -> Callable[[list[tuple[str, Any]]], dict[str, Any]]:
+    """An ``object_pairs_hook`` that refuses a key given twice with different values."""
+
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in pairs:
+            if key in out and out[key] != value:
+                raise ReplyInvalid(
+                    f"the key {key!r} appears twice in one object with different values "
+                    f"({json.dumps(out[key])[:40]}, then {json.dumps(value)[:40]})",
+                    kind="ambiguous",
+                )
+            out[key] = value
+        return out
+
+    return hook
+
+
+def coerce_to_schema(value: Any, schema: Mapping[str, Any]) -> Any:
+    """``value`` with numbers and booleans written as text turned into numbers and booleans where
+    ``schema`` wants them, recursively; anything else unchanged (validation judges it)."""
+    types_ = schema.get("type")
+    wanted = set(types_) if isinstance(types_, list) else {types_}
+    if isinstance(value, str) and not ({"string"} & wanted):
+        text = value.strip()
+        if "integer" in wanted and re.fullmatch(r"[+-]?\d+", text):
+            return int(text)
+        if "number" in wanted and re.fullmatch(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?", text):
+            number = float(text)
+            return int(number) if number.is_integer() and "." not in text and "e" not in text.lower() else number
+        if "boolean" in wanted and text.lower() in ("true", "false"):
+            return text.lower() == "true"
+    if isinstance(value, float) and "integer" in wanted and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        props = schema.get("properties") or {}
+        return {k: coerce_to_schema(v, props[k]) if k in props else v for k, v in value.items()}
+    if isinstance(value, list) and isinstance(schema.get("items"), Mapping):
+        return [coerce_to_schema(v, schema["items"]) for v in value]
     return value
 
 
 def schema_errors(value: Any, schema: Mapping[str, Any], limit: int = 5) -> list[str]:
-    """Human-readable schema violations of ``value`` (at most ``limit``), empty when valid."""
+    """Readable schema violations of ``value`` (at most ``limit``), empty when valid."""
     from jsonschema import Draft202012Validator
 
-    validator = Draft202012Validator(schema)
-    errors = sorted(validator.iter_errors(value), key=lambda e: list(e.absolute_path))
-    out = []
-    for error in errors[:limit]:
-        where = "/".join(str(p) for p in error.absolute_path) or "(top level)"
-        out.append(f"at {where}: {error.message}")
-    return out
+    errors = sorted(Draft202012Validator(schema).iter_errors(value), key=lambda e: list(e.absolute_path))
+    return [f"at {'/'.join(str(p) for p in e.absolute_path) or '(top level)'}: {e.message}" for e in errors[:limit]]
 
 
-def json_reply_parser(
-    schema: Mapping[str, Any], normalise: Callable[[Any], Any] | None = None
-) -> Callable[[str], Any]:
-    """A parse function for ``JudgeClient.ask``: repair, normalise, validate; ReplyInvalid if not valid."""
+def json_parser(schema: Mapping[str, Any], normalise: Callable[[Any], Any] | None = None) -> Callable[[str], Any]:
+    """A parse function for ``JudgeClient.ask``: read, normalise, validate; ReplyInvalid if unusable."""
 
     def parse(text: str) -> Any:
-        value = repair_json(text)
+        value = read_json(text, schema)
         if normalise is not None:
             value = normalise(value)
         problems = schema_errors(value, schema)
@@ -84,8 +257,92 @@ def json_reply_parser(
     return parse
 
 
-def load_schema(name: str) -> dict[str, Any]:
-    """A JSON Schema from ``rubrics/<name>``."""
-    from reeljudge.gemini.prompts import rubric_path
+def require_count(found: int, expected: int, what: str, missing: Sequence[str] = ()) -> None:
+    """ReplyInvalid (``incomplete``) when a reply lists fewer ``what`` than the request implies."""
+    if found < expected:
+        which = f" (missing: {', '.join(missing[:8])})" if missing else ""
+        raise ReplyInvalid(f"the reply gives {found} {what} where {expected} were asked{which}", kind="incomplete")
 
-    return json.loads(rubric_path(name).read_text(encoding="utf-8"))
+
+# ---- reading one verdict -----------------------------------------------------------------------
+
+_DECOR = "*`\"'_ \t"
+_PREFIX = re.compile(r"^(?:final\s+)?(?:answer|verdict|choice|option)\s*(?:is)?\s*[:\-]?\s*", re.IGNORECASE)
+_LONE = re.compile(r"^\(?([a-jA-J])\)?[.):]?$")
+_LEAD = re.compile(r"^\(?([a-jA-J])(?:\)|\)?[.:\-])\s*(.*)$", re.DOTALL)
+_MENTION = re.compile(r"(?<![A-Za-z])\(([a-jA-J])\)|(?<![A-Za-z'])([a-jA-J])\)|(?:^|[\s,/])([a-jA-J])(?=\s*(?:,|/|$|\s+(?:or|and)\s))")
+_NORM = re.compile(r"[\s\W_]+")
+
+
+@dataclass(frozen=True)
+class Choice:
+    """What one verdict names: a letter, or why it names none (``problem``; ``conflict`` if two)."""
+
+    letter: str | None
+    problem: str | None = None
+    conflict: bool = False
+
+
+def _norm(text: str) -> str:
+    return _NORM.sub(" ", text.lower()).strip()
+
+
+def read_choice(raw: str, choices: Mapping[str, str]) -> Choice:
+    """The choice letter a verdict names (``choices``: letter → text), or why it names none.
+
+    Two different letters, or a letter whose written text is another choice's, is a conflict:
+    the question is unanswered, never guessed.
+    """
+    text = _PREFIX.sub("", raw.strip().strip(_DECOR)).strip().strip(_DECOR).rstrip(".")
+    if not text:
+        return Choice(None, "no verdict")
+    by_text = {_norm(t): letter for letter, t in choices.items() if _norm(t)}
+    lone = _LONE.match(text)
+    if lone:
+        return _named(lone.group(1).lower(), choices)
+    if _norm(text) in by_text:
+        return Choice(by_text[_norm(text)])
+    lead = _LEAD.match(text)
+    if lead:
+        letter, rest = lead.group(1).lower(), _norm(lead.group(2))
+        other = by_text.get(rest)
+        if other is not None and other != letter:
+            return Choice(None, f"two verdicts: {letter!r} written with the text of {other!r}", conflict=True)
+        mentioned = _mentions(lead.group(2)) - {letter}
+        if mentioned:
+            return Choice(None, f"two verdicts: {', '.join(sorted({letter} | mentioned))}", conflict=True)
+        return _named(letter, choices)
+    mentioned = _mentions(text)
+    if len(mentioned) > 1:
+        return Choice(None, f"two verdicts: {', '.join(sorted(mentioned))}", conflict=True)
+    if len(mentioned) == 1 and re.fullmatch(r"[\s(),/a-jA-J]*", text):
+        return _named(mentioned.pop(), choices)
+    return Choice(None, f"no choice letter or choice text in {quote(text, width=40)}")
+
+
+def _mentions(text: str) -> set[str]:
+    """Letters written as choices in ``text``: ``(b)``, ``b)``, or a lone letter in a list (``b, c``, ``b or c``)."""
+    found = set()
+    for match in _MENTION.finditer(text):
+        letter = next(g for g in match.groups() if g)
+        found.add(letter.lower())
+    return found
+
+
+def _named(letter: str, choices: Mapping[str, str]) -> Choice:
+    if letter not in choices:
+        return Choice(None, f"letter {letter!r} names no choice (choices: {', '.join(choices)})")
+    return Choice(letter)
+
+
+def merge_choices(found: Sequence[Choice]) -> Choice:
+    """One question's verdict from every place the reply gave one: agreeing letters merge, different ones conflict."""
+    letters = sorted({c.letter for c in found if c.letter})
+    if len(letters) > 1:
+        return Choice(None, f"two verdicts for one question: {', '.join(letters)}", conflict=True)
+    conflicts = [c for c in found if c.conflict]
+    if conflicts:
+        return conflicts[0]
+    if letters:
+        return Choice(letters[0])
+    return found[0] if found else Choice(None, "no verdict")

@@ -1,8 +1,8 @@
 """How many clips a stock-video API returns for a query: one GET, retried by the shared policy, cached.
 
-Counts are cached in the judge cache (``kind`` ``stock.count``), keyed by source, endpoint and the
-normalised query — never by the API key — and refreshed after ``max_age_h`` hours (Pixabay asks for
-at least 24). In cache mode ``replay`` the APIs are never called: a missing count is an error.
+Counts are cached in the judge cache (``kind`` ``stock.count``), keyed by source, endpoint and
+the normalised query — never by the API key — and refreshed after ``max_age_h`` hours (Pixabay asks
+for at least 24). In cache mode ``replay`` the APIs are never called: a missing count is an error.
 Heavy or networked modules (``urllib.request``) are imported only when a request is made.
 """
 
@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, TypeVar
 
 from reeljudge.cache import JudgeCache, request_key
-from reeljudge.errors import ReelJudgeError
+from reeljudge.errors import JudgeError
+from reeljudge.retry import RetryPolicy
 from reeljudge.stock.sources import Source, rate_limit_status
 
 CACHE_KIND = "stock.count"
@@ -23,7 +24,7 @@ T = TypeVar("T")
 Classified = tuple[bool, str, float | None]  # (worth retrying, what happened, server's wait hint in s)
 
 
-class StockSearchError(ReelJudgeError):
+class StockSearchError(JudgeError):
     """A stock-video API did not give a count: what happened, for which source."""
 
     kind = "stock_search_error"
@@ -36,11 +37,7 @@ class SearchSettings:
     cache_dir: str
     cache_mode: str = "readwrite"
     max_age_h: float = 168.0
-    timeout_s: float = 20.0
-    deadline_s: float = 60.0
-    max_attempts: int = 4
-    backoff_initial_s: float = 1.0
-    backoff_max_s: float = 20.0
+    policy: RetryPolicy = field(default_factory=lambda: RetryPolicy(timeout_s=20.0, deadline_s=60.0))
 
 
 @dataclass(frozen=True)
@@ -85,17 +82,21 @@ def count_clips(source: Source, term: str, *, key: str | None, base_url: str, se
 
 
 def with_retry(fn: Callable[[float], T], settings: SearchSettings, classify_fn: Callable[[BaseException], Classified]) -> T:
-    """THE RETRY CALL SITE for stock searches: the shared retry policy wraps this one call.
+    """The one call site of the shared retry policy for stock searches: 429, 5xx and transport
+    errors are retried with backoff (or the server's wait hint), the rest fail at once."""
+    from reeljudge import retry
 
-    The shared policy (``reeljudge/retry.py``) is being written on main; until it lands here this
-    makes one attempt and says so in the error. When it lands: ``retry.call(fn, policy, classify)``.
-    """
+    def problem(exc: BaseException) -> retry.Problem:
+        retryable, text, hint = classify_fn(exc)
+        last["kind"] = failure_kind(exc)
+        return retry.Problem(retryable, text, hint)
+
+    last = {"kind": "stock_search_error"}
     try:
-        return fn(settings.timeout_s)
-    except Exception as exc:  # noqa: BLE001 - every failure is classified and reported
-        retryable, text, _hint = classify_fn(exc)
-        suffix = " (one attempt: retries wait for the shared retry policy)" if retryable else ""
-        raise StockSearchError(text + suffix, kind=failure_kind(exc)) from None
+        value, _attempts = retry.call(fn, settings.policy, problem)
+    except retry.GaveUp as gave_up:
+        raise StockSearchError(str(gave_up), kind=last["kind"]) from None
+    return value
 
 
 def failure_kind(exc: BaseException) -> str:
