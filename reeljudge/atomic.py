@@ -44,3 +44,8 @@ def write_bytes(target: str | os.PathLike[str], data: bytes) -> None:
 def write_json(target: str | os.PathLike[str], value: Any, **dump_args: Any) -> None:
     """Put ``value`` as JSON (UTF-8) at ``target`` atomically."""
     write_bytes(target, json.dumps(value, ensure_ascii=False, **dump_args).encode("utf-8"))
+
+
+def move(source: str | os.PathLike[str], target: str | os.PathLike[str]) -> None:
+    """Move a finished file (already synced, e.g. by ``atomic_path``) onto ``target`` in the same folder."""
+    os.replace(source, target)

@@ -110,6 +110,18 @@ class JudgeCache:
         if self.mode == "readwrite":
             self.path_for(key).unlink(missing_ok=True)
 
+    def entries(self, kind: str) -> list[dict[str, Any]]:
+        """Every readable entry of ``kind``, oldest first (for exports and reports)."""
+        found = []
+        for path in self.root.glob("*/*.json") if self.root.is_dir() else []:
+            try:
+                entry = json.loads(path.read_bytes())
+            except (OSError, ValueError):
+                continue
+            if isinstance(entry, dict) and entry.get("kind") == kind and entry.get("format") == CACHE_FORMAT:
+                found.append(entry)
+        return sorted(found, key=lambda e: e.get("created", 0))
+
     def stats(self) -> CacheStats:
         """Count entries, bytes, entries per kind, orphaned temp files and unreadable files."""
         entries = size = orphans = unreadable = 0

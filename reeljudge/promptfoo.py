@@ -9,6 +9,8 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from reeljudge.errors import BadInputError, ReelJudgeError
@@ -149,6 +151,23 @@ def media_reference(context: Mapping[str, Any], output: Any, *, var: str | None,
         f"test {test!r} names no clip: set the assertion's `var`, or a var {' or '.join(map(repr, CLIP_VARS))}, "
         "or use a provider that makes a clip"
     )
+
+
+def read_results_file(path: str | Path) -> list[dict[str, Any]]:
+    """The per-test rows of a promptfoo results file (``promptfoo eval -o results.json``);
+    BadInputError naming the file when it is unreadable, truncated or not promptfoo's."""
+    p = Path(path)
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise BadInputError(f"{p}: cannot read ({error.strerror or error})") from None
+    except ValueError as error:
+        raise BadInputError(f"{p}: not valid JSON (truncated?): {error}") from None
+    results = data.get("results") if isinstance(data, Mapping) else None
+    rows = results.get("results") if isinstance(results, Mapping) else results
+    if not isinstance(rows, list) or not all(isinstance(r, Mapping) for r in rows):
+        raise BadInputError(f"{p}: not a promptfoo results file (no results.results list)")
+    return [dict(r) for r in rows]
 
 
 def run_judged(judge: str, context: Mapping[str, Any] | None, body: Callable[[str], Result]) -> Result:

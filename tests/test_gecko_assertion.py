@@ -2,16 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-import pytest
 
-from fake_gemini import error_reply, json_reply, text_reply
 from reeljudge.gecko.assertion import get_assert
-from reeljudge.gecko.question_gen import USER_MARKER as GEN
-from reeljudge.testing.gecko_scripts import script_prompt, synth_generation, verdict_text
-from reeljudge.gecko.validity import USER_MARKER as FILTER
+from reeljudge.testing.gecko_scripts import script_prompt
 
 ROOT = Path(__file__).resolve().parents[1]
 CLIP = str(ROOT / "datasets" / "clips" / "gen_clean.mp4")

@@ -113,3 +113,13 @@ def test_benchmark_counts_match_the_method(monkeypatch, capsys):
     out = capsys.readouterr().out
     assert "generate 2, filter 2, vqa 4 = 8 judge calls; uploads 2" in out
     assert "re-run: 0 judge calls, 0 uploads, 0 file lookups" in out
+
+
+def test_pair_check_on_a_file_that_is_not_promptfoo_results_exits_2_naming_it(tmp_path, capsys):
+    bad = tmp_path / "results.json"
+    bad.write_text('{"results": {"results": [')
+    assert cli_main(["gecko", "check-pairs", str(bad)]) == 2
+    assert "not valid JSON (truncated?)" in capsys.readouterr().err
+    bad.write_text('{"hello": 1}')
+    assert cli_main(["gecko", "check-pairs", str(bad)]) == 2
+    assert "not a promptfoo results file" in capsys.readouterr().err

@@ -3,7 +3,6 @@ misnumbered verdicts, coverage, probability scoring from scripted log-probabilit
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
@@ -11,7 +10,7 @@ import pytest
 
 from fake_gemini import json_reply, text_reply
 from reeljudge.gecko.assertion import get_assert
-from reeljudge.gecko.questions import Question, QuestionSet
+from reeljudge.gecko.questions import Question
 from reeljudge.gecko.question_gen import USER_MARKER as GEN
 from reeljudge.gecko.scoring import score_verdicts
 from reeljudge.gecko.validity import USER_MARKER as FILTER, drop_malformed

@@ -4,11 +4,8 @@ in the judge cache folder, exported to YAML for review and committing, and read 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any, Iterator, Mapping
-
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
 from reeljudge.cache import JudgeCache
 from reeljudge.errors import BadInputError
@@ -49,15 +46,7 @@ def save_questions(client: "JudgeClient", question_set: QuestionSet, media_kind:
 
 def stored_question_sets(cache: JudgeCache) -> Iterator[dict[str, Any]]:
     """Every question set record in a cache folder, oldest first."""
-    records = []
-    for path in cache.root.glob("*/*.json") if cache.root.is_dir() else []:
-        try:
-            entry = json.loads(path.read_bytes())
-        except (OSError, ValueError):
-            continue
-        if isinstance(entry, dict) and entry.get("kind") == RECORD_KIND:
-            records.append(entry)
-    yield from sorted(records, key=lambda e: (e.get("created", 0), e.get("prompt", "")))
+    yield from sorted(cache.entries(RECORD_KIND), key=lambda e: (e.get("created", 0), e.get("prompt", "")))
 
 
 def export_yaml(records: list[Mapping[str, Any]]) -> str:

@@ -171,7 +171,8 @@ class JudgeClient:
         entry = self.cache.require(key, f"{request.kind} request")
         if entry is not None:
             return _reply_from_cache(entry, key, started)
-        require_credentials(self.settings, f"the {request.kind} judge", ", or use judge: local where a local judge exists")
+        require_credentials(self.settings, f"the {request.kind} request",
+                            "; or run with cache: replay on replies recorded earlier")
         deadline = started + self.settings.deadline_s
         contents = [wire.user_content(request.parts)]
         call_ = self._generate(request, contents, deadline)

@@ -13,13 +13,12 @@ cache, so the next run resumes polling it instead of paying for a second video.
 from __future__ import annotations
 
 import hashlib
-import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from reeljudge.atomic import atomic_path
+from reeljudge.atomic import atomic_path, move
 from reeljudge.cache import JudgeCache, open_cache
 from reeljudge.errors import BadInputError, JudgeError, MediaError, ReelJudgeError
 from reeljudge.gemini.pricing import estimate_video_cost
@@ -173,7 +172,7 @@ class VeoGenerator:
                 raise JudgeError(f"downloading the video of operation {operation} gave 0 bytes", kind="download_failed")
         sha = sha256_file(staging)
         target = folder / f"{sha[:16]}{EXTENSIONS.get(getattr(video, 'mime_type', None) or '', '.mp4')}"
-        os.replace(staging, target)
+        move(staging, target)
         return target, sha
 
     def _serve(self, path: Path) -> dict[str, Any]:
