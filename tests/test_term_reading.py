@@ -7,7 +7,6 @@ import pytest
 from benchmarks.term_accuracy import DATASET, accuracy_table, judge_items, load_items
 from reeljudge.filmability.judge_local import LocalJudgeOptions, read_terms
 from reeljudge.filmability.senses import narration_domain
-from reeljudge.filmability.term_reading import term_concreteness
 
 GENERAL = "Households in the city changed how they live over the last ten years"
 SOFTWARE = "A memory leak slowly eats the server's RAM until the service crashes"
