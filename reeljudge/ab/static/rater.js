@@ -216,7 +216,9 @@
         $("#time").textContent = `${v.currentTime.toFixed(2)} s`;
         if (v.duration) $("#scrub").value = String(Math.round((v.currentTime / v.duration) * 1000));
         const other = videos.B;
-        if (!v.paused && !other.paused && !other.ended && Math.abs(other.currentTime - v.currentTime) > 0.15) {
+        const drift = v.currentTime - other.currentTime;
+        if (!v.paused && !other.paused && !other.ended && Math.abs(drift) > 0.2) {
+          if (drift > 0 && drift < 1.0) covered.B += drift;  // a sync nudge, not a skip: B was on screen with A
           other.currentTime = v.currentTime; lastT.B = v.currentTime;
         }
       }
