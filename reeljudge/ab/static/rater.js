@@ -9,7 +9,7 @@
   const SIDES = ["A", "B"];
   const videos = { A: $("#video-A"), B: $("#video-B") };
   let protocol = null, task = null, log = [], submissionId = null, inFlight = false;
-  let plays = { A: 0, B: 0 }, covered = { A: 0, B: 0 }, lastT = { A: 0, B: 0 }, userSeek = { A: false, B: false };
+  let plays = { A: 0, B: 0 }, covered = { A: 0, B: 0 }, lastT = { A: 0, B: 0 }, lastWall = { A: 0, B: 0 };
   let sessionTasks = 0, sessionStart = Date.now(), breakRule = { every: 15, minutes: 25 };
 
   const now = () => Math.round(performance.now() - t0);
@@ -178,6 +178,13 @@
   $("#break-dismiss").addEventListener("click", () => { $("#break-banner").hidden = true; sessionTasks = 0; sessionStart = Date.now(); });
 
   // ---- the synchronised player ----
+  // A play counts as full when the media time actually played (not skipped) covers 85 % of the
+  // clip: each advance is credited only up to the wall-clock time that passed at the chosen speed.
+  function credit(side, delta) {
+    const wall = (performance.now() - lastWall[side]) / 1000;
+    const allowed = wall * videos[side].playbackRate * 1.25 + 0.05;
+    if (delta > 0) covered[side] += Math.min(delta, allowed);
+  }
   const master = () => videos.A;
   const fps = () => (task && task.clips.A.fps) || 24;
   const anyPlaying = () => SIDES.some((s) => !videos[s].paused && !videos[s].ended);
@@ -194,7 +201,6 @@
   function seekTo(time, event, value) {
     for (const s of SIDES) {
       const v = videos[s];
-      userSeek[s] = true;
       v.currentTime = Math.max(0, Math.min(time, (v.duration || time) - 0.001));
       lastT[s] = v.currentTime;
     }
@@ -207,26 +213,23 @@
   for (const side of SIDES) {
     const v = videos[side];
     v.addEventListener("timeupdate", () => {
-      if (!v.seeking && !v.paused) {
-        const delta = v.currentTime - lastT[side];
-        if (delta > 0 && delta < 1.0) covered[side] += delta;
-      }
-      lastT[side] = v.currentTime;
+      if (!v.seeking && (!v.paused || v.ended)) credit(side, v.currentTime - lastT[side]);
+      lastT[side] = v.currentTime; lastWall[side] = performance.now();
       if (side === "A") {
         $("#time").textContent = `${v.currentTime.toFixed(2)} s`;
         if (v.duration) $("#scrub").value = String(Math.round((v.currentTime / v.duration) * 1000));
         const other = videos.B;
         const drift = v.currentTime - other.currentTime;
         if (!v.paused && !other.paused && !other.ended && Math.abs(drift) > 0.2) {
-          if (drift > 0 && drift < 1.0) covered.B += drift;  // a sync nudge, not a skip: B was on screen with A
+          if (drift > 0 && drift < 0.5) covered.B += drift;  // a sync nudge, not a skip: B was on screen with A
           other.currentTime = v.currentTime; lastT.B = v.currentTime;
         }
       }
     });
-    v.addEventListener("seeked", () => { lastT[side] = v.currentTime; userSeek[side] = false; });
+    v.addEventListener("seeked", () => { lastT[side] = v.currentTime; lastWall[side] = performance.now(); });
+    v.addEventListener("play", () => { lastWall[side] = performance.now(); });
     v.addEventListener("ended", () => {
-      const delta = v.duration - lastT[side];
-      if (delta > 0 && delta < 1.0) covered[side] += delta;
+      credit(side, v.duration - lastT[side]);
       record(side, "ended");
       if (v.duration && covered[side] >= 0.85 * v.duration) { plays[side] += 1; record(side, "full_play", plays[side]); }
       covered[side] = 0; lastT[side] = 0;
