@@ -113,21 +113,26 @@ def _open_assignment(db: _Tx, rater_id: str) -> tuple[Any, ...] | None:
 
 
 _CANDIDATES = """
-SELECT s.sample_id, s.kind,
-  (SELECT COUNT(*) FROM judgements j WHERE j.sample_id = s.sample_id) AS n_done,
-  (SELECT COUNT(DISTINCT j.winner) FROM judgements j WHERE j.sample_id = s.sample_id) AS n_winners,
-  (SELECT COUNT(*) FROM assignments a WHERE a.sample_id = s.sample_id AND a.served_at > ?
-     AND NOT EXISTS (SELECT 1 FROM judgements j WHERE j.sample_id = a.sample_id AND j.rater_id = a.rater_id)) AS n_open
-FROM samples s
-WHERE NOT EXISTS (SELECT 1 FROM assignments a WHERE a.sample_id = s.sample_id AND a.rater_id = ?)
+WITH done AS (SELECT sample_id, COUNT(*) AS n, COUNT(DISTINCT winner) AS winners FROM judgements GROUP BY sample_id),
+open AS (SELECT a.sample_id, COUNT(*) AS n FROM assignments a
+         LEFT JOIN judgements j ON j.sample_id = a.sample_id AND j.rater_id = a.rater_id
+         WHERE j.seq IS NULL AND a.served_at > ? GROUP BY a.sample_id),
+mine AS (SELECT sample_id FROM assignments WHERE rater_id = ?)
+SELECT s.sample_id, s.kind, COALESCE(done.n, 0), COALESCE(done.winners, 0), COALESCE(open.n, 0)
+FROM samples s LEFT JOIN done ON done.sample_id = s.sample_id LEFT JOIN open ON open.sample_id = s.sample_id
+WHERE s.sample_id NOT IN (SELECT sample_id FROM mine)
+  AND (s.kind = 'gold'
+       OR COALESCE(done.n, 0) + COALESCE(open.n, 0) < ?
+       OR (COALESCE(done.n, 0) >= ? AND COALESCE(done.winners, 0) > 1 AND COALESCE(done.n, 0) + COALESCE(open.n, 0) < ?))
 ORDER BY s.seq
 """
 
 
-def _candidates(db: _Tx, rater_id: str, options: QCOptions) -> list[tuple[str, str, int, int, int]]:
-    """(sample id, kind, judged, distinct winners, open tasks) of samples the rater has not had."""
+def _candidates(db: Any, rater_id: str, options: QCOptions) -> list[tuple[str, str, int, int, int]]:
+    """(sample id, kind, judged, distinct winners, open tasks) of samples the rater may still get."""
     cutoff = (datetime.now(timezone.utc) - timedelta(seconds=options.assignment_ttl_s)).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-    return db.rows(_CANDIDATES, (cutoff, rater_id))  # type: ignore[return-value]
+    params = (cutoff, rater_id, options.min_raters, options.min_raters, options.max_raters)
+    return db.rows(_CANDIDATES, params) if isinstance(db, _Tx) else db.query(_CANDIDATES, params)  # type: ignore[return-value]
 
 
 def _pick(db: _Tx, rater_id: str, options: QCOptions) -> str | None:
@@ -150,16 +155,12 @@ def _pick(db: _Tx, rater_id: str, options: QCOptions) -> str | None:
 
 
 def progress(store: Store, rater_id: str, options: QCOptions = QCOptions()) -> tuple[int, int]:
-    """(tasks the rater finished, finished + open + still available to them)."""
+    """(tasks the rater finished, finished + open + still available to them); a read, no lock."""
     done = store.query("SELECT COUNT(*) FROM judgements WHERE rater_id = ?", (rater_id,))[0][0]
-    with store.transaction() as db:
-        rows = _candidates(db, rater_id, options)
-        has_open = _open_assignment(db, rater_id) is not None
-    available = sum(
-        1 for r in rows
-        if r[1] == "gold" or r[2] + r[4] < options.min_raters or (r[2] >= options.min_raters and r[3] > 1 and r[2] + r[4] < options.max_raters)
-    )
-    return done, done + int(has_open) + available
+    has_open = bool(store.query(
+        """SELECT 1 FROM assignments a WHERE a.rater_id = ? AND NOT EXISTS
+           (SELECT 1 FROM judgements j WHERE j.sample_id = a.sample_id AND j.rater_id = a.rater_id) LIMIT 1""", (rater_id,)))
+    return done, done + int(has_open) + len(_candidates(store, rater_id, options))
 
 
 def third_rater_queue(store: Store, options: QCOptions = QCOptions()) -> list[dict[str, Any]]:

@@ -65,6 +65,7 @@ SQLITE = Dialect(
             submission_id TEXT NOT NULL UNIQUE, sample_id TEXT NOT NULL, rater_id TEXT NOT NULL, protocol TEXT NOT NULL,
             winner TEXT NOT NULL, body TEXT NOT NULL, created_at TEXT NOT NULL, UNIQUE (sample_id, rater_id))""",
         "CREATE INDEX IF NOT EXISTS judgements_rater ON judgements (rater_id)",
+        "CREATE INDEX IF NOT EXISTS assignments_rater ON assignments (rater_id)",
         """CREATE TRIGGER IF NOT EXISTS judgements_no_update BEFORE UPDATE ON judgements
             BEGIN SELECT RAISE(ABORT, 'judgements are append-only'); END""",
         """CREATE TRIGGER IF NOT EXISTS judgements_no_delete BEFORE DELETE ON judgements
@@ -86,6 +87,7 @@ class Store:
         self.path = Path(path)
         self.dialect = dialect
         self._local = threading.local()
+        self._write_lock = threading.Lock()  # writers of this process queue here, fairly, not in SQLite's busy sleeps
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self.transaction() as db:
             for statement in dialect.ddl:
@@ -113,13 +115,14 @@ class Store:
     def transaction(self) -> Iterator["_Tx"]:
         """A write transaction (taken at once, so concurrent writers queue rather than deadlock)."""
         conn = self._connection()
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield _Tx(conn, self.dialect)
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
+        with self._write_lock:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield _Tx(conn, self.dialect)
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
 
     def query(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         """Rows of a read query."""

@@ -3,8 +3,11 @@
 Data shape everywhere: ``labels[unit][rater] = label`` (a unit is what was judged: a sample for
 the winner, a clip for a rating). Chance-corrected statistics come from maintained libraries
 (``statsmodels`` for κ, ``krippendorff`` for α); intervals resample units with
-``reeljudge.stats.bootstrap.bootstrap_units``. A statistic that is undefined (one category only,
-too few units) is NaN with its reason, never a made-up number.
+``reeljudge.stats.bootstrap.bootstrap_weighted``: every statistic here is a function of per-unit
+sums (agreeing pairs, confusion tables, coincidence matrices), so each interval computes all
+resamples at once from unit weights. The point estimate is the library's; the resampled values
+use the same formula on weighted sums (tests check both agree). A statistic that is undefined
+(one category only, too few units) is NaN, never a made-up number.
 """
 
 from __future__ import annotations
@@ -14,7 +17,9 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, Hashable, Iterable, Mapping, Sequence
 
-from reeljudge.stats.bootstrap import DEFAULT_RESAMPLES, Interval, bootstrap_units
+from dataclasses import replace
+
+from reeljudge.stats.bootstrap import DEFAULT_RESAMPLES, Interval, bootstrap_weighted
 
 Labels = Mapping[Hashable, Mapping[str, Hashable]]
 
@@ -73,18 +78,18 @@ def multi_rated(labels: Labels, minimum: int = 2) -> list[Hashable]:
 
 def pairwise_agreement(labels: Labels, *, n_resamples: int = DEFAULT_RESAMPLES, seed: int | None = None) -> Rate:
     """The share of rater pairs on the same unit that gave the same label, pooled over units."""
+    import numpy as np
+
     units = multi_rated(labels)
-    counts = [_pair_counts(list(labels[u].values())) for u in units]
-    agree, pairs = sum(a for a, _ in counts), sum(p for _, p in counts)
     if not units:
         return Rate(0, 0, _nan_interval(0))
+    counts = np.array([_pair_counts(list(labels[u].values())) for u in units], dtype=float)
+    agree, pairs = int(counts[:, 0].sum()), int(counts[:, 1].sum())
 
-    def stat(idx: Any) -> float:
-        a = sum(counts[i][0] for i in idx)
-        p = sum(counts[i][1] for i in idx)
-        return a / p if p else math.nan
+    def stat(w: Any) -> Any:
+        return (w @ counts[:, 0]) / (w @ counts[:, 1])
 
-    return Rate(agree, pairs, bootstrap_units(stat, len(units), n_resamples=n_resamples, **_seed(seed)))
+    return Rate(agree, pairs, bootstrap_weighted(stat, len(units), n_resamples=n_resamples, **_seed(seed)))
 
 
 def _seed(seed: int | None) -> dict[str, int]:
@@ -107,15 +112,12 @@ def cohen_kappa(labels: Labels, rater_a: str, rater_b: str, categories: Sequence
         return _nan_interval(len(units))
     index = {c: i for i, c in enumerate(categories)}
     pairs = np.array([[index[labels[u][rater_a]], index[labels[u][rater_b]]] for u in units])
-
-    def stat(idx: Any) -> float:
-        return _kappa_of(pairs[idx], len(categories))
-
-    return bootstrap_units(stat, len(units), n_resamples=n_resamples, **_seed(seed))
+    interval = bootstrap_weighted(lambda w: _kappa_batch(pairs, len(categories), w), len(units), n_resamples=n_resamples, **_seed(seed))
+    return replace(interval, estimate=_kappa_of(pairs, len(categories)))
 
 
 def _kappa_of(pairs: Any, k: int) -> float:
-    """Cohen's κ of an (n, 2) array of category codes; NaN when chance agreement is 1."""
+    """Cohen's κ (statsmodels) of an (n, 2) array of category codes; NaN when chance agreement is 1."""
     import numpy as np
     from statsmodels.stats.inter_rater import cohens_kappa as sm_kappa
 
@@ -126,6 +128,19 @@ def _kappa_of(pairs: Any, k: int) -> float:
     if expected >= 1.0 - 1e-12:
         return math.nan
     return float(sm_kappa(table, return_results=False))
+
+
+def _kappa_batch(pairs: Any, k: int, w: Any) -> Any:
+    """Cohen's κ for each row of unit weights ``w`` (resamples × units)."""
+    import numpy as np
+
+    eye = np.eye(k)
+    tables = np.einsum("bu,ui,uj->bij", w, eye[pairs[:, 0]], eye[pairs[:, 1]])
+    n = w.sum(1)
+    observed = np.trace(tables, axis1=1, axis2=2) / n
+    expected = (tables.sum(2) * tables.sum(1)).sum(1) / (n * n)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(expected < 1 - 1e-12, (observed - expected) / (1 - expected), np.nan)
 
 
 def fleiss_kappa(labels: Labels, categories: Sequence[Hashable], *, raters_per_unit: int = 2,
@@ -142,19 +157,30 @@ def fleiss_kappa(labels: Labels, categories: Sequence[Hashable], *, raters_per_u
         for label in labels[u].values():
             table[row, index[label]] += 1
 
-    def stat(idx: Any) -> float:
-        return _fleiss_of(table[idx])
-
-    return bootstrap_units(stat, len(units), n_resamples=n_resamples, **_seed(seed))
+    interval = bootstrap_weighted(lambda w: _fleiss_batch(table, raters_per_unit, w), len(units), n_resamples=n_resamples, **_seed(seed))
+    return replace(interval, estimate=_fleiss_of(table))
 
 
 def _fleiss_of(table: Any) -> float:
-    """Fleiss' κ of a units × categories count table; NaN when only one category occurs."""
+    """Fleiss' κ (statsmodels) of a units × categories count table; NaN when only one category occurs."""
     from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
 
     if (table.sum(0) > 0).sum() < 2:
         return math.nan
     return float(sm_fleiss(table, method="fleiss"))
+
+
+def _fleiss_batch(table: Any, m: int, w: Any) -> Any:
+    """Fleiss' κ for each row of unit weights ``w``."""
+    import numpy as np
+
+    per_unit = ((table * table).sum(1) - m) / (m * (m - 1))
+    total = w.sum(1)
+    observed = (w @ per_unit) / total
+    shares = (w @ table) / (m * total)[:, None]
+    expected = (shares * shares).sum(1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(expected < 1 - 1e-12, (observed - expected) / (1 - expected), np.nan)
 
 
 def krippendorff_alpha(labels: Labels, level: str = "nominal", *, value_domain: Sequence[Any] | None = None,
@@ -174,15 +200,13 @@ def krippendorff_alpha(labels: Labels, level: str = "nominal", *, value_domain: 
         for r, v in labels[u].items():
             data[row[r], col] = code[v] if code is not None else float(v)  # type: ignore[arg-type]
     numeric_domain = [code[v] for v in domain] if code is not None else [float(v) for v in domain]
-
-    def stat(idx: Any) -> float:
-        return _alpha_of(data[:, idx], level, numeric_domain)
-
-    return bootstrap_units(stat, len(units), n_resamples=n_resamples, **_seed(seed))
+    counts = np.stack([(data[:, col][:, None] == np.asarray(numeric_domain)[None, :]).sum(0) for col in range(len(units))]).astype(float)
+    interval = bootstrap_weighted(lambda w: _alpha_batch(counts, numeric_domain, level, w), len(units), n_resamples=n_resamples, **_seed(seed))
+    return replace(interval, estimate=_alpha_of(data, level, numeric_domain))
 
 
 def _alpha_of(data: Any, level: str, domain: list[float]) -> float:
-    """α of a raters × units matrix (NaN = missing); NaN when it is undefined (one value only)."""
+    """α (``krippendorff``) of a raters × units matrix (NaN = missing); NaN when it is undefined."""
     import krippendorff
     import numpy as np
 
@@ -193,6 +217,35 @@ def _alpha_of(data: Any, level: str, domain: list[float]) -> float:
         return float(krippendorff.alpha(reliability_data=data, value_domain=domain, level_of_measurement=level))
     except (ValueError, ZeroDivisionError):
         return math.nan
+
+
+def _alpha_batch(counts: Any, domain: list[float], level: str, w: Any) -> Any:
+    """α for each row of unit weights ``w``, from per-unit value counts (units × values).
+
+    α = 1 − (n − 1) Σ o_ck δ²_ck / Σ n_c n_k δ²_ck over the weighted coincidence matrix o.
+    """
+    import numpy as np
+
+    m = counts.sum(1)
+    per_unit = (counts[:, :, None] * counts[:, None, :] - np.einsum("uc,cd->ucd", counts, np.eye(len(domain)))) / (m - 1)[:, None, None]
+    o = np.einsum("bu,ucd->bcd", w, per_unit)
+    n_c = o.sum(2)
+    n = n_c.sum(1)
+    if level == "nominal":
+        delta = np.broadcast_to(1.0 - np.eye(len(domain)), o.shape)
+    elif level == "ordinal":
+        cum = np.cumsum(n_c, axis=1)
+        lo = np.minimum.outer(np.arange(len(domain)), np.arange(len(domain)))
+        hi = np.maximum.outer(np.arange(len(domain)), np.arange(len(domain)))
+        between = cum[:, hi] - cum[:, lo] + n_c[:, lo]
+        delta = (between - (n_c[:, :, None] + n_c[:, None, :]) / 2) ** 2
+    else:
+        values = np.asarray(domain)
+        delta = np.broadcast_to(np.subtract.outer(values, values) ** 2, o.shape)
+    observed = (o * delta).sum((1, 2))
+    expected = (n_c[:, :, None] * n_c[:, None, :] * delta).sum((1, 2))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(expected > 0, 1 - (n - 1) * observed / expected, np.nan)
 
 
 def specific_agreement(presence: Mapping[Hashable, Mapping[str, bool]]) -> dict[str, Any]:
@@ -244,7 +297,8 @@ def agreement_with_majority(labels: Labels, rater: str, *, others: Iterable[str]
             continue
         pairs.append((by_rater[rater], majority))
     agree = [float(a == b) for a, b in pairs]
-    interval = bootstrap_units(lambda idx: float(np.mean(np.asarray(agree)[idx])), len(pairs), n_resamples=n_resamples, **_seed(seed)) if pairs else _nan_interval(0)
+    hits = np.asarray(agree)
+    interval = bootstrap_weighted(lambda w: (w @ hits) / w.sum(1), len(pairs), n_resamples=n_resamples, **_seed(seed)) if pairs else _nan_interval(0)
     categories = sorted({v for p in pairs for v in p}, key=str)
     kappa = _kappa_of(np.array([[categories.index(a), categories.index(b)] for a, b in pairs]), len(categories)) if len(pairs) >= 2 else math.nan
     no_ties = None
