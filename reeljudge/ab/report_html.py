@@ -107,7 +107,8 @@ def _chart(rows: Sequence[Row], lo: float, hi: float, title: str, pct: bool = Fa
             continue
         if low is not None and high is not None:
             items.append(f"<line x1='{x(low):.1f}' y1='{y}' x2='{x(high):.1f}' y2='{y}' stroke='#555' stroke-width='2'/>")
-        items.append(f"<rect x='{left}' y='{y - 7}' width='{max(0.0, x(est) - left):.1f}' height='14' fill='#7aa6d6' opacity='.5'/>")
+        zero = x(0.0 if lo < 0 else lo)
+        items.append(f"<rect x='{min(zero, x(est)):.1f}' y='{y - 7}' width='{abs(x(est) - zero):.1f}' height='14' fill='#7aa6d6' opacity='.5'/>")
         items.append(f"<circle cx='{x(est):.1f}' cy='{y}' r='4' fill='#1f4e8c'/><text x='{width - 16}' y='{y + 4}' text-anchor='end'>{_f(est, pct=pct)}</text>")
     return f"<svg width='{width}' height='{height}' role='img' aria-label='{escape(title)}'>{''.join(items)}</svg>"
 
