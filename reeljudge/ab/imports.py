@@ -167,13 +167,9 @@ def read_promptfoo(path: Path, *, family: str = "text-to-video", systems: tuple[
     the provider's label (else id). ``systems`` keeps only that pair; a test's ``vars.family``
     overrides ``family``.
     """
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        cells = data["results"]["results"]
-    except FileNotFoundError:
-        raise BadInputError(f"{path}: results file not found") from None
-    except (ValueError, KeyError, TypeError):
-        raise BadInputError(f"{path.name}: not a promptfoo results file (no results.results list)") from None
+    from reeljudge.promptfoo import read_results_file
+
+    cells = read_results_file(path)
     groups: dict[Any, list[Mapping[str, Any]]] = {}
     for cell in cells:
         groups.setdefault(cell.get("testIdx", json.dumps(cell.get("vars"), sort_keys=True)), []).append(cell)

@@ -11,14 +11,13 @@ import hashlib
 import json
 import os
 import shutil
-import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
 from reeljudge.errors import MediaError
 
-PLAYABLE_SUFFIXES = {".mp4": "video/mp4", ".m4v": "video/mp4", ".webm": "video/webm"}
+PLAYABLE_SUFFIXES = {".mp4": "video/mp4", ".m4v": "video/mp4", ".webm": "video/webm"}  # as reeljudge.media.container.PLAYABLE
 RESERVED_SYSTEMS = frozenset({"tie", "A", "B"})
 
 
@@ -107,28 +106,26 @@ class ClipStore:
         name = f"{sha}{suffix}"
         target = self.root / name
         if not target.exists():
-            self.root.mkdir(parents=True, exist_ok=True)
-            handle, tmp = tempfile.mkstemp(dir=self.root, prefix=".incoming-")
-            os.close(handle)
-            shutil.copyfile(source, tmp)
-            os.replace(tmp, target)
+            from reeljudge.atomic import atomic_path
+
+            with atomic_path(target) as tmp:
+                shutil.copyfile(source, tmp)
         return Clip(sha, name, size, PLAYABLE_SUFFIXES[suffix], **facts)
 
 
 def probe_clip(path: Path) -> dict[str, Any]:
-    """Duration, fps and size of a clip, after decoding its first frame; MediaError if it does not decode."""
+    """Duration, fps and size of a clip after decoding its first frame; MediaError if it does not decode."""
     import av
 
+    from reeljudge.media.container import ffmpeg_reason, open_info
+
+    container, stream, info = open_info(path)
     try:
-        with av.open(str(path)) as container:
-            if not container.streams.video:
-                raise MediaError(f"{path}: has no video stream")
-            stream = container.streams.video[0]
-            frame = next(container.decode(stream), None)
-            if frame is None:
-                raise MediaError(f"{path}: no frame could be decoded")
-            fps = float(stream.average_rate or stream.guessed_rate or 0) or 24.0
-            duration = float(stream.duration * stream.time_base) if stream.duration else float(container.duration or 0) / 1e6
-            return {"duration": round(duration, 3), "fps": round(fps, 3), "width": frame.width, "height": frame.height}
-    except (av.error.FFmpegError, StopIteration, ValueError) as error:
-        raise MediaError(f"{path}: cannot be decoded as video ({error})") from None
+        frame = next(container.decode(stream), None)
+    except av.error.FFmpegError as error:
+        raise MediaError(f"{path}: cannot be decoded as video ({ffmpeg_reason(error)})") from None
+    finally:
+        container.close()
+    if frame is None:
+        raise MediaError(f"{path}: cannot be decoded as video (no frame)")
+    return {"duration": round(info.declared_duration, 3), "fps": round(info.fps or 24.0, 3), "width": info.width, "height": info.height}
