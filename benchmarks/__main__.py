@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-BENCHMARKS = ("filmability_cache", "gecko_calls", "probes", "batch", "warm_path")
+BENCHMARKS = ("filmability_cache", "gecko_calls", "probes", "ab_load", "term_accuracy", "batch", "warm_path")
 
 
 def main(names: list[str]) -> None:
