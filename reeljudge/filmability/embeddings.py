@@ -21,7 +21,6 @@ from __future__ import annotations
 import importlib.metadata
 import importlib.util
 import os
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, Sequence
@@ -166,7 +165,6 @@ class E5NanoEmbedder:
 
 _BACKENDS = {"minilm": MiniLMOnnxEmbedder, "e5": E5NanoEmbedder}
 _LOADED: dict[str, Embedder] = {}
-_LOADING = threading.Lock()  # the warm worker judges on threads: load each model once
 
 
 def get_embedder(backend: str = DEFAULT_BACKEND) -> Embedder:
@@ -174,7 +172,5 @@ def get_embedder(backend: str = DEFAULT_BACKEND) -> Embedder:
     if backend not in _BACKENDS:
         raise EmbeddingModelError(f"unknown embedding backend {backend!r}; choose one of {sorted(_BACKENDS)}")
     if backend not in _LOADED:
-        with _LOADING:
-            if backend not in _LOADED:
-                _LOADED[backend] = _BACKENDS[backend]()
+        _LOADED[backend] = _BACKENDS[backend]()
     return _LOADED[backend]

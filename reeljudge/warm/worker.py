@@ -29,6 +29,7 @@ from types import ModuleType
 from typing import Any
 
 _MODULES: dict[str, ModuleType] = {}
+_FIRST: dict[str, threading.Event] = {}  # set once an entry's first call is done
 _LOCK = threading.Lock()
 _SERVED = {"calls": 0}
 
@@ -51,9 +52,25 @@ def load_entry(path: str) -> ModuleType:
 
 
 def run(request: dict[str, Any]) -> dict[str, Any]:
-    """One call: ``{"ok": true, "data": …}`` or ``{"ok": false, "error": …}`` (never raises)."""
+    """One call: ``{"ok": true, "data": …}`` or ``{"ok": false, "error": …}`` (never raises).
+
+    The first call of an entry runs alone (the others wait for it): it imports the entry and
+    usually loads what the judge keeps loaded (norms, embedding model), once, not once per thread.
+    """
+    entry = str(request.get("entry"))
+    with _LOCK:
+        first = entry not in _FIRST
+        done = _FIRST.setdefault(entry, threading.Event())
+    if not first:
+        done.wait()
     try:
-        entry = str(request["entry"])
+        return _call(entry, request)
+    finally:
+        done.set()
+
+
+def _call(entry: str, request: dict[str, Any]) -> dict[str, Any]:
+    try:
         if not entry.endswith(".py") or not os.path.isfile(entry):
             raise FileNotFoundError(f"no Python entry file at {entry}")
         function = getattr(load_entry(entry), str(request.get("function") or "get_assert"))
