@@ -123,3 +123,21 @@ def test_collect_run_twice_is_harmless(gemini_env, monkeypatch):
     job = c.genai().batches.get(name=submission["job"])
     replay = collect(c, {**store.read_submission(submission["id"]), "collected": False}, job, progress=False)
     assert replay.collected == 0 and replay.already == 5 and not replay.unknown and not replay.failed
+
+
+def test_the_cli_submits_waits_and_collects(gemini_env, monkeypatch, capsys):
+    from reeljudge.cli import main
+
+    gemini_env.on("Grade these search terms", judge_reply())
+    plan_all(monkeypatch, NARRATIONS[:2])
+    assert main(["batch", "collect", "--no-progress"]) == 0 and "no open batch job" in capsys.readouterr().out
+    assert main(["batch", "submit", "--no-progress"]) == 0
+    assert "submitted 2 gemini-2.5-flash request(s) inline" in capsys.readouterr().out
+    assert main(["batch", "submit", "--no-progress"]) == 0 and "nothing to submit" in capsys.readouterr().out
+    assert main(["batch", "wait", "--no-progress", "--interval", "0.01"]) == 0
+    assert "JOB_STATE_SUCCEEDED" in capsys.readouterr().out
+    assert main(["batch", "collect", "--no-progress", "--interval", "0.01"]) == 0
+    out = capsys.readouterr().out
+    assert "2 replies cached" in out and "at batch prices" in out
+    assert main(["batch", "collect", "--no-progress", "nope"]) == 2
+    assert "no submission or job 'nope'" in capsys.readouterr().err

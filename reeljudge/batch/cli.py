@@ -92,7 +92,7 @@ def _wait_or_collect(args: argparse.Namespace, *, collect_too: bool) -> int:
         if submission.get("collected"):
             report(collect(client, submission, None))
             continue
-        if args.no_wait:
+        if getattr(args, "no_wait", False):
             job = client.genai().batches.get(name=submission["job"])
         else:
             job = wait(client, submission, interval_s=args.interval, deadline_s=args.timeout, progress=not args.no_progress)
