@@ -141,3 +141,30 @@ def test_the_cli_submits_waits_and_collects(gemini_env, monkeypatch, capsys):
     assert "2 replies cached" in out and "at batch prices" in out
     assert main(["batch", "collect", "--no-progress", "nope"]) == 2
     assert "no submission or job 'nope'" in capsys.readouterr().err
+
+
+def test_media_goes_inline_as_base64_in_both_forms(gemini_env, monkeypatch, tmp_path):
+    from reeljudge.gecko.assertion import get_assert as gecko_assert
+    from reeljudge.testing.clipgen import ClipSpec, make_clip
+    from reeljudge.testing.gecko_scripts import script_prompt
+
+    clip = make_clip(tmp_path / "clip.mp4", ClipSpec(width=64, height=48, fps=8, frames=8, seed=1))
+    prompt = "A disc gliding over a colourful texture"
+    script_prompt(gemini_env, prompt, matched=True, drop_last=False)
+    context = {"vars": {"prompt": prompt, "video": str(clip)}, "config": {"validity_filter": False}}
+    for source in ("inline", "file"):
+        for _stage in ("questions", "vqa"):
+            monkeypatch.setenv("REELJUDGE_CACHE", "plan")
+            assert "queued_for_batch" in gecko_assert(str(clip), context)["reason"]
+            monkeypatch.delenv("REELJUDGE_CACHE")
+            assert submit_and_collect(source)[1].collected == 1
+        assert gecko_assert(str(clip), context)["pass"] is True
+        vqa = list(gemini_env.batches.jobs.values())[-1].requests[0]["request"]
+        media = vqa["contents"][0]["parts"][0]["inlineData"]
+        import base64
+
+        assert base64.urlsafe_b64decode(media["data"]) == clip.read_bytes()
+        import shutil
+
+        shutil.rmtree(load_settings().cache_dir)
+    assert gemini_env.calls() == []

@@ -113,19 +113,22 @@ def entry_pair(folder: Path, name: str, body: str) -> Path:
 @pytest.mark.e2e
 def test_a_worker_that_dies_fails_the_test_it_was_judging_and_the_next_test_gets_a_new_worker(tmp_path):
     js = entry_pair(tmp_path, "dies", (
-        "import os, signal\n"
+        "import os, signal, threading\n"
         "def get_assert(output, context):\n"
         "    if context['vars'].get('die'):\n"
         "        os.kill(os.getpid(), signal.SIGKILL)\n"
+        "    if context['vars'].get('die_after'):\n"
+        "        threading.Timer(0.05, os.kill, (os.getpid(), signal.SIGKILL)).start()\n"
         "    if context['vars'].get('raise'):\n"
         "        raise ValueError('a bug in the judge')\n"
         "    return {'pass': True, 'score': 1.0, 'reason': f'judged in pid {os.getpid()}'}\n"
     ))
-    tests = [{"description": f"t{n}", "vars": {"n": n, "die": n == 2, "raise": n == 4}} for n in range(1, 6)]
+    tests = [{"description": f"t{n}", "vars": {"n": n, "die": n == 2, "raise": n == 4, "die_after": n == 5}} for n in range(1, 7)]
     config = {"prompts": ["{{n}}"], "providers": ["echo"], "defaultTest": {"assert": [{"type": "javascript", "value": f"file://{js}"}]}, "tests": tests}
     path = tmp_path / "dies.yaml"
     path.write_text(yaml.safe_dump(config))
-    code, results, output = run_promptfoo_eval(str(path), tmp_path, "-j", "1")
+    code, results, output = run_promptfoo_eval(str(path), tmp_path, "-j", "1", "--delay", "300")
+    assert results, output[-3000:]
     by = {r["testCase"]["description"]: r for r in rows(results)}
     assert by["t1"]["success"] and by["t3"]["success"] and by["t5"]["success"], output[-2000:]
     died = by["t2"]["gradingResult"]
@@ -133,6 +136,7 @@ def test_a_worker_that_dies_fails_the_test_it_was_judging_and_the_next_test_gets
     assert "dies did not judge (warm_worker) in test 't2'" in died["reason"] and "was killed by SIGKILL" in died["reason"]
     pid = lambda t: by[t]["gradingResult"]["componentResults"][0]["reason"]  # noqa: E731
     assert pid("t1").startswith("judged in pid") and pid("t1") != pid("t3") == pid("t5")  # a new worker after the death
+    assert by["t6"]["success"] and pid("t6") != pid("t5")  # a worker that died between tests costs no test
     raised = by["t4"]["gradingResult"]
     assert not by["t4"]["success"] and "Error running Python script: ValueError: a bug in the judge" in raised["reason"]
     assert "Traceback" in raised["reason"]

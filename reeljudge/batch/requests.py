@@ -136,7 +136,7 @@ class JsonlLines:
             empty = types.InlinedRequest(contents=[{"role": "user", "parts": [{"text": "-"}]}], config=inlined.config)
             converted = self._rest(self._convert_request(self._api, empty))["request"]
             template = self._templates[token] = {k: v for k, v in converted.items() if k != "contents"}
-        contents = self._rest([self._convert_content(c) for c in self._contents(inlined.contents)])
+        contents = self._rest({"contents": [self._convert_content(c) for c in self._contents(inlined.contents)]})["contents"]
         request = {"contents": contents, **template}
         return json.dumps({"key": record["key"], "request": request}, ensure_ascii=False, separators=(",", ":"))
 

@@ -139,6 +139,38 @@ function refuseUnsupported(jsPath, context) {
   }
 }
 
+// Wait (at most 1 s) for a broken worker's exit to be reported; the timer is a live handle, so
+// Node keeps running meanwhile (every handle of the worker itself is unref'd).
+async function settled(worker) {
+  let timer;
+  await Promise.race([worker.exited, new Promise((resolve) => { timer = setTimeout(resolve, 1000); })]);
+  clearTimeout(timer);
+}
+
+// One call on a running worker ({reply} from the worker, or {failed}: the result saying why not); a request the worker never received (nothing listening) goes to a
+// new worker once, a request it received and never answered fails with the worker's end.
+async function judgeOnWorker(judge, context, body) {
+  for (let attempt = 1; ; attempt += 1) {
+    let worker;
+    try {
+      worker = await ensureWorker();
+    } catch (err) {
+      return { failed: notJudged(judge, context, `could not start the warm worker: ${err.message}`) };
+    }
+    try {
+      return { reply: await post(worker, body) };
+    } catch (err) {
+      await settled(worker);
+      if (state().worker === worker) state().worker = null;
+      const unreached = err.code === 'ECONNREFUSED' || err.code === 'ENOENT';
+      if (unreached && attempt === 1) continue;
+      const death = worker.death || `the connection to the warm worker (pid ${worker.pid}) broke (${err.message})`;
+      const when = unreached ? 'before this test could be sent to it' : 'while this test was being judged';
+      return { failed: notJudged(judge, context, `${death} ${when}; run it again, or use the plain Python assertion (${judge}.py)`) };
+    }
+  }
+}
+
 // The promptfoo assertion function for the Python entry beside `jsPath` (same name, .py).
 function entry(jsPath) {
   const pyEntry = jsPath.replace(/\.[cm]?js$/, '.py');
@@ -146,20 +178,8 @@ function entry(jsPath) {
   return async function warmAssertion(output, context) {
     refuseUnsupported(jsPath, context);
     const body = safeJsonStringify({ entry: pyEntry, function: 'get_assert', args: [output, context] });
-    let worker;
-    try {
-      worker = await ensureWorker();
-    } catch (err) {
-      return notJudged(judge, context, `could not start the warm worker: ${err.message}`);
-    }
-    let reply;
-    try {
-      reply = await post(worker, body);
-    } catch (err) {
-      await Promise.race([worker.exited, new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
-      const death = worker.death || `the connection to the warm worker (pid ${worker.pid}) broke (${err.message})`;
-      return notJudged(judge, context, `${death} while this test was being judged; run it again, or use the plain Python assertion (${judge}.py)`);
-    }
+    const { reply, failed } = await judgeOnWorker(judge, context, body);
+    if (failed) return failed;
     if (reply.ok) return reply.data;
     return { pass: false, score: 0, reason: `Error running Python script: ${reply.error}\nStack Trace: Python Traceback: ${reply.traceback || ''}` };
   };
