@@ -107,17 +107,20 @@ def _send(store: BatchStore, client: JudgeClient, submission: dict[str, Any], op
 
 def _write_input(store: BatchStore, client: JudgeClient, submission: dict[str, Any],
                  options: SubmitOptions) -> tuple[os.PathLike[str], list[Any] | None, int]:
-    """Write the JSONL input of a submission, one request at a time; also the inline list while it stays small."""
+    """Write the JSONL input of a submission and the keys it holds, one request at a time; also the
+    inline list while it stays small. (path, inline requests or None, count)."""
     from tqdm import tqdm
+
+    from reeljudge.atomic import atomic_path
 
     sid = submission["id"]
     path = store.jobs_dir / f"{sid}.input.jsonl"
-    delivery, sent, size = MediaDelivery(client), [], 0
+    delivery, lines, count, size = MediaDelivery(client), JsonlLines(client.genai()._api_client), 0, 0
     inline: list[Any] | None = [] if options.source in ("auto", "inline") else None
-    lines = JsonlLines(client.genai()._api_client)
     keys = tqdm(store.keys_of(sid), total=submission["count"], desc="building requests", unit="req",
                 disable=not options.progress, leave=False)
-    with open(path, "w", encoding="utf-8") as out:
+    with open(path, "w", encoding="utf-8") as out, atomic_path(store.jobs_dir / f"{sid}.keys") as sent_path, \
+            open(sent_path, "w", encoding="ascii") as sent:
         for key in keys:
             record = store.read_planned(key)
             if record is None or record.get("submission") != sid:
@@ -130,21 +133,14 @@ def _write_input(store: BatchStore, client: JudgeClient, submission: dict[str, A
                 continue
             line = lines.line(record, item)
             out.write(line + "\n")
-            sent.append(key)
-            size += len(line) + 1
+            sent.write(key + "\n")
+            count, size = count + 1, size + len(line) + 1
             if inline is not None and options.source == "auto" and (
-                    len(sent) > options.inline_max_requests or size > options.inline_max_bytes):
+                    count > options.inline_max_requests or size > options.inline_max_bytes):
                 inline = None
             if inline is not None:
                 inline.append(item)
-    _rewrite_keys(store, sid, sent)
-    return path, inline, len(sent)
-
-
-def _rewrite_keys(store: BatchStore, sid: str, keys: list[str]) -> None:
-    from reeljudge.atomic import write_bytes
-
-    write_bytes(store.jobs_dir / f"{sid}.keys", "".join(k + "\n" for k in keys).encode("ascii"))
+    return path, inline, count
 
 
 def _upload_input(client: JudgeClient, path: os.PathLike[str], display_name: str) -> str:
