@@ -197,10 +197,10 @@ def _require_same_config(base: ResultsFile, cand: ResultsFile, bu: dict, cu: dic
 
 
 def _metric_rows(pairs: list[tuple[Unit, Unit]], settings: GateSettings, notes: list[str]) -> list[MetricRow]:
-    """One row per (group, metric) present in both runs."""
+    """One row per (group, metric) present in both runs; one joint resampling of tests per group."""
     import numpy as np
 
-    from reeljudge.stats.bootstrap import bootstrap_mean
+    from reeljudge.stats.bootstrap import bootstrap_column_means
 
     by_group: dict[str, list[tuple[Unit, Unit]]] = defaultdict(list)
     for b, c in pairs:
@@ -209,20 +209,19 @@ def _metric_rows(pairs: list[tuple[Unit, Unit]], settings: GateSettings, notes: 
     for group in sorted(by_group):
         members = by_group[group]
         metrics = sorted({m for b, c in members for m in (*b.values, *c.values)}, key=_metric_order)
-        for metric in metrics:
-            both = [(b.values[metric], c.values[metric]) for b, c in members if metric in b.values and metric in c.values]
-            if not both:
-                side = "candidate" if any(metric in c.values for _, c in members) else "base"
+        nan = float("nan")
+        base = np.array([[b.values.get(m, nan) for m in metrics] for b, _ in members])
+        cand = np.array([[c.values.get(m, nan) for m in metrics] for _, c in members])
+        both = ~np.isnan(base) & ~np.isnan(cand)
+        diffs = np.where(both, cand - base, nan)
+        intervals = bootstrap_column_means(diffs, n_resamples=settings.resamples, confidence=settings.confidence, seed=settings.seed)
+        for j, metric in enumerate(metrics):
+            if not both[:, j].any():
+                side = "candidate" if not np.isnan(cand[:, j]).all() else "base"
                 notes.append(f"{group}: metric {metric!r} is only in the {side} run; not compared")
                 continue
-            data = np.asarray(both, dtype=float)
-            interval = bootstrap_mean(
-                data[:, 1] - data[:, 0], n_resamples=settings.resamples, confidence=settings.confidence, seed=settings.seed
-            )
-            rows.append(
-                MetricRow(group, metric, float(data[:, 0].mean()), float(data[:, 1].mean()), interval,
-                          settings.tolerance_for(metric), settings.gated(metric))
-            )
+            rows.append(MetricRow(group, metric, float(base[both[:, j], j].mean()), float(cand[both[:, j], j].mean()),
+                                  intervals[j], settings.tolerance_for(metric), settings.gated(metric)))
     return rows
 
 
@@ -233,12 +232,13 @@ def _metric_order(metric: str) -> tuple[int, str]:
 def _worst(pairs: list[tuple[Unit, Unit]], rows: list[MetricRow], settings: GateSettings) -> list[TestChange]:
     """Per test, its largest drop on a gated metric (regressed metrics first); the worst N."""
     regressed = {(r.group, r.metric) for r in rows if r.verdict == "regression"}
+    gated = {r.metric for r in rows if r.gated and r.metric != PASS_RATE}
     changes = []
     for b, c in pairs:
         drops = [
             ((b.group, m) in regressed, b.values[m] - c.values[m], m)
-            for m in c.values
-            if m in b.values and m != PASS_RATE and settings.gated(m) and c.values[m] < b.values[m]
+            for m, value in c.values.items()
+            if m in gated and m in b.values and value < b.values[m]
         ]
         if drops:
             _, _, metric = max(drops)

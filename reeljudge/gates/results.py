@@ -80,7 +80,9 @@ def read_results(path: str | Path) -> ResultsFile:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        hint = " (the file ends early: truncated?)" if exc.pos >= len(text.rstrip()) else ""
+        body = text.rstrip()
+        truncated = exc.pos >= len(body) - 200 or not body.endswith(("}", "]"))
+        hint = " (the file ends early: truncated?)" if truncated else ""
         raise CannotCompare(f"{path}: not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}{hint}") from None
     return parse_results(data, str(path))
 
@@ -122,17 +124,17 @@ def _result_rows(data: Any, name: str) -> list[Mapping[str, Any]]:
 
 def _cell(row: Mapping[str, Any], index: int, name: str) -> Cell:
     """One row as a Cell (vars from the row, else from its test case)."""
-    test = row.get("testCase") if isinstance(row.get("testCase"), Mapping) else {}
-    vars_ = row.get("vars") if isinstance(row.get("vars"), Mapping) else test.get("vars") or {}
+    test = row.get("testCase") if isinstance(row.get("testCase"), dict) else {}
+    vars_ = row.get("vars") if isinstance(row.get("vars"), dict) else test.get("vars") or {}
     provider = _provider_name(row.get("provider"))
-    prompt = row.get("prompt") if isinstance(row.get("prompt"), Mapping) else {}
+    prompt = row.get("prompt") if isinstance(row.get("prompt"), dict) else {}
     prompt_name = str(prompt.get("label") or prompt.get("raw") or row.get("promptIdx", ""))
     description = str(test.get("description") or _short_vars(vars_) or f"test #{row.get('testIdx', index)}")
-    grading = row.get("gradingResult") if isinstance(row.get("gradingResult"), Mapping) else {}
+    grading = row.get("gradingResult") if isinstance(row.get("gradingResult"), dict) else {}
     unjudged = _not_judged_reason(row, grading)
     named = {k: float(v) for k, v in (row.get("namedScores") or {}).items() if _is_number(v)}
     score = float(row["score"]) if _is_number(row.get("score")) else None
-    metadata = test.get("metadata") if isinstance(test.get("metadata"), Mapping) else {}
+    metadata = test.get("metadata") if isinstance(test.get("metadata"), dict) else {}
     return Cell(
         key=(provider, prompt_name, description, json.dumps(vars_, sort_keys=True, default=str)),
         description=description,
@@ -154,7 +156,7 @@ def _not_judged_reason(row: Mapping[str, Any], grading: Mapping[str, Any]) -> st
     """Why this row was not judged (None when every assertion judged)."""
     for node in _grading_nodes(grading):
         reason = str(node.get("reason") or "")
-        meta = node.get("metadata") if isinstance(node.get("metadata"), Mapping) else {}
+        meta = node.get("metadata") if isinstance(node.get("metadata"), dict) else {}
         if meta.get("error_kind") or _NOT_JUDGED.search(reason):
             return reason or f"did not judge ({meta.get('error_kind')})"
         if node.get("pass") is False and any(marker in reason for marker in _CRASH_MARKERS):
@@ -170,21 +172,21 @@ def _grading_nodes(node: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
         return
     yield node
     for child in node.get("componentResults") or []:
-        if isinstance(child, Mapping):
+        if isinstance(child, dict):
             yield from _grading_nodes(child)
 
 
 def _metric_reasons(grading: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
     """(metric, reason) of each component that names a metric, innermost last (so it wins)."""
     for node in _grading_nodes(grading):
-        assertion = node.get("assertion") if isinstance(node.get("assertion"), Mapping) else {}
+        assertion = node.get("assertion") if isinstance(node.get("assertion"), dict) else {}
         metric = assertion.get("metric")
         if metric and node.get("reason"):
             yield str(metric), str(node["reason"])
 
 
 def _provider_name(provider: Any) -> str:
-    if isinstance(provider, Mapping):
+    if isinstance(provider, dict):
         return str(provider.get("label") or provider.get("id") or "")
     return str(provider or "")
 
