@@ -15,8 +15,6 @@ REPO = Path(__file__).resolve().parents[1]
 
 @pytest.mark.e2e
 def test_video_suite_runs_offline_with_named_scores(tmp_path: Path) -> None:
-    promptfoo = REPO / "node_modules" / ".bin" / "promptfoo"
-    assert promptfoo.exists(), "run `npm install` first: node_modules/.bin/promptfoo is missing"
     out = tmp_path / "video_results.json"
     env = dict(os.environ)
     env.update(
@@ -26,7 +24,7 @@ def test_video_suite_runs_offline_with_named_scores(tmp_path: Path) -> None:
         PROMPTFOO_DISABLE_UPDATE="1",
     )
     run = subprocess.run(
-        [str(promptfoo), "eval", "-c", "promptfooconfig.video.yaml", "-o", str(out), "--no-cache"],
+        ["bash", "scripts/promptfoo.sh", "eval", "-c", "promptfooconfig.video.yaml", "-o", str(out), "--no-cache"],
         cwd=REPO, env=env, capture_output=True, text=True, timeout=600,
     )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
