@@ -59,7 +59,7 @@ if [ ! -x .venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; th
   if ! said=$("$uv" lock --check --python "$py" 2>&1); then
     echo "reeljudge set-up: uv.lock does not match pyproject.toml (a dependency was added or changed without" >&2
     echo "  re-locking). Run: npm run lock   (= .tools/uv/bin/uv lock), check the diff of uv.lock, commit it." >&2
-    echo "  uv said: $(echo "$said" | grep -v "^$" | tail -n 2)" >&2
+    echo "  uv said: $(echo "$said" | sed -n '/error/,$p' | tr '\n' ' ' | tr -s ' ')" >&2
     exit 1
   fi
   echo "reeljudge set-up: installing the Python packages of uv.lock into .venv…" >&2
