@@ -15,7 +15,7 @@ def _calibrate(args: argparse.Namespace) -> int:
     from reeljudge.calibration.inputs import read_human_ratings, read_judge_scores
     from reeljudge.calibration.metrics import Settings, calibrate
     from reeljudge.calibration.report import render, report_json
-    from reeljudge.gates.results import CannotCompare
+    from reeljudge.errors import BadInputError
 
     settings = Settings(
         resamples=args.resamples,
@@ -28,7 +28,7 @@ def _calibrate(args: argparse.Namespace) -> int:
         judge = read_judge_scores(args.judge, args.metric or [], args.item)
         human = read_human_ratings(args.human)
         report = calibrate(judge, human, settings, str(args.judge), str(args.human))
-    except CannotCompare as error:
+    except BadInputError as error:
         print(f"reeljudge calibrate: {error.message}", file=sys.stderr)
         return 2
     text = render(report)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from reeljudge.gates.results import CannotCompare, parse_results
+from reeljudge.gates.results import CannotCompare, read_results
 
 _FIELD = re.compile(r"\{([^{}]+)\}")
 
@@ -54,14 +54,9 @@ class HumanRatings:
 def read_judge_scores(path: str | Path, metrics: list[str], item_template: str = "{description}") -> JudgeScores:
     """Judge scores from a promptfoo results file, CSV or JSONL (by content, then suffix)."""
     path = Path(path)
-    text = _read_text(path)
     if path.suffix.lower() == ".json":
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise CannotCompare(f"{path}: not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
-        return _from_promptfoo(parse_results(data, str(path)), metrics or ["score"], item_template, str(path))
-    rows = list(_rows(path, text))
+        return _from_promptfoo(read_results(path), metrics or ["score"], item_template, str(path))
+    rows = list(_rows(path, _read_text(path)))
     metrics = metrics or ["score"]
     items: dict[str, Item] = {}
     for n, row in rows:

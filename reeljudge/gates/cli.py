@@ -15,12 +15,12 @@ from pathlib import Path
 def _compare(args: argparse.Namespace) -> int:
     from reeljudge.gates.gatefile import load_gate
     from reeljudge.gates.markdown import render
-    from reeljudge.gates.results import CannotCompare
+    from reeljudge.errors import BadInputError
     from reeljudge.gates.run import Comparison, SuiteFailure, compare_paths, comparison_json
 
     try:
         comparison = compare_paths(args.base, args.candidate, load_gate(args.gate))
-    except CannotCompare as error:
+    except BadInputError as error:
         comparison = Comparison(suites=[SuiteFailure("compare", error.message)])
     text = render(comparison)
     if args.markdown:

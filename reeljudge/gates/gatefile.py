@@ -17,43 +17,46 @@ from __future__ import annotations
 
 import difflib
 import fnmatch
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from types import MappingProxyType
+from typing import Any, Literal, Mapping
 
 from reeljudge.gates.results import CannotCompare
+from reeljudge.options import coerce, load_one, option
 
 DEFAULT_GATE_FILE = "reeljudge.gate.yaml"
+DEFAULT_TOLERANCES: Mapping[str, float] = MappingProxyType({"pass_rate": 0.05})
 
 
 @dataclass(frozen=True)
 class GateSettings:
-    """Every setting of a gate file, with its default.
+    """Every setting of a gate file (read with the shared options loader: unknown keys refused)."""
 
-    Attributes:
-        tolerance: allowed drop of any metric not named in ``tolerances`` (0-1 scale).
-        tolerances: allowed drop per metric name or fnmatch pattern (first exact, then patterns).
-        ignore: metric names or patterns that are reported but never gated.
-        max_unjudged: tests judged in the base but not in the candidate that still pass the gate.
-        min_matched_share: below this share of the base's tests found in the candidate, the two
-            files are taken to come from different configs (exit 2).
-        group_by: ``provider`` gates each provider (and prompt) separately; ``none`` pools them.
-        confidence: confidence level of the intervals.
-        resamples: bootstrap resamples per interval.
-        seed: bootstrap seed (the same inputs always give the same intervals).
-        worst: how many per-test regressions to list.
-    """
+    tolerance: float = option(0.02, doc="allowed drop of any metric not named in tolerances (scores are 0-1)",
+                              minimum=0, maximum=1)
+    tolerances: dict[str, float] | None = option(None, doc="allowed drop per metric name or fnmatch pattern "
+                                          "(exact names first); added to the defaults (pass_rate 0.05)")
+    ignore: tuple[str, ...] = option((), doc="metric names or patterns that are reported but never gated")
+    max_unjudged: int = option(0, doc="tests judged in the base but not in the candidate that still pass the gate",
+                               minimum=0)
+    min_matched_share: float = option(0.5, doc="below this share of the base's tests found in the candidate, the "
+                                      "files are taken to come from different configs (exit 2)", minimum=0, maximum=1)
+    group_by: Literal["provider", "none"] = option("provider", doc="provider: gate each provider (and prompt) on "
+                                                   "its own; none: pool them")
+    confidence: float = option(0.95, doc="confidence level of the intervals", minimum=0.5, maximum=0.999)
+    resamples: int = option(2000, doc="bootstrap resamples per interval", minimum=100)
+    seed: int = option(20261122, doc="bootstrap seed: the same inputs always give the same intervals")
+    worst: int = option(10, doc="how many per-test drops to list", minimum=0)
 
-    tolerance: float = 0.02
-    tolerances: Mapping[str, float] = field(default_factory=lambda: {"pass_rate": 0.05})
-    ignore: tuple[str, ...] = ()
-    max_unjudged: int = 0
-    min_matched_share: float = 0.5
-    group_by: str = "provider"
-    confidence: float = 0.95
-    resamples: int = 2000
-    seed: int = 20261122
-    worst: int = 10
+    def __post_init__(self) -> None:
+        checked = {}
+        for key, value in dict(self.tolerances or {}).items():
+            number = coerce(value, float, None, f"gate file option 'tolerances' entry {key!r}")
+            if not 0 <= number <= 1:
+                raise ValueError(f"tolerances.{key} must be a number from 0 to 1, got {value!r}")
+            checked[str(key)] = number
+        object.__setattr__(self, "tolerances", MappingProxyType({**DEFAULT_TOLERANCES, **checked}))
 
     def tolerance_for(self, metric: str) -> float:
         """The allowed drop for ``metric``: its exact entry, else the first matching pattern, else the default."""
@@ -79,66 +82,16 @@ def load_gate(path: str | Path | None) -> GateSettings:
 
     try:
         data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise CannotCompare(f"gate file {path}: no such file") from None
+    except OSError as error:
+        raise CannotCompare(f"gate file {path}: cannot read ({error.strerror or error})") from None
     except yaml.YAMLError as exc:
         raise CannotCompare(f"gate file {path}: not valid YAML: {exc}") from None
-    return gate_from_mapping(data or {}, str(path))
+    return gate_from_mapping(data or {}, f"gate file {path}")
 
 
 def gate_from_mapping(data: Any, name: str = "gate file") -> GateSettings:
-    """Validated settings from a mapping; CannotCompare naming the key and the problem."""
-    if not isinstance(data, Mapping):
-        raise CannotCompare(f"{name}: must be a mapping of settings, got {type(data).__name__}")
-    known = [f.name for f in fields(GateSettings)]
-    values: dict[str, Any] = {}
-    for key, value in data.items():
-        if key not in known:
-            close = difflib.get_close_matches(str(key), known, n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else f"; known keys: {', '.join(known)}"
-            raise CannotCompare(f"{name}: unknown key {key!r}{hint}")
-        values[key] = _checked(name, key, value)
-    if "tolerances" in values:  # a file's tolerances add to (and may override) the defaults
-        values["tolerances"] = {**GateSettings().tolerances, **values["tolerances"]}
-    return GateSettings(**values)
-
-
-def _checked(name: str, key: str, value: Any) -> Any:
-    """One setting, type- and range-checked."""
-    where = f"{name}: {key}"
-    if key in ("tolerance", "min_matched_share"):
-        return _fraction(where, value)
-    if key == "confidence":
-        number = _fraction(where, value)
-        if not 0.5 <= number < 1:
-            raise CannotCompare(f"{where} must be at least 0.5 and below 1, got {value!r}")
-        return number
-    if key == "tolerances":
-        if not isinstance(value, Mapping):
-            raise CannotCompare(f"{where} must map metric names to allowed drops, got {type(value).__name__}")
-        return {str(k): _fraction(f"{where}.{k}", v) for k, v in value.items()}
-    if key == "ignore":
-        items = [value] if isinstance(value, str) else value
-        if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
-            raise CannotCompare(f"{where} must be a list of metric names or patterns")
-        return tuple(items)
-    if key == "group_by":
-        if value not in ("provider", "none"):
-            raise CannotCompare(f"{where} must be 'provider' or 'none', got {value!r}")
-        return value
-    return _count(where, value, minimum=100 if key == "resamples" else 0)
-
-
-def _fraction(where: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-        raise CannotCompare(f"{where} must be a number from 0 to 1, got {value!r}")
-    return float(value)
-
-
-def _count(where: str, value: Any, *, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise CannotCompare(f"{where} must be a whole number of at least {minimum}, got {value!r}")
-    return value
+    """Validated settings from a mapping; BadInputError naming the key and the problem."""
+    return load_one(data, GateSettings, owner=name, env={})
 
 
 def check_metric_names(settings: GateSettings, metrics: set[str], name: str = "gate file") -> list[str]:

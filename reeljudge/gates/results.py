@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
-from reeljudge.errors import ReelJudgeError
+from reeljudge.errors import BadInputError
 
 #: promptfoo's ResultFailureReason.ERROR: the provider or the eval itself failed
 _FAILURE_ERROR = 2
@@ -23,7 +23,7 @@ _NOT_JUDGED = re.compile(r"did not judge \(([\w-]+)\)")
 _CRASH_MARKERS = ("Traceback (most recent call last)", "Python code execution failed", "Error running Python")
 
 
-class CannotCompare(ReelJudgeError):
+class CannotCompare(BadInputError):
     """Input that cannot be compared or calibrated as given (the CLI exits 2 with this message)."""
 
     kind = "cannot_compare"
@@ -69,22 +69,10 @@ class ResultsFile:
 
 
 def read_results(path: str | Path) -> ResultsFile:
-    """Parse a promptfoo results JSON file; CannotCompare naming the file and the problem."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise CannotCompare(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CannotCompare(f"{path}: cannot be read ({exc})") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        body = text.rstrip()
-        truncated = exc.pos >= len(body) - 200 or not body.endswith(("}", "]"))
-        hint = " (the file ends early: truncated?)" if truncated else ""
-        raise CannotCompare(f"{path}: not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}{hint}") from None
-    return parse_results(data, str(path))
+    """Parse a promptfoo results JSON file; BadInputError naming the file and the problem."""
+    from reeljudge.promptfoo import read_results_document
+
+    return parse_results(read_results_document(path), str(path))
 
 
 def parse_results(data: Any, name: str = "results") -> ResultsFile:
@@ -112,10 +100,7 @@ def _result_rows(data: Any, name: str) -> list[Mapping[str, Any]]:
     rows = inner.get("results") if isinstance(inner, Mapping) else None
     if not isinstance(rows, list):
         keys = ", ".join(sorted(map(str, data))[:8]) or "none"
-        raise CannotCompare(
-            f"{name}: not a promptfoo results file (no results.results list; top-level keys: {keys}). "
-            "Write one with `promptfoo eval -o results.json`."
-        )
+        raise CannotCompare(f"{name}: not a promptfoo results file (no results.results list; top-level keys: {keys})")
     for i, row in enumerate(rows):
         if not isinstance(row, Mapping) or "success" not in row or not ({"testCase", "vars"} & set(row)):
             raise CannotCompare(f"{name}: results.results[{i}] is not a promptfoo test result (no success/testCase/vars)")

@@ -10,10 +10,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from reeljudge.gates.compare import SuiteReport, compare_results
 from reeljudge.gates.gatefile import GateSettings
+from reeljudge.errors import BadInputError
 from reeljudge.gates.results import CannotCompare, read_results
 
 
@@ -72,7 +73,7 @@ def compare_paths(base: str | Path, candidate: str | Path, settings: GateSetting
 def _one(base: Path, candidate: Path, settings: GateSettings, name: str) -> SuiteReport | SuiteFailure:
     try:
         return compare_results(read_results(base), read_results(candidate), settings, name)
-    except CannotCompare as error:
+    except BadInputError as error:
         return SuiteFailure(name, error.message)
 
 
@@ -118,7 +119,7 @@ def _suite_json(suite: SuiteReport | SuiteFailure) -> dict[str, Any]:
         ],
         "worst": [vars(w) for w in suite.worst],
         "notes": suite.notes,
-        "gate": {k: (dict(v) if isinstance(v, dict) else list(v) if isinstance(v, tuple) else v)
+        "gate": {k: (dict(v) if isinstance(v, Mapping) else list(v) if isinstance(v, tuple) else v)
                  for k, v in vars(suite.settings).items()},
     }
 
