@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Idempotent set-up, every piece from the package registries, each step re-run only when its
 # inputs changed (stamps):
-#   1. uv (pinned, from PyPI) in its own tools venv .tools/uv
+#   1. uv (pinned, from PyPI) in its own folder .tools/uv
 #   2. .venv: exactly the Python packages of uv.lock (+ the test extra), the project editable;
 #      a uv.lock that no longer matches pyproject.toml stops set-up with what to run
 #   3. node_modules: the pinned promptfoo (Node 20.20+)
@@ -47,8 +47,11 @@ uv=.tools/uv/bin/uv
 if [ "$("$uv" --version 2>/dev/null | cut -d' ' -f2)" != "$UV_VERSION" ]; then
   echo "reeljudge set-up: installing uv $UV_VERSION from PyPI into .tools/uv…" >&2
   rm -rf .tools/uv
-  "$py" -m venv .tools/uv
-  .tools/uv/bin/python -m pip install --quiet --disable-pip-version-check "uv==$UV_VERSION" >&2
+  if "$py" -m pip --version >/dev/null 2>&1; then  # straight into a folder: no venv (and no ensurepip) needed
+    PIP_ROOT_USER_ACTION=ignore "$py" -m pip install --quiet --disable-pip-version-check --target .tools/uv "uv==$UV_VERSION" >&2
+  else
+    "$py" -m venv .tools/uv && .tools/uv/bin/python -m pip install --quiet --disable-pip-version-check "uv==$UV_VERSION" >&2
+  fi
 fi
 export UV_PYTHON_DOWNLOADS=never UV_PROJECT_ENVIRONMENT="$PWD/.venv" UV_NO_PROGRESS=1
 
