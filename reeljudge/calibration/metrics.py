@@ -159,8 +159,8 @@ def _group_result(name: str, x: np.ndarray, y: np.ndarray, settings: Settings) -
 
 
 def _pairwise_interval(x: np.ndarray, y: np.ndarray, settings: Settings) -> tuple[Interval, float]:
-    """acc23 on all pairs, with an interval from item resamples (evaluated by weights)."""
-    from reeljudge.stats.bootstrap import bootstrap_units
+    """acc23 on all pairs, with an interval from item resamples (the shared bootstrap's weights)."""
+    from reeljudge.stats.bootstrap import bootstrap_weighted
     from reeljudge.stats.pairwise_accuracy import PairwiseAccuracy
 
     full = PairwiseAccuracy(x, y)
@@ -168,12 +168,11 @@ def _pairwise_interval(x: np.ndarray, y: np.ndarray, settings: Settings) -> tupl
     replicate = full if full.sample_rate == 1.0 and x.size * (x.size - 1) // 2 <= REPLICATE_PAIRS else (
         PairwiseAccuracy(x, y, max_pairs=REPLICATE_PAIRS, seed=settings.seed)
     )
-    n = x.size
-    interval = bootstrap_units(
-        lambda idx: replicate(np.bincount(idx, minlength=n)).accuracy,
-        n, n_resamples=settings.resamples, confidence=settings.confidence, seed=settings.seed,
+    interval = bootstrap_weighted(
+        lambda weights: np.array([replicate(np.rint(w)).accuracy for w in weights]),
+        x.size, n_resamples=settings.resamples, confidence=settings.confidence, seed=settings.seed,
     )
-    return Interval(point.accuracy, interval.low, interval.high, interval.confidence, n, interval.n_resamples,
+    return Interval(point.accuracy, interval.low, interval.high, interval.confidence, x.size, interval.n_resamples,
                     interval.undefined_share), point.epsilon
 
 

@@ -3,8 +3,9 @@
 A *cell* is one graded (test, prompt, provider) row. Each cell gets a stable key made of the
 provider (label, else id), the prompt (label, else its raw template), the test description and
 its vars, so the same test can be found again in another run. A cell whose judge did not judge
-(a reeljudge failure result, an assertion that crashed, a provider error) is marked ``judged =
-False`` with the reason; such a cell is never read as a pass or a score.
+(a reeljudge failure result or any result with ``metadata.judged: false``, an assertion that
+crashed, a provider error) is marked ``judged = False`` with the reason; such a cell is never
+read as a pass or a score.
 """
 
 from __future__ import annotations
@@ -142,8 +143,8 @@ def _not_judged_reason(row: Mapping[str, Any], grading: Mapping[str, Any]) -> st
     for node in _grading_nodes(grading):
         reason = str(node.get("reason") or "")
         meta = node.get("metadata") if isinstance(node.get("metadata"), dict) else {}
-        if meta.get("error_kind") or _NOT_JUDGED.search(reason):
-            return reason or f"did not judge ({meta.get('error_kind')})"
+        if meta.get("error_kind") or meta.get("judged") is False or _NOT_JUDGED.search(reason):
+            return reason or f"did not judge ({meta.get('error_kind') or 'not fully judged'})"
         if node.get("pass") is False and any(marker in reason for marker in _CRASH_MARKERS):
             return f"assertion crashed: {reason.strip().splitlines()[-1] if reason.strip() else reason}"
     if row.get("failureReason") == _FAILURE_ERROR or (row.get("error") and not grading):

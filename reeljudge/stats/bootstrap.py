@@ -69,29 +69,26 @@ def bootstrap_units(
     return _interval(estimate, values, confidence, n_units)
 
 
-def bootstrap_units_batched(
+def bootstrap_weighted(
     statistic: Callable[[np.ndarray], np.ndarray],
     n_units: int,
     *,
     n_resamples: int = DEFAULT_RESAMPLES,
     confidence: float = DEFAULT_CONFIDENCE,
     seed: int = DEFAULT_SEED,
-    batch: int = 200,
 ) -> Interval:
-    """``bootstrap_units`` for a statistic that takes a (resamples x units) index array at once.
+    """Like ``bootstrap_units``, for statistics that are sums over units, all resamples at once.
 
-    ``statistic`` returns one value per row (NaN where undefined); it is called once on a single
-    row ``arange(n_units)`` for the estimate. Draws the same resamples as ``bootstrap_units``.
+    A resample is given as unit weights (how often each unit was drawn: one multinomial row), so
+    ``statistic`` receives a (resamples × units) weight matrix and returns one value per row; it
+    is called once on a single row of ones for the estimate.
     """
     if n_units < 1:
         raise ValueError("bootstrap needs at least one unit")
-    estimate = float(np.asarray(statistic(np.arange(n_units)[None, :]))[0])
+    estimate = float(np.asarray(statistic(np.ones((1, n_units))))[0])
     rng = np.random.default_rng(seed)
-    values = np.empty(n_resamples)
-    for start in range(0, n_resamples, batch):
-        b = min(batch, n_resamples - start)
-        values[start : start + b] = statistic(rng.integers(0, n_units, (b, n_units)))
-    return _interval(estimate, values, confidence, n_units)
+    weights = rng.multinomial(n_units, np.full(n_units, 1.0 / n_units), size=n_resamples).astype(np.float64)
+    return _interval(estimate, np.asarray(statistic(weights), dtype=float), confidence, n_units)
 
 
 def bootstrap_mean(

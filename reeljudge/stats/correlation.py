@@ -13,7 +13,7 @@ from typing import Callable
 
 import numpy as np
 
-from reeljudge.stats.bootstrap import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED, Interval, bootstrap_units_batched
+from reeljudge.stats.bootstrap import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED, Interval, bootstrap_weighted
 
 #: the correlations reported, in order
 CORRELATIONS = ("pearson", "spearman", "kendall_tau_b")
@@ -73,11 +73,20 @@ def correlations_with_intervals(
     confidence: float = DEFAULT_CONFIDENCE,
     seed: int = DEFAULT_SEED,
 ) -> dict[str, Interval]:
-    """Every correlation of ``judge`` with ``human`` and its percentile interval over item resamples."""
+    """Every correlation of ``judge`` with ``human`` and its percentile interval over item resamples.
+
+    The resamples are the shared bootstrap's item weights (``bootstrap_weighted``), expanded to the
+    drawn items so scipy's vectorised functions compute all resamples of a correlation at once.
+    """
     x, y = np.asarray(judge, dtype=float), np.asarray(human, dtype=float)
+    items = np.arange(x.size)
+
+    def drawn(weights: np.ndarray) -> np.ndarray:
+        return np.vstack([np.repeat(items, row) for row in np.rint(weights).astype(int)])
+
     return {
-        name: bootstrap_units_batched(
-            lambda idx, name=name: _rows(name, x[idx], y[idx]),
+        name: bootstrap_weighted(
+            lambda w, name=name: _rows(name, x[drawn(w)], y[drawn(w)]),
             x.size,
             n_resamples=n_resamples,
             confidence=confidence,
