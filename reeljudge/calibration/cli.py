@@ -12,6 +12,7 @@ from pathlib import Path
 
 
 def _calibrate(args: argparse.Namespace) -> int:
+    from reeljudge.calibration.ab_source import is_study, read_study
     from reeljudge.calibration.inputs import read_human_ratings, read_judge_scores
     from reeljudge.calibration.metrics import Settings, calibrate
     from reeljudge.calibration.report import render, report_json
@@ -23,11 +24,19 @@ def _calibrate(args: argparse.Namespace) -> int:
         seed=args.seed,
         min_overlap=args.min_overlap,
         ratings_are_means=args.ratings_are_means,
+        tie_epsilon=args.tie_epsilon,
     )
     try:
-        judge = read_judge_scores(args.judge, args.metric or [], args.item)
-        human = read_human_ratings(args.human)
-        report = calibrate(judge, human, settings, str(args.judge), str(args.human))
+        study = None
+        if is_study(args.human):
+            human, study = read_study(args.human, args.dimension)
+        elif args.dimension is not None:
+            raise BadInputError(f"--dimension is for an A/B study folder; {args.human} is not one (no ab.sqlite)")
+        else:
+            human = read_human_ratings(args.human)
+        item = args.item or ("{clip}" if study is not None else None)
+        judge = read_judge_scores(args.judge, args.metric or [], item)
+        report = calibrate(judge, human, settings, str(args.judge), str(args.human), study)
     except BadInputError as error:
         print(f"reeljudge calibrate: {error.message}", file=sys.stderr)
         return 2
@@ -70,12 +79,17 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "accuracy with tie calibration, with bootstrap intervals, for all items and per family and tag.",
     )
     p.add_argument("judge", help="promptfoo results JSON, or CSV/JSONL with 'item' and score column(s)")
-    p.add_argument("human", help="CSV/JSONL of human ratings: item, rating[, rater][, tags][, family], or JSONL 'ratings'")
+    p.add_argument("human", help="CSV/JSONL of human ratings: item, rating[, rater][, tags][, family], or JSONL 'ratings'; "
+                   "or an A/B study folder (reeljudge ab: items are clips)")
     p.add_argument("--metric", action="append",
                    help="judge score to calibrate: a namedScore or 'score' (promptfoo), or a column; repeat for several "
                    "(default: score)")
-    p.add_argument("--item", default="{description}",
-                   help="item id of a promptfoo test, from {description} {provider} {prompt} {vars.NAME} (default: {description})")
+    p.add_argument("--item", default=None,
+                   help="item id of a promptfoo test, from {description} {provider} {prompt} {clip} {vars.NAME} "
+                   "(default: {description}; {clip}, the clip's sha256, against an A/B study)")
+    p.add_argument("--dimension", help="A/B study: the rating dimension to calibrate against (e.g. prompt_adherence)")
+    p.add_argument("--tie-epsilon", type=float, default=0.0,
+                   help="A/B study winners: the judge's pick is a tie when its two scores differ by at most this (default 0)")
     p.add_argument("--ratings-are-means", action="store_true",
                    help="each human rating is already a mean over several raters (allows one rating per item)")
     p.add_argument("--min-overlap", type=_fraction, default=0.5,

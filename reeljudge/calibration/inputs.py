@@ -1,7 +1,7 @@
 """Reading what ``reeljudge calibrate`` compares: judge scores and human ratings, per item.
 
 Judge scores come from a promptfoo results file (a namedScore, or the score, per test; the item
-id from a template over the test's description, provider, prompt and vars) or from a CSV / JSONL
+id from a template over the test's description, provider, prompt, clip and vars) or from a CSV / JSONL
 file with ``item`` and a score column. Human ratings come from CSV / JSONL rows of ``item`` and
 ``rating`` (with an optional ``rater``), or JSONL rows with a ``ratings`` list or
 ``{rater: rating}`` mapping. Optional ``tags`` (a list, or ``;``-separated) and ``family``
@@ -51,11 +51,11 @@ class HumanRatings:
     max_ratings_per_item: int
 
 
-def read_judge_scores(path: str | Path, metrics: list[str], item_template: str = "{description}") -> JudgeScores:
+def read_judge_scores(path: str | Path, metrics: list[str], item_template: str | None = None) -> JudgeScores:
     """Judge scores from a promptfoo results file, CSV or JSONL (by content, then suffix)."""
     path = Path(path)
     if path.suffix.lower() == ".json":
-        return _from_promptfoo(read_results(path), metrics or ["score"], item_template, str(path))
+        return _from_promptfoo(read_results(path), metrics or ["score"], item_template or "{description}", str(path))
     rows = list(_rows(path, _read_text(path)))
     metrics = metrics or ["score"]
     items: dict[str, Item] = {}
@@ -95,7 +95,7 @@ def _from_promptfoo(run: Any, metrics: list[str], template: str, name: str) -> J
 
 
 def _render(template: str, cell: Any, name: str) -> str:
-    """The item id of a cell from ``template`` (fields: description, provider, prompt, vars.NAME)."""
+    """The item id of a cell from ``template`` (fields: description, provider, prompt, clip, vars.NAME)."""
     fields = {"description": cell.description, "provider": cell.provider, "prompt": cell.prompt}
 
     def value(match: re.Match) -> str:
@@ -105,8 +105,13 @@ def _render(template: str, cell: Any, name: str) -> str:
             if var not in cell.vars:
                 raise CannotCompare(f"{name}: --item uses {{{key}}} but test {cell.label!r} has no var {var!r}")
             return str(cell.vars[var])
+        if key == "clip":
+            if not cell.clip_sha256:
+                raise CannotCompare(f"{name}: --item uses {{clip}} but test {cell.label!r} names no clip "
+                                    "(response.metadata.clip.sha256: run it with the clip or Veo provider)")
+            return cell.clip_sha256
         if key not in fields:
-            raise CannotCompare(f"--item {template!r}: unknown field {{{key}}} (use description, provider, prompt, vars.NAME)")
+            raise CannotCompare(f"--item {template!r}: unknown field {{{key}}} (use description, provider, prompt, clip, vars.NAME)")
         return str(fields[key])
 
     return _FIELD.sub(value, template)

@@ -10,6 +10,7 @@ rater) raises CannotCompare with the reason.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -33,6 +34,7 @@ class Settings:
         seed: bootstrap seed.
         min_overlap: least share of the human-rated items that must have judge scores.
         ratings_are_means: the human file holds per-item means over several raters (not one rater's).
+        tie_epsilon: A/B winners: the judge calls a pair a tie when its two scores differ by at most this.
     """
 
     resamples: int = 1000
@@ -40,6 +42,7 @@ class Settings:
     seed: int = 20261122
     min_overlap: float = 0.5
     ratings_are_means: bool = False
+    tie_epsilon: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -69,10 +72,17 @@ class Report:
     raters: int
     rater_ceiling: dict[str, float] = field(default_factory=dict)  # rater -> Spearman vs the others' mean
     results: dict[str, list[GroupResult]] = field(default_factory=dict)  # judge metric -> groups
+    pairwise: dict[str, dict] = field(default_factory=dict)  # judge metric -> agreement with the human majority (A/B)
+    dimension: str | None = None  # the A/B rating dimension the per-clip scores are
 
 
-def calibrate(judge: JudgeScores, human: HumanRatings, settings: Settings, judge_path: str = "judge", human_path: str = "human") -> Report:
-    """The calibration report; CannotCompare for input that cannot be calibrated."""
+def calibrate(judge: JudgeScores, human: HumanRatings, settings: Settings, judge_path: str = "judge", human_path: str = "human",
+              study: Any = None) -> Report:
+    """The calibration report; CannotCompare for input that cannot be calibrated.
+
+    ``study`` (from ``reeljudge.calibration.ab_source.read_study``) adds, per judge metric, the
+    judge's pairwise picks against the human majority winners of the A/B study.
+    """
     raters = _rater_count(human, settings, human_path)
     matched = sorted(set(judge.items) & set(human.items))
     _require_overlap(judge, human, matched, settings, judge_path, human_path)
@@ -89,6 +99,14 @@ def calibrate(judge: JudgeScores, human: HumanRatings, settings: Settings, judge
         x = np.array([judge.items[i].scores[metric] for i in matched])
         _require_varied(x, f"judge scores ({metric})", len(matched))
         report.results[metric] = [_group_result(name, x[idx], y[idx], settings) for name, idx in groups]
+    if study is not None:
+        from reeljudge.calibration.ab_source import judge_vs_majority
+
+        report.dimension = study.dimension
+        for metric in judge.metrics:
+            scores = {item: entry.scores[metric] for item, entry in judge.items.items()}
+            report.pairwise[metric] = judge_vs_majority(study, scores, f"judge:{metric}", tie_epsilon=settings.tie_epsilon,
+                                                        n_resamples=settings.resamples, seed=settings.seed)
     return report
 
 

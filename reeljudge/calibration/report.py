@@ -36,11 +36,38 @@ def render(report: Report) -> str:
         values = ", ".join(f"{r} {v:.3f}" for r, v in report.rater_ceiling.items())
         mean = sum(report.rater_ceiling.values()) / len(report.rater_ceiling)
         lines += [f"Human ceiling (each rater's Spearman with the other raters' mean): mean {mean:.3f} ({values})", ""]
+    if report.dimension:
+        lines += [f"Human scores: the A/B study's `{report.dimension}` ratings (1-5) per clip, each rater's mean.", ""]
     for metric, groups in report.results.items():
         lines += [f"### judge metric `{metric}`", "", _header(), "|---|---:|" + "---|" * len(STATISTICS) + "---:|"]
         lines += [_row(g) for g in groups]
         lines.append("")
+        if metric in report.pairwise:
+            lines += _pairwise(report.pairwise[metric])
     return "\n".join(lines)
+
+
+def _pairwise(result: dict) -> list[str]:
+    """The judge's A/B picks against the human majority, worded as in the A/B report."""
+    rate = result["rate"]
+    no_ties = result.get("without_ties")
+    kappa = "–" if result.get("kappa") is None else f"{result['kappa']:.3f}"
+    lines = [
+        f"Pairwise (A/B winners): the judge picks the clip it scores higher (a tie within ε = {result['tie_epsilon']:g}); "
+        f"against the strict majority of at least 2 human raters on {result['units']} samples: "
+        f"agreement {_pct(rate)}, Cohen's κ {kappa}",
+    ]
+    if no_ties and no_ties.get("pairs"):
+        lines[-1] += f"; without ties {_pct(no_ties['interval'])} on {no_ties['pairs']} samples"
+    lines[-1] += (f". {result['no_majority']} samples had no human majority; {result['samples_without_judge_scores']} "
+                  "samples lack a judge score for one of their clips.")
+    return [*lines, ""]
+
+
+def _pct(interval: dict) -> str:
+    if interval.get("estimate") is None:
+        return "–"
+    return f"{interval['estimate']:.0%} [{interval['low']:.0%}, {interval['high']:.0%}]"
 
 
 def _raters(report: Report) -> str:
@@ -76,6 +103,8 @@ def report_json(report: Report) -> dict[str, Any]:
             "not_judged": report.not_judged,
         },
         "raters": report.raters,
+        "ab_dimension": report.dimension,
+        "pairwise_vs_human_majority": report.pairwise,
         "rater_ceiling_spearman": {k: _num(v) for k, v in report.rater_ceiling.items()},
         "results": {
             metric: [

@@ -47,6 +47,7 @@ class Cell:
     tags: tuple[str, ...] = ()
     family: str | None = None
     vars: dict[str, Any] = field(default_factory=dict)
+    clip_sha256: str | None = None  # the clip the provider served or made (response.metadata.clip.sha256)
 
     @property
     def label(self) -> str:
@@ -135,7 +136,15 @@ def _cell(row: Mapping[str, Any], index: int, name: str) -> Cell:
         tags=_tags(metadata),
         family=str(metadata["family"]) if metadata.get("family") is not None else None,
         vars=dict(vars_),
+        clip_sha256=_clip_sha256(row),
     )
+
+
+def _clip_sha256(row: Mapping[str, Any]) -> str | None:
+    response = row.get("response") if isinstance(row.get("response"), dict) else {}
+    meta = response.get("metadata") if isinstance(response.get("metadata"), dict) else {}
+    clip = meta.get("clip") if isinstance(meta.get("clip"), dict) else {}
+    return str(clip["sha256"]) if clip.get("sha256") else None
 
 
 def _not_judged_reason(row: Mapping[str, Any], grading: Mapping[str, Any]) -> str | None:
