@@ -3,6 +3,7 @@
 # after changing the dependencies in pyproject.toml (npm run lock).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ -x .tools/uv/bin/uv ] || bash scripts/setup.sh
+# (a stale lock stops set-up after uv is in place, which is all this needs)
+[ -x .tools/uv/bin/uv ] || bash scripts/setup.sh --python-only || [ -x .tools/uv/bin/uv ]
 export UV_PYTHON_DOWNLOADS=never
 exec .tools/uv/bin/uv "$@"
