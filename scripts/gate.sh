@@ -25,7 +25,15 @@ suites() {
   echo "== gate: judge cache mode: $mode"
   mkdir -p gate && echo "$mode" > gate/cache-mode
   rm -rf results
-  bash scripts/eval.sh
+  local code=0
+  bash scripts/eval.sh || code=$?
+  if [ $code -ne 0 ]; then  # e.g. the Gecko pair check on tests that did not judge: compare reports them
+    echo "== gate: scripts/eval.sh exited $code; the comparison decides (a suite without results cannot be compared)"
+  fi
+  if ! ls results/*.json >/dev/null 2>&1; then
+    echo "== gate: no suite wrote results" >&2
+    return 1
+  fi
 }
 
 baseline() {
