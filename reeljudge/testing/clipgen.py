@@ -149,6 +149,20 @@ def render(spec: ClipSpec) -> Iterator[np.ndarray]:
     return _Renderer(spec).frames()
 
 
+def x264_options(*, crf: int, preset: str, gop: int | None = None, bframes: int | None = None) -> dict[str, str]:
+    """Every libx264 setting in one dict, single-threaded so output is deterministic.
+
+    Assign it once: with PyAV 18 ``stream.options`` and ``stream.codec_context.options`` are the
+    same dict, so a second assignment replaces the first and silently drops its settings.
+    """
+    options = {"crf": str(crf), "preset": preset, "x264-params": "threads=1:sliced-threads=0"}
+    if gop is not None:
+        options["g"] = str(gop)
+    if bframes is not None:
+        options["bf"] = str(bframes)
+    return options
+
+
 def write_clip(
     path: str | Path,
     frames: Iterator[np.ndarray] | Sequence[np.ndarray],
@@ -171,8 +185,7 @@ def write_clip(
         stream = container.add_stream(codec, rate=fps)
         stream.pix_fmt = "yuv420p"
         if codec == "libx264":
-            stream.options = {"crf": str(crf), "preset": "veryfast", "g": str(gop), "bf": "0"}
-            stream.codec_context.options = {"x264-params": "threads=1:sliced-threads=0"}
+            stream.options = x264_options(crf=crf, preset="veryfast", gop=gop, bframes=0)
         if pts_ms is not None:
             stream.codec_context.time_base = Fraction(1, 1000)
             stream.time_base = Fraction(1, 1000)
@@ -279,8 +292,7 @@ def make_excerpt(source: str | Path, target: str | Path, *, width: int = 480, cr
         vout = dst.add_stream("libx264", rate=vin.average_rate)
         vout.codec_context.time_base = Fraction(1) / vin.average_rate
         vout.width, vout.height, vout.pix_fmt = width, height, "yuv420p"
-        vout.options = {"crf": str(crf), "preset": "slow", "bf": "0"}
-        vout.codec_context.options = {"x264-params": "threads=1:sliced-threads=0"}
+        vout.options = x264_options(crf=crf, preset="slow", bframes=0)
         ain = src.streams.audio[0] if src.streams.audio else None
         aout = dst.add_stream("aac", rate=ain.codec_context.sample_rate, layout="mono") if ain else None
         if aout is not None:
