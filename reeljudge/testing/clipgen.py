@@ -13,31 +13,50 @@ import argparse
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path
-from typing import Iterator, Literal, Sequence
+from typing import Iterator, Literal, Mapping, Sequence
 
 import numpy as np
 
-FaultKind = Literal["cut", "jump", "frozen", "near_static", "black", "flicker", "shake", "noise", "gray"]
+FaultKind = Literal[
+    "cut", "jump", "frozen", "near_static", "black", "flicker", "flicker_random", "shake", "noise", "gray",
+    "fade_out", "fade_in", "dissolve", "flash", "exposure",
+]
 
 
 @dataclass(frozen=True)
 class Fault:
-    """A fault over frames ``start`` .. ``start + length - 1`` (cut and jump: from ``start`` on)."""
+    """A fault or effect over frames ``start`` .. ``start + length - 1`` (cut and jump: from ``start`` on).
+
+    ``strength`` scales it (flicker: 1 = ±25 % brightness); ``hz`` is a flicker's rate (0: the
+    brightness alternates every frame).
+    """
 
     kind: FaultKind
     start: int
     length: int = 1
     strength: float = 1.0
+    hz: float = 0.0
 
     @property
     def end(self) -> int:
         """The last frame index the fault touches."""
         return self.start + self.length - 1
 
+    def covers(self, index: int) -> bool:
+        """Whether frame ``index`` is inside the fault."""
+        return self.start <= index <= self.end
+
 
 @dataclass(frozen=True)
 class ClipSpec:
-    """What to render: size, rate, length, camera pan, object motion, seed and faults."""
+    """What to render: size, rate, length, scene, camera, object motion, grain, seed and faults.
+
+    The camera pans ``pan_px`` per frame (until frame ``hold_after``, then holds still) and sways
+    ``sway_px`` (a slow handheld drift); the object moves ``object_px`` per frame; ``grain`` adds
+    fresh Gaussian noise (standard deviation in levels) to every frame; ``vfr`` gives the frames
+    irregular timestamps (0.6–1.6 × the nominal interval) with the scene rendered at those times;
+    ``cadence`` holds each drawing for that many frames, camera included, as limited animation does.
+    """
 
     width: int = 256
     height: int = 144
@@ -48,39 +67,45 @@ class ClipSpec:
     seed: int = 7
     faults: tuple[Fault, ...] = ()
     texture: bool = True
+    scene: str = "texture"  # a key of reeljudge.testing.scenes.WORLDS
+    grain: float = 0.0
+    hold_after: int | None = None
+    sway_px: float = 0.0
+    vfr: bool = False
+    cadence: int = 1  # animation "on twos" (2), "on threes" (3): each drawing is held this many frames
 
     def with_faults(self, *faults: Fault) -> "ClipSpec":
         """The same spec with these faults."""
         return replace(self, faults=tuple(faults))
 
-
-def _world(seed: int, height: int, width: int, texture: bool) -> np.ndarray:
-    """A smooth random RGB texture of the given size (uint8)."""
-    import cv2
-
-    rng = np.random.default_rng(seed)
-    coarse = rng.uniform(30, 225, size=(max(2, height // 24), max(2, width // 24), 3)).astype(np.float32)
-    world = cv2.resize(coarse, (width, height), interpolation=cv2.INTER_CUBIC)
-    if texture:
-        fine = rng.normal(0, 1, size=(height, width)).astype(np.float32)
-        fine = cv2.GaussianBlur(fine, (0, 0), 1.5)
-        fine *= 30.0 / (fine.std() + 1e-6)
-        world += fine[..., None]
-    return np.clip(world, 0, 255).astype(np.uint8)
+    def pts_ms(self) -> list[int] | None:
+        """Presentation times in ms when ``vfr`` (None for a constant frame rate)."""
+        if not self.vfr:
+            return None
+        rng = np.random.default_rng(self.seed + 3)
+        steps = rng.uniform(0.6, 1.6, size=self.frames) * 1000.0 / self.fps
+        return [int(v) for v in np.concatenate([[0.0], np.cumsum(steps)[:-1]])]
 
 
 class _Renderer:
     """Renders the frames of one ClipSpec, one at a time."""
 
     def __init__(self, spec: ClipSpec) -> None:
+        from reeljudge.testing.scenes import MOVERS, WORLDS
+
         self.spec = spec
-        margin = 64
+        margin = 64 + int(np.ceil(spec.sway_px))
         self.margin = margin
-        span = int(abs(spec.pan_px) * spec.frames) + spec.width * 2 + 2 * margin
+        pts = spec.pts_ms()
+        self.times = [float(i) for i in range(spec.frames)] if pts is None else [p * spec.fps / 1000.0 for p in pts]
+        self.drawn = [float(spec.cadence * (t // spec.cadence)) for t in self.times]  # the time each frame's drawing shows
+        span = int(abs(spec.pan_px) * (self.times[-1] + 1)) + spec.width * 2 + 2 * margin
+        make = WORLDS[spec.scene]
         self.worlds = [
-            _world(spec.seed, spec.height + 2 * margin, span, spec.texture),
-            _world(spec.seed + 1000, spec.height + 2 * margin, span, spec.texture),
+            make(spec.seed, spec.height + 2 * margin, span, spec.texture),
+            make(spec.seed + 1000, spec.height + 2 * margin, span, spec.texture),
         ]
+        self.mover = MOVERS[spec.scene]
         self.rng = np.random.default_rng(spec.seed + 1)
         self.shake = {
             f.start + i: tuple(int(v) for v in self.rng.integers(-int(8 * f.strength), int(8 * f.strength) + 1, size=2))
@@ -88,28 +113,39 @@ class _Renderer:
             if f.kind == "shake"
             for i in range(f.length)
         }
+        held = [f for f in spec.faults if f.kind == "flicker_random"]
+        self.random_gain = {i: float(g) for f in held for i, g in zip(range(f.start, f.end + 1), _held_uniform(self.rng, f.length))}
 
     def _faults(self, kind: FaultKind) -> list[Fault]:
         return [f for f in self.spec.faults if f.kind == kind]
 
-    def scene(self, index: int, object_at: float | None = None) -> np.ndarray:
-        """The clean frame at ``index`` (after cuts, jumps and shake), its disc at time ``object_at``."""
-        spec, m = self.spec, self.margin
-        world = self.worlds[sum(1 for f in self._faults("cut") if index >= f.start) % 2]
-        x = m + spec.pan_px * index
-        y = float(m)
-        for f in self._faults("jump"):
-            if index >= f.start:
-                x += spec.width * 0.5 * f.strength
-        dx, dy = self.shake.get(index, (0, 0))
-        xi, yi = int(round(x)) + dx, int(round(y)) + dy
-        frame = world[yi : yi + spec.height, xi : xi + spec.width].copy()
+    def _view(self, world: np.ndarray, index: int, t: float) -> np.ndarray:
+        """The camera's crop of ``world`` for frame ``index`` at time ``t`` (frame units; sub-pixel)."""
         import cv2
 
-        at = float(index) if object_at is None else object_at
-        cx = int(round(spec.width * 0.25 + spec.object_px * at)) % spec.width
-        cy = int(round(spec.height * 0.5 + spec.height * 0.2 * np.sin(at / 9.0)))
-        cv2.circle(frame, (cx, cy), max(4, spec.height // 10), (240, 60, 40), -1, lineType=cv2.LINE_AA)
+        spec, m = self.spec, self.margin
+        moving_t = t if spec.hold_after is None else min(t, float(spec.hold_after))
+        x, y = m + spec.pan_px * moving_t, float(m)
+        if spec.sway_px:
+            x += spec.sway_px * np.sin(2 * np.pi * t / (2.0 * spec.fps))
+            y += 0.6 * spec.sway_px * np.sin(2 * np.pi * t / (2.7 * spec.fps))
+        x += sum(spec.width * 0.5 * f.strength for f in self._faults("jump") if index >= f.start)
+        dx, dy = self.shake.get(index, (0, 0))
+        centre = (x + dx + (spec.width - 1) / 2.0, y + dy + (spec.height - 1) / 2.0)
+        return cv2.getRectSubPix(world, (spec.width, spec.height), centre)
+
+    def scene(self, index: int, at: float | None = None) -> np.ndarray:
+        """The clean frame ``index`` (after cuts, dissolves, jumps and shake), its object at time ``at``."""
+        t = self.drawn[min(index, len(self.drawn) - 1)] if at is None else at
+        switches = sum(1 for f in self._faults("cut") if index >= f.start)
+        switches += sum(1 for f in self._faults("dissolve") if index > f.end)
+        frame = self._view(self.worlds[switches % 2], index, t)
+        for f in self._faults("dissolve"):
+            if f.covers(index):
+                alpha = (index - f.start + 1) / (f.length + 1)
+                other = self._view(self.worlds[(switches + 1) % 2], index, t)
+                frame = np.clip(frame * (1 - alpha) + other * alpha, 0, 255).astype(np.uint8)
+        self.mover(frame, self.spec.width, self.spec.height, self.spec.object_px, t)
         return frame
 
     def frames(self) -> Iterator[np.ndarray]:
@@ -119,29 +155,74 @@ class _Renderer:
         noise_rng = np.random.default_rng(spec.seed + 2)
         for index in range(spec.frames):
             frame = self.scene(index)
-            if previous is not None and any(f.start <= index <= f.end for f in self._faults("frozen")):
+            if spec.grain:
+                frame = _add_noise(frame, noise_rng, spec.grain)
+            if previous is not None and any(f.covers(index) for f in self._faults("frozen")):
                 frame = previous.copy()
             for f in self._faults("near_static"):
-                if f.start <= index <= f.end:
-                    base = self.scene(f.start - 1).astype(np.float32)
-                    frame = np.clip(base + noise_rng.normal(0, 6.0 * f.strength, base.shape), 0, 255).astype(np.uint8)
+                if f.covers(index):
+                    frame = _add_noise(self.scene(f.start - 1), noise_rng, 6.0 * f.strength)
             for f in self._faults("noise"):
-                if f.start <= index <= f.end:
-                    noisy = frame.astype(np.float32) + noise_rng.normal(0, 6.0 * f.strength, frame.shape)
-                    frame = np.clip(noisy, 0, 255).astype(np.uint8)
-            for f in self._faults("flicker"):
-                if f.start <= index <= f.end:
-                    gain = 1.0 + 0.25 * f.strength * (1 if (index - f.start) % 2 == 0 else -1)
-                    frame = np.clip(frame.astype(np.float32) * gain, 0, 255).astype(np.uint8)
+                if f.covers(index):
+                    frame = _add_noise(frame, noise_rng, 6.0 * f.strength)
+            frame = self._light(frame, index)
             for f in self._faults("gray"):
-                if f.start <= index <= f.end:
+                if f.covers(index):
                     gray = frame.astype(np.float32) @ np.array([0.299, 0.587, 0.114], np.float32)
                     frame = np.repeat(gray[..., None], 3, axis=2).astype(np.uint8)
             for f in self._faults("black"):
-                if f.start <= index <= f.end:
+                if f.covers(index):
                     frame = np.zeros_like(frame)
             previous = frame
             yield frame
+
+    def _light(self, frame: np.ndarray, index: int) -> np.ndarray:
+        """Brightness effects on frame ``index``: flicker, exposure ramp, flash, fades."""
+        gain, white = 1.0, 0.0
+        t = self.times[index]
+        for f in self.spec.faults:
+            if f.kind == "flicker" and f.covers(index):
+                wave = np.cos(2 * np.pi * f.hz * (t - self.times[f.start]) / self.spec.fps) if f.hz else (-1) ** (index - f.start)
+                gain *= 1.0 + 0.25 * f.strength * wave
+            elif f.kind == "flicker_random" and f.covers(index):
+                gain *= 1.0 + 0.25 * f.strength * self.random_gain[index]
+            elif f.kind == "exposure" and index >= f.start:
+                gain *= 1.0 + 0.4 * f.strength * min(1.0, (index - f.start + 1) / f.length)
+            elif f.kind == "flash" and f.covers(index):
+                white = max(white, 0.75 * f.strength / (1 + 1.2 * (index - f.start)))
+            elif f.kind == "fade_out" and f.start <= index < self._next_fade_in(f):
+                gain *= max(0.0, 1.0 - (index - f.start + 1) / f.length)
+            elif f.kind == "fade_in" and self._last_fade_out(f) < index <= f.end:
+                gain *= max(0.0, (index - f.start + 1) / (f.length + 1))
+        if gain == 1.0 and white == 0.0:
+            return frame
+        lit = frame.astype(np.float32) * gain
+        return np.clip(lit + (255.0 - lit) * white, 0, 255).astype(np.uint8)
+
+
+    def _next_fade_in(self, fade_out: Fault) -> int:
+        """Where the black after ``fade_out`` ends: the next fade-in's start, else past the clip."""
+        return min((f.start for f in self._faults("fade_in") if f.start > fade_out.end), default=self.spec.frames)
+
+    def _last_fade_out(self, fade_in: Fault) -> int:
+        """Where the black before ``fade_in`` starts: the last fade-out's end before it, else before the clip."""
+        return max((f.end for f in self._faults("fade_out") if f.end < fade_in.start), default=-1)
+
+
+def _add_noise(frame: np.ndarray, rng: np.random.Generator, sigma: float) -> np.ndarray:
+    """``frame`` plus fresh Gaussian noise of standard deviation ``sigma`` levels."""
+    noisy = frame.astype(np.float32) + rng.normal(0, sigma, frame.shape)
+    return np.clip(noisy, 0, 255).astype(np.uint8)
+
+
+def _held_uniform(rng: np.random.Generator, length: int) -> list[float]:
+    """``length`` values in [−1, 1], each drawn anew after 1–2 frames, swinging sign most of the time."""
+    values: list[float] = []
+    sign = 1.0
+    while len(values) < length:
+        sign = -sign if rng.random() < 0.8 else sign
+        values.extend([sign * float(rng.uniform(0.4, 1.0))] * int(rng.integers(1, 3)))
+    return values[:length]
 
 
 def render(spec: ClipSpec) -> Iterator[np.ndarray]:
@@ -174,8 +255,13 @@ def write_clip(
     pts_ms: Sequence[int] | None = None,
     faststart: bool = True,
     gop: int = 48,
+    codec_options: Mapping[str, str] | None = None,
 ) -> Path:
-    """Encode RGB frames to a video file; optional sine audio track and explicit timestamps (VFR)."""
+    """Encode RGB frames to a video file; optional sine audio track and explicit timestamps (VFR).
+
+    libx264 gets ``crf``, preset veryfast, ``gop`` and no B-frames; another codec gets
+    ``codec_options`` (all settings in one dict: see ``x264_options``).
+    """
     import av
 
     path = Path(path)
@@ -186,6 +272,8 @@ def write_clip(
         stream.pix_fmt = "yuv420p"
         if codec == "libx264":
             stream.options = x264_options(crf=crf, preset="veryfast", gop=gop, bframes=0)
+        elif codec_options:
+            stream.options = dict(codec_options)
         if pts_ms is not None:
             stream.codec_context.time_base = Fraction(1, 1000)
             stream.time_base = Fraction(1, 1000)
@@ -230,8 +318,8 @@ def _write_tone(container: object, audio: object, seconds: float) -> None:
 
 
 def make_clip(path: str | Path, spec: ClipSpec, **write_options: object) -> Path:
-    """Render ``spec`` and write it to ``path``."""
-    return write_clip(path, render(spec), fps=spec.fps, **write_options)  # type: ignore[arg-type]
+    """Render ``spec`` and write it to ``path`` (with its own timestamps when ``spec.vfr``)."""
+    return write_clip(path, render(spec), fps=spec.fps, pts_ms=spec.pts_ms(), **write_options)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
@@ -263,22 +351,6 @@ FIXTURES: dict[str, Fixture] = {
 }
 
 SUITE_FIXTURES = ("clean", "cut", "frozen", "black", "flicker", "static_noise")
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Write the suite's fixture clips (``gen_<name>.mp4``) into a folder."""
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("out_dir", type=Path)
-    parser.add_argument("names", nargs="*", default=list(SUITE_FIXTURES))
-    args = parser.parse_args(argv)
-    for name in args.names:
-        path = make_clip(args.out_dir / f"gen_{name}.mp4", FIXTURES[name].spec)
-        print(f"{path} {path.stat().st_size} bytes")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
 
 
 def make_excerpt(source: str | Path, target: str | Path, *, width: int = 480, crf: int = 30, seconds: float | None = None) -> Path:
@@ -320,3 +392,19 @@ def make_excerpt(source: str | Path, target: str | Path, *, width: int = 480, cr
                 for packet in stream.encode():
                     dst.mux(packet)
     return target
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Write the suite's fixture clips (``gen_<name>.mp4``) into a folder."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("out_dir", type=Path)
+    parser.add_argument("names", nargs="*", default=list(SUITE_FIXTURES))
+    args = parser.parse_args(argv)
+    for name in args.names:
+        path = make_clip(args.out_dir / f"gen_{name}.mp4", FIXTURES[name].spec)
+        print(f"{path} {path.stat().st_size} bytes")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
