@@ -65,7 +65,10 @@ class Signals:
     gdx: list[float] = field(default_factory=list)
     gdy: list[float] = field(default_factory=list)
     gd_spread: list[float] = field(default_factory=list)  # interquartile range (px, x and y combined) of the flow field
-    thumbs: list[Any] = field(default_factory=list)  # 32-px-wide luma thumbnails (uint8), for run-level checks
+    texture: list[float] = field(default_factory=list)  # share of flow points on texture, where flow is reliable
+    moved: list[float] = field(default_factory=list)  # share of 64-px thumbnail pixels changed beyond noise (brightness-compensated)
+    change: list[float] = field(default_factory=list)  # mean abs change of the 64-px thumbnails (brightness-compensated)
+    thumbs: list[Any] = field(default_factory=list)  # 64-px-wide luma thumbnails (uint8), for run-level checks
     dd_pairs: list[tuple[int, int, float]] = field(default_factory=list)  # (from, to, top-5% flow)
     dd_interval: int = 1
 
@@ -256,7 +259,6 @@ class _FrameAnalyser:
         self.w, self.h = w, h
         self.total_pixels = float(w * h)
         self.small_size = (64, max(8, int(round(64 * h / w))))
-        self.thumb_size = (32, max(4, self.small_size[1] // 2))
         self.dis = cv2.DISOpticalFlow_create(cv2.DISOPTICAL_FLOW_PRESET_ULTRAFAST)
         margin = max(2, h // 16)
         self.inner = (slice(margin, -margin, 2), slice(margin, -margin, 2))  # where the warp residual is read
@@ -274,8 +276,9 @@ class _FrameAnalyser:
         z = self._frame_stats(y, uv)
         s.times.append(t)
         if self.prev is None:
-            for series in (s.diff_mean, s.diff_max, s.changed, s.content, s.mc_delta, s.gdx, s.gdy, s.gd_spread):
+            for series in (s.diff_mean, s.diff_max, s.changed, s.content, s.mc_delta, s.gdx, s.gdy, s.gd_spread, s.moved, s.change):
                 series.append(0.0)
+            s.texture.append(1.0)
         else:
             self._pair_stats(y, z, uv)
         self._sampled_flow(y)
@@ -291,8 +294,9 @@ class _FrameAnalyser:
         s.luma.append(float(cv2.mean(y)[0]))
         s.dark.append(float(np.count_nonzero(y < self.options.black_pixel_level)) / self.total_pixels)
         s.chroma.append(float(np.abs(uv.astype(np.int16) - 128).mean() * 2))
-        small = cv2.resize(y, self.small_size, interpolation=cv2.INTER_AREA).astype(np.float32)
-        s.thumbs.append(cv2.resize(small, self.thumb_size, interpolation=cv2.INTER_AREA).astype(np.uint8))
+        small = cv2.resize(y, self.small_size, interpolation=cv2.INTER_AREA)
+        s.thumbs.append(small)
+        small = small.astype(np.float32)
         return (small - small.mean()) / (small.std() + 4.0)
 
     def _pair_stats(self, y: Any, z: Any, uv: Any) -> None:
@@ -308,8 +312,13 @@ class _FrameAnalyser:
         s.changed.append(float(np.count_nonzero(d > 6)) / self.total_pixels)
         chroma_change = float(np.abs(uv.astype(np.int16) - prev_uv).mean())
         s.content.append(float(np.abs(z - prev_z).mean()) * 100.0 / 1.13 + 2.0 * chroma_change)
+        moved, change = thumb_difference(s.thumbs[-2], s.thumbs[-1], self.options)
+        s.moved.append(moved)
+        s.change.append(change)
         flow = self.dis.calc(prev_y, y, None)
-        sample = flow[::2, ::2]
+        textured = _textured(prev_y)
+        s.texture.append(float(np.count_nonzero(textured)) / textured.size)
+        sample = flow[:-2:2, :-2:2][textured] if np.count_nonzero(textured) >= 64 else flow[::2, ::2].reshape(-1, 2)
         x1, gdx, x3 = _quartiles(sample[..., 0])
         y1, gdy, y3 = _quartiles(sample[..., 1])
         s.gdx.append(gdx)
@@ -330,6 +339,35 @@ class _FrameAnalyser:
         self.ring.pop(i - k - 1, None)
         if i % k == 0 and i - k in self.ring:
             s.dd_pairs.append((i - k, i, _top5(self.dis.calc(self.ring[i - k], y, None))))
+
+
+def thumb_difference(first: Any, second: Any, options: ProbeOptions) -> tuple[float, float]:
+    """How two 64-px luma thumbnails differ once a brightness gain is taken out: the share of pixels
+    that changed by more than ``still_levels`` + ``still_noise_ratio`` × the median change (noise),
+    and the mean change (levels)."""
+    import numpy as np
+
+    a = first.astype(np.float32)
+    b = second.astype(np.float32)
+    mean_a, mean_b = float(a.mean()), float(b.mean())
+    gain = min(2.0, max(0.5, mean_a / mean_b)) if mean_a >= 8.0 and mean_b >= 8.0 else 1.0
+    d = np.abs(a - b * gain).ravel()
+    noise = float(np.partition(d, d.size // 2)[d.size // 2])
+    limit = options.still_levels + options.still_noise_ratio * noise
+    return float(np.count_nonzero(d > limit)) / d.size, float(d.mean())
+
+
+TEXTURE_LEVELS = 12  # luma change over 2 px (x plus y) that makes a point textured: flow there is reliable
+
+
+def _textured(y: Any) -> Any:
+    """Per flow sample point (every 2nd pixel): whether the image has texture there (gradient ≥ TEXTURE_LEVELS)."""
+    import cv2
+
+    g = y[::2, ::2]
+    gx = cv2.absdiff(g[:-1, 1:], g[:-1, :-1])
+    gy = cv2.absdiff(g[1:, :-1], g[:-1, :-1])
+    return cv2.add(gx, gy) >= TEXTURE_LEVELS
 
 
 def _quartiles(values: Any) -> tuple[float, float, float]:

@@ -55,7 +55,10 @@ class ClipSpec:
     ``sway_px`` (a slow handheld drift); the object moves ``object_px`` per frame; ``grain`` adds
     fresh Gaussian noise (standard deviation in levels) to every frame; ``vfr`` gives the frames
     irregular timestamps (0.6–1.6 × the nominal interval) with the scene rendered at those times;
-    ``cadence`` holds each drawing for that many frames, camera included, as limited animation does.
+    ``cadence`` holds each drawing for that many frames, camera included, as limited animation does
+    (1.25: 24 fps footage shown at 30 fps by repeating every fourth frame); ``ease_frames`` slows the
+    pan down to rest over that many frames before ``hold_after``; ``zoom`` magnifies the view by that
+    share per frame.
     """
 
     width: int = 256
@@ -72,7 +75,9 @@ class ClipSpec:
     hold_after: int | None = None
     sway_px: float = 0.0
     vfr: bool = False
-    cadence: int = 1  # animation "on twos" (2), "on threes" (3): each drawing is held this many frames
+    cadence: float = 1  # animation "on twos" (2), "on threes" (3): each drawing is held this many frames
+    ease_frames: int = 0
+    zoom: float = 0.0
 
     def with_faults(self, *faults: Fault) -> "ClipSpec":
         """The same spec with these faults."""
@@ -98,7 +103,7 @@ class _Renderer:
         self.margin = margin
         pts = spec.pts_ms()
         self.times = [float(i) for i in range(spec.frames)] if pts is None else [p * spec.fps / 1000.0 for p in pts]
-        self.drawn = [float(spec.cadence * (t // spec.cadence)) for t in self.times]  # the time each frame's drawing shows
+        self.drawn = [t if spec.cadence == 1 else spec.cadence * (t // spec.cadence) for t in self.times]  # what each frame shows
         span = int(abs(spec.pan_px) * (self.times[-1] + 1)) + spec.width * 2 + 2 * margin
         make = WORLDS[spec.scene]
         self.worlds = [
@@ -124,15 +129,30 @@ class _Renderer:
         import cv2
 
         spec, m = self.spec, self.margin
-        moving_t = t if spec.hold_after is None else min(t, float(spec.hold_after))
-        x, y = m + spec.pan_px * moving_t, float(m)
+        x, y = m + spec.pan_px * self._travel(t), float(m)
         if spec.sway_px:
             x += spec.sway_px * np.sin(2 * np.pi * t / (2.0 * spec.fps))
             y += 0.6 * spec.sway_px * np.sin(2 * np.pi * t / (2.7 * spec.fps))
         x += sum(spec.width * 0.5 * f.strength for f in self._faults("jump") if index >= f.start)
         dx, dy = self.shake.get(index, (0, 0))
         centre = (x + dx + (spec.width - 1) / 2.0, y + dy + (spec.height - 1) / 2.0)
+        if spec.zoom:
+            scale = 1.0 / (1.0 + spec.zoom * t)  # world pixels per output pixel
+            warp = np.array([[scale, 0, centre[0] - scale * (spec.width - 1) / 2.0], [0, scale, centre[1] - scale * (spec.height - 1) / 2.0]])
+            return cv2.warpAffine(world, warp, (spec.width, spec.height), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
         return cv2.getRectSubPix(world, (spec.width, spec.height), centre)
+
+    def _travel(self, t: float) -> float:
+        """How many frames' worth of pan the camera has made by time ``t`` (it eases to a stop, then holds)."""
+        spec = self.spec
+        if spec.hold_after is None:
+            return t
+        ease = float(min(spec.ease_frames, spec.hold_after))
+        start = spec.hold_after - ease
+        if t <= start:
+            return t
+        u = min(t, float(spec.hold_after)) - start  # time into the slow-down: speed falls linearly to 0
+        return start + (u - u * u / (2 * ease) if ease else u)
 
     def scene(self, index: int, at: float | None = None) -> np.ndarray:
         """The clean frame ``index`` (after cuts, dissolves, jumps and shake), its object at time ``at``."""
