@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-BENCHMARKS = ("filmability_cache", "gecko_calls", "probes")
+BENCHMARKS = ("filmability_cache", "gecko_calls", "probes", "probes_corpus")
 
 
 def main(names: list[str]) -> None:

@@ -99,21 +99,23 @@ def flicker_runs(signals: Signals, options: ProbeOptions) -> list[tuple[int, int
 
 
 def _rate(times: list[float], options: ProbeOptions) -> float | None:
-    """The flicker's rate from its turning-point times when its periods are regular, else None."""
+    """The flicker's rate from its turning-point times when its periods are regular, else None
+    (the first and last periods, cut by the flicker's start and end, are left out when there are four or more)."""
     periods = [times[m + 2] - times[m] for m in range(len(times) - 2)]
-    if len(periods) < 2 or mean(periods) <= 0:
+    core = periods[1:-1] if len(periods) >= 4 else periods
+    if len(core) < 2 or mean(core) <= 0:
         return None
-    if pstdev(periods) / mean(periods) > options.flicker_periodic_cv:
+    if pstdev(core) / mean(core) > options.flicker_periodic_cv:
         return None
-    return 1.0 / mean(periods)
+    return 1.0 / median(core)
 
 
 def probe_flicker(signals: Signals, options: ProbeOptions) -> ProbeResult:
     """Fail on flicker runs; name their frames, times, swing size and rate."""
-    found = flicker_runs(signals, options)
+    found = [(a, b, round(hz, 2) if hz else None, s) for a, b, hz, s in flicker_runs(signals, options)]
     frames = sum(b - a + 1 for a, b, _, _ in found)
     details = {
-        "runs": [d | {"hz": round(hz, 2) if hz else None, "swing_levels": round(s, 1)} for d, (_, _, hz, s) in zip(range_details(signals, [(a, b) for a, b, _, _ in found]), found)],
+        "runs": [d | {"hz": hz, "swing_levels": round(s, 1)} for d, (_, _, hz, s) in zip(range_details(signals, [(a, b) for a, b, _, _ in found]), found)],
         "nyquist_hz": round((signals.info.fps or 24.0) / 2, 2),
     }
     if found:

@@ -33,15 +33,16 @@ def pair_kinds(signals: Signals, options: ProbeOptions) -> list[PairKind]:
 
 
 def usual_hold(kinds: list[PairKind]) -> int:
-    """How many frames the clip usually shows one picture: 1 for live footage, 2 for animation on twos."""
-    holds, length = [], 1
+    """How many frames the clip usually shows one picture: 1 for live footage, 2 for animation on twos
+    (the median length of the holds between changes; holds at the clip's start or end do not count)."""
+    holds, length, started = [], 1, False
     for kind in kinds[1:]:
         if kind == "moving":
-            holds.append(length)
-            length = 1
+            if started:
+                holds.append(length)
+            started, length = True, 1
         else:
             length += 1
-    holds.append(length)
     return int(median(holds)) if holds else 1
 
 

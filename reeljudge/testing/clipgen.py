@@ -57,8 +57,8 @@ class ClipSpec:
     irregular timestamps (0.6–1.6 × the nominal interval) with the scene rendered at those times;
     ``cadence`` holds each drawing for that many frames, camera included, as limited animation does
     (1.25: 24 fps footage shown at 30 fps by repeating every fourth frame); ``ease_frames`` slows the
-    pan down to rest over that many frames before ``hold_after``; ``zoom`` magnifies the view by that
-    share per frame.
+    pan down to rest over that many frames before ``hold_after`` (both counted from ``pan_from``, the
+    frame the camera starts to pan); ``zoom`` magnifies the view by that share per frame.
     """
 
     width: int = 256
@@ -78,6 +78,7 @@ class ClipSpec:
     cadence: float = 1  # animation "on twos" (2), "on threes" (3): each drawing is held this many frames
     ease_frames: int = 0
     zoom: float = 0.0
+    pan_from: int = 0
 
     def with_faults(self, *faults: Fault) -> "ClipSpec":
         """The same spec with these faults."""
@@ -145,6 +146,7 @@ class _Renderer:
     def _travel(self, t: float) -> float:
         """How many frames' worth of pan the camera has made by time ``t`` (it eases to a stop, then holds)."""
         spec = self.spec
+        t = max(0.0, t - spec.pan_from)
         if spec.hold_after is None:
             return t
         ease = float(min(spec.ease_frames, spec.hold_after))

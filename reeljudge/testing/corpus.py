@@ -113,6 +113,7 @@ def hard_negatives(v: _Variant) -> list[CorpusClip]:
         _clean("night", v, _spec(v, scene="night", pan_px=0.5, object_px=3.0, grain=3.0), what="night street, low light, a car drives by"),
         _clean("handheld_sway", v, _spec(v, pan_px=0.0, object_px=2.0, sway_px=6.0), what="slow handheld sway (not shake)"),
         _clean("pan_ease_hold", v, _spec(v, pan_px=3.0, object_px=0.0, hold_after=v.frame(2.0), ease_frames=v.frame(0.6), grain=3.0), what="pan slows to a hold on a still landscape"),
+        _clean("hold_then_pan", v, _spec(v, pan_px=3.0, object_px=0.0, pan_from=v.frame(1.0), grain=3.0), what="camera holds still, then starts to pan"),
         _clean("zoom", v, _spec(v, pan_px=0.0, object_px=1.0, zoom=0.01), what="slow zoom in"),
         _clean("pulldown", v, _spec(v, fps=30, frames=90, cadence=1.25), what="24 fps footage at 30 fps: every fourth frame repeated"),
         _clean("pan_hold_1080p", v, _pan_hold(v), what="1080p: pan, then the camera holds while an object crosses a sixth of the frame", moves=True),
@@ -143,8 +144,14 @@ def faults(v: _Variant) -> list[CorpusClip]:
         _fault("black_end_hard", v, _spec(v).with_faults(Fault("black", n - f(0.5), f(0.5))), Expected("black_frames", n - f(0.5), n - 1), what="hard cut to black for the last half second"),
         _fault("black", v, _spec(v).with_faults(Fault("black", f(1.0), f(0.33))), Expected("black_frames", f(1.0), f(1.0) + f(0.33) - 1), what="hard cut to black and back"),
         _fault("shake", v, _spec(v).with_faults(Fault("shake", f(1.0), f(1.0))), Expected("camera_shake", f(1.0), f(2.0) - 1), what="camera shake for a second"),
+        _fault("shake_vfr", v, _spec(v, pan_px=6.0, vfr=True).with_faults(Fault("shake", f(1.0), f(1.0))), Expected("camera_shake", f(1.0), f(2.0) - 1), what="camera shake in a variable-frame-rate pan"),
         _fault("gray", v, _spec(v).with_faults(Fault("gray", 0, n)), Expected("black_and_white", 0, n - 1), what="black-and-white, not asked for"),
         CorpusClip("truncated", "fault", "file cut at 55 % of its bytes", lambda p: _truncate(_clip(_spec(v), v.crf)(p), 0.55), (Expected("technical", 0, n - 1),)),
+    ]
+    real = 25  # the real clip's frame rate
+    clips += [
+        CorpusClip("real_frozen", "fault", "the real clip freezes for half a second", lambda p: _real_with(p, v.crf, freeze=(2 * real, real // 2)), (Expected("frozen_frames", 2 * real - 1, 2 * real + real // 2 - 1),)),
+        CorpusClip("real_flicker_8hz", "fault", "the real clip flickers at 8 Hz for a second", lambda p: _real_with(p, v.crf, flicker=(2 * real, real, 8.0, s)), (Expected("flicker", 2 * real, 3 * real - 1, 8.0),)),
     ]
     for hz in (3, 5, 8, 12):
         for scene, spec in (("static", static), ("moving", _spec(v))):
@@ -197,6 +204,29 @@ def transcode_vp9(source: Path, target: Path, crf: int) -> Path:
         for packet in out.encode():
             dst.mux(packet)
     return target
+
+
+def _real_with(target: Path, crf: int, freeze: tuple[int, int] | None = None, flicker: tuple[int, int, float, float] | None = None) -> Path:
+    """The real clip with a fault put in: ``freeze`` = (first frame, length) repeats the frame before;
+    ``flicker`` = (first frame, length, Hz, strength) scales brightness by 1 ± 25 % × strength."""
+    import av
+    import numpy as np
+
+    from reeljudge.testing.clipgen import write_clip
+
+    with av.open(str(REAL_CLIP)) as container:
+        stream = container.streams.video[0]
+        fps = int(round(float(stream.average_rate)))
+        frames = [f.to_ndarray(format="rgb24") for f in container.decode(stream)]
+    if freeze:
+        start, length = freeze
+        frames[start : start + length] = [frames[start - 1]] * length
+    if flicker:
+        start, length, hz, strength = flicker
+        for k in range(start, start + length):
+            gain = 1.0 + 0.25 * strength * np.cos(2 * np.pi * hz * (k - start) / fps)
+            frames[k] = np.clip(frames[k].astype(np.float32) * gain, 0, 255).astype(np.uint8)
+    return write_clip(target, frames, fps=fps, crf=crf)
 
 
 def _copy(source: Path, target: Path) -> Path:
