@@ -24,6 +24,8 @@ EXPECTED_FAILURES = {
     "static_noise": set(),  # a still scene is a property of the shot, not a fault
     "static": set(),
     "gray": {"black_and_white"},
+    "flicker_8hz": {"flicker"},
+    "fade_out": set(),  # a fade to black is a transition, not black frames
 }
 
 

@@ -369,10 +369,12 @@ FIXTURES: dict[str, Fixture] = {
         Fixture("static_noise", replace(BASE, pan_px=0.0, object_px=0.0).with_faults(Fault("noise", 0, 72)), {"dynamic_degree": (0, 71)}),
         Fixture("static", replace(BASE, pan_px=0.0, object_px=0.0), {"dynamic_degree": (0, 71)}),
         Fixture("gray", BASE.with_faults(Fault("gray", 0, 72)), {"black_and_white": (0, 71)}),
+        Fixture("flicker_8hz", BASE.with_faults(Fault("flicker", 24, 24, strength=0.5, hz=8.0)), {"flicker": (24, 47)}),
+        Fixture("fade_out", BASE.with_faults(Fault("fade_out", 48, 18))),
     )
 }
 
-SUITE_FIXTURES = ("clean", "cut", "frozen", "black", "flicker", "static_noise")
+SUITE_FIXTURES = ("clean", "cut", "frozen", "black", "flicker", "flicker_8hz", "fade_out", "static_noise")
 
 
 def make_excerpt(source: str | Path, target: str | Path, *, width: int = 480, crf: int = 30, seconds: float | None = None) -> Path:
