@@ -17,6 +17,7 @@ from typing import Any, Iterator
 
 from reeljudge.errors import MediaError
 from reeljudge.media.container import ClipInfo, ffmpeg_reason, open_info
+from reeljudge.probes.measures import quartiles, textured_points, thumb_difference, top5
 from reeljudge.probes.options import ProbeOptions
 
 
@@ -242,11 +243,11 @@ class _FrameAnalyser:
         s.moved.append(moved)
         s.change.append(change)
         flow = self.dis.calc(prev_y, y, None)
-        textured = _textured(prev_y)
+        textured = textured_points(prev_y)
         s.texture.append(float(np.count_nonzero(textured)) / textured.size)
         sample = flow[:-2:2, :-2:2][textured] if np.count_nonzero(textured) >= 64 else flow[::2, ::2].reshape(-1, 2)
-        x1, gdx, x3 = _quartiles(sample[..., 0])
-        y1, gdy, y3 = _quartiles(sample[..., 1])
+        x1, gdx, x3 = quartiles(sample[..., 0])
+        y1, gdy, y3 = quartiles(sample[..., 1])
         s.gdx.append(gdx)
         s.gdy.append(gdy)
         s.gd_spread.append(math.hypot(x3 - x1, y3 - y1))
@@ -254,7 +255,7 @@ class _FrameAnalyser:
         resid = warped.astype(np.int16) - prev_y[self.inner].astype(np.int16)
         s.mc_delta.append(float(np.median(resid)))
         if s.dd_interval == 1:
-            s.dd_pairs.append((self.index - 1, self.index, _top5(flow)))
+            s.dd_pairs.append((self.index - 1, self.index, top5(flow)))
 
     def _sampled_flow(self, y: Any) -> None:
         """When dynamic degree samples every k > 1 frames: record the flow from frame i−k to frame i."""
@@ -264,60 +265,7 @@ class _FrameAnalyser:
         self.ring[i] = y
         self.ring.pop(i - k - 1, None)
         if i % k == 0 and i - k in self.ring:
-            s.dd_pairs.append((i - k, i, _top5(self.dis.calc(self.ring[i - k], y, None))))
-
-
-def thumb_difference(first: Any, second: Any, options: ProbeOptions) -> tuple[float, float]:
-    """How two 64-px luma thumbnails differ once a brightness gain is taken out: the share of pixels
-    that changed by more than ``still_levels`` + ``still_noise_ratio`` × the median change (noise),
-    and the mean change (levels)."""
-    import numpy as np
-
-    a = first.astype(np.float32)
-    b = second.astype(np.float32)
-    mean_a, mean_b = float(a.mean()), float(b.mean())
-    gain = min(2.0, max(0.5, mean_a / mean_b)) if mean_a >= 8.0 and mean_b >= 8.0 else 1.0
-    d = np.abs(a - b * gain).ravel()
-    noise = float(np.partition(d, d.size // 2)[d.size // 2])
-    limit = options.still_levels + options.still_noise_ratio * noise
-    return float(np.count_nonzero(d > limit)) / d.size, float(d.mean())
-
-
-TEXTURE_LEVELS = 12  # luma change over 2 px (x plus y) that makes a point textured: flow there is reliable
-
-
-def _textured(y: Any) -> Any:
-    """Per flow sample point (every 2nd pixel): whether the image has texture there (gradient ≥ TEXTURE_LEVELS)."""
-    import cv2
-
-    g = y[::2, ::2]
-    gx = cv2.absdiff(g[:-1, 1:], g[:-1, :-1])
-    gy = cv2.absdiff(g[1:, :-1], g[:-1, :-1])
-    return cv2.add(gx, gy) >= TEXTURE_LEVELS
-
-
-def _quartiles(values: Any) -> tuple[float, float, float]:
-    """The 25th, 50th and 75th percentiles of an array (linear interpolation, as numpy's default)."""
-    import numpy as np
-
-    flat = np.ascontiguousarray(values, dtype=np.float64).ravel()
-    positions = [(flat.size - 1) * q for q in (0.25, 0.5, 0.75)]
-    ranks = sorted({r for pos in positions for r in (math.floor(pos), math.ceil(pos))})
-    ordered = np.partition(flat, ranks)
-    return tuple(  # type: ignore[return-value]
-        float(ordered[math.floor(pos)] + (ordered[math.ceil(pos)] - ordered[math.floor(pos)]) * (pos - math.floor(pos)))
-        for pos in positions
-    )
-
-
-def _top5(flow: Any) -> float:
-    """The mean of the largest 5% of flow magnitudes (VBench's per-pair motion statistic)."""
-    import numpy as np
-
-    fx, fy = flow[..., 0], flow[..., 1]
-    mag = np.sqrt(fx * fx + fy * fy).ravel()
-    k = max(1, int(mag.size * 0.05))
-    return float(np.partition(mag, mag.size - k)[-k:].mean())
+            s.dd_pairs.append((i - k, i, top5(self.dis.calc(self.ring[i - k], y, None))))
 
 
 def _tail_end_time(container: Any, stream: Any, declared: float) -> float | None:

@@ -11,7 +11,8 @@ from typing import Literal
 
 from reeljudge.probes.black import black_flags
 from reeljudge.probes.options import ProbeOptions
-from reeljudge.probes.signals import Signals, thumb_difference
+from reeljudge.probes.measures import thumb_difference
+from reeljudge.probes.signals import Signals
 
 PairKind = Literal["moving", "duplicate", "still"]
 

@@ -212,7 +212,7 @@ def _real_with(target: Path, crf: int, freeze: tuple[int, int] | None = None, fl
     import av
     import numpy as np
 
-    from reeljudge.testing.clipgen import write_clip
+    from reeljudge.testing.encode import write_clip
 
     with av.open(str(REAL_CLIP)) as container:
         stream = container.streams.video[0]
