@@ -13,6 +13,7 @@ from statistics import median
 from reeljudge.probes.black import black_flags
 from reeljudge.probes.options import ProbeOptions
 from reeljudge.probes.report import ProbeResult, frame_range, range_details
+from reeljudge.probes.measures import edge_share
 from reeljudge.probes.signals import Signals
 from reeljudge.probes.stillness import PairKind, pair_kinds, still_runs, usual_hold
 
@@ -27,7 +28,8 @@ def _context_pairs(signals: Signals, options: ProbeOptions) -> int:
 def moving_into(signals: Signals, first: int, last: int, skip: set[int], options: ProbeOptions) -> bool:
     """Whether the footage moved right up to a run ``first``..``last``: over the context before it the
     median pair changed ≥ ``frozen_context_change`` levels and ≥ ``frozen_context_ratio`` × the run's
-    own change (its noise), and the last pair into the run did not slow down."""
+    own change (its noise), and the last pair into the run did not slow down (nor was something
+    leaving at the frame's edge)."""
     if first < 1 or first in skip:
         return False
     pairs = [p for p in range(max(1, first - _context_pairs(signals, options) + 1), first + 1) if p not in skip]
@@ -36,14 +38,21 @@ def moving_into(signals: Signals, first: int, last: int, skip: set[int], options
     usual = median(signals.change[p] for p in pairs)
     own = sum(signals.change[p] for p in range(first + 1, last + 1)) / max(1, last - first)
     moving = usual >= options.frozen_context_change and usual >= options.frozen_context_ratio * own
-    return moving and signals.change[first] >= 0.5 * usual
+    return moving and signals.change[first] >= 0.5 * usual and not _at_edge(signals, first, options)
+
+
+def _at_edge(signals: Signals, pair: int, options: ProbeOptions) -> bool:
+    """Whether pair ``pair``'s change lies at the frame's edge (``frozen_edge_share``): something
+    entering or leaving the picture, not a picture that stops or resumes."""
+    return edge_share(signals.thumbs[pair - 1], signals.thumbs[pair], options) >= options.frozen_edge_share
 
 
 def jumps_out_of(signals: Signals, last: int, kinds: list[PairKind], skip: set[int], options: ProbeOptions) -> bool:
     """Whether the picture jumps on leaving a run that ends at frame ``last``: the next frame changes
-    ≥ ``frozen_jump_ratio`` × the usual change of the moving pairs around (a cut is not a jump)."""
+    ≥ ``frozen_jump_ratio`` × the usual change of the moving pairs around (a cut, or something
+    entering at the frame's edge, is not a jump)."""
     exit_pair = last + 1
-    if exit_pair >= signals.count or exit_pair in skip:
+    if exit_pair >= signals.count or exit_pair in skip or _at_edge(signals, exit_pair, options):
         return False
     n = _context_pairs(signals, options)
     around = [

@@ -8,20 +8,42 @@ from typing import Any
 from reeljudge.probes.options import ProbeOptions
 
 
-def thumb_difference(first: Any, second: Any, options: ProbeOptions) -> tuple[float, float]:
-    """How two 64-px luma thumbnails differ once a brightness gain is taken out: the share of pixels
-    that changed by more than ``still_levels`` + ``still_noise_ratio`` × the median change (noise),
-    and the mean change (levels)."""
+def changed_pixels(first: Any, second: Any, options: ProbeOptions) -> tuple[Any, float]:
+    """Which pixels of two 64-px luma thumbnails changed once a brightness gain is taken out (by more
+    than ``still_levels`` + ``still_noise_ratio`` × the median change, the pair's noise), and the
+    mean change (levels)."""
     import numpy as np
 
     a = first.astype(np.float32)
     b = second.astype(np.float32)
     mean_a, mean_b = float(a.mean()), float(b.mean())
     gain = min(2.0, max(0.5, mean_a / mean_b)) if mean_a >= 8.0 and mean_b >= 8.0 else 1.0
-    d = np.abs(a - b * gain).ravel()
-    noise = float(np.partition(d, d.size // 2)[d.size // 2])
-    limit = options.still_levels + options.still_noise_ratio * noise
-    return float(np.count_nonzero(d > limit)) / d.size, float(d.mean())
+    d = np.abs(a - b * gain)
+    noise = float(np.partition(d.ravel(), d.size // 2)[d.size // 2])
+    return d > options.still_levels + options.still_noise_ratio * noise, float(d.mean())
+
+
+def thumb_difference(first: Any, second: Any, options: ProbeOptions) -> tuple[float, float]:
+    """The share of thumbnail pixels that changed (see ``changed_pixels``) and the mean change."""
+    import numpy as np
+
+    mask, change = changed_pixels(first, second, options)
+    return float(np.count_nonzero(mask)) / mask.size, change
+
+
+def edge_share(first: Any, second: Any, options: ProbeOptions) -> float:
+    """The share of the changed pixels of two thumbnails that lie in the outer eighth of the frame on
+    any side: near 1 when an object enters or leaves the picture, low for a pan or a mid-frame move."""
+    import numpy as np
+
+    mask, _ = changed_pixels(first, second, options)
+    total = int(np.count_nonzero(mask))
+    if not total:
+        return 0.0
+    h, w = mask.shape
+    bh, bw = max(1, h // 8), max(1, w // 8)
+    inner = int(np.count_nonzero(mask[bh : h - bh, bw : w - bw]))
+    return (total - inner) / total
 
 
 TEXTURE_LEVELS = 12  # luma change over 2 px (x plus y) that makes a point textured: flow there is reliable

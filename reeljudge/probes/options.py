@@ -64,6 +64,7 @@ class ProbeOptions:
     frozen_context_change: float = 2.0  # … where the median pair changed the 64-px thumbnail by ≥ this (mean levels) …
     frozen_context_ratio: float = 4.0  # … and ≥ this × the run's own change (its noise), without slowing down into it
     frozen_jump_ratio: float = 2.0  # or the picture jumps on leaving the run: ≥ this × the footage's usual change per frame
+    frozen_edge_share: float = 0.75  # a change with this share in the frame's outer eighth is something entering or leaving: no freeze
     near_static_fails: bool = True  # frozen runs that are near-static, not exact duplicates, fail too
     # scene cuts
     cut_window: int = 2  # neighbours on each side for the adaptive score

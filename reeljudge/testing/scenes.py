@@ -95,10 +95,11 @@ def draw_cartoon(frame: np.ndarray, width: int, height: int, object_px: float, a
 
 
 def draw_car(frame: np.ndarray, width: int, height: int, object_px: float, at: float) -> None:
-    """The night scene's mover: a dark car with two headlights driving left to right."""
+    """The night scene's mover: a dark car with two headlights driving left to right, off the picture
+    for as long again before it comes back (so it enters and leaves a still street)."""
     import cv2
 
-    x = int(round(-width * 0.1 + object_px * at)) % (width + width // 5) - width // 10
+    x = int(round(-width * 0.1 + object_px * at)) % (2 * width) - width // 10
     y = int(height * 0.82)
     car_w, car_h = max(8, height // 4), max(4, height // 12)
     cv2.rectangle(frame, (x, y), (x + car_w, y + car_h), (18, 18, 22), -1)
