@@ -86,7 +86,7 @@ class ProbeOptions:
     shake_px: float = 2.5  # jitter of the global motion (px per nominal frame interval) that counts as shake
     shake_min_frames: int = 4
     shake_spread_ratio: float = 1.0  # … and more than this × the pair's flow-field interquartile range (else no single camera motion)
-    shake_min_texture: float = 0.05  # pairs with less textured area than this share have unreliable flow: not judged
+    shake_min_texture: float = 0.15  # pairs with less textured area than this share have unreliable flow (flat colour): not judged
     min_smoothness: float | None = None  # gate on the smoothness proxy only when set
     # colour
     gray_chroma: float = 3.0  # mean |U−128|+|V−128| below this makes a frame colourless

@@ -101,6 +101,7 @@ def hard_negatives(v: _Variant) -> list[CorpusClip]:
         _clean("locked_off_object", v, _spec(v, pan_px=0.0, object_px=2.0), what="static camera, an object moves"),
         _clean("slow_motion", v, _spec(v, pan_px=0.25, object_px=0.3), what="slow motion: sub-pixel pan and object"),
         _clean("flat_animation", v, _spec(v, scene="flat", pan_px=3.0, object_px=4.0, grain=0.0, cadence=v.cadence), what=f"flat-colour cartoon, panning, each drawing held {v.cadence} frames"),
+        _clean("flat_animation_smooth", v, _spec(v, scene="flat", pan_px=4.0, object_px=5.0, grain=0.0), what="flat-colour cartoon, a new drawing every frame, panning"),
         _clean("flat_animation_still", v, _spec(v, scene="flat", pan_px=0.0, object_px=3.0, grain=0.0, cadence=v.cadence), what="flat-colour cartoon, still background"),
         _clean("vfr_pan", v, _spec(v, pan_px=10.0, object_px=4.0, vfr=True), what="fast pan, variable frame rate", moves=True),
         _clean("fade_out", v, _spec(v).with_faults(Fault("fade_out", f(2.0), f(0.75))), what="fade-out to black at the end"),
