@@ -16,6 +16,7 @@ COMMANDS: tuple[str, ...] = (
     "reeljudge.cache_cli",
     "reeljudge.gecko.cli",
     "reeljudge.library.cli",
+    "reeljudge.filmability.bulk_cli",
 )
 
 

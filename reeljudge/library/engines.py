@@ -29,6 +29,25 @@ class WorkerDied(Exception):
 
 
 @dataclass(frozen=True)
+class SerialEngine:
+    """Every job in this process, one after another (for debugging, and to compare with the pools)."""
+
+    def describe(self) -> str:
+        """A short label for summaries."""
+        return "this process, serially"
+
+    def run(self, fn: WorkerFn, payloads: Sequence[Any], context: Any, init: Callable[[], None] | None = None) -> Iterator[Outcome]:
+        """Run ``fn(payload, context)`` for every payload here; yield outcomes in order."""
+        if init is not None:
+            init()
+        for index, payload in enumerate(payloads):
+            try:
+                yield index, fn(payload, context)
+            except Exception as error:
+                yield index, error
+
+
+@dataclass(frozen=True)
 class LocalEngine:
     """A pool of ``workers`` local processes (default: one per core)."""
 
@@ -46,6 +65,7 @@ class LocalEngine:
 
     def run(self, fn: WorkerFn, payloads: Sequence[Any], context: Any, init: Callable[[], None] | None = None) -> Iterator[Outcome]:
         """Run ``fn(payload, context)`` for every payload in the pool; yield outcomes as they finish."""
+        import multiprocessing
         from concurrent.futures import FIRST_COMPLETED, wait
 
         from pebble import ProcessExpired, ProcessPool
@@ -53,7 +73,10 @@ class LocalEngine:
         window = self.size * 4
         attempts = [0] * len(payloads)
         pending = list(range(len(payloads)))[::-1]
-        with ProcessPool(max_workers=self.size, initializer=_init_local, initargs=(context, init)) as pool:
+        # spawn, not fork: a forked child of a process that already ran OpenCV or onnxruntime threads
+        # can inherit a held lock and hang on its first call
+        spawn = multiprocessing.get_context("spawn")
+        with ProcessPool(max_workers=self.size, initializer=_init_local, initargs=(context, init), context=spawn) as pool:
             running: dict[Any, int] = {}
             while pending or running:
                 while pending and len(running) < window:

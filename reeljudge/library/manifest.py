@@ -41,7 +41,7 @@ class ClipItem:
 class BadEntry:
     """A manifest entry that names no usable clip."""
 
-    ref: str
+    ref: str  # the manifest line, e.g. ``clips.txt line 3``
     origin: str
     message: str
 
@@ -100,20 +100,20 @@ def _entry(row: Any, origin: str, base: Path) -> ClipItem | BadEntry:
     """A ClipItem from one manifest row (a string or a mapping), or why it is not one."""
     prompt = ""
     if isinstance(row, _Unparsed):
-        return BadEntry(row.text, origin, row.message)
+        return BadEntry(origin, origin, f"{row.message}: {row.text}")
     if isinstance(row, dict):
         keys = [k for k in CLIP_KEYS if row.get(k)]
         unknown = sorted(set(row) - {*CLIP_KEYS, "prompt", "id"})
         if unknown:
-            return BadEntry(str(row)[:80], origin, f"unknown field(s) {unknown} (expected one of {list(CLIP_KEYS)} and optional prompt)")
+            return BadEntry(origin, origin, f"unknown field(s) {unknown} (expected one of {list(CLIP_KEYS)} and optional prompt)")
         if len(keys) != 1:
-            return BadEntry(str(row)[:80], origin, f"needs exactly one of {list(CLIP_KEYS)}, found {keys or 'none'}")
+            return BadEntry(origin, origin, f"needs exactly one of {list(CLIP_KEYS)}, found {keys or 'none'}")
         prompt = row.get("prompt") or ""
         if not isinstance(prompt, str):
-            return BadEntry(str(row)[:80], origin, "prompt must be a string")
+            return BadEntry(origin, origin, "prompt must be a string")
         row = row[keys[0]]
     if not isinstance(row, str) or not row.strip():
-        return BadEntry(str(row)[:80], origin, "the clip reference must be a non-empty string")
+        return BadEntry(origin, origin, "the clip reference must be a non-empty string")
     ref = row.strip()
     if is_remote_ref(ref):
         return ClipItem(ref=ref, location=ref, prompt=prompt, origin=origin)

@@ -136,9 +136,11 @@ def _probe(path: Path, item: ClipItem, ctx: ProbeContext) -> dict[str, Any]:
         passed=bool(gating) and not faults,
         faults=faults,
         probes={r.name: {"passed": r.passed, "score": r.score, "gating": r.gating, "reason": r.reason, "details": r.details} for r in results},
-        clip_info={k: v for k, v in signals.info.as_metadata().items() if k != "path"},  # no machine paths
+        clip_info=signals.info.as_metadata(),
     )
-    return json.loads(json.dumps(record, default=_plain))  # numpy scalars and tuples to plain JSON
+    text = json.dumps(record, default=_plain)  # numpy scalars and tuples to plain JSON
+    # the clip's local path (a machine path, or a download cache file) is named by its reference
+    return json.loads(text.replace(json.dumps(str(path))[1:-1], json.dumps(item.ref)[1:-1]))
 
 
 def _plain(value: Any) -> Any:
