@@ -139,8 +139,18 @@ def _probe(path: Path, item: ClipItem, ctx: ProbeContext) -> dict[str, Any]:
         clip_info=signals.info.as_metadata(),
     )
     text = json.dumps(record, default=_plain)  # numpy scalars and tuples to plain JSON
-    # the clip's local path (a machine path, or a download cache file) is named by its reference
-    return json.loads(text.replace(json.dumps(str(path))[1:-1], json.dumps(item.ref)[1:-1]))
+    # the clip's local path (a machine path, or a download cache file) is named by its reference,
+    # and the copies of that path in clip metadata go: the record's ``ref`` names the clip once
+    return _drop_paths(json.loads(text.replace(json.dumps(str(path))[1:-1], json.dumps(item.ref)[1:-1])), item.ref)
+
+
+def _drop_paths(value: Any, ref: str) -> Any:
+    """``value`` without the ``path`` entries that merely repeat the clip's reference."""
+    if isinstance(value, dict):
+        return {k: _drop_paths(v, ref) for k, v in value.items() if not (k == "path" and v == ref)}
+    if isinstance(value, list):
+        return [_drop_paths(v, ref) for v in value]
+    return value
 
 
 def _plain(value: Any) -> Any:
