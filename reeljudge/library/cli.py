@@ -72,7 +72,7 @@ def load_options(path: str | None, probes: str | None) -> Any:
 
 def make_engine(args: argparse.Namespace) -> Any:
     """The engine the arguments ask for."""
-    from reeljudge.library.engines import DaskEngine, LocalEngine
+    from reeljudge.library.engines import LocalEngine
 
     if args.workers is not None and args.workers < 1:
         raise BadInputError(f"--workers must be at least 1, got {args.workers}")
@@ -81,6 +81,10 @@ def make_engine(args: argparse.Namespace) -> Any:
     if args.engine == "local" and args.scheduler:
         raise BadInputError("--scheduler needs --engine dask (it is the address of a Dask scheduler)")
     if args.engine == "dask" or args.scheduler:
+        try:
+            from reeljudge.library.dask_engine import DaskEngine
+        except ImportError as error:
+            raise BadInputError(f"--engine dask needs Dask distributed (pip install 'reeljudge[cluster]'): {error}") from None
         return DaskEngine(scheduler=args.scheduler, workers=args.workers, max_attempts=args.max_attempts)
     return LocalEngine(workers=args.workers, max_attempts=args.max_attempts)
 

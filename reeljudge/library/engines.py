@@ -1,4 +1,4 @@
-"""Where library jobs run: a local process pool (pebble) or a Dask distributed cluster.
+"""Where library jobs run: in this process, or a local process pool (pebble); Dask is in ``dask_engine``.
 
 Both engines take the same three things — a module-level worker function ``fn(payload, context)``
 returning a JSON-able record, the payloads, and one shared ``context`` (options, keys already done)
@@ -126,73 +126,6 @@ def _died(attempts: int, detail: str) -> str:
     return f"the worker process died while handling this item, {attempts} time(s) ({detail}); not retried further"
 
 
-@dataclass(frozen=True)
-class DaskEngine:
-    """A Dask distributed cluster: an existing scheduler's address, or a local cluster of worker processes."""
-
-    scheduler: str | None = None
-    workers: int | None = None  # local cluster only
-    max_attempts: int = 3
-
-    def describe(self) -> str:
-        """A short label for summaries."""
-        if self.scheduler:
-            return f"dask cluster at {self.scheduler}"
-        n = max(1, self.workers or os.cpu_count() or 1)
-        return f"dask local cluster, {n} worker process{'es' if n != 1 else ''}"
-
-    def run(self, fn: WorkerFn, payloads: Sequence[Any], context: Any, init: Callable[[], None] | None = None) -> Iterator[Outcome]:
-        """Run ``fn(payload, context)`` for every payload on the cluster; yield outcomes as they finish."""
-        import dask
-        from distributed import Client, LocalCluster, as_completed
-        from distributed.scheduler import KilledWorker
-
-        # a dead worker's tasks are rescheduled until they have killed this many workers
-        with dask.config.set({"distributed.scheduler.allowed-failures": max(0, self.max_attempts - 1)}):
-            cluster = None
-            if not self.scheduler:
-                n = max(1, self.workers or os.cpu_count() or 1)
-                cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None)
-            try:
-                with Client(self.scheduler or cluster) as client:
-                    yield from _dask_jobs(client, fn, payloads, context, init, as_completed, KilledWorker, self.max_attempts)
-            finally:
-                if cluster is not None:
-                    cluster.close()
-
-
-def _dask_jobs(client: Any, fn: WorkerFn, payloads: Sequence[Any], context: Any, init: Any, as_completed: Any, killed: type, attempts: int) -> Iterator[Outcome]:
-    """Submit payloads with a bounded window and yield their outcomes as they complete."""
-    import uuid
-
-    if init is not None:
-        client.run(init)
-    shared = client.scatter(context, broadcast=True, hash=False)
-    window = max(4, 4 * len(client.scheduler_info(n_workers=-1).get("workers", {}) or [1]))
-    token = uuid.uuid4().hex[:8]
-    order = iter(range(len(payloads)))
-    futures: dict[str, int] = {}
-    stream = as_completed()
-
-    def submit() -> bool:
-        index = next(order, None)
-        if index is None:
-            return False
-        future = client.submit(fn, payloads[index], shared, key=f"reeljudge-{token}-{index}", pure=False)
-        futures[future.key] = index
-        stream.add(future)
-        return True
-
-    for _ in range(window):
-        if not submit():
-            break
-    for future in stream:
-        index = futures.pop(future.key)
-        try:
-            yield index, future.result()
-        except killed as error:
-            yield index, WorkerDied(_died(attempts, f"dask: {error}"))
-        except Exception as error:
-            yield index, error
-        future.release()
-        submit()
+def single_threaded() -> None:
+    """One compute thread per worker process: the pool, not the libraries, spreads work over the cores."""
+    _single_threaded()
