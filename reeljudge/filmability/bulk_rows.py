@@ -89,7 +89,6 @@ def _row(data: Any, origin: str, make_terms: Any, generator: str | None, options
         return NarrationRow(ref, str(narration or ""), id=row_id, problem=f"{origin}: unknown field {key!r} (did you mean {known!r}?)")
     if not isinstance(narration, str) or not narration.strip():
         return NarrationRow(ref, "", id=row_id, problem=f"{origin}: field 'narration' is missing or empty")
-    narration = narration.strip()
     if len(narration) > options.max_narration_chars:
         return NarrationRow(ref, narration, id=row_id, problem=(
             f"{origin}: the narration is {len(narration)} characters; a B-roll narration is one or a few sentences "

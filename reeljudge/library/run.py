@@ -54,8 +54,17 @@ def run_items(items: Sequence[Any], job: Job, out: OpenResults, engine: Any, *, 
     started = time.perf_counter()
     stats = RunStats(items=len(items), engine=engine.describe())
     written: dict[str, str] = {r["key"]: str(r.get("ref", "")) for r in out.records if isinstance(r.get("key"), str)}
-    todo = [item for item in items if not any(k in written for k in job.upfront_keys(item))]
-    stats.done_before, stats.sent = len(items) - len(todo), len(todo)
+    todo, queued = [], {}
+    for item in items:
+        keys = job.upfront_keys(item)
+        if any(k in written for k in keys):
+            stats.done_before += 1
+        elif any(k in queued for k in keys):  # the same work under another name: done once
+            stats.duplicates.append((job.ref(item), next(queued[k] for k in keys if k in queued)))
+        else:
+            todo.append(item)
+            queued.update((k, job.ref(item)) for k in keys)
+    stats.sent = len(todo)
     bar = _progress(len(items), stats.done_before, job.unit, progress)
     try:
         if todo:
