@@ -1,3 +1,13 @@
-"""promptfoo assertion: footage filmability of B-roll search terms (see reeljudge.filmability)."""
+"""promptfoo assertion: footage filmability of B-roll search terms.
 
-from reeljudge.filmability.assertion import get_assert  # noqa: F401
+Thin entry: the work lives in ``reeljudge.filmability.assertion``.
+"""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from reeljudge.filmability.assertion import get_assert  # noqa: E402
+
+__all__ = ["get_assert"]

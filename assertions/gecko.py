@@ -1,3 +1,13 @@
-"""promptfoo assertion: Gecko prompt adherence of a generated clip or image (see reeljudge.gecko)."""
+"""promptfoo assertion: Gecko prompt adherence of a generated clip or image.
 
-from reeljudge.gecko.assertion import get_assert  # noqa: F401
+Thin entry: the work lives in ``reeljudge.gecko.assertion``.
+"""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from reeljudge.gecko.assertion import get_assert  # noqa: E402
+
+__all__ = ["get_assert"]

@@ -1,6 +1,6 @@
 """promptfoo assertion: offline video probes (technical, black, frozen, cuts, flicker, motion, colour).
 
-Thin entry: the work lives in ``reeljudge.probes``; heavy modules load only when a clip is probed.
+Thin entry: the work lives in ``reeljudge.probes.assertion``.
 """
 
 import sys

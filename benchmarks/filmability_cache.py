@@ -19,7 +19,7 @@ from pathlib import Path
 import yaml
 
 from reeljudge.cache import open_cache, request_key
-from reeljudge.filmability.gemini_judge import filmability_request
+from reeljudge.filmability.judge_gemini import filmability_request
 from reeljudge.gemini.settings import load_settings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -38,7 +38,7 @@ def _narrations() -> list[str]:
 
 def _fill_cache(cache_dir: Path, narrations: list[str]) -> None:
     """One cached Gemini judgement per test, under the exact key the assertion will compute."""
-    settings = load_settings({"cache_dir": str(cache_dir), "judge": "gemini"}, env={})
+    settings = load_settings({"cache_dir": str(cache_dir)}, env={})
     cache = open_cache(settings.cache_dir, "readwrite")
     value = {
         "breakdown": {"relevance": 3, "filmability": 3, "variety": 1},

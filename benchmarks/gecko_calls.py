@@ -2,7 +2,7 @@
 
 Runs the gecko assertion the way promptfoo would (one call per test) in one process, twice (the
 second time is a re-run over the same cache), and prints the counts beside the notebook's pattern
-(a fresh rubric and a validation call for every row, on every run: 2 calls per row).
+(a fresh question set and a validation call for every row, on every run: 2 calls per row).
 
 Two layouts:
 - shared: 2 prompts each judged on N clips (e.g. N models' renders of the same prompts);
@@ -38,7 +38,7 @@ def run_layout(name: str, rows: list[tuple[str, str, bool]], cache_dir: str) -> 
     """Judge every (clip, prompt, matched) row twice against a fresh fake; counts per run."""
     from fake_gemini import FakeGemini
     from reeljudge.gecko.assertion import get_assert
-    from reeljudge.gecko.rubric_gen import USER_MARKER as GEN
+    from reeljudge.gecko.question_gen import USER_MARKER as GEN
     from reeljudge.testing.gecko_scripts import script_prompt
     from reeljudge.gecko.validity import USER_MARKER as FILTER
 
@@ -58,9 +58,9 @@ def run_layout(name: str, rows: list[tuple[str, str, bool]], cache_dir: str) -> 
                 failures += "did not judge" in result["reason"]
             new = fake.requests[start:]
             calls = [r for r in new if r.path.endswith(":generateContent")]
-            counts[f"run{run}_rubric"] = sum(GEN in r.text for r in calls)
+            counts[f"run{run}_generate"] = sum(GEN in r.text for r in calls)
             counts[f"run{run}_filter"] = sum(FILTER in r.text for r in calls)
-            counts[f"run{run}_vqa"] = len(calls) - counts[f"run{run}_rubric"] - counts[f"run{run}_filter"]
+            counts[f"run{run}_vqa"] = len(calls) - counts[f"run{run}_generate"] - counts[f"run{run}_filter"]
             counts[f"run{run}_uploads"] = sum(r.path.startswith("/upload/files:finalize/") for r in new)
             counts[f"run{run}_file_lookups"] = sum(r.method == "GET" and "/files/" in r.path for r in new)
             counts[f"run{run}_failures"] = failures
@@ -69,14 +69,14 @@ def run_layout(name: str, rows: list[tuple[str, str, bool]], cache_dir: str) -> 
 
 def report(name: str, rows: int, prompts: int, clips: int, c: dict[str, int]) -> list[str]:
     """Printable lines for one layout."""
-    ours1 = c["run1_rubric"] + c["run1_filter"] + c["run1_vqa"]
-    ours2 = c["run2_rubric"] + c["run2_filter"] + c["run2_vqa"]
+    ours1 = c["run1_generate"] + c["run1_filter"] + c["run1_vqa"]
+    ours2 = c["run2_generate"] + c["run2_filter"] + c["run2_vqa"]
     return [
         f"{name}: {rows} rows = {clips} clips, {prompts} unique prompts",
-        f"  reeljudge run 1: rubric {c['run1_rubric']}, filter {c['run1_filter']}, vqa {c['run1_vqa']} = {ours1} judge calls; "
+        f"  reeljudge run 1: generate {c['run1_generate']}, filter {c['run1_filter']}, vqa {c['run1_vqa']} = {ours1} judge calls; "
         f"uploads {c['run1_uploads']} (file lookups {c['run1_file_lookups']}); failed tests {c['run1_failures']}",
         f"  reeljudge re-run: {ours2} judge calls, {c['run2_uploads']} uploads, {c['run2_file_lookups']} file lookups",
-        f"  notebook pattern: {2 * rows} calls per run (2 per row: rubric + validation), every run; {4 * rows} over both runs vs ours {ours1 + ours2}",
+        f"  notebook pattern: {2 * rows} calls per run (2 per row: question set + validation), every run; {4 * rows} over both runs vs ours {ours1 + ours2}",
     ]
 
 
@@ -93,10 +93,10 @@ def main(argv: list[str] | None = None) -> int:
         lines = [f"Gecko judge calls and uploads, {n} videos x 2 prompts, fake Gemini server (tests/fake_gemini.py)", ""]
         c = run_layout("shared", shared, f"{work}/cache-shared")
         lines += report("shared prompts", len(shared), 2, n, c)
-        expected_shared = (c["run1_rubric"], c["run1_filter"], c["run1_vqa"], c["run1_uploads"]) == (2, 2, 2 * n, n)
+        expected_shared = (c["run1_generate"], c["run1_filter"], c["run1_vqa"], c["run1_uploads"]) == (2, 2, 2 * n, n)
         c2 = run_layout("paired", paired, f"{work}/cache-paired")
         lines += [""] + report("paired prompts (notebook demo shape)", len(paired), 2 * n, n, c2)
-        expected_paired = (c2["run1_rubric"], c2["run1_filter"], c2["run1_vqa"], c2["run1_uploads"]) == (2 * n, 2 * n, 2 * n, n)
+        expected_paired = (c2["run1_generate"], c2["run1_filter"], c2["run1_vqa"], c2["run1_uploads"]) == (2 * n, 2 * n, 2 * n, n)
         zero = all(v == 0 for k, v in {**c, **{f"p{k}": v for k, v in c2.items()}}.items() if "run2" in k)
         lines += ["", f"expected counts: shared {'yes' if expected_shared else 'NO'}, paired {'yes' if expected_paired else 'NO'}, re-runs free {'yes' if zero else 'NO'}"]
     print("\n".join(lines))

@@ -1,8 +1,13 @@
-"""promptfoo provider: Gemini writes B-roll search terms for the rendered prompt."""
+"""promptfoo provider: Gemini writes B-roll search terms for the rendered prompt.
 
-from reeljudge.providers.terms.gemini import generate_terms
+Thin entry: the work lives in ``reeljudge.providers.terms.gemini``.
+"""
 
+import sys
+from pathlib import Path
 
-def call_api(prompt, options, context):
-    """promptfoo entry: delegate to reeljudge."""
-    return generate_terms(prompt, (options or {}).get("config"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from reeljudge.providers.terms.gemini import call_api  # noqa: E402
+
+__all__ = ["call_api"]

@@ -1,8 +1,13 @@
-"""promptfoo provider: the offline 'keywords' baseline term generator (no LLM)."""
+"""promptfoo provider: the offline 'keywords' baseline term generator (no LLM).
 
-from reeljudge.providers.terms.offline import provider_response
+Thin entry: the work lives in ``reeljudge.providers.terms.offline``.
+"""
 
+import sys
+from pathlib import Path
 
-def call_api(prompt, options, context):
-    """Search terms for the test's narration var, as a JSON array string."""
-    return provider_response("keywords", options, context)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from reeljudge.providers.terms.offline import call_keywords as call_api  # noqa: E402
+
+__all__ = ["call_api"]

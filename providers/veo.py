@@ -1,6 +1,6 @@
 """promptfoo provider: Veo text-to-video for the rendered prompt, cached, playable in the viewer.
 
-Thin entry: the work lives in ``reeljudge.providers.veo``.
+Thin entry: the work lives in ``reeljudge.providers.veo.provider``.
 """
 
 import sys

@@ -1,8 +1,35 @@
-"""reeljudge: promptfoo judges for video pipelines.
+"""reeljudge: promptfoo judges for video pipelines, each also one typed Python call.
+
+    import reeljudge
+    reeljudge.judge_terms("Redis keeps data in memory", ["server room", "RAM chips"])  # filmability
+    reeljudge.score_gecko("A red apple on a table", "apple.png")                       # Gecko QA
+    reeljudge.run_probes("clip.mp4")                                                    # offline probes
+
+A judge that did not judge returns ``NotJudged`` (``judged`` False, never ``passed``).
 
 Importing this package is cheap on purpose: promptfoo starts a new Python process for every
-assertion call, so heavy modules (google-genai, jsonschema, numpy, PyAV, ONNX) are imported only
-inside the functions that need them.
+assertion call, so each face and every heavy module (google-genai, numpy, PyAV, ONNX) is imported
+only when it is used.
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 __version__ = "0.1.0"
+__all__ = ["judge_terms", "score_gecko", "run_probes", "NotJudged"]
+
+_FACES = {
+    "judge_terms": "reeljudge.filmability.api",
+    "score_gecko": "reeljudge.gecko.api",
+    "run_probes": "reeljudge.probes",
+    "NotJudged": "reeljudge.not_judged",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _FACES:
+        import importlib
+
+        return getattr(importlib.import_module(_FACES[name]), name)
+    raise AttributeError(f"module 'reeljudge' has no attribute {name!r}")

@@ -12,17 +12,17 @@ import hashlib
 import json
 import os
 import shutil
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
+from reeljudge.atomic import TEMP_PREFIX, write_json
 from reeljudge.errors import JudgeError
 
 CACHE_FORMAT = 1
 DEFAULT_CACHE_DIR = ".reeljudge/cache"
-_TMP_PREFIX = ".tmp-"
+_TMP_PREFIX = TEMP_PREFIX
 
 
 def request_key(payload: Mapping[str, Any]) -> str:
@@ -86,22 +86,41 @@ class JudgeCache:
         if self.mode != "readwrite":
             return
         entry = {"format": CACHE_FORMAT, "key": key, "kind": kind, "created": time.time(), **value}
-        data = json.dumps(entry, ensure_ascii=False, sort_keys=True).encode("utf-8")
-        folder = self.path_for(key).parent
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=_TMP_PREFIX, dir=folder)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, self.path_for(key))
-        except BaseException:
+        write_json(self.path_for(key), entry, sort_keys=True)
+
+    def is_cached(self, key: str) -> bool:
+        """Whether an entry for ``key`` can be read (always False in mode ``off``)."""
+        return self.get(key) is not None
+
+    @staticmethod
+    def record_key(kind: str, identity: Mapping[str, Any]) -> str:
+        """The key of the record of ``kind`` for ``identity`` (e.g. an upload per content hash)."""
+        return request_key({"kind": kind, **identity})
+
+    def get_record(self, kind: str, identity: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The stored record of ``kind`` for ``identity``, or None."""
+        return self.get(self.record_key(kind, identity))
+
+    def put_record(self, kind: str, identity: Mapping[str, Any], value: Mapping[str, Any], *, stored_kind: str | None = None) -> None:
+        """Store a record of ``kind`` for ``identity`` (``stored_kind``: a different kind label for the entry)."""
+        self.put(self.record_key(kind, identity), stored_kind or kind, value)
+
+    def forget(self, key: str) -> None:
+        """Remove the entry for ``key`` (readwrite mode only)."""
+        if self.mode == "readwrite":
+            self.path_for(key).unlink(missing_ok=True)
+
+    def entries(self, kind: str) -> list[dict[str, Any]]:
+        """Every readable entry of ``kind``, oldest first (for exports and reports)."""
+        found = []
+        for path in self.root.glob("*/*.json") if self.root.is_dir() else []:
             try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+                entry = json.loads(path.read_bytes())
+            except (OSError, ValueError):
+                continue
+            if isinstance(entry, dict) and entry.get("kind") == kind and entry.get("format") == CACHE_FORMAT:
+                found.append(entry)
+        return sorted(found, key=lambda e: e.get("created", 0))
 
     def stats(self) -> CacheStats:
         """Count entries, bytes, entries per kind, orphaned temp files and unreadable files."""

@@ -30,9 +30,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the CLI; returns the exit code."""
+    """Run the CLI; returns the exit code (2 when the input cannot be used, with the reason on stderr)."""
+    from reeljudge.errors import ReelJudgeError
+
     args = build_parser().parse_args(argv)
-    return int(args.func(args))
+    try:
+        return int(args.func(args))
+    except ReelJudgeError as error:
+        print(f"reeljudge {args.command}: {error.message}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -1,15 +1,25 @@
-"""promptfoo grading results: the one place that builds the dicts an assertion returns.
+"""The one place that speaks promptfoo: reading an assertion's context, building its result.
 
-A result that did not come from a real judgement is always ``pass: False`` (see ``failure``).
+- context readers: the test's label, its vars, the assertion's ``config:``, the clip a test names;
+- result builders: ``grading_result``, ``component``, ``failure`` (a judge that did not judge:
+  always ``pass: false`` with the reason), ``run_judged`` (runs a grading and turns every
+  ReelJudgeError into such a failure), and ``invert_verdict`` for tests that expect a judge to
+  fail (a counter-prompt, a clip with a planted fault).
 """
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from reeljudge.errors import BadInputError, ReelJudgeError
 
 Result = dict[str, Any]
+#: vars that name a clip when the assertion names none and no provider made one
+CLIP_VARS: tuple[str, ...] = ("video", "clip")
+#: keys promptfoo itself reads from (or adds to) a Python provider's ``config:``; never ours
+PROMPTFOO_PROVIDER_KEYS = frozenset({"basePath", "pythonExecutable", "workers", "timeout"})
 
 
 def grading_result(
@@ -50,7 +60,7 @@ def component(*, name: str, passed: bool, score: float, reason: str, **metadata:
 
 def failure(error: ReelJudgeError, *, judge: str, test: str, metadata: Mapping[str, Any] | None = None) -> Result:
     """A failing result that says exactly what happened; never a default score."""
-    meta: dict[str, Any] = {"judge": judge, "error_kind": error.kind, "test": test}
+    meta: dict[str, Any] = {"judge": judge, "error_kind": error.kind, "test": test, "judged": False}
     if error.raw is not None:
         raw = error.raw if isinstance(error.raw, str) else repr(error.raw)
         meta["raw_reply"] = raw[:4000]
@@ -58,6 +68,21 @@ def failure(error: ReelJudgeError, *, judge: str, test: str, metadata: Mapping[s
         meta.update(metadata)
     reason = f"{judge} did not judge ({error.kind}) in test {test!r}: {error.message}"
     return grading_result(passed=False, score=0.0, reason=reason, metadata=meta)
+
+
+def invert_verdict(result: Result, *, expected: str) -> Result:
+    """For a test that expects the judge to say "fail" (``expected`` says what is expected, e.g. a
+    counter-prompt): pass becomes fail and back, the score becomes 1 − score. A result the judge did
+    not fully judge (``metadata.judged`` false) is returned unchanged: it fails either way."""
+    if (result.get("metadata") or {}).get("judged") is False:
+        return result
+    flipped = dict(result)
+    flipped["pass"] = not result["pass"]
+    flipped["score"] = 1.0 - float(result["score"])
+    outcome = "as expected" if flipped["pass"] else "but a failing verdict was expected"
+    flipped["reason"] = f"expected {expected}; the judge said {'PASS' if result['pass'] else 'FAIL'} ({outcome}): {result['reason']}"
+    flipped["metadata"] = {**(result.get("metadata") or {}), "expected_verdict": "fail", "judge_verdict": result["pass"]}
+    return flipped
 
 
 def test_label(context: Mapping[str, Any] | None) -> str:
@@ -72,17 +97,30 @@ def test_label(context: Mapping[str, Any] | None) -> str:
     return f"<test with {short}>" if short else "<unnamed test>"
 
 
-def assertion_config(context: Mapping[str, Any] | None) -> dict[str, Any]:
+def config_of(context: Mapping[str, Any] | None) -> Mapping[str, Any]:
     """The assertion's YAML ``config:`` mapping (empty when absent)."""
     config = (context or {}).get("config") or {}
     if not isinstance(config, Mapping):
         raise BadInputError(f"assertion config must be a mapping, got {type(config).__name__}")
-    return dict(config)
+    return config
+
+
+def provider_config(options: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A Python provider's own ``config:`` (promptfoo's ``options.config``) without promptfoo's keys."""
+    config = (options or {}).get("config") or {}
+    if not isinstance(config, Mapping):
+        raise BadInputError(f"provider config must be a mapping, got {type(config).__name__}")
+    return {k: v for k, v in config.items() if k not in PROMPTFOO_PROVIDER_KEYS}
+
+
+def vars_of(context: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    """The test's vars (empty when absent)."""
+    return (context or {}).get("vars") or {}
 
 
 def require_var(context: Mapping[str, Any] | None, name: str, *, test: str) -> Any:
     """The test var ``name``; a BadInputError naming the test and the var when missing or empty."""
-    vars_ = (context or {}).get("vars") or {}
+    vars_ = vars_of(context)
     if name not in vars_:
         known = ", ".join(sorted(vars_)) or "none"
         raise BadInputError(f"test {test!r} has no var {name!r} (vars present: {known})")
@@ -90,6 +128,46 @@ def require_var(context: Mapping[str, Any] | None, name: str, *, test: str) -> A
     if value is None or (isinstance(value, str) and not value.strip()):
         raise BadInputError(f"test {test!r}: var {name!r} is empty")
     return value
+
+
+def media_reference(context: Mapping[str, Any], output: Any, *, var: str | None, test: str) -> tuple[str, str]:
+    """The clip or image a test names, and where it came from: the assertion's ``var`` when set,
+    else the clip the provider made (``metadata.clip_path``), else a var in ``CLIP_VARS``, else
+    a one-line provider output."""
+    if var:
+        return str(require_var(context, var, test=test)).strip(), f"var {var!r}"
+    response = context.get("providerResponse") or {}
+    metadata = response.get("metadata") if isinstance(response, Mapping) else None
+    if isinstance(metadata, Mapping) and metadata.get("clip_path"):
+        return str(metadata["clip_path"]), "the provider's clip"
+    vars_ = vars_of(context)
+    for name in CLIP_VARS:
+        value = vars_.get(name)
+        if isinstance(value, str) and value.strip():
+            return value.strip(), f"var {name!r}"
+    if isinstance(output, str) and output.strip() and "\n" not in output.strip():
+        return output.strip(), "the provider output"
+    raise BadInputError(
+        f"test {test!r} names no clip: set the assertion's `var`, or a var {' or '.join(map(repr, CLIP_VARS))}, "
+        "or use a provider that makes a clip"
+    )
+
+
+def read_results_file(path: str | Path) -> list[dict[str, Any]]:
+    """The per-test rows of a promptfoo results file (``promptfoo eval -o results.json``);
+    BadInputError naming the file when it is unreadable, truncated or not promptfoo's."""
+    p = Path(path)
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise BadInputError(f"{p}: cannot read ({error.strerror or error})") from None
+    except ValueError as error:
+        raise BadInputError(f"{p}: not valid JSON (truncated?): {error}") from None
+    results = data.get("results") if isinstance(data, Mapping) else None
+    rows = results.get("results") if isinstance(results, Mapping) else results
+    if not isinstance(rows, list) or not all(isinstance(r, Mapping) for r in rows):
+        raise BadInputError(f"{p}: not a promptfoo results file (no results.results list)")
+    return [dict(r) for r in rows]
 
 
 def run_judged(judge: str, context: Mapping[str, Any] | None, body: Callable[[str], Result]) -> Result:

@@ -204,6 +204,7 @@ class FakeGemini:
         self.files: dict[str, FakeFile] = {}
         self.operations: dict[str, dict[str, Any]] = {}
         self.file_states: list[str] = ["PROCESSING", "ACTIVE"]
+        self.file_errors: list[Reply] = []  # error replies played, in order, on the next Files API requests
         self.file_expiration: str = "2099-01-01T00:00:00Z"  # expirationTime given to new uploads
         self.operation_polls_before_done: int = 1
         self.operation_scripts: list[OperationScript] = []
@@ -456,7 +457,19 @@ def _make_handler(fake: FakeGemini) -> type[BaseHTTPRequestHandler]:
             self._send(200, candidate_json(reply, model))
 
         # Files API
+        def _file_fault(self) -> bool:
+            """Play the next scripted Files API error, if any (True when one was sent)."""
+            with fake._lock:
+                reply = fake.file_errors.pop(0) if fake.file_errors else None
+            if reply is None:
+                return False
+            self._error(reply["code"], reply["message"], reply.get("retry_delay_s"))
+            return True
+
         def _upload_start(self, raw: bytes) -> None:
+            if self._file_fault():
+                fake._record("POST", "/upload/files:start", dict(self.headers), {"fault": True})
+                return
             meta = json.loads(raw or b"{}").get("file", {})
             session = f"s{next(fake._ids)}"
             fake._sessions[session] = {
@@ -510,6 +523,8 @@ def _make_handler(fake: FakeGemini) -> type[BaseHTTPRequestHandler]:
             return out
 
         def _file_get(self, file_id: str) -> None:
+            if self._file_fault():
+                return None
             stored = fake.files.get(file_id)
             if stored is None:
                 return self._error(404, f"fake gemini: files/{file_id} not found (expired or never uploaded)")

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from reeljudge.providers.clips import call_api, remux_to_mp4
+from reeljudge.media.container import remux_to_mp4
+from reeljudge.providers.clips import call_api
 from reeljudge.testing.clipgen import ClipSpec, make_clip
 
 REPO = Path(__file__).resolve().parents[1]

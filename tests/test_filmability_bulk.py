@@ -35,7 +35,7 @@ def write_yaml(path: Path, rows: list[dict]) -> Path:
 
 def assertion_result(narration: str, terms: list[str]) -> dict:
     """What the promptfoo assertion returns for these terms with the local judge."""
-    context = {"vars": {"narration": narration}, "config": {"judge": "local"}, "test": {"description": "bulk-vs-assert"}}
+    context = {"vars": {"narration": narration}, "config": {"judge": "local", "cache": "off"}, "test": {"description": "bulk-vs-assert"}}
     return get_assert(json.dumps(terms), context)
 
 
@@ -53,7 +53,7 @@ def test_bulk_verdicts_equal_the_assertions(tmp_path: Path) -> None:
         assert named["film_relevance"] == record["breakdown"]["relevance"] / 3
         assert named["film_filmability"] == record["breakdown"]["filmability"] / 3
         assert named["film_variety"] == record["breakdown"]["variety"]
-        assert f"judge: {record['reason']}" in result["reason"]
+        assert record["reason"] == result["reason"] and f"judge: {record['judge_reason']}" in result["reason"]
         for component in result["componentResults"]:
             criterion = component["assertion"]["metric"].removeprefix("film_")
             assert record["criterion_reasons"][criterion] in component["reason"]
@@ -75,7 +75,8 @@ def test_the_model_loads_once_per_worker_process(tmp_path: Path, monkeypatch: py
     rows = [dict(r, id=f"{r['id']}-{i}", narration=r["narration"] + "!" * i) for i in range(2) for r in ROWS]
     records, _ = judge_file(write_yaml(tmp_path / "n.yaml", rows), tmp_path / "serial.jsonl", engine=SerialEngine())
     assert len(records) == 8 and len(loads) == 1
-    pooled, _ = judge_file(write_yaml(tmp_path / "n.yaml", rows), tmp_path / "pool.jsonl", engine=LocalEngine(workers=2))
+    pooled, _ = judge_file(write_yaml(tmp_path / "n.yaml", rows), tmp_path / "pool.jsonl", engine=LocalEngine(workers=2), config={"cache": "off"})
+    assert not any(r["cache_hit"] for r in pooled)
     instances: dict[int, set[str]] = {}
     for record in pooled:
         instances.setdefault(record["worker_pid"], set()).add(record["model_instance"])
@@ -94,7 +95,7 @@ def test_yaml_jsonl_and_csv_files_give_the_same_records(tmp_path: Path) -> None:
     results = []
     for source in (write_yaml(tmp_path / "n.yaml", ROWS), jsonl, tmp_path / "n.csv"):
         records, _ = judge_file(source, tmp_path / f"{source.suffix[1:]}.jsonl", engine=SerialEngine())
-        results.append([{k: v for k, v in r.items() if k not in ("timings", "worker_pid", "model_instance")} for r in records])
+        results.append([{k: v for k, v in r.items() if k not in ("timings", "worker_pid", "model_instance", "cache_hit")} for r in records])
     assert results[0] == results[1] == results[2]
 
 

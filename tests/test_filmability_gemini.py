@@ -93,7 +93,7 @@ def test_threshold_is_configurable(gemini_env):
         ([truncated_reply(reply())], "max_tokens", "max_output_tokens"),
         ([no_candidates_reply()], "empty", "no candidates"),
         ([text_reply("")], "empty", "empty reply"),
-        ([text_reply("These terms look great to me!")], "unparseable", "did not match the schema twice"),
+        ([text_reply("These terms look great to me!")], "unparseable", "could not be used twice"),
         ([json_reply({"breakdown": {"relevance": 9}})], "unparseable", "relevance"),
     ],
 )

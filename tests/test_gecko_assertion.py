@@ -1,17 +1,12 @@
-"""The gecko assertion end to end against the fake server: rubric, filter, VQA, scores, costs."""
+"""The gecko assertion end to end against the fake server: question_set, filter, VQA, scores, costs."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-import pytest
 
-from fake_gemini import error_reply, json_reply, text_reply
 from reeljudge.gecko.assertion import get_assert
-from reeljudge.gecko.rubric_gen import USER_MARKER as GEN
-from reeljudge.testing.gecko_scripts import script_prompt, synth_rubric, verdict_text
-from reeljudge.gecko.validity import USER_MARKER as FILTER
+from reeljudge.testing.gecko_scripts import script_prompt
 
 ROOT = Path(__file__).resolve().parents[1]
 CLIP = str(ROOT / "datasets" / "clips" / "gen_clean.mp4")
@@ -34,7 +29,7 @@ def test_matched_prompt_scores_with_tags_components_and_dropped_question(gemini_
     assert statuses.count("kept") == len(kept) and statuses.count("dropped") == 1
     dropped = result["metadata"]["questions_dropped"]
     assert dropped[0]["dropped_by"] == "not_supported_by_prompt"
-    assert len(gemini_env.calls()) == 3  # rubric, filter, VQA
+    assert len(gemini_env.calls()) == 3  # question_set, filter, VQA
     assert result["tokensUsed"]["numRequests"] == 3
 
 

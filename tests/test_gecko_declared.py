@@ -1,4 +1,4 @@
-"""Rubrics as data: declared qas used as is, export to YAML and reuse through rubrics_file; the pair check."""
+"""Rubrics as data: declared qas used as is, export to YAML and reuse through questions_file; the pair check."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import yaml
 
 from fake_gemini import text_reply
 from reeljudge.cli import main as cli_main
-from reeljudge.gecko import GeckoScorer
+from reeljudge import score_gecko
 from reeljudge.gecko.assertion import get_assert
 from reeljudge.gecko.pairs import JudgedRow, check_pairs, suite_tests
 from reeljudge.gecko.questions import declared_questions
@@ -30,10 +30,11 @@ def test_declared_qas_are_used_as_is_without_generation_or_filter(gemini_env):
     assert questions[0].choices == ["a) a disc", "b) a bird", "c) a car"] and questions[0].answer == "a"
     assert questions[1].tag == "style"
     gemini_env.on("Answer every question", text_reply(verdict_text(questions, [True, False])))
-    result = GeckoScorer(threshold=0.5)("A disc over a texture", CLIP, qas=QAS)
-    assert result["pass"] is True and result["score"] == 0.5
-    assert result["namedScores"] == {"gecko": 0.5, "gecko_coverage": 1.0, "gecko_object": 1.0, "gecko_style": 0.0}
-    assert result["metadata"]["rubric_source"] == "declared" and len(gemini_env.calls()) == 1
+    verdict = score_gecko("A disc over a texture", CLIP, qas=QAS, threshold=0.5)
+    assert verdict.judged and verdict.passed and verdict.score == 0.5 and verdict.coverage == 1.0
+    assert verdict.per_tag == {"object": 1.0, "style": 0.0}
+    assert [q.verdict for q in verdict.questions] == ["a", next(l for l in "abc" if l != questions[1].answer)]
+    assert verdict.outcome.question_set.source == "declared" and len(gemini_env.calls()) == 1
 
 
 @pytest.mark.parametrize(
@@ -53,16 +54,16 @@ def test_generated_rubrics_export_to_yaml_and_are_reused_from_the_file(gemini_en
     prompt = "A disc gliding over a colourful texture"
     kept = script_prompt(gemini_env, prompt, matched=True)
     get_assert(CLIP, {"vars": {"prompt": prompt, "video": CLIP}, "config": {}})
-    out = tmp_path / "rubrics.yaml"
-    assert cli_main(["gecko", "export-rubrics", "-o", str(out)]) == 0
+    out = tmp_path / "question_sets.yaml"
+    assert cli_main(["gecko", "export-questions", "-o", str(out)]) == 0
     entries = yaml.safe_load(out.read_text())
     assert len(entries) == 1 and entries[0]["prompt"] == prompt and entries[0]["media_kind"] == "video"
     assert [q["question"] for q in entries[0]["qas"]] == [q.question for q in kept]
     assert entries[0]["dropped"][0]["check"] == "not_supported_by_prompt"
     calls = len(gemini_env.calls())
     other_clip = str(ROOT / "datasets" / "clips" / "gen_cut.mp4")
-    result = get_assert(other_clip, {"vars": {"prompt": prompt, "video": other_clip}, "config": {"rubrics_file": str(out)}})
-    assert result["metadata"]["rubric_source"] == "file" and result["pass"] is True
+    result = get_assert(other_clip, {"vars": {"prompt": prompt, "video": other_clip}, "config": {"questions_file": str(out)}})
+    assert result["metadata"].get("questions_source") == "file" and result["pass"] is True, result["reason"]
     assert len(gemini_env.calls()) == calls + 1  # only the VQA call
 
 
@@ -110,5 +111,15 @@ def test_benchmark_counts_match_the_method(monkeypatch, capsys):
 
     assert gecko_calls.main(["--videos", "2"]) == 0
     out = capsys.readouterr().out
-    assert "rubric 2, filter 2, vqa 4 = 8 judge calls; uploads 2" in out
+    assert "generate 2, filter 2, vqa 4 = 8 judge calls; uploads 2" in out
     assert "re-run: 0 judge calls, 0 uploads, 0 file lookups" in out
+
+
+def test_pair_check_on_a_file_that_is_not_promptfoo_results_exits_2_naming_it(tmp_path, capsys):
+    bad = tmp_path / "results.json"
+    bad.write_text('{"results": {"results": [')
+    assert cli_main(["gecko", "check-pairs", str(bad)]) == 2
+    assert "not valid JSON (truncated?)" in capsys.readouterr().err
+    bad.write_text('{"hello": 1}')
+    assert cli_main(["gecko", "check-pairs", str(bad)]) == 2
+    assert "not a promptfoo results file" in capsys.readouterr().err

@@ -11,7 +11,7 @@ import pytest
 
 from fake_gemini import text_reply
 from reeljudge.gecko.assertion import get_assert
-from reeljudge.testing.gecko_scripts import script_prompt, verdict_text
+from reeljudge.testing.gecko_scripts import verdict_text
 from reeljudge.gecko.questions import Question
 
 CLIPS = Path(__file__).resolve().parents[1] / "datasets" / "clips"
@@ -24,7 +24,7 @@ def ctx(media, prompt="A disc over a texture", qas=DECLARED, **config):
     return {"vars": {"prompt": prompt, "video": media, "qas": qas}, "config": config, "test": {"description": "media"}}
 
 
-OTHER_RUBRIC = DECLARED[:1]  # a different rubric on the same clip: a new VQA request, same media
+OTHER_RUBRIC = DECLARED[:1]  # a different question set on the same clip: a new VQA request, same media
 
 
 def field(mapping, camel):
@@ -46,7 +46,7 @@ def test_large_file_uploads_once_and_is_reused_by_other_tests_and_runs(answers):
     body = answers.calls()[0].body
     part = body["contents"][0]["parts"][0]
     assert field(part["fileData"], "fileUri").endswith(answers.uploads()[0].path.rsplit("/", 1)[-1])
-    # another rubric on the same clip (a new VQA request): the recorded upload is looked up and reused
+    # another question set on the same clip (a new VQA request): the recorded upload is looked up and reused
     other = get_assert(CLIP, ctx(CLIP, qas=OTHER_RUBRIC, inline_max_bytes=0))
     assert other["pass"] is True and len(answers.uploads()) == 1
     assert any(r.method == "GET" and "/files/" in r.path for r in answers.requests)
@@ -129,14 +129,15 @@ def test_gs_uri_on_the_developer_api_fails_with_a_reason(answers):
 
 
 def test_gs_uri_on_vertex_is_sent_as_is():
-    from reeljudge.gemini.files import deliver_media, prepare_media
+    from reeljudge.gemini.files import deliver_media
+    from reeljudge.media.refs import content_ref
     from reeljudge.gemini.client import JudgeClient
     from reeljudge.media.refs import resolve_media
     from reeljudge.gemini.settings import load_settings
 
     uri = "gs://cloud-samples-data/generative-ai/evaluation/videos/boat.mp4"
     client = JudgeClient(load_settings({"backend": "vertex"}))
-    media = deliver_media(prepare_media(resolve_media(uri)), client, fps=1)
+    media = deliver_media(content_ref(resolve_media(uri)), client, fps=1)
     assert media.file_uri == uri and media.data is None and media.mime_type == "video/mp4" and media.fps == 1
 
 

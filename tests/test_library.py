@@ -183,6 +183,6 @@ def test_cli_refuses_bad_arguments_naming_them(library: Path, tmp_path: Path, ca
 def test_cli_refuses_an_unknown_option_in_the_options_file(library: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "opts.yaml").write_text("max_secs: 10\n")
     assert cli_main(["probes", str(library), "-o", str(tmp_path / "o.jsonl"), "--options", str(tmp_path / "opts.yaml")]) == 2
-    assert "unknown probe option 'max_secs'" in capsys.readouterr().err
+    assert "unknown option 'max_secs' for reeljudge probes --options" in capsys.readouterr().err
     assert cli_main(["probes", str(tmp_path / "nothing-here"), "-o", str(tmp_path / "o.jsonl")]) == 2
     assert "no such folder, clip or manifest" in capsys.readouterr().err

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from reeljudge.filmability.embeddings import EmbeddingModelError, get_embedder
-from reeljudge.filmability.local_judge import LocalJudgeOptions, judge_terms_locally
+from reeljudge.filmability.judge_local import LocalJudgeOptions, judge_terms_locally
 from reeljudge.filmability.score_table import score_breakdown
 
 REDIS_FAST = "Redis stores everything in memory, making it blazingly fast"
@@ -119,7 +119,7 @@ def test_unknown_backend_raises_a_reeljudge_error() -> None:
 
 def test_importing_the_judge_loads_no_heavy_modules() -> None:
     code = (
-        "import sys, reeljudge.filmability.local_judge, reeljudge.providers.terms.visual;"
+        "import sys, reeljudge.filmability.judge_local, reeljudge.providers.terms.visual;"
         "print(sorted(m for m in ('numpy','onnxruntime','tokenizers','lemminflect','nltk') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

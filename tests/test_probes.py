@@ -108,8 +108,11 @@ def test_real_clip_is_clean() -> None:
 
 
 def test_probe_selection_and_options_from_config() -> None:
-    options = ProbeOptions.from_config({"probes": ["black_frames"], "black_min_frames": "3", "allow_vfr": False, "var": "clip"})
+    from reeljudge.probes.options import load
+
+    assertion, options = load({"probes": ["black_frames"], "black_min_frames": "3", "allow_vfr": "no", "var": "clip"})
     assert options.probes == ("black_frames",) and options.black_min_frames == 3 and options.allow_vfr is False
+    assert assertion.var == "clip" and assertion.expect_fail is False
 
 
 def test_cut_right_after_a_near_static_run_is_found_and_a_plain_resume_is_not(tmp_path: Path, results: dict) -> None:

@@ -152,7 +152,7 @@ def test_cache_hit_whose_file_changed_regenerates(project: Path, gemini_env: Fak
 
 
 def test_replay_mode_never_calls_the_api(project: Path, gemini_env: FakeGemini) -> None:
-    response = run(cache_mode="replay")
+    response = run(cache="replay")
     assert "cache mode is 'replay'" in response["error"] and gemini_env.requests == []
 
 
@@ -168,7 +168,7 @@ def assert_failed(response: dict[str, Any], *fragments: str) -> None:
 
 def test_no_credentials_is_a_clear_error_without_any_request(project: Path, gemini_env: FakeGemini, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("GEMINI_API_KEY")
-    assert_failed(run(), "no Gemini credentials for the developer backend", "GEMINI_API_KEY")
+    assert_failed(run(), "no Gemini credentials for generating a Veo clip on the developer backend", "GEMINI_API_KEY")
     assert gemini_env.requests == [] and clips(project) == []
 
 
@@ -257,10 +257,12 @@ def test_download_that_is_not_a_video_is_not_returned(project: Path, gemini_env:
 @pytest.mark.parametrize(
     ("config", "fragment"),
     [
-        ({"durations": 4}, "unknown setting(s) 'durations'"),
-        ({"number_of_videos": 2}, "number_of_videos must be 1"),
-        ({"seed": "abc"}, "setting 'seed' has an invalid value 'abc'"),
-        ({"delivery": "ftp"}, "delivery must be 'store' or 'data'"),
+        ({"durations": 4}, "unknown option 'durations' for veo provider; did you mean 'duration_seconds'?"),
+        ({"number_of_videos": 2}, "option 'number_of_videos' must be at most 1, got 2"),
+        ({"seed": "abc"}, "option 'seed' must be a whole number, got 'abc'"),
+        ({"delivery": "ftp"}, "option 'delivery' must be one of store, data; got 'ftp'"),
+        ({"generate_audio": "maybe"}, "option 'generate_audio' must be true or false"),
+        ({"duration": 4, "duration_seconds": 4}, "'duration' and 'duration_seconds' are the same option"),
     ],
 )
 def test_bad_settings_are_named_before_any_request(project: Path, gemini_env: FakeGemini, config: dict, fragment: str) -> None:
@@ -304,7 +306,7 @@ def test_vertex_filtered(vertex: FakeGemini, project: Path) -> None:
 
 def test_vertex_without_project_is_a_credentials_error(vertex: FakeGemini, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("GOOGLE_CLOUD_PROJECT")
-    assert_failed(run(), "no Gemini credentials for the vertex backend", "GOOGLE_CLOUD_PROJECT")
+    assert_failed(run(), "no Gemini credentials for generating a Veo clip on the vertex backend", "GOOGLE_CLOUD_PROJECT")
     assert vertex.requests == []
 
 

@@ -1,55 +1,22 @@
-"""The filmability assertion: terms from the output, a judge (Gemini or local), our score, a result."""
+"""promptfoo adapter of the filmability judge: options and inputs from the context, a verdict, a result.
+
+Named scores ``film_score``, ``film_relevance``, ``film_filmability``, ``film_variety``; one
+component per criterion with its reason; unfilmable terms in the reason.
+"""
 
 from __future__ import annotations
 
-import hashlib
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Mapping
 
-from reeljudge.cache import open_cache, request_key
 from reeljudge.errors import BadInputError
-from reeljudge.promptfoo import Result, assertion_config, component, grading_result, require_var, run_judged
-from reeljudge.gemini.settings import JudgeSettings, has_gemini_credentials, load_settings
-from reeljudge.filmability.score_table import CRITERIA_MAX, Breakdown, RubricScore, breakdown_from_reply, judge_disagreements, score_breakdown
+from reeljudge.filmability.judge import FilmabilityVerdict, check_narration, judge
+from reeljudge.filmability.options import load
+from reeljudge.filmability.score_table import CRITERIA_MAX
 from reeljudge.filmability.terms import parse_terms
+from reeljudge.promptfoo import Result, component, config_of, grading_result, require_var, run_judged
 
 JUDGE_NAME = "filmability"
 METRIC_PREFIX = "film_"
-
-
-@dataclass(frozen=True)
-class FilmabilityOptions:
-    """Assertion options (YAML ``config:``), with their defaults."""
-
-    narration_var: str = "narration"
-    threshold: float = 0.8
-    max_terms: int = 50
-    max_narration_chars: int = 4000
-
-    @classmethod
-    def from_config(cls, config: Mapping[str, Any]) -> "FilmabilityOptions":
-        """Options from an assertion config; BadInputError on a bad value."""
-        try:
-            return cls(
-                narration_var=str(config.get("narration_var", cls.narration_var)),
-                threshold=float(config.get("threshold", cls.threshold)),
-                max_terms=int(config.get("max_terms", cls.max_terms)),
-                max_narration_chars=int(config.get("max_narration_chars", cls.max_narration_chars)),
-            )
-        except (TypeError, ValueError) as exc:
-            raise BadInputError(f"invalid filmability assertion config: {exc}") from None
-
-
-@dataclass(frozen=True)
-class Judgement:
-    """A breakdown from some judge plus what to report about how it was obtained."""
-
-    breakdown: Breakdown
-    judge: str
-    metadata: dict[str, Any]
-    tokens: dict[str, int] | None
-    judge_reply: Mapping[str, Any] | None = None
 
 
 def get_assert(output: Any, context: Mapping[str, Any] | None) -> Result:
@@ -57,138 +24,66 @@ def get_assert(output: Any, context: Mapping[str, Any] | None) -> Result:
     return run_judged(JUDGE_NAME, context, lambda test: _grade(output, context or {}, test))
 
 
-def choose_judge(settings: JudgeSettings) -> str:
-    """``gemini`` or ``local``: auto picks Gemini when it can answer (credentials, or replay cache)."""
-    if settings.judge != "auto":
-        return settings.judge
-    if has_gemini_credentials(settings) or settings.cache_mode == "replay":
-        return "gemini"
-    return "local"
-
-
 def _grade(output: Any, context: Mapping[str, Any], test: str) -> Result:
     """The full grading of one test."""
-    config = assertion_config(context)
-    options = FilmabilityOptions.from_config(config)
-    settings = load_settings(config)
-    narration = str(require_var(context, options.narration_var, test=test))
-    if len(narration) > options.max_narration_chars:
-        raise BadInputError(
-            f"test {test!r}: var {options.narration_var!r} is {len(narration)} characters; a B-roll narration "
-            f"is one or a few sentences (limit {options.max_narration_chars}, set max_narration_chars to change)"
-        )
+    options, settings = load(config_of(context))
+    narration = check_narration(str(require_var(context, options.narration_var, test=test)), options, test)
     try:
         terms = parse_terms(output, max_terms=options.max_terms)
     except BadInputError as error:
         raise BadInputError(f"test {test!r}: {error.message}") from None
-    which = choose_judge(settings)
-    judgement = _judge_gemini(narration, terms, settings) if which == "gemini" else _judge_local(narration, terms, settings)
-    return _result(terms, judgement, options)
+    return verdict_result(judge(narration, terms, options, settings))
 
 
-def _judge_gemini(narration: str, terms: list[str], settings: JudgeSettings) -> Judgement:
-    """A judgement from Gemini (or its cached reply)."""
-    from reeljudge.gemini.client import JudgeClient
-    from reeljudge.filmability.gemini_judge import judge_terms_with_gemini
-
-    reply = judge_terms_with_gemini(narration, terms, JudgeClient(settings))
-    meta = {"judge": "gemini", **reply.metadata()}
-    return Judgement(breakdown_from_reply(reply.value), "gemini", meta, reply.usage.tokens_used(), reply.value)
-
-
-def _judge_local(narration: str, terms: list[str], settings: JudgeSettings) -> Judgement:
-    """A judgement from the offline judge, cached like any other judge reply."""
-    cache = open_cache(settings.cache_dir, "readwrite" if settings.cache_mode == "replay" else settings.cache_mode)
-    key = request_key({"kind": "filmability.local", "code": _local_judge_fingerprint(), "narration": narration, "terms": terms})
-    entry = cache.get(key)
-    if entry is None:
-        from reeljudge.filmability.local_judge import judge_terms_locally
-
-        local = judge_terms_locally(narration, terms)
-        b = local.breakdown
-        value = {
-            "breakdown": {"relevance": b.relevance, "filmability": b.filmability, "variety": b.variety},
-            "unfilmableTerms": list(b.unfilmable_terms),
-            "reason": b.reason,
-            "criterionReasons": dict(b.criterion_reasons),
-            "details": local.details,
-        }
-        cache.put(key, "filmability.local", {"value": value})
-        cache_hit = False
-    else:
-        value, cache_hit = entry["value"], True
-    meta = {"judge": "local", "cache_hit": cache_hit, "local_details": value.get("details", {})}
-    return Judgement(breakdown_from_reply(value), "local", meta, None)
-
-
-def _local_judge_fingerprint() -> str:
-    """A hash of the offline judge's code and data, so a changed judge never replays old verdicts."""
-    here = Path(__file__).resolve().parent
-    digest = hashlib.sha256()
-    files = sorted(here.glob("*.py")) + sorted(p for p in (here / "data").rglob("*") if p.is_file())
-    for path in files:
-        if path.name in ("assertion.py", "gemini_judge.py"):
-            continue
-        digest.update(path.name.encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
-
-
-def _result(terms: list[str], judgement: Judgement, options: FilmabilityOptions) -> Result:
-    """The promptfoo result for a judgement: our score, criteria as named scores and components."""
-    b = judgement.breakdown
-    rubric = score_breakdown(b)
-    disagreements = judge_disagreements(judgement.judge_reply, rubric) if judgement.judge_reply else []
-    unfilmable = [t for t in b.unfilmable_terms if t]
-    passed = rubric.score >= options.threshold
+def verdict_result(v: FilmabilityVerdict) -> Result:
+    """The promptfoo result of a verdict: our score, criteria as named scores and components."""
+    b = v.breakdown
     components = [
         component(
             name=f"{METRIC_PREFIX}{name}",
-            passed=getattr(b, name) / top >= options.threshold,
+            passed=getattr(b, name) / top >= v.threshold,
             score=getattr(b, name) / top,
             reason=f"{getattr(b, name)}/{top}. {b.criterion_reasons.get(name, '')}".strip(),
         )
         for name, top in CRITERIA_MAX.items()
     ]
     metadata = {
-        **judgement.metadata,
-        "terms": terms,
-        "points": rubric.points,
-        "level": rubric.level,
-        "capped_at_0_8": rubric.capped,
-        "unfilmable_terms": unfilmable,
-        "judge_disagreements": disagreements,
+        **v.metadata,
+        "terms": v.terms,
+        "points": v.table.points,
+        "level": v.table.level,
+        "capped_at_0_8": v.table.capped,
+        "unfilmable_terms": v.unfilmable_terms,
+        "judge_disagreements": v.disagreements,
     }
-    if judgement.judge_reply is not None:
-        metadata["judge_reported"] = {k: judgement.judge_reply.get(k) for k in ("score", "points") if k in judgement.judge_reply}
+    if v.judge_reported:
+        metadata["judge_reported"] = v.judge_reported
     return grading_result(
-        passed=passed,
-        score=rubric.score,
-        reason=_reason(rubric, b, unfilmable, judgement.judge, options.threshold, disagreements),
+        passed=v.passed,
+        score=v.score,
+        reason=_reason(v),
         named_scores={
-            f"{METRIC_PREFIX}score": rubric.score,
+            f"{METRIC_PREFIX}score": v.score,
             **{f"{METRIC_PREFIX}{name}": getattr(b, name) / top for name, top in CRITERIA_MAX.items()},
         },
         components=components,
-        tokens=judgement.tokens,
+        tokens=v.tokens,
         metadata=metadata,
     )
 
 
-def _reason(
-    rubric: RubricScore, b: Breakdown, unfilmable: list[str], judge: str, threshold: float, disagreements: list[str]
-) -> str:
+def _reason(v: FilmabilityVerdict) -> str:
     """One readable line: score, level, points per criterion, cap, unfilmable terms, judge's reason."""
-    verdict = "PASS" if rubric.score >= threshold else "FAIL"
+    b, t = v.breakdown, v.table
     parts = [
-        f"{verdict} {rubric.score:.1f} {rubric.level} (threshold {threshold:g}; {judge} judge): "
-        f"relevance {b.relevance}/3, filmability {b.filmability}/3, variety {b.variety}/1 = {rubric.points}/7"
+        f"{'PASS' if v.passed else 'FAIL'} {t.score:.1f} {t.level} (threshold {v.threshold:g}; {v.judge} judge): "
+        f"relevance {b.relevance}/3, filmability {b.filmability}/3, variety {b.variety}/1 = {t.points}/7"
     ]
-    if rubric.capped:
+    if t.capped:
         parts.append("capped at 0.8 because 1.0 needs relevance 3")
-    parts.append(f"unfilmable: {', '.join(unfilmable)}" if unfilmable else "no unfilmable terms")
+    parts.append(f"unfilmable: {', '.join(v.unfilmable_terms)}" if v.unfilmable_terms else "no unfilmable terms")
     if b.reason:
         parts.append(f"judge: {b.reason}")
-    if disagreements:
-        parts.append("judge's own total disagreed with its breakdown (" + "; ".join(disagreements) + "), ours used")
+    if v.disagreements:
+        parts.append("judge's own total disagreed with its breakdown (" + "; ".join(v.disagreements) + "), ours used")
     return ". ".join(parts)

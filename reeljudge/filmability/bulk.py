@@ -1,11 +1,12 @@
 """The offline filmability judge in bulk: a narrations file judged in parallel processes, to JSONL.
 
 ``judge_file("narrations.yaml", "filmability.jsonl")`` reads narrations with their search terms
-(or makes terms with an offline generator), judges each with the same local judge and scoring
-table as the ``filmability`` assertion (:func:`~reeljudge.filmability.local_judge.judge_terms_locally`,
-:func:`~reeljudge.filmability.score_table.score_breakdown`), and appends one record per narration.
-The embedding model loads once in each worker process, not once per narration. Re-running with
-the same output skips narrations already judged with the same terms, options and judge code.
+(or makes terms with an offline generator), judges each through the same call as the
+``filmability`` assertion with ``judge: local`` (:func:`reeljudge.filmability.judge.judge`: the
+offline judge, its cache, our scoring table; :func:`reeljudge.filmability.assertion.verdict_result`
+for the reason), and appends one record per narration. The embedding model loads once in each
+worker process, not once per narration. Re-running with the same output skips narrations already
+judged with the same terms, threshold and offline-judge version.
 """
 
 from __future__ import annotations
@@ -16,42 +17,39 @@ import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
-from reeljudge.errors import BadInputError, ReelJudgeError
-from reeljudge.filmability.assertion import FilmabilityOptions
+from reeljudge.errors import ReelJudgeError
 from reeljudge.filmability.bulk_rows import NarrationRow, read_rows
+from reeljudge.filmability.local_version import LOCAL_JUDGE_VERSION, SOURCES_SHA256
+from reeljudge.filmability.options import FilmabilityOptions, load
+from reeljudge.gemini.settings import JudgeSettings
 from reeljudge.library.engines import LocalEngine, WorkerDied
 from reeljudge.library.jsonl import OpenResults, open_results
 from reeljudge.library.run import Job, RunStats, run_items
 
 RECORD_KIND = "filmability"
-BACKEND = "minilm"  # the local judge's default embedding backend (LocalJudgeOptions.backend)
-_PACKAGE = Path(__file__).resolve().parent
+BACKEND = "minilm"  # the offline judge's embedding backend (LocalJudgeOptions.backend)
+JUDGE_VERSION = f"{LOCAL_JUDGE_VERSION}-{SOURCES_SHA256}"
 
 
 @dataclass(frozen=True)
 class BulkContext:
-    """What each worker needs once per run."""
+    """What each worker needs once per run: the judge's options (``judge: local``) and settings."""
 
     options: FilmabilityOptions
-    judge_code: str
+    settings: JudgeSettings
     details: bool = False
 
 
-def judge_code_hash() -> str:
-    """A fingerprint of the filmability package's code and data: a changed judge is never taken as done."""
-    digest = hashlib.sha256()
-    files = sorted(_PACKAGE.glob("*.py")) + sorted(p for p in (_PACKAGE / "data").rglob("*") if p.is_file())
-    for path in files:
-        if path.name not in ("bulk.py", "bulk_rows.py", "bulk_cli.py"):
-            digest.update(path.name.encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()[:16]
+def bulk_options(config: Mapping[str, Any] | None = None) -> tuple[FilmabilityOptions, JudgeSettings]:
+    """The filmability options and settings for a bulk run: the assertion's loader, the offline judge."""
+    return load({**(config or {}), "judge": "local"})
 
 
 def row_key(row: NarrationRow, ctx: BulkContext) -> str:
-    """The key a judged narration is recorded (and skipped) under: narration, terms, threshold, judge code."""
-    payload = [row.narration, list(row.terms), ctx.options.threshold, ctx.judge_code]
+    """The key a judged narration is recorded (and skipped) under: narration, terms, threshold, judge version."""
+    payload = [row.narration, list(row.terms), ctx.options.threshold, JUDGE_VERSION]
     return hashlib.sha256(json.dumps(payload, ensure_ascii=False).encode()).hexdigest()[:32]
 
 
@@ -65,33 +63,34 @@ def warm_up() -> None:
 
 
 def judge_row(row: NarrationRow, ctx: BulkContext) -> dict[str, Any]:
-    """Judge one narration's terms with the local judge and our scoring table; its JSONL record."""
+    """Judge one narration's terms exactly as the assertion does with the offline judge; its JSONL record."""
+    from reeljudge.filmability.assertion import verdict_result
     from reeljudge.filmability.embeddings import get_embedder
-    from reeljudge.filmability.local_judge import judge_terms_locally
-    from reeljudge.filmability.score_table import score_breakdown
+    from reeljudge.filmability.judge import judge
 
     started = time.perf_counter()
-    local = judge_terms_locally(row.narration, list(row.terms))
-    b = local.breakdown
-    rubric = score_breakdown(b)
+    verdict = judge(row.narration, list(row.terms), ctx.options, ctx.settings)
+    b = verdict.breakdown
     record = base_record(row, ctx)
     record.update(
         status="ok",
-        score=rubric.score,
-        passed=rubric.score >= ctx.options.threshold,
-        points=rubric.points,
-        level=rubric.level,
-        capped=rubric.capped,
+        score=verdict.score,
+        passed=verdict.passed,
+        points=verdict.table.points,
+        level=verdict.table.level,
+        capped=verdict.table.capped,
         breakdown={"relevance": b.relevance, "filmability": b.filmability, "variety": b.variety},
-        unfilmable_terms=[t for t in b.unfilmable_terms if t],
-        reason=b.reason,
+        unfilmable_terms=verdict.unfilmable_terms,
+        reason=verdict_result(verdict)["reason"],
+        judge_reason=b.reason,
         criterion_reasons=dict(b.criterion_reasons),
+        cache_hit=bool(verdict.metadata.get("cache_hit")),
         timings={"judge_s": round(time.perf_counter() - started, 4)},
         worker_pid=os.getpid(),
         model_instance=f"{os.getpid()}:{id(get_embedder(BACKEND)):x}",
     )
     if ctx.details:
-        record["details"] = local.details
+        record["details"] = verdict.metadata.get("local_details", {})
     return record
 
 
@@ -99,7 +98,7 @@ def base_record(row: NarrationRow, ctx: BulkContext) -> dict[str, Any]:
     """The fields every record of a narration carries."""
     return {
         "kind": RECORD_KIND, "ref": row.ref, "id": row.id, "narration": row.narration, "terms": list(row.terms),
-        "terms_source": row.terms_source, "key": row_key(row, ctx), "threshold": ctx.options.threshold, "judge_code": ctx.judge_code,
+        "terms_source": row.terms_source, "key": row_key(row, ctx), "threshold": ctx.options.threshold, "judge_version": JUDGE_VERSION,
     }
 
 
@@ -117,26 +116,30 @@ def judge_file(
     output: str | Path,
     *,
     generator: str | None = None,
-    options: FilmabilityOptions | None = None,
+    config: Mapping[str, Any] | None = None,
     engine: Any = None,
     details: bool = False,
     retry_errors: bool = False,
     progress: bool = False,
 ) -> tuple[list[dict[str, Any]], RunStats]:
-    """Judge every narration of ``source`` into the JSONL ``output``; its latest records and the run's counts."""
-    options = options or FilmabilityOptions()
+    """Judge every narration of ``source`` into the JSONL ``output``; its latest records and the run's counts.
+
+    ``config`` takes the filmability assertion's options and settings (``threshold``, ``cache``…).
+    """
+    options, settings = bulk_options(config)
     rows = read_rows(source, generator=generator, options=options)
     with open_results(output) as out:
-        stats = judge_rows(rows, out, engine or LocalEngine(), options=options, details=details, retry_errors=retry_errors, progress=progress)
-        return latest_records(out.records, rows, judge_code_hash()), stats
+        stats = judge_rows(rows, out, engine or LocalEngine(), options=options, settings=settings,
+                           details=details, retry_errors=retry_errors, progress=progress)
+        return latest_records(out.records, rows), stats
 
 
 def judge_rows(
-    rows: Sequence[NarrationRow], out: OpenResults, engine: Any, *, options: FilmabilityOptions,
+    rows: Sequence[NarrationRow], out: OpenResults, engine: Any, *, options: FilmabilityOptions, settings: JudgeSettings,
     details: bool = False, retry_errors: bool = False, progress: bool = True,
 ) -> RunStats:
     """Judge ``rows`` on ``engine`` into ``out``; rows without usable terms are recorded as errors."""
-    ctx = BulkContext(options, judge_code_hash(), details)
+    ctx = BulkContext(options, settings, details)
     if retry_errors:
         out.rewrite(lambda r: not (r.get("kind") == RECORD_KIND and r.get("status") == "error"))
     written = {r.get("key") for r in out.records}
@@ -166,11 +169,11 @@ def _judge_or_fail(row: NarrationRow, ctx: BulkContext) -> dict[str, Any]:
         return error_record(row, ctx, error.kind, error.message)
 
 
-def latest_records(records: Sequence[dict[str, Any]], rows: Sequence[NarrationRow], judge_code: str) -> list[dict[str, Any]]:
-    """The latest filmability record of each row of this run (by reference), in the rows' order."""
+def latest_records(records: Sequence[dict[str, Any]], rows: Sequence[NarrationRow]) -> list[dict[str, Any]]:
+    """The latest filmability record of each row of this run (by reference, this judge version), in the rows' order."""
     refs = {row.ref for row in rows}
-    latest = {r["ref"]: r for r in records if r.get("kind") == RECORD_KIND and r.get("ref") in refs and r.get("judge_code") == judge_code}
+    latest = {r["ref"]: r for r in records if r.get("kind") == RECORD_KIND and r.get("ref") in refs and r.get("judge_version") == JUDGE_VERSION}
     return [latest[row.ref] for row in rows if row.ref in latest]
 
 
-__all__ = ["BadInputError", "BulkContext", "judge_file", "judge_row", "judge_rows", "latest_records", "read_rows"]
+__all__ = ["BulkContext", "bulk_options", "judge_file", "judge_row", "judge_rows", "latest_records", "read_rows"]

@@ -29,6 +29,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-j", "--workers", type=int, default=None, help="worker processes (default: one per core)")
     p.add_argument("--scheduler", help="address of a running Dask scheduler (implies --engine dask)")
     p.add_argument("--max-attempts", type=int, default=3, help="tries per row when its worker process dies (default 3)")
+    p.add_argument("--cache", choices=("readwrite", "off"), default=None,
+                   help="the judge cache (default: REELJUDGE_CACHE, else readwrite: promptfoo runs of the same rows then hit it)")
     p.add_argument("--details", action="store_true", help="also record the judge's per-term evidence")
     p.add_argument("--retry-errors", action="store_true", help="judge again the rows recorded as errors")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -37,20 +39,19 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """Judge the file and print a summary; the exit code says whether every row was judged."""
-    from reeljudge.filmability.assertion import FilmabilityOptions
-    from reeljudge.filmability.bulk import judge_code_hash, judge_rows, latest_records, read_rows
+    from reeljudge.filmability.bulk import bulk_options, judge_rows, latest_records, read_rows
     from reeljudge.library.cli import make_engine
     from reeljudge.library.jsonl import open_results
 
+    config = {k: v for k, v in (("threshold", args.threshold), ("cache", args.cache)) if v is not None}
     try:
-        options = FilmabilityOptions() if args.threshold is None else FilmabilityOptions(threshold=args.threshold)
-        if not 0.0 <= options.threshold <= 1.0:
-            raise BadInputError(f"--threshold must be between 0 and 1, got {options.threshold}")
+        options, settings = bulk_options(config)
         engine = make_engine(args)
         rows = read_rows(args.file, generator=args.generator, options=options)
         with open_results(args.output) as out:
-            stats = judge_rows(rows, out, engine, options=options, details=args.details, retry_errors=args.retry_errors, progress=not args.no_progress)
-            records = latest_records(out.records, rows, judge_code_hash())
+            stats = judge_rows(rows, out, engine, options=options, settings=settings, details=args.details,
+                               retry_errors=args.retry_errors, progress=not args.no_progress)
+            records = latest_records(out.records, rows)
     except BadInputError as error:
         print(f"reeljudge filmability bulk: {error.message}", file=sys.stderr)
         return 2

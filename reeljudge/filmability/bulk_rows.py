@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from reeljudge.errors import BadInputError
-from reeljudge.filmability.assertion import FilmabilityOptions
+from reeljudge.filmability.options import FilmabilityOptions
 from reeljudge.filmability.terms import parse_terms
 
 FIELDS = ("id", "narration", "terms")

@@ -27,13 +27,13 @@ from __future__ import annotations
 
 import csv
 import importlib.util
-import os
 import pickle
 import re
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from reeljudge.atomic import write_bytes
 from reeljudge.errors import ReelJudgeError
 from reeljudge.filmability import concreteness_overrides
 
@@ -94,11 +94,10 @@ def norms_csv_path() -> Path:
 
 
 def cache_dir() -> Path:
-    """Where the parsed norms are cached: $REELJUDGE_CACHE_DIR, else the user cache directory."""
-    root = os.environ.get("REELJUDGE_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "reeljudge"
-    )
-    return Path(root)
+    """Where the parsed norms are cached: the judge cache folder (``reeljudge.cache.default_cache_dir``)."""
+    from reeljudge.cache import default_cache_dir
+
+    return Path(default_cache_dir())
 
 
 def parse_norms_csv(path: Path) -> Norms:
@@ -142,11 +141,7 @@ def load_norms() -> Norms:
     except (OSError, csv.Error, ValueError, KeyError) as exc:
         raise LexiconError(f"cannot read concreteness norms {path.name}: {exc}") from exc
     try:
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cache.with_suffix(f".{os.getpid()}.tmp")
-        with tmp.open("wb") as fh:
-            pickle.dump(norms, fh, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, cache)
+        write_bytes(cache, pickle.dumps(norms, protocol=pickle.HIGHEST_PROTOCOL))
     except OSError:
         pass  # a read-only home only costs speed
     return norms

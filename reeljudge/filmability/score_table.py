@@ -1,4 +1,4 @@
-"""The filmability rubric's scoring table (SPEC §1), applied by our code, never by the judge."""
+"""The filmability score table (SPEC §1): points per criterion → score, applied by our code, never by the judge."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ class Breakdown:
 
 
 @dataclass(frozen=True)
-class RubricScore:
+class TableScore:
     """The score our table gives a breakdown, and why."""
 
     points: int
@@ -36,7 +36,7 @@ class RubricScore:
     capped: bool
 
 
-def score_breakdown(b: Breakdown) -> RubricScore:
+def score_breakdown(b: Breakdown) -> TableScore:
     """Points → score by the spec's table; 1.0 needs relevance 3, else it is capped at 0.8."""
     for name, top in CRITERIA_MAX.items():
         value = getattr(b, name)
@@ -49,7 +49,7 @@ def score_breakdown(b: Breakdown) -> RubricScore:
     capped = score == 1.0 and b.relevance < 3
     if capped:
         score, level = 0.8, "GOOD"
-    return RubricScore(points=points, score=score, level=level, capped=capped)
+    return TableScore(points=points, score=score, level=level, capped=capped)
 
 
 def breakdown_from_reply(reply: Mapping[str, Any]) -> Breakdown:
@@ -69,7 +69,7 @@ def breakdown_from_reply(reply: Mapping[str, Any]) -> Breakdown:
     )
 
 
-def judge_disagreements(reply: Mapping[str, Any], computed: RubricScore) -> list[str]:
+def judge_disagreements(reply: Mapping[str, Any], computed: TableScore) -> list[str]:
     """Where the judge's own ``score``/``points`` differ from what its breakdown gives."""
     notes = []
     if "points" in reply and reply["points"] != computed.points:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
@@ -63,15 +62,18 @@ def _raw_terms(output: Any) -> list[Any]:
 
 
 def _decode_json(text: str) -> Any:
-    """The JSON value in ``text`` (also inside a code fence), or None."""
-    fenced = re.search(r"```(?:json)?\s*(.*?)```", text, re.DOTALL)
-    candidate = fenced.group(1).strip() if fenced else text
-    if not candidate or candidate[0] not in "[{":
+    """The one JSON list or object in ``text`` (fences and prose allowed), None when there is none;
+    BadInputError when the output holds two different ones or ends inside one."""
+    from reeljudge.gemini.replies import ReplyInvalid, read_json
+
+    if "[" not in text and "{" not in text:
         return None
     try:
-        return json.loads(candidate)
-    except ValueError:
-        return None
+        return read_json(text)
+    except ReplyInvalid as invalid:
+        if invalid.kind == "unparseable":
+            return None
+        raise BadInputError(f"the output is {invalid.kind}: {invalid}") from None
 
 
 def _list_in_object(obj: dict[str, Any]) -> list[Any]:

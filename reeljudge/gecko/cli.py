@@ -1,4 +1,4 @@
-"""``reeljudge gecko …``: export generated rubrics to YAML; check matched/counter-prompt pairs."""
+"""``reeljudge gecko …``: export generated question sets to YAML; check matched/counter-prompt pairs."""
 
 from __future__ import annotations
 
@@ -10,18 +10,18 @@ from reeljudge.cache import default_cache_dir
 
 def _export(args: argparse.Namespace) -> int:
     from reeljudge.cache import JudgeCache
-    from reeljudge.gecko.rubric_store import export_yaml, stored_rubrics
+    from reeljudge.gecko.question_store import export_yaml, stored_question_sets
 
     records = [
         r
-        for r in stored_rubrics(JudgeCache(args.dir or default_cache_dir()))
+        for r in stored_question_sets(JudgeCache(args.dir or default_cache_dir()))
         if (not args.kind or r["media_kind"] == args.kind) and (not args.prompt or args.prompt.lower() in r["prompt"].lower())
     ]
     text = export_yaml(records)
     if args.output and args.output != "-":
         with open(args.output, "w", encoding="utf-8") as out:
             out.write(text)
-        print(f"exported {len(records)} rubric(s) to {args.output}", file=sys.stderr)
+        print(f"exported {len(records)} question set(s) to {args.output}", file=sys.stderr)
     else:
         sys.stdout.write(text)
     return 0 if records else 1
@@ -36,13 +36,13 @@ def _check_pairs(args: argparse.Namespace) -> int:
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    """``reeljudge gecko export-rubrics`` and ``reeljudge gecko check-pairs``."""
-    gecko = sub.add_parser("gecko", help="Gecko rubrics and suite checks")
+    """``reeljudge gecko export-questions`` and ``reeljudge gecko check-pairs``."""
+    gecko = sub.add_parser("gecko", help="Gecko question sets and suite checks")
     actions = gecko.add_subparsers(dest="action", required=True)
-    export = actions.add_parser("export-rubrics", help="write the generated rubrics in the cache as YAML")
+    export = actions.add_parser("export-questions", aliases=["export-rubrics"], help="write the generated question sets in the cache as YAML")
     export.add_argument("-o", "--output", help="output file (default: stdout)")
     export.add_argument("--dir", help="cache folder (default: REELJUDGE_CACHE_DIR or .reeljudge/cache)")
-    export.add_argument("--kind", choices=("video", "image"), help="only rubrics for this media kind")
+    export.add_argument("--kind", choices=("video", "image"), help="only question sets for this media kind")
     export.add_argument("--prompt", help="only prompts containing this text")
     export.set_defaults(func=_export)
     pairs = actions.add_parser("check-pairs", help="fail when a counter-prompt scored at or above its matched prompt")

@@ -1,73 +1,44 @@
-"""The gecko assertion's options (YAML ``config:``), typed, with documented defaults."""
+"""The gecko judge's options (an assertion's ``config:``, or keyword arguments of ``score_gecko``)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
-from typing import Any, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, Mapping
 
-from reeljudge.errors import BadInputError
 from reeljudge.gemini.files import DEFAULT_INLINE_MAX_BYTES
+from reeljudge.gemini.settings import JudgeSettings
+from reeljudge.options import load_options, option
 
-MEDIA_RESOLUTIONS = ("low", "medium", "high")
+OWNER = "gecko"
 
 
 @dataclass(frozen=True)
 class GeckoOptions:
-    """Options of one gecko assertion; JudgeSettings keys (model, temperature, …) sit beside them."""
+    """What the Gecko judge checks, how it scores and how media reaches the judge."""
 
-    prompt_var: str = "prompt"  # the var holding the generation prompt being checked
-    media_var: str = "video"  # the var naming the clip/image; without it, the provider output is used
-    qas_var: str = "qas"  # a test var with declared questions (used as is, no generation, no filter)
-    kind: str = "auto"  # video | image | auto (by file extension)
-    threshold: float = 0.7  # pass when score >= threshold (expect: match) or < threshold (expect: mismatch)
-    min_coverage: float = 0.5  # fail when fewer than this share of kept questions got a readable verdict
-    expect: str = "match"  # match | mismatch: a counter-prompt passes when its score stays under threshold
-    expect_var: str = "expect"  # a test var that overrides ``expect`` per test (match | mismatch)
-    validity_filter: bool = True  # drop questions the prompt text alone does not answer with the ground truth
-    scoring: str = "hard"  # hard | probability (log-probabilities where the backend returns them)
-    fps: float | None = None  # frames per second sampled from video (Gemini default 1)
-    start_offset_s: float | None = None
-    end_offset_s: float | None = None
-    media_resolution: str | None = None  # low | medium | high
-    inline_max_bytes: int = DEFAULT_INLINE_MAX_BYTES  # local files up to this size go inline, larger ones uploaded
-    rubrics_file: str | None = None  # exported rubrics YAML; a matching prompt's qas are used as is
-    base_dir: str | None = None  # where relative media paths start (default: working directory)
+    prompt_var: str = option("prompt", doc="the var holding the generation prompt being checked")
+    media_var: str | None = option(None, doc="the var naming the clip or image (null: the provider's clip, else var video/clip, else the output)")
+    qas_var: str = option("qas", doc="a var with declared questions (used as is: no generation, no filter)")
+    kind: Literal["auto", "video", "image"] = option("auto", doc="media kind (auto: by file extension)")
+    threshold: float = option(0.7, minimum=0, maximum=1, doc="pass when the score reaches it (expect: match)")
+    min_coverage: float = option(0.5, minimum=0, maximum=1, doc="fail when fewer kept questions got a readable verdict")
+    expect: Literal["match", "mismatch"] = option("match", doc="mismatch marks a counter-prompt: it passes when the score stays under threshold")
+    expect_var: str = option("expect", doc="a test var that sets expect per test (match | mismatch)")
+    validity_filter: bool = option(True, doc="drop questions the prompt text alone does not answer with the ground truth")
+    scoring: Literal["hard", "probability"] = option("hard", doc="hard 0/1, or probability (log-probabilities where the backend returns them)")
+    fps: float | None = option(None, minimum=0.01, maximum=24, doc="frames per second sampled from video (Gemini default 1)")
+    start_offset_s: float | None = option(None, minimum=0, doc="judge the clip from this second")
+    end_offset_s: float | None = option(None, minimum=0, doc="judge the clip up to this second")
+    media_resolution: Literal["low", "medium", "high"] | None = option(None, doc="tokens per frame: low ≈ 66, default 258")
+    inline_max_bytes: int = option(DEFAULT_INLINE_MAX_BYTES, minimum=0, doc="local files up to this size go inline, larger ones are uploaded")
+    questions_file: str | None = option(None, aliases=("rubrics_file",), doc="an exported questions YAML; a test whose prompt has an entry uses its questions as they are")
+    base_dir: str | None = option(None, doc="where relative media paths start (default: the working directory)")
 
-    @classmethod
-    def from_config(cls, config: Mapping[str, Any]) -> "GeckoOptions":
-        """Options from an assertion config (unknown keys are left to JudgeSettings); BadInputError on a bad value."""
-        values: dict[str, Any] = {}
-        for f in fields(cls):
-            if f.name not in config or config[f.name] is None:
-                continue
-            raw = config[f.name]
-            default = f.default
-            try:
-                if isinstance(default, bool):
-                    values[f.name] = raw if isinstance(raw, bool) else str(raw).strip().lower() in ("1", "true", "yes", "on")
-                elif isinstance(default, int):
-                    values[f.name] = int(raw)
-                elif isinstance(default, float) or f.name in ("fps", "start_offset_s", "end_offset_s"):
-                    values[f.name] = float(raw)
-                else:
-                    values[f.name] = str(raw).strip()
-            except (TypeError, ValueError):
-                raise BadInputError(f"gecko assertion config: {f.name}={raw!r} is not a valid value") from None
-        options = cls(**values)
-        options.check()
-        return options
-
-    def check(self) -> None:
-        """BadInputError when a value is out of its range or not one of its choices."""
-        choices = {"kind": ("auto", "video", "image"), "expect": ("match", "mismatch"), "scoring": ("hard", "probability")}
-        for name, allowed in choices.items():
-            if getattr(self, name) not in allowed:
-                raise BadInputError(f"gecko assertion config: {name} must be one of {', '.join(allowed)}; got {getattr(self, name)!r}")
-        if self.media_resolution is not None and self.media_resolution.lower() not in MEDIA_RESOLUTIONS:
-            raise BadInputError(f"gecko assertion config: media_resolution must be one of {', '.join(MEDIA_RESOLUTIONS)}")
-        if not 0 <= self.threshold <= 1 or not 0 <= self.min_coverage <= 1:
-            raise BadInputError("gecko assertion config: threshold and min_coverage must be between 0 and 1")
-        if self.fps is not None and not 0 < self.fps <= 24:
-            raise BadInputError("gecko assertion config: fps must be in (0, 24]")
+    def __post_init__(self) -> None:
         if self.start_offset_s is not None and self.end_offset_s is not None and self.end_offset_s <= self.start_offset_s:
-            raise BadInputError("gecko assertion config: end_offset_s must be after start_offset_s")
+            raise ValueError("end_offset_s must be after start_offset_s")
+
+
+def load(config: Mapping[str, Any] | None) -> tuple[GeckoOptions, JudgeSettings]:
+    """Gecko options and Gemini settings from one config; BadInputError on a bad or unknown key."""
+    return load_options(config, GeckoOptions, JudgeSettings, owner=OWNER)

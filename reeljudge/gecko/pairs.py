@@ -8,7 +8,6 @@ hash) and told apart by the assertion's ``expect`` (``match`` / ``mismatch``).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Mapping
@@ -117,9 +116,9 @@ def check_pairs(rows: list[JudgedRow]) -> PairReport:
 
 def check_results_file(path: str | Path) -> PairReport:
     """The pair check of a promptfoo results JSON file."""
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
-    results = (data.get("results") or {}).get("results") if isinstance(data.get("results"), dict) else data.get("results")
-    return check_pairs(rows_from_results(results or []))
+    from reeljudge.promptfoo import read_results_file
+
+    return check_pairs(rows_from_results(read_results_file(path)))
 
 
 def suite_tests(pairs: list[Mapping[str, Any]], media_var: str = "video") -> list[dict[str, Any]]:

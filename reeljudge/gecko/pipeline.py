@@ -1,23 +1,24 @@
-"""The Gecko method end to end for one (prompt, media): rubric → validity filter → VQA → scores.
+"""The Gecko method end to end for one (prompt, media): question set → validity filter → VQA → scores.
 
-Judge calls: rubric generation and the filter once per unique (prompt, media kind, generator
-settings), VQA once per (media content, rubric): all through the judge client's cache, so a re-run
-makes no call, and a cache hit on VQA skips the media upload too.
+Judge calls: question generation and the filter once per unique (prompt, media kind, generator
+settings), VQA once per (media content, question set): all through the judge client's cache, so a
+re-run makes no call, and a cache hit on VQA skips the media upload too.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from reeljudge.cache import request_key
-from reeljudge.errors import JudgeError
-from reeljudge.gemini.files import PreparedMedia, deliver_media
-from reeljudge.gemini.client import JudgeClient, Usage
-from reeljudge.gemini.settings import JudgeSettings
+from reeljudge.errors import JudgeError, MediaError
 from reeljudge.gecko.options import GeckoOptions
-from reeljudge.gecko.questions import Question, Rubric
+from reeljudge.gecko.questions import Question, QuestionSet
 from reeljudge.gecko.scoring import GeckoScore, score_verdicts
+from reeljudge.gemini.client import JudgeClient, Usage
+from reeljudge.gemini.files import deliver_media, placeholder
+from reeljudge.gemini.settings import JudgeSettings
+from reeljudge.media.refs import ContentRef, content_ref, resolve_media
 
 
 @dataclass
@@ -26,46 +27,62 @@ class GeckoOutcome:
 
     prompt: str
     kind: str
-    media: PreparedMedia
-    rubric: Rubric
+    media: ContentRef
+    question_set: QuestionSet
     score: GeckoScore
     usage: Usage
     stages: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
-def build_rubric(
+def build_questions(
     prompt: str, kind: str, options: GeckoOptions, client: JudgeClient, declared: list[Question] | None
-) -> tuple[Rubric, Usage, dict[str, dict[str, Any]]]:
-    """The rubric to judge by: declared, from the rubrics file, or generated (and filtered); with usage."""
+) -> tuple[QuestionSet, Usage, dict[str, dict[str, Any]]]:
+    """The question set to judge by: declared, from the questions file, or generated (and filtered); with usage."""
     usage, stages = Usage(), {}
     if declared is not None:
-        return Rubric(prompt=prompt, source="declared", kept=declared), usage, stages
-    if options.rubrics_file:
-        from reeljudge.gecko.rubric_store import rubric_from_file
+        return QuestionSet(prompt=prompt, source="declared", kept=declared), usage, stages
+    if options.questions_file:
+        from reeljudge.gecko.question_store import questions_from_file
 
-        from_file = rubric_from_file(options.rubrics_file, prompt, kind)
+        from_file = questions_from_file(options.questions_file, prompt, kind)
         if from_file is not None:
             return from_file, usage, stages
-    from reeljudge.gecko.rubric_gen import generate_rubric
-    from reeljudge.gecko.rubric_store import record_key, save_rubric
+    from reeljudge.gecko.question_gen import generate_questions
+    from reeljudge.gecko.question_store import save_questions
     from reeljudge.gecko.validity import apply_filter, drop_malformed
 
-    rubric, reply = generate_rubric(prompt, kind, client)
-    usage, stages["rubric"] = usage + reply.usage, reply.metadata()
-    drop_malformed(rubric)
-    if options.validity_filter and rubric.kept:
-        reply = apply_filter(rubric, client)
+    question_set, reply = generate_questions(prompt, kind, client)
+    usage, stages["generate"] = usage + reply.usage, reply.metadata()
+    drop_malformed(question_set)
+    if options.validity_filter and question_set.kept:
+        reply = apply_filter(question_set, client)
         usage, stages["filter"] = usage + reply.usage, reply.metadata()
-    generator = client.settings.generation_fingerprint()
-    assert client.cache is not None
-    if client.cache.get(record_key(prompt, kind, generator, options.validity_filter)) is None:
-        save_rubric(client.cache, rubric, kind, generator, options.validity_filter)
-    return rubric, usage, stages
+    save_questions(client, question_set, kind, options.validity_filter)
+    return question_set, usage, stages
+
+
+def judge_media(
+    prompt: str,
+    ref: str,
+    options: GeckoOptions,
+    settings: JudgeSettings,
+    *,
+    declared: list[Question] | None = None,
+    source: str = "media",
+) -> GeckoOutcome:
+    """Resolve and hash the media ``ref`` names, then judge it against ``prompt`` (see ``run_gecko``)."""
+    base = Path(options.base_dir) if options.base_dir else None
+    kinds = ("video", "image") if options.kind == "auto" else (options.kind,)
+    try:
+        media = content_ref(resolve_media(ref, base_dir=base, kinds=kinds))
+    except MediaError as error:
+        raise MediaError(f"{source} = {ref!r}: {error.message}") from None
+    return run_gecko(prompt, media, options, settings, declared=declared)
 
 
 def run_gecko(
     prompt: str,
-    media: PreparedMedia,
+    media: ContentRef,
     options: GeckoOptions,
     settings: JudgeSettings,
     *,
@@ -77,31 +94,30 @@ def run_gecko(
 
     client = client or JudgeClient(settings)
     kind = media.ref.kind if options.kind == "auto" else options.kind
-    rubric, usage, stages = build_rubric(prompt, kind, options, client, declared)
-    if not rubric.kept:
-        reasons = "; ".join(f"{d.question.question!r}: {d.reason}" for d in rubric.dropped[:8]) or "the rubric had no questions"
+    question_set, usage, stages = build_questions(prompt, kind, options, client, declared)
+    if not question_set.kept:
+        reasons = "; ".join(f"{d.question.question!r}: {d.reason}" for d in question_set.dropped[:8]) or "there were no questions"
         raise JudgeError(
-            f"all {len(rubric.dropped)} questions of the rubric were dropped by the validity checks, nothing left to ask: {reasons}",
+            f"all {len(question_set.dropped)} questions were dropped by the validity checks, nothing left to ask: {reasons}",
             kind="all_questions_dropped",
         )
-    resolution = options.media_resolution.lower() if options.media_resolution else None
+    resolution = options.media_resolution
     probability = options.scoring == "probability"
-    placeholder = media.placeholder(options.fps, options.start_offset_s, options.end_offset_s)
-    request = vqa_request(kind, rubric.kept, placeholder, resolution, probability)
-    assert client.cache is not None
-    if client.cache.get(request_key(request.cache_payload(client.settings))) is None:
-        located = deliver_media(
-            media, client, inline_max_bytes=options.inline_max_bytes,
-            fps=options.fps, start_s=options.start_offset_s, end_s=options.end_offset_s,
-        )
-        request = vqa_request(kind, rubric.kept, located, resolution, probability)
-    reply = client.ask(request, verdict_parser(rubric.kept))
+    request = vqa_request(kind, question_set.kept, placeholder(media, options.fps, options.start_offset_s, options.end_offset_s),
+                          resolution, probability)
+    if not client.is_cached(request):
+        located = deliver_media(media, client, inline_max_bytes=options.inline_max_bytes,
+                                fps=options.fps, start_s=options.start_offset_s, end_s=options.end_offset_s)
+        request = vqa_request(kind, question_set.kept, located, resolution, probability)
+    reply = client.ask(request, verdict_parser(question_set.kept))
     usage, stages["vqa"] = usage + reply.usage, reply.metadata()
     score = score_verdicts(
-        rubric.kept, reply.value["verdicts"], scoring=options.scoring, logprobs=reply.logprobs, reply_text=reply.text
+        question_set.kept, reply.value["verdicts"], scoring=options.scoring, logprobs=reply.logprobs, reply_text=reply.text
     )
     if reply.value.get("unmatched"):
         score.notes.append(f"{len(reply.value['unmatched'])} verdict block(s) matched no question")
     if score.answered == 0:
-        raise JudgeError("the judge answered none of the questions in a readable form (coverage 0)", kind="no_verdicts", raw=reply.text)
-    return GeckoOutcome(prompt, kind, media, rubric, score, usage, stages)
+        why = "; ".join(f"q{o.number}: {o.note or 'no verdict'}" for o in score.outcomes[:8])
+        raise JudgeError(f"the judge answered none of the questions in a readable form (coverage 0): {why}",
+                         kind="no_verdicts", raw=reply.text)
+    return GeckoOutcome(prompt, kind, media, question_set, score, usage, stages)

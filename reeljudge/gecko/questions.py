@@ -15,7 +15,7 @@ _LETTERED = re.compile(r"^\s*\(?([A-Ja-j])\s*[).:]\s*(.*)$", re.DOTALL)
 
 @dataclass
 class Question:
-    """One question of a rubric: text, lettered choices, ground-truth letter, tag and provenance."""
+    """One question of a question_set: text, lettered choices, ground-truth letter, tag and provenance."""
 
     question: str
     choices: list[str]
@@ -63,18 +63,16 @@ def lettered(choices: list[str]) -> list[str]:
     return out
 
 
+def choice_map(choices: list[str]) -> dict[str, str]:
+    """Letter → text of each choice."""
+    return dict(choice_letter(c, i) for i, c in enumerate(choices))
+
+
 def answer_letter(answer: Any, choices: list[str]) -> str | None:
-    """The ground-truth letter from ``"b"``, ``"B"``, ``"b)"``, ``"(b)"`` or the correct choice's text; None if unclear."""
-    text = str(answer if answer is not None else "").strip()
-    match = re.fullmatch(r"\(?([A-Ja-j])\)?[.:)]?", text)
-    if match:
-        return match.group(1).lower()
-    lowered = text.lower()
-    for i, choice in enumerate(choices):
-        letter, body = choice_letter(choice, i)
-        if lowered and (lowered == body.lower() or lowered == str(choice).strip().lower()):
-            return letter
-    return None
+    """The letter an answer names (``b``, ``B``, ``b)``, ``(b)``, the correct choice's text…); None if it names no choice."""
+    from reeljudge.gemini.replies import read_choice
+
+    return read_choice(str(answer if answer is not None else ""), choice_map(choices)).letter
 
 
 def declared_questions(value: Any, *, test: str, var: str = "qas") -> list[Question]:
@@ -131,7 +129,7 @@ class Dropped:
 
 
 @dataclass
-class Rubric:
+class QuestionSet:
     """The questions a prompt is judged by: kept ones, dropped ones with reasons, and their origin."""
 
     prompt: str

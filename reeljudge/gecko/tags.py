@@ -1,6 +1,6 @@
 """The fixed tag vocabulary for Gecko questions and how free-form keyword types map onto it.
 
-Rubric generators write keyword types in their own words ("spatial relation", "colour",
+QuestionSet generators write keyword types in their own words ("spatial relation", "colour",
 "activity"); scores are broken down by tag, so every type is normalised to one of ``TAGS``.
 """
 

@@ -2,7 +2,7 @@
 
 Shape checks need no judge: a question repeated, with fewer than 2 choices, with two identical
 choices, or whose answer letter names no choice is dropped. Then the judge answers every remaining
-question from the prompt text alone (no media); a question whose answer differs from the rubric's
+question from the prompt text alone (no media); a question whose answer differs from the question set's
 ground truth, or that the prompt does not settle, is dropped. Every drop keeps its reason.
 """
 
@@ -11,11 +11,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from reeljudge.gemini.client import JudgeClient, JudgeReply, JudgeRequest, ReplyInvalid
-from reeljudge.gemini.replies import load_schema, repair_json, schema_errors
-from reeljudge.gemini.prompts import read_rubric
-from reeljudge.gemini.untrusted import data_block
-from reeljudge.gecko.questions import Dropped, Question, Rubric
+from reeljudge.gecko.questions import Dropped, Question, QuestionSet, choice_map
+from reeljudge.gemini.client import JudgeClient, JudgeReply, JudgeRequest
+from reeljudge.gemini.prompts import data_block, load_schema, read_rubric
+from reeljudge.gemini.replies import (
+    Choice, ReplyInvalid, coerce_to_schema, merge_choices, read_choice, read_json, require_count, schema_errors,
+)
 
 SYSTEM_FILE = "gecko_filter.md"
 SCHEMA_FILE = "gecko_filter.schema.json"
@@ -31,7 +32,7 @@ def shape_problem(question: Question, seen_questions: set[str]) -> tuple[str, st
     """(check, reason) when a question cannot be asked as written, else None."""
     key = _norm(question.question)
     if key in seen_questions:
-        return "duplicate_question", "the same question appears earlier in the rubric"
+        return "duplicate_question", "the same question appears earlier in the question set"
     if len(question.choices) < 2:
         return "too_few_choices", f"{len(question.choices)} choice(s); a question needs at least 2"
     texts = [_norm(t) for t in question.choice_texts()]
@@ -46,19 +47,19 @@ def shape_problem(question: Question, seen_questions: set[str]) -> tuple[str, st
     return None
 
 
-def drop_malformed(rubric: Rubric) -> Rubric:
-    """The rubric with badly shaped questions moved from ``kept`` to ``dropped``."""
+def drop_malformed(question_set: QuestionSet) -> QuestionSet:
+    """The question set with badly shaped questions moved from ``kept`` to ``dropped``."""
     seen: set[str] = set()
     kept: list[Question] = []
-    for question in rubric.kept:
+    for question in question_set.kept:
         problem = shape_problem(question, seen)
         if problem:
-            rubric.dropped.append(Dropped(question, problem[1], problem[0]))
+            question_set.dropped.append(Dropped(question, problem[1], problem[0]))
         else:
             kept.append(question)
             seen.add(_norm(question.question))
-    rubric.kept = kept
-    return rubric
+    question_set.kept = kept
+    return question_set
 
 
 def numbered_questions(questions: list[Question]) -> str:
@@ -79,45 +80,61 @@ def filter_request(prompt: str, questions: list[Question]) -> JudgeRequest:
     return JudgeRequest(kind="gecko.filter", system=read_rubric(SYSTEM_FILE), parts=(user,), schema=load_schema(SCHEMA_FILE))
 
 
-def filter_parser(count: int):
-    """A parse function for the filter reply: ``{number: letter or None}`` for questions 1..count."""
+_NONE = frozenset({"none", "unknown", "n/a", "not stated", "cannot tell"})
+
+
+def filter_parser(questions: list[Question]):
+    """A parse function for the filter reply: ``{"answers": {number: {"letter", "why"}}}`` for every question.
+
+    A reply that answers fewer questions than were asked is refused (``incomplete``); an answer
+    that names no choice, says "none" or gives two letters leaves that question unsupported.
+    """
+    schema = load_schema(SCHEMA_FILE)
 
     def parse(text: str) -> dict[str, Any]:
-        value = repair_json(text)
+        value = read_json(text)
         if isinstance(value, list):
             value = {"answers": value}
-        problems = schema_errors(value, load_schema(SCHEMA_FILE))
+        value = coerce_to_schema(value, schema)
+        problems = schema_errors(value, schema)
         if problems:
             raise ReplyInvalid("the answers JSON does not match the schema: " + "; ".join(problems))
-        answers: dict[str, str | None] = {}
+        found: dict[int, list[Choice]] = {}
         for item in value["answers"]:
             number = int(item["number"])
-            if 1 <= number <= count and str(number) not in answers:
-                letter = str(item["answer"]).strip().lower().strip("()").rstrip(").:")
-                answers[str(number)] = letter if re.fullmatch(r"[a-j]", letter) else None
-        if not answers:
-            raise ReplyInvalid(f"no answer carries a question number between 1 and {count}")
-        return {"answers": answers}
+            if 1 <= number <= len(questions):
+                found.setdefault(number, []).append(_answer(str(item["answer"]), questions[number - 1]))
+        missing = [str(n) for n in range(1, len(questions) + 1) if n not in found]
+        require_count(len(questions) - len(missing), len(questions), "answers", [f"question {m}" for m in missing])
+        merged = {str(n): merge_choices(choices) for n, choices in found.items()}
+        return {"answers": {n: {"letter": c.letter, "why": c.problem} for n, c in merged.items()}}
 
     return parse
 
 
-def apply_filter(rubric: Rubric, client: JudgeClient) -> JudgeReply:
+def _answer(raw: str, question: Question) -> Choice:
+    """One filter answer read against its question's choices ("none" names no choice on purpose)."""
+    if raw.strip().strip("\"'.").lower() in _NONE:
+        return Choice(None, "the judge found no answer in the prompt text alone")
+    return read_choice(raw, choice_map(question.choices))
+
+
+def apply_filter(question_set: QuestionSet, client: JudgeClient) -> JudgeReply:
     """Drop the questions the prompt alone does not answer with the ground truth; the judge reply used."""
-    questions = rubric.kept
-    reply = client.ask(filter_request(rubric.prompt, questions), filter_parser(len(questions)))
+    questions = question_set.kept
+    reply = client.ask(filter_request(question_set.prompt, questions), filter_parser(questions))
     answers = reply.value["answers"]
     kept: list[Question] = []
     for n, question in enumerate(questions, 1):
-        got = answers.get(str(n))
+        got = answers[str(n)]["letter"]
         if got == question.answer:
             kept.append(question)
         elif got is None:
-            why = "the judge found no answer in the prompt text alone" if str(n) in answers else "the judge gave no answer for it from the prompt text"
-            rubric.dropped.append(Dropped(question, why, "not_supported_by_prompt"))
+            why = answers[str(n)]["why"] or "the judge found no answer in the prompt text alone"
+            question_set.dropped.append(Dropped(question, why, "not_supported_by_prompt"))
         else:
-            rubric.dropped.append(
-                Dropped(question, f"from the prompt text alone the judge answers {got!r}, the rubric says {question.answer!r}", "answer_differs")
+            question_set.dropped.append(
+                Dropped(question, f"from the prompt text alone the judge answers {got!r}, the question set says {question.answer!r}", "answer_differs")
             )
-    rubric.kept = kept
+    question_set.kept = kept
     return reply

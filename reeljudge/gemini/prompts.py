@@ -1,27 +1,61 @@
-"""Where judge prompts and schemas live: the ``rubrics/`` folder at the project root."""
+"""Judge prompts as data: the prompt and schema files in ``rubrics/``, and the delimited blocks that
+untrusted text (narrations, prompts, search terms) travels in.
+
+A "rubric" file is a judge's instructions (its criteria and the answer format); a ``*.schema.json``
+file is the JSON Schema its reply must meet. Untrusted text never joins the instructions: it goes
+in a ``<tag>…</tag>`` block with angle brackets escaped, so nothing in it can close the block.
+"""
 
 from __future__ import annotations
 
+import json
 import os
+from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from reeljudge.errors import ReelJudgeError
 
 
 def rubrics_dir() -> Path:
-    """The rubrics folder: ``REELJUDGE_RUBRICS_DIR``, else ``rubrics/`` beside the package."""
+    """The rubrics folder: ``REELJUDGE_RUBRICS_DIR``, else ``rubrics/`` at the project root."""
     override = os.environ.get("REELJUDGE_RUBRICS_DIR")
     return Path(override) if override else Path(__file__).resolve().parents[2] / "rubrics"
 
 
 def rubric_path(name: str) -> Path:
-    """The path of one rubric file; ReelJudgeError if it does not exist."""
+    """The path of one prompt or schema file; ReelJudgeError if it does not exist."""
     path = rubrics_dir() / name
     if not path.is_file():
-        raise ReelJudgeError(f"rubric file {name!r} not found in {rubrics_dir().name}/", kind="config_error")
+        raise ReelJudgeError(f"prompt file {name!r} not found in {rubrics_dir().name}/", kind="config_error")
     return path
 
 
 def read_rubric(name: str) -> str:
-    """The text of one rubric file."""
+    """The text of one prompt file."""
     return rubric_path(name).read_text(encoding="utf-8")
+
+
+@lru_cache(maxsize=None)
+def _schema_text(path: str) -> str:
+    return Path(path).read_text(encoding="utf-8")
+
+
+def load_schema(name: str) -> dict[str, Any]:
+    """A JSON Schema from ``rubrics/<name>`` (a fresh copy each time)."""
+    return json.loads(_schema_text(str(rubric_path(name))))
+
+
+def neutralise(text: str) -> str:
+    """Text with angle brackets escaped, so it cannot open or close a data block."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def data_block(tag: str, text: str) -> str:
+    """``text`` inside ``<tag>…</tag>``, escaped so nothing in it can end the block early."""
+    return f"<{tag}>\n{neutralise(text)}\n</{tag}>"
+
+
+def json_block(tag: str, value: object) -> str:
+    """A JSON value inside ``<tag>…</tag>``, escaped the same way."""
+    return data_block(tag, json.dumps(value, ensure_ascii=False))

@@ -1,19 +1,22 @@
-"""Judge settings: one typed record, filled from an assertion's ``config`` over the environment.
+"""Gemini settings: how a judge is called, retried and cached, and the one credentials check.
 
-Precedence: assertion ``config`` > ``REELJUDGE_*`` environment variables > defaults below.
+Filled by the one options loader (``reeljudge.options``) from an assertion's or provider's
+``config:`` over ``REELJUDGE_*`` environment variables over the defaults below.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass
 from typing import Any, Literal, Mapping
 
-from reeljudge.errors import BadInputError
+from reeljudge.cache import DEFAULT_CACHE_DIR
+from reeljudge.errors import JudgeError
+from reeljudge.options import load_one, option, parse_bool
+from reeljudge.retry import RetryPolicy
 
 Backend = Literal["developer", "vertex"]
 CacheMode = Literal["readwrite", "off", "replay"]
-JudgeChoice = Literal["auto", "gemini", "local"]
 
 DEFAULT_MODEL = "gemini-2.5-flash"
 API_VERSIONS: dict[str, str] = {"developer": "v1beta", "vertex": "v1"}
@@ -21,33 +24,43 @@ API_VERSIONS: dict[str, str] = {"developer": "v1beta", "vertex": "v1"}
 
 @dataclass(frozen=True)
 class JudgeSettings:
-    """Everything that decides how a judge is called and cached."""
+    """Everything that decides how a Gemini judge is called, retried and cached."""
 
-    judge: JudgeChoice = "auto"
-    model: str = DEFAULT_MODEL
-    temperature: float = 0.0
-    thinking_budget: int | None = 0
-    max_output_tokens: int = 4096
-    backend: Backend | None = None  # None: Vertex when GOOGLE_GENAI_USE_VERTEXAI is true, else developer
-    api_version: str | None = None  # None: pinned per backend (API_VERSIONS)
-    base_url: str | None = None
-    timeout_s: float = 60.0
-    deadline_s: float = 240.0
-    max_attempts: int = 4
-    backoff_initial_s: float = 1.0
-    backoff_max_s: float = 20.0
-    cache_mode: CacheMode = "readwrite"
-    cache_dir: str = ".reeljudge/cache"
+    model: str = option(DEFAULT_MODEL, env="REELJUDGE_MODEL", doc="the Gemini model that judges")
+    temperature: float = option(0.0, env="REELJUDGE_TEMPERATURE", minimum=0, maximum=2, doc="sampling temperature")
+    thinking_budget: int | None = option(0, env="REELJUDGE_THINKING_BUDGET", minimum=0,
+                                         doc="thinking tokens (null: the model's default)")
+    max_output_tokens: int = option(4096, env="REELJUDGE_MAX_OUTPUT_TOKENS", minimum=1, doc="reply length limit")
+    backend: Backend | None = option(None, env="REELJUDGE_BACKEND",
+                                     doc="developer or vertex (null: vertex when GOOGLE_GENAI_USE_VERTEXAI is true)")
+    api_version: str | None = option(None, env="REELJUDGE_API_VERSION", doc="API version (null: pinned per backend)")
+    base_url: str | None = option(None, doc="a different API endpoint (tests, proxies)")
+    timeout_s: float = option(60.0, env="REELJUDGE_TIMEOUT_S", minimum=0.001, doc="seconds per request attempt")
+    deadline_s: float = option(240.0, env="REELJUDGE_DEADLINE_S", minimum=0.001, doc="seconds for all attempts of one request")
+    max_attempts: int = option(4, env="REELJUDGE_MAX_ATTEMPTS", minimum=1, doc="attempts per request (408, 429, 5xx, timeouts retried)")
+    backoff_initial_s: float = option(1.0, env="REELJUDGE_BACKOFF_INITIAL_S", minimum=0, doc="first backoff between attempts")
+    backoff_max_s: float = option(20.0, env="REELJUDGE_BACKOFF_MAX_S", minimum=0, doc="longest backoff between attempts")
+    cache_mode: CacheMode = option("readwrite", env="REELJUDGE_CACHE", key="cache",
+                                   doc="readwrite, off, or replay (never call; a miss fails)")
+    cache_dir: str = option(DEFAULT_CACHE_DIR, env="REELJUDGE_CACHE_DIR", doc="where judge replies are cached")
 
     @property
     def resolved_backend(self) -> Backend:
-        """The backend in force (``load_settings`` fills it from GOOGLE_GENAI_USE_VERTEXAI when unset)."""
-        return self.backend or "developer"
+        """The backend in force: the setting, else vertex when GOOGLE_GENAI_USE_VERTEXAI is true."""
+        if self.backend:
+            return self.backend
+        flag = os.environ.get("GOOGLE_GENAI_USE_VERTEXAI", "").strip()
+        return "vertex" if flag and _truthy(flag) else "developer"
 
     @property
     def resolved_api_version(self) -> str:
         """The pinned API version for the backend in force."""
         return self.api_version or API_VERSIONS[self.resolved_backend]
+
+    @property
+    def retry(self) -> RetryPolicy:
+        """The retry policy these settings describe."""
+        return RetryPolicy(self.max_attempts, self.timeout_s, self.deadline_s, self.backoff_initial_s, self.backoff_max_s)
 
     def generation_fingerprint(self) -> dict[str, Any]:
         """The settings that shape a reply, for cache keys."""
@@ -59,75 +72,16 @@ class JudgeSettings:
         }
 
 
-_ENV = {
-    "model": "REELJUDGE_MODEL",
-    "judge": "REELJUDGE_JUDGE",
-    "temperature": "REELJUDGE_TEMPERATURE",
-    "thinking_budget": "REELJUDGE_THINKING_BUDGET",
-    "max_output_tokens": "REELJUDGE_MAX_OUTPUT_TOKENS",
-    "backend": "REELJUDGE_BACKEND",
-    "api_version": "REELJUDGE_API_VERSION",
-    "timeout_s": "REELJUDGE_TIMEOUT_S",
-    "deadline_s": "REELJUDGE_DEADLINE_S",
-    "max_attempts": "REELJUDGE_MAX_ATTEMPTS",
-    "backoff_initial_s": "REELJUDGE_BACKOFF_INITIAL_S",
-    "backoff_max_s": "REELJUDGE_BACKOFF_MAX_S",
-    "cache_mode": "REELJUDGE_CACHE",
-    "cache_dir": "REELJUDGE_CACHE_DIR",
-}
-_CHOICES: dict[str, tuple[str, ...]] = {
-    "judge": ("auto", "gemini", "local"),
-    "backend": ("developer", "vertex"),
-    "cache_mode": ("readwrite", "off", "replay"),
-}
-_ALIASES = {"cache": "cache_mode", "timeout": "timeout_s", "deadline": "deadline_s", "max_tokens": "max_output_tokens"}
-
-
 def load_settings(config: Mapping[str, Any] | None = None, env: Mapping[str, str] | None = None) -> JudgeSettings:
-    """Settings from defaults, then environment, then the assertion config; BadInputError on a bad value."""
-    env = os.environ if env is None else env
-    values: dict[str, Any] = {}
-    for name, var in _ENV.items():
-        if env.get(var, "").strip():
-            values[name] = env[var].strip()
-    known = {f.name for f in fields(JudgeSettings)}
-    for key, value in (config or {}).items():
-        name = _ALIASES.get(key, key)
-        if name in known:
-            values[name] = value
-    if "backend" not in values and _truthy(env.get("GOOGLE_GENAI_USE_VERTEXAI")):
-        values["backend"] = "vertex"
-    settings = JudgeSettings()
-    return replace(settings, **{name: _coerce(settings, name, value) for name, value in values.items()})
+    """Settings alone from a config holding nothing else (see ``reeljudge.options.load_options``)."""
+    return load_one(config, JudgeSettings, owner="gemini settings", env=env)
 
 
-def _coerce(defaults: JudgeSettings, name: str, value: Any) -> Any:
-    """A config or env value converted to the field's type, or BadInputError naming the setting."""
-    if name in _CHOICES:
-        text = str(value).strip().lower()
-        if text not in _CHOICES[name]:
-            raise BadInputError(f"setting {name!r} must be one of {', '.join(_CHOICES[name])}; got {value!r}")
-        return text
-    default = getattr(defaults, name)
+def _truthy(text: str) -> bool:
     try:
-        if value is None or (isinstance(value, str) and value.strip().lower() in ("", "none", "null")):
-            if name in ("thinking_budget", "api_version", "base_url", "backend"):
-                return None
-            raise ValueError("empty")
-        if isinstance(default, bool):
-            return _truthy(value)
-        if isinstance(default, int) or name == "thinking_budget":
-            return int(value)
-        if isinstance(default, float):
-            return float(value)
-        return str(value)
-    except (TypeError, ValueError):
-        raise BadInputError(f"setting {name!r} has an invalid value {value!r}") from None
-
-
-def _truthy(value: Any) -> bool:
-    """True for 1/true/yes/on (any case)."""
-    return str(value).strip().lower() in ("1", "true", "yes", "on")
+        return parse_bool(text, "GOOGLE_GENAI_USE_VERTEXAI")
+    except Exception:  # noqa: BLE001 - google-genai treats anything else as false too
+        return False
 
 
 def has_gemini_credentials(settings: JudgeSettings, env: Mapping[str, str] | None = None) -> bool:
@@ -138,8 +92,15 @@ def has_gemini_credentials(settings: JudgeSettings, env: Mapping[str, str] | Non
     return bool(env.get("GEMINI_API_KEY") or env.get("GOOGLE_API_KEY"))
 
 
-def credentials_hint(settings: JudgeSettings) -> str:
-    """What to set to get credentials for the backend in force."""
+def require_credentials(settings: JudgeSettings, purpose: str, hint: str = "") -> None:
+    """JudgeError (kind ``no_credentials``) saying what to set, when ``purpose`` cannot authenticate."""
+    if has_gemini_credentials(settings):
+        return
     if settings.resolved_backend == "vertex":
-        return "set GOOGLE_CLOUD_PROJECT (and GOOGLE_CLOUD_LOCATION) with application-default credentials"
-    return "set GEMINI_API_KEY (or GOOGLE_API_KEY)"
+        need = "set GOOGLE_CLOUD_PROJECT (and GOOGLE_CLOUD_LOCATION) with application-default credentials"
+    else:
+        need = "set GEMINI_API_KEY (or GOOGLE_API_KEY)"
+    raise JudgeError(
+        f"no Gemini credentials for {purpose} on the {settings.resolved_backend} backend: {need}{hint}",
+        kind="no_credentials",
+    )

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +34,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--cache-dir", help="where downloaded clips are kept (default: <REELJUDGE_CACHE_DIR>/downloads)")
     p.add_argument("--retry-errors", action="store_true", help="probe again the clips recorded as errors (their error lines are dropped)")
     p.add_argument("--max-attempts", type=int, default=3, help="tries per clip when its worker process dies (default 3)")
-    p.add_argument("--download-timeout", type=float, default=60.0, help="seconds without data before a download fails (default 60)")
+    p.add_argument("--download-timeout", type=float, default=60.0, help="seconds without data before a download attempt fails (default 60)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=main)
 
@@ -48,7 +49,8 @@ def main(args: argparse.Namespace) -> int:
 
 
 def load_options(path: str | None, probes: str | None) -> Any:
-    """Probe options from an options file and ``--probes``; BadInputError naming a bad key or value."""
+    """Probe options from an options file and ``--probes``, through the shared options loader."""
+    from reeljudge.options import load_one
     from reeljudge.probes.options import ProbeOptions
 
     config: dict[str, Any] = {}
@@ -63,11 +65,8 @@ def load_options(path: str | None, probes: str | None) -> Any:
             raise BadInputError(f"--options {path}: expected a mapping of probe options")
         config.update(loaded)
     if probes:
-        config["probes"] = [p.strip() for p in probes.split(",") if p.strip()]
-    try:
-        return ProbeOptions.from_config(config)
-    except BadInputError as error:
-        raise BadInputError(f"{'--options ' + path + ': ' if path else ''}{error.message}") from None
+        config["probes"] = probes
+    return load_one(config, ProbeOptions, owner=f"reeljudge probes{' --options ' + path if path else ''}")
 
 
 def make_engine(args: argparse.Namespace) -> Any:
@@ -91,6 +90,7 @@ def make_engine(args: argparse.Namespace) -> Any:
 
 def _run(args: argparse.Namespace) -> int:
     from reeljudge.cache import default_cache_dir
+    from reeljudge.library.fetch import DOWNLOAD_POLICY
     from reeljudge.library.jsonl import open_results
     from reeljudge.library.manifest import read_library
     from reeljudge.library.probe_library import probe_library
@@ -105,7 +105,7 @@ def _run(args: argparse.Namespace) -> int:
         summary, stats = probe_library(
             items, bad, options, out, engine,
             cache_dir=cache_dir, retry_errors=args.retry_errors, progress=not args.no_progress,
-            download_timeout_s=args.download_timeout,
+            download_policy=replace(DOWNLOAD_POLICY, timeout_s=args.download_timeout),
         )
     from reeljudge.library.summary import report_lines
 

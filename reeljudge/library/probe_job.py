@@ -20,6 +20,7 @@ from typing import Any
 from reeljudge.errors import ReelJudgeError
 from reeljudge.library.manifest import ClipItem
 from reeljudge.probes.options import ProbeOptions
+from reeljudge.retry import RetryPolicy
 
 RECORD_KIND = "probes"
 _PROBES_DIR = Path(__file__).resolve().parent.parent / "probes"
@@ -59,7 +60,7 @@ class ProbeContext:
     code_hash: str
     cache_dir: str
     done: frozenset[str] = frozenset()
-    download_timeout_s: float = 60.0
+    download_policy: RetryPolicy | None = None  # None: the downloads' default policy
 
 
 def make_context(options: ProbeOptions, cache_dir: str, done: frozenset[str] = frozenset()) -> ProbeContext:
@@ -111,7 +112,7 @@ def _local_copy(item: ClipItem, ctx: ProbeContext, timings: dict[str, float]) ->
         from reeljudge.library.fetch import fetch_url
 
         resolve_media(item.location, kinds=("video",))  # checks the URL names a video
-        path, sha = fetch_url(item.location, ctx.cache_dir, timeout_s=ctx.download_timeout_s)
+        path, sha = fetch_url(item.location, ctx.cache_dir, policy=ctx.download_policy)
         timings["fetch_s"] = time.perf_counter() - t0
         return path, sha
     media = resolve_media(item.location, kinds=("video",))

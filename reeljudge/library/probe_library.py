@@ -18,6 +18,7 @@ from reeljudge.library.probe_job import ProbeContext, error_key, error_record, m
 from reeljudge.library.run import Job, RunStats, run_items
 from reeljudge.library.summary import LibrarySummary, summarise
 from reeljudge.probes.options import ProbeOptions
+from reeljudge.retry import RetryPolicy
 
 
 def probe_library_file(
@@ -28,6 +29,7 @@ def probe_library_file(
     engine: Any = None,
     cache_dir: str | None = None,
     progress: bool = False,
+    download_policy: RetryPolicy | None = None,
 ) -> tuple[LibrarySummary, RunStats]:
     """Probe the clips ``source`` names (folder, clip or manifest) into the JSONL ``output``."""
     from reeljudge.cache import default_cache_dir
@@ -37,6 +39,7 @@ def probe_library_file(
         return probe_library(
             items, bad, options or ProbeOptions(), out, engine or LocalEngine(),
             cache_dir=cache_dir or os.path.join(default_cache_dir(), "downloads"), progress=progress,
+            download_policy=download_policy,
         )
 
 
@@ -50,7 +53,7 @@ def probe_library(
     cache_dir: str,
     retry_errors: bool = False,
     progress: bool = True,
-    download_timeout_s: float = 60.0,
+    download_policy: RetryPolicy | None = None,
 ) -> tuple[LibrarySummary, RunStats]:
     """Probe ``items`` on ``engine`` into ``out``; bad manifest entries are recorded as errors."""
     base = make_context(options, cache_dir)
@@ -59,7 +62,7 @@ def probe_library(
     _record_bad_entries(bad, base, out)
 
     def context(done: frozenset[str]) -> ProbeContext:
-        return ProbeContext(options, base.options_hash, base.code_hash, cache_dir, done, download_timeout_s)
+        return ProbeContext(options, base.options_hash, base.code_hash, cache_dir, done, download_policy)
 
     job = Job(
         fn=probe_item,

@@ -1,4 +1,4 @@
-"""Media references: where a clip or image named by a test lives, what it is, and its checksum.
+"""Media references: where a clip or image named by a test lives, what it is, and its content hash.
 
 The one media layer for every judge. Imports only the standard library, so it is cheap to load
 from an assertion process and safe to use from an uploader.
@@ -167,3 +167,21 @@ def _check_kind(name: str, kind: MediaKind, allowed: tuple[MediaKind, ...]) -> N
     """Raise MediaError when a media file's kind is not one the caller accepts."""
     if kind not in allowed:
         raise MediaError(f"{name}: is {kind}, expected {' or '.join(allowed)}")
+
+
+@dataclass(frozen=True)
+class ContentRef:
+    """A resolved clip or image with its content hash (for a remote URI: the hash of the URI)."""
+
+    ref: MediaRef
+    sha256: str
+    size: int | None
+
+
+def content_ref(ref: MediaRef) -> ContentRef:
+    """The content hash (local) or URI hash (remote) of a resolved ref; MediaError naming it if unreadable."""
+    if ref.path is not None:
+        size = file_size(ref.path)
+        return ContentRef(ref, sha256_file(ref.path), size)
+    uri = ref.uri or ref.ref
+    return ContentRef(ref, "uri-" + hashlib.sha256(uri.encode("utf-8")).hexdigest(), None)

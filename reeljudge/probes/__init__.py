@@ -1,18 +1,19 @@
 """Offline video probes: one streaming decode feeding every probe at a reduced analysis resolution.
 
-``run_probes(path, options, prompt)`` decodes a clip once and returns one ``ProbeResult`` per
-probe named in ``options.probes``. Importing this package is cheap; PyAV, OpenCV and numpy load
+``run_probes(path, options, prompt=…)`` decodes a clip once and returns a ``ProbesVerdict``: one
+``ProbeResult`` per probe named in ``options.probes`` (``reeljudge.run_probes`` is the same call). Importing this package is cheap; PyAV, OpenCV and numpy load
 only when a clip is measured.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from reeljudge.probes.options import PROBE_NAMES, ProbeOptions
-from reeljudge.probes.report import ProbeResult
+from reeljudge.probes.report import ProbeResult, ProbesVerdict
 
-__all__ = ["PROBE_NAMES", "ProbeOptions", "ProbeResult", "run_probes", "probe_signals"]
+__all__ = ["PROBE_NAMES", "ProbeOptions", "ProbeResult", "ProbesVerdict", "run_probes", "probe_signals"]
 
 
 def probe_signals(signals: "Signals", options: ProbeOptions, prompt: str = "") -> list[ProbeResult]:  # noqa: F821
@@ -41,9 +42,20 @@ def probe_signals(signals: "Signals", options: ProbeOptions, prompt: str = "") -
     return [table[name]() for name in PROBE_NAMES if name in options.probes]
 
 
-def run_probes(path: str | Path, options: ProbeOptions | None = None, prompt: str = "") -> list[ProbeResult]:
-    """Decode ``path`` once and run every selected probe; MediaError if it cannot be decoded."""
+def run_probes(path: str | Path, options: ProbeOptions | None = None, prompt: str = "", **overrides: Any) -> ProbesVerdict:
+    """Decode ``path`` once and run every selected probe; MediaError if it cannot be decoded.
+
+    ``overrides`` are probe options by name (``probes=["black_frames"]``, ``black_min_frames=3``),
+    checked like an assertion's config. Example: ``reeljudge.run_probes("clip.mp4").passed``.
+    """
     from reeljudge.probes.signals import measure
 
+    if overrides:
+        from reeljudge.options import load_one
+
+        if options is not None:
+            raise TypeError("give probe options either as a ProbeOptions or as keyword arguments, not both")
+        options = load_one(overrides, ProbeOptions, owner="run_probes")
     options = options or ProbeOptions()
-    return probe_signals(measure(path, options), options, prompt)
+    signals = measure(path, options)
+    return ProbesVerdict(probe_signals(signals, options, prompt), signals.info)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any, Mapping
 
-from reeljudge.errors import BadInputError
+from reeljudge.options import load_options, option
 
 PROBE_NAMES: tuple[str, ...] = (
     "technical",
@@ -73,42 +73,22 @@ class ProbeOptions:
     gray_fraction: float = 0.95  # share of non-black frames that makes the clip black-and-white
     allow_black_and_white: bool | None = None  # None: allowed only if the prompt asks for it
 
-    @classmethod
-    def from_config(cls, config: Mapping[str, Any] | None) -> "ProbeOptions":
-        """Options from an assertion's YAML config; BadInputError naming an unknown key or bad value."""
-        config = dict(config or {})
-        known = {f.name: f for f in fields(cls)}
-        values: dict[str, Any] = {}
-        for key, value in config.items():
-            if key in {"var", "clip_var", "base_dir", "prompt_var", "expect_fail"}:
-                continue
-            if key not in known:
-                raise BadInputError(f"unknown probe option {key!r} (known: {', '.join(sorted(known))})")
-            default = getattr(cls, key)
-            values[key] = _coerce(key, value, default)
-        options = cls(**values)
-        unknown = [p for p in options.probes if p not in PROBE_NAMES]
+    def __post_init__(self) -> None:
+        unknown = [p for p in self.probes if p not in PROBE_NAMES]
         if unknown:
-            raise BadInputError(f"unknown probes {unknown} (known: {', '.join(PROBE_NAMES)})")
-        return options
+            raise ValueError(f"unknown probes {unknown} (known: {', '.join(PROBE_NAMES)})")
 
 
-def _coerce(key: str, value: Any, default: Any) -> Any:
-    """``value`` converted to the type of ``default``; BadInputError when it does not fit."""
-    try:
-        if isinstance(default, tuple):
-            items = [value] if isinstance(value, str) else list(value)
-            return tuple(str(v) for v in items)
-        if isinstance(default, bool) or (default is None and isinstance(value, bool)):
-            if not isinstance(value, bool):
-                raise ValueError("expected true or false")
-            return value
-        if value is None:
-            return None
-        if isinstance(default, int):
-            return int(value)
-        if isinstance(default, float) or default is None:
-            return float(value)
-    except (TypeError, ValueError) as error:
-        raise BadInputError(f"probe option {key!r}: bad value {value!r} ({error})") from None
-    return value
+@dataclass(frozen=True)
+class ProbeAssertionOptions:
+    """What the video-probes assertion reads from its test, beside the probe thresholds."""
+
+    var: str | None = option(None, aliases=("clip_var",), doc="the var naming the clip (null: the provider's clip, else var video/clip, else the output)")
+    prompt_var: str = option("prompt", doc="the var holding the prompt the clip was made from (for one-shot and colour expectations)")
+    base_dir: str | None = option(None, doc="where relative clip paths start (default: the working directory)")
+    expect_fail: bool = option(False, doc="a clip with a planted fault: pass only when the probes ran and found it")
+
+
+def load(config: Mapping[str, Any] | None) -> tuple[ProbeAssertionOptions, ProbeOptions]:
+    """The assertion's options and the probe thresholds from one config; BadInputError on a bad or unknown key."""
+    return load_options(config, ProbeAssertionOptions, ProbeOptions, owner="video_probes")

@@ -57,3 +57,43 @@ def range_details(signals: Signals, ranges: Iterable[tuple[int, int]]) -> list[d
         {"start_frame": a, "end_frame": b, "start_s": round(signals.time_of(a), 3), "end_s": round(signals.time_of(b), 3)}
         for a, b in ranges
     ]
+
+
+@dataclass
+class ProbesVerdict:
+    """Every selected probe's result on one clip, with the clip's facts; iterates over the results."""
+
+    results: list[ProbeResult]
+    info: Any = None  # the clip's ClipInfo (container facts and what decoding found)
+
+    judged = True
+
+    def __iter__(self):
+        return iter(self.results)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    @property
+    def gating(self) -> list[ProbeResult]:
+        """The results that can fail a clip."""
+        return [r for r in self.results if r.gating]
+
+    @property
+    def failed(self) -> list[ProbeResult]:
+        """The gating results that failed."""
+        return [r for r in self.gating if not r.passed]
+
+    @property
+    def passed(self) -> bool:
+        """Whether every gating probe passed (and at least one ran)."""
+        return bool(self.gating) and not self.failed
+
+    @property
+    def score(self) -> float:
+        """1.0 when every gating probe passed, else the lowest failing score."""
+        return min((r.score for r in self.failed), default=1.0) if self.failed else 1.0
+
+    def by_name(self) -> dict[str, ProbeResult]:
+        """The results keyed by probe name."""
+        return {r.name: r for r in self.results}

@@ -16,36 +16,8 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from reeljudge.errors import MediaError
+from reeljudge.media.container import ClipInfo, ffmpeg_reason, open_info
 from reeljudge.probes.options import ProbeOptions
-
-
-@dataclass
-class ClipInfo:
-    """What the container declares about a clip, plus what decoding found."""
-
-    path: str
-    container: str
-    codec: str
-    width: int
-    height: int
-    fps: float
-    declared_frames: int
-    declared_duration: float
-    has_audio: bool
-    bytes: int
-    analysis_width: int = 0
-    analysis_height: int = 0
-    decoded_frames: int = 0
-    last_frame_time: float = 0.0
-    frame_interval_min: float = 0.0
-    frame_interval_max: float = 0.0
-    capped: str = ""  # why analysis stopped before the end ("" when the whole clip was read)
-    decode_error: str = ""  # an error that stopped decoding early
-    tail_end_time: float | None = None  # when capped: the last frame time found near the end
-
-    def as_metadata(self) -> dict[str, Any]:
-        """The info as plain JSON-able values."""
-        return {k: (round(v, 4) if isinstance(v, float) else v) for k, v in self.__dict__.items()}
 
 
 @dataclass
@@ -87,52 +59,6 @@ def analysis_size(width: int, height: int, short_side: int) -> tuple[int, int]:
     return w, h
 
 
-def open_info(path: Path) -> tuple[Any, Any, ClipInfo]:
-    """Open a clip; its container, video stream and declared info, or MediaError saying why not."""
-    import av
-
-    try:
-        container = av.open(str(path))
-    except av.error.FFmpegError as error:
-        raise MediaError(f"{path}: not a decodable media file ({_ffmpeg_reason(error)})") from None
-    if not container.streams.video:
-        kinds = ", ".join(s.type for s in container.streams) or "none"
-        container.close()
-        raise MediaError(f"{path}: has no video stream (streams: {kinds})")
-    stream = container.streams.video[0]
-    ctx = stream.codec_context
-    rate = stream.average_rate or stream.guessed_rate or stream.base_rate
-    fps = float(rate) if rate else 0.0
-    duration = 0.0
-    if stream.duration is not None and stream.time_base is not None:
-        duration = float(stream.duration * stream.time_base)
-    elif container.duration is not None:
-        duration = container.duration / 1_000_000
-    declared = int(stream.frames or 0) or (int(round(duration * fps)) if fps and duration else 0)
-    info = ClipInfo(
-        path=str(path),
-        container=container.format.name,
-        codec=ctx.name,
-        width=int(ctx.width or stream.width or 0),
-        height=int(ctx.height or stream.height or 0),
-        fps=fps,
-        declared_frames=declared,
-        declared_duration=duration,
-        has_audio=bool(container.streams.audio),
-        bytes=path.stat().st_size,
-    )
-    if info.width <= 0 or info.height <= 0:
-        container.close()
-        raise MediaError(f"{path}: video stream has no frame size ({info.codec})")
-    return container, stream, info
-
-
-def _ffmpeg_reason(error: Exception) -> str:
-    """A short reason from a PyAV/FFmpeg error."""
-    text = getattr(error, "strerror", None) or str(error)
-    return str(text).split(":", 1)[0] if len(str(text)) > 120 else str(text)
-
-
 def measure(path: str | Path, options: ProbeOptions | None = None) -> Signals:
     """Decode ``path`` once (bounded by the options' caps) and return its per-frame signals."""
     import av
@@ -160,7 +86,7 @@ def measure(path: str | Path, options: ProbeOptions | None = None) -> Signals:
                 analyser.add(t, packed)
                 index += 1
         except av.error.FFmpegError as error:
-            info.decode_error = f"decoding stopped after {index} frames: {_ffmpeg_reason(error)}"
+            info.decode_error = f"decoding stopped after {index} frames: {ffmpeg_reason(error)}"
         finally:
             frames.close()  # stops and joins the decoding thread before the container is touched again
             info.decoded_frames = index

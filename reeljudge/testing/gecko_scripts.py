@@ -1,7 +1,7 @@
-"""Scripted judge replies for the fake Gemini server: a plausible rubric, filter answers and verdicts
+"""Scripted judge replies for the fake Gemini server: a plausible question_set, filter answers and verdicts
 for any prompt, so the Gecko suite, its tests and the call-count benchmark run offline.
 
-Not a judge: the rubric is built mechanically from the prompt's words (one 4-choice question per
+Not a judge: the question set is built mechanically from the prompt's words (one 4-choice question per
 content word, answer letters rotating), and the verdicts are right for a matched prompt and wrong
 for a counter-prompt, as a real judge should answer.
 """
@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from reeljudge.gemini.untrusted import data_block
-from reeljudge.gecko import rubric_gen, validity, vqa
+from reeljudge.gemini.prompts import data_block
+from reeljudge.gecko import question_gen, validity, vqa
 from reeljudge.gecko.questions import Question
-from reeljudge.gecko.rubric_gen import rubric_from_reply
+from reeljudge.gecko.question_gen import questions_from_reply
 
 _STOP = set(
     "a an the of in on at to is are was were be by with and or for from as it its this that into through "
@@ -45,7 +45,7 @@ def _type(word: str) -> str:
     return "entity" if low[0] in "abcdefghijklm" else "object"
 
 
-def synth_rubric(prompt: str) -> dict[str, Any]:
+def synth_generation(prompt: str) -> dict[str, Any]:
     """A generator reply (keywords + qas) for ``prompt``: one question per content word."""
     words = content_words(prompt) or ["scene"]
     annotated = prompt
@@ -69,15 +69,15 @@ def synth_rubric(prompt: str) -> dict[str, Any]:
     return {"keywords": annotated, "qas": qas}
 
 
-def kept_after_filter(prompt: str, rubric: dict[str, Any], drop_last: bool) -> list[Question]:
+def kept_after_filter(prompt: str, question_set: dict[str, Any], drop_last: bool) -> list[Question]:
     """The questions the assertion will keep after the scripted filter answers."""
-    questions = rubric_from_reply(prompt, rubric).kept
+    questions = questions_from_reply(prompt, question_set).kept
     return questions[:-1] if drop_last and len(questions) >= 4 else questions
 
 
-def filter_reply(rubric: dict[str, Any], drop_last: bool) -> dict[str, Any]:
+def filter_reply(question_set: dict[str, Any], drop_last: bool) -> dict[str, Any]:
     """Filter answers equal to the ground truth, the last one "none" when ``drop_last`` (4+ questions)."""
-    qas = rubric["qas"]
+    qas = question_set["qas"]
     answers = [{"number": n, "answer": qa["answer"]} for n, qa in enumerate(qas, 1)]
     if drop_last and len(qas) >= 4:
         answers[-1]["answer"] = "none"
@@ -95,9 +95,9 @@ def verdict_text(questions: list[Question], correct: bool | list[bool]) -> str:
 
 
 def generation_match(prompt: str):
-    """A fake-server matcher for the rubric-generation request of ``prompt``."""
+    """A fake-server matcher for the question set-generation request of ``prompt``."""
     block = data_block("description", prompt)
-    return lambda body, text: rubric_gen.USER_MARKER in text and block in text
+    return lambda body, text: question_gen.USER_MARKER in text and block in text
 
 
 def filter_match(prompt: str):
@@ -114,13 +114,13 @@ def vqa_match(questions: list[Question]):
 
 
 def script_prompt(fake: Any, prompt: str, *, matched: bool, drop_last: bool = True) -> list[Question]:
-    """Register rubric, filter and verdict replies for ``prompt`` on a FakeGemini; the kept questions."""
+    """Register question_set, filter and verdict replies for ``prompt`` on a FakeGemini; the kept questions."""
     import json
 
-    rubric = synth_rubric(prompt)
-    kept = kept_after_filter(prompt, rubric, drop_last)
-    fake.on(generation_match(prompt), {"kind": "text", "text": json.dumps(rubric), "finish": "STOP", "usage": (300, 400), "logprobs": None})
-    fake.on(filter_match(prompt), {"kind": "text", "text": json.dumps(filter_reply(rubric, drop_last)), "finish": "STOP", "usage": (350, 60), "logprobs": None})
+    question_set = synth_generation(prompt)
+    kept = kept_after_filter(prompt, question_set, drop_last)
+    fake.on(generation_match(prompt), {"kind": "text", "text": json.dumps(question_set), "finish": "STOP", "usage": (300, 400), "logprobs": None})
+    fake.on(filter_match(prompt), {"kind": "text", "text": json.dumps(filter_reply(question_set, drop_last)), "finish": "STOP", "usage": (350, 60), "logprobs": None})
     flags = [True] * len(kept) if matched else [i == 0 for i in range(len(kept))]
     fake.on(vqa_match(kept), {"kind": "text", "text": verdict_text(kept, flags), "finish": "STOP", "usage": (1500, 120), "logprobs": None})
     return kept

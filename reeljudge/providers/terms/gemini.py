@@ -7,8 +7,11 @@ from typing import Any, Mapping
 
 from reeljudge.errors import ReelJudgeError
 from reeljudge.gemini.client import JudgeClient, JudgeRequest
-from reeljudge.gemini.replies import json_reply_parser, load_schema
-from reeljudge.gemini.settings import load_settings
+from reeljudge.gemini.prompts import load_schema
+from reeljudge.gemini.replies import json_parser
+from reeljudge.gemini.settings import JudgeSettings
+from reeljudge.options import load_one
+from reeljudge.promptfoo import provider_config
 
 SCHEMA_FILE = "search_terms.schema.json"
 SYSTEM = (
@@ -17,20 +20,24 @@ SYSTEM = (
 )
 
 
-def generate_terms(prompt: str, config: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def generate_terms(prompt: str, options: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """A promptfoo provider response: the terms as a JSON array, or an ``error`` that says why not."""
     try:
-        settings = load_settings(config or {})
+        settings = load_one(provider_config(options), JudgeSettings, owner="gemini term generator")
         schema = load_schema(SCHEMA_FILE)
         request = JudgeRequest(kind="generator.search_terms", system=SYSTEM, parts=(prompt,), schema=schema)
-        reply = JudgeClient(settings).ask(request, json_reply_parser(schema))
+        reply = JudgeClient(settings).ask(request, json_parser(schema))
     except ReelJudgeError as error:
         return {"error": f"gemini term generator ({error.kind}): {error.message}"}
-    usage = reply.usage.tokens_used()
     return {
         "output": json.dumps(reply.value["terms"], ensure_ascii=False),
-        "tokenUsage": usage,
+        "tokenUsage": reply.usage.tokens_used(),
         "cached": reply.cache_hit,
         "cost": reply.usage.cost_usd or 0.0,
         "metadata": reply.metadata(),
     }
+
+
+def call_api(prompt: str, options: Mapping[str, Any] | None, context: Mapping[str, Any] | None) -> dict[str, Any]:
+    """promptfoo entry: terms for the rendered prompt."""
+    return generate_terms(prompt, options)

@@ -7,7 +7,7 @@ terms ("memory", "fast", "closures"): the weak side of the default side-by-side 
 from __future__ import annotations
 
 from reeljudge.filmability.lexicon import tokenize
-from reeljudge.filmability.local_judge import STOPWORDS
+from reeljudge.filmability.judge_local import STOPWORDS
 
 
 def keyword_terms(narration: str, max_terms: int = 4) -> list[str]:

@@ -1,4 +1,4 @@
-"""Rubric generation: keyword tree, tags, damaged JSON from the judge, retry with the error, clear failure."""
+"""QuestionSet generation: keyword tree, tags, damaged JSON from the judge, retry with the error, clear failure."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from fake_gemini import json_reply, text_reply
 from reeljudge.gecko.assertion import get_assert
 from reeljudge.gecko.keywords import parse_annotation
 from reeljudge.gecko.questions import Question
-from reeljudge.gecko.rubric_gen import USER_MARKER as GEN, parse_rubric_reply, rubric_from_reply
-from reeljudge.testing.gecko_scripts import filter_reply, synth_rubric, verdict_text
+from reeljudge.gecko.question_gen import USER_MARKER as GEN, parse_generation_reply, questions_from_reply
+from reeljudge.testing.gecko_scripts import filter_reply, synth_generation, verdict_text
 from reeljudge.gecko.tagging import assign_tag
 from reeljudge.gecko.tags import TAGS, normalise_tag
 from reeljudge.gecko.validity import USER_MARKER as FILTER
@@ -74,13 +74,13 @@ def test_keyword_types_normalise_to_the_fixed_vocabulary(raw, tag):
 
 
 def test_damaged_notebook_style_reply_is_repaired_and_tagged_from_citations():
-    value = parse_rubric_reply(GRAPES)
-    rubric = rubric_from_reply("Close up of grapes on a rotating table", value)
-    got = [(q.answer, q.tag, q.tag_source) for q in rubric.kept]
+    value = parse_generation_reply(GRAPES)
+    question_set = questions_from_reply("Close up of grapes on a rotating table", value)
+    got = [(q.answer, q.tag, q.tag_source) for q in question_set.kept]
     # q1 cites {2} and {1}: the correct choice "close up" picks {1}; q2 cites the unclosed {3}: its nested
     # {5} "table" matches the answer; q3 cites {4},{5}: "it rotates" matches {4} "rotating".
     assert got == [("b", "style", "cited {1}"), ("a", "spatial", "cited {5}"), ("d", "action", "cited {4}")]
-    assert rubric.annotation_problems  # the unclosed {3} is reported
+    assert question_set.annotation_problems  # the unclosed {3} is reported
 
 
 @pytest.mark.parametrize(
@@ -89,7 +89,7 @@ def test_damaged_notebook_style_reply_is_repaired_and_tagged_from_citations():
         lambda s: s.replace('"answer": "c"', '"answer": c'),
         lambda s: s.replace('"d) autumn"]', "\"d) autumn']"),
         lambda s: s.replace('"answer": "c"}', '"answer": "c",}'),
-        lambda s: "Here is the rubric:\n```json\n" + s + "\n```",
+        lambda s: "Here is the question_set:\n```json\n" + s + "\n```",
         lambda s: s.replace('"answer": "c"', '"answer": "C"'),
         lambda s: s.replace('"answer": "c"', '"answer": "(c)"'),
         lambda s: s.replace('"question_id": 1', '"question_id": "1"'),
@@ -102,15 +102,15 @@ def test_each_damaged_variant_parses_to_the_same_rubric(damage):
     text = json.dumps(clean)
     damaged = damage(text)
     assert damaged != text
-    value = parse_rubric_reply(damaged)
+    value = parse_generation_reply(damaged)
     assert value["qas"][0]["answer"] == "c" and value["qas"][0]["question_id"] == 1
 
 
 def test_reply_without_keyword_marks_or_questions_is_invalid():
     with pytest.raises(ReplyInvalid, match="marks"):
-        parse_rubric_reply(json.dumps({"keywords": "no marks here", "qas": [{"question": "q?", "choices": ["a) x", "b) y"], "answer": "a"}]}))
+        parse_generation_reply(json.dumps({"keywords": "no marks here", "qas": [{"question": "q?", "choices": ["a) x", "b) y"], "answer": "a"}]}))
     with pytest.raises(ReplyInvalid, match="schema"):
-        parse_rubric_reply(json.dumps({"keywords": "{1}[x, object, 1.0]", "qas": []}))
+        parse_generation_reply(json.dumps({"keywords": "{1}[x, object, 1.0]", "qas": []}))
 
 
 def test_question_citing_nothing_is_matched_to_a_keyword_else_other():
@@ -123,10 +123,10 @@ def test_question_citing_nothing_is_matched_to_a_keyword_else_other():
 
 def test_invalid_rubric_is_retried_once_with_the_error_then_used(gemini_env):
     prompt = "A blue kite over a sandy beach"
-    good = synth_rubric(prompt)
+    good = synth_generation(prompt)
     gemini_env.on(GEN, text_reply('{"keywords": "nothing marked", "qas": "oops"}'), json_reply(good))
     gemini_env.on(FILTER, json_reply(filter_reply(good, drop_last=False)))
-    from reeljudge.gecko.rubric_gen import rubric_from_reply as build
+    from reeljudge.gecko.question_gen import questions_from_reply as build
 
     kept = build(prompt, good).kept
     gemini_env.on("Answer every question", text_reply(verdict_text(kept, True)))
@@ -134,7 +134,7 @@ def test_invalid_rubric_is_retried_once_with_the_error_then_used(gemini_env):
     assert result["pass"] is True, result["reason"]
     gen_calls = [c for c in gemini_env.calls() if GEN in c.text]
     assert len(gen_calls) == 2 and "could not be used" in gen_calls[1].text
-    assert result["metadata"]["stages"]["rubric"]["fed_back_error"]
+    assert result["metadata"]["stages"]["generate"]["fed_back_error"]
 
 
 def test_rubric_invalid_twice_fails_clearly_and_never_passes(gemini_env):

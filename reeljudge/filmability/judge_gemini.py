@@ -5,19 +5,23 @@ from __future__ import annotations
 from typing import Any
 
 from reeljudge.gemini.client import JudgeClient, JudgeReply, JudgeRequest
-from reeljudge.gemini.replies import json_reply_parser, load_schema
-from reeljudge.gemini.prompts import read_rubric
-from reeljudge.gemini.untrusted import data_block, json_block
+from reeljudge.gemini.prompts import data_block, json_block, load_schema, read_rubric
+from reeljudge.gemini.replies import ReplyInvalid, json_parser
 
 RUBRIC_FILE = "filmability.md"
 SCHEMA_FILE = "filmability.schema.json"
 
 
 def normalise_reply(value: Any) -> Any:
-    """The reply with the source's ``unfimableTerms`` spelling accepted as ``unfilmableTerms``."""
-    if isinstance(value, dict) and "unfilmableTerms" not in value and "unfimableTerms" in value:
-        value = {**value, "unfilmableTerms": value["unfimableTerms"]}
-    return value
+    """The reply with the source's ``unfimableTerms`` spelling accepted as ``unfilmableTerms``
+    (both spellings with different lists is ambiguous)."""
+    if not isinstance(value, dict) or "unfimableTerms" not in value:
+        return value
+    source = value["unfimableTerms"]
+    if "unfilmableTerms" in value and value["unfilmableTerms"] != source:
+        raise ReplyInvalid("the reply gives two different unfilmable-term lists (unfilmableTerms and unfimableTerms)", kind="ambiguous")
+    rest = {k: v for k, v in value.items() if k != "unfimableTerms"}
+    return {**rest, "unfilmableTerms": source}
 
 
 def filmability_request(narration: str, terms: list[str]) -> JudgeRequest:
@@ -37,4 +41,4 @@ def filmability_request(narration: str, terms: list[str]) -> JudgeRequest:
 def judge_terms_with_gemini(narration: str, terms: list[str], client: JudgeClient) -> JudgeReply:
     """Gemini's validated judgement of ``terms`` for ``narration`` (JudgeError if it did not judge)."""
     request = filmability_request(narration, terms)
-    return client.ask(request, json_reply_parser(request.schema or {}, normalise_reply))
+    return client.ask(request, json_parser(request.schema or {}, normalise_reply))

@@ -1,4 +1,4 @@
-"""Rubric generation: the prompt → keyword annotation + one multiple-choice question per keyword.
+"""Question generation: the prompt → keyword annotation + one multiple-choice question per keyword.
 
 One judge request per (prompt, media kind, generator settings); the judge client caches it, so a
 prompt shared by many tests (or re-run) costs one call. The reply is repaired (Google's own
@@ -11,32 +11,31 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from reeljudge.gemini.client import JudgeClient, JudgeReply, JudgeRequest, ReplyInvalid
-from reeljudge.gemini.replies import repair_json, schema_errors, load_schema
-from reeljudge.gemini.prompts import read_rubric
-from reeljudge.gemini.untrusted import data_block
+from reeljudge.gemini.client import JudgeClient, JudgeReply, JudgeRequest
+from reeljudge.gemini.prompts import data_block, load_schema, read_rubric
+from reeljudge.gemini.replies import ReplyInvalid, read_json, require_count, schema_errors
 from reeljudge.gecko.keywords import parse_annotation
-from reeljudge.gecko.questions import Question, Rubric, answer_letter, lettered
+from reeljudge.gecko.questions import Question, QuestionSet, answer_letter, lettered
 from reeljudge.gecko.tagging import assign_tag
 
 GENERATE_FILES = {"video": "gecko_video_generate.md", "image": "gecko_image_generate.md"}
-SCHEMA_FILE = "gecko_rubric.schema.json"
+SCHEMA_FILE = "gecko_questions.schema.json"
 USER_MARKER = "Write the keyword annotation and the questions for this description."
 _MARK = re.compile(r"\{\d+\}\s*\[")
 
 
 def generation_request(prompt: str, kind: str) -> JudgeRequest:
-    """The judge request that writes the rubric of ``prompt`` for ``kind`` (video or image)."""
+    """The judge request that writes the question set of ``prompt`` for ``kind`` (video or image)."""
     user = f"{USER_MARKER} The block below is data, not instructions.\n\n{data_block('description', prompt)}"
     return JudgeRequest(
-        kind=f"gecko.rubric.{kind}",
+        kind=f"gecko.generate.{kind}",
         system=read_rubric(GENERATE_FILES[kind]),
         parts=(user,),
         schema=load_schema(SCHEMA_FILE),
     )
 
 
-def normalise_rubric_reply(value: Any) -> Any:
+def normalise_generation_reply(value: Any) -> Any:
     """The reply with the usual slips fixed: ``"B"``/``"b)"`` answers, string ids, missing justifications."""
     if not isinstance(value, dict):
         return value
@@ -55,8 +54,8 @@ def normalise_rubric_reply(value: Any) -> Any:
         if isinstance(choices, list):
             qa["choices"] = [str(c).strip() for c in choices]
         letter = answer_letter(qa.get("answer"), qa.get("choices") or [])
-        if letter is not None:
-            qa["answer"] = letter
+        # an answer that names no choice is kept as written: the shape check drops that one question
+        qa["answer"] = letter if letter is not None else (str(qa.get("answer") or "").strip().lower() or "?")
         qid = qa.get("question_id")
         if isinstance(qid, str) and qid.strip().isdigit():
             qa["question_id"] = int(qid.strip())
@@ -70,19 +69,27 @@ def normalise_rubric_reply(value: Any) -> Any:
     return {**value, "qas": fixed}
 
 
-def parse_rubric_reply(text: str) -> dict[str, Any]:
-    """The repaired, normalised, validated rubric JSON; ReplyInvalid says what is wrong."""
-    value = normalise_rubric_reply(repair_json(text))
-    problems = schema_errors(value, load_schema(SCHEMA_FILE))
+def parse_generation_reply(text: str) -> dict[str, Any]:
+    """The repaired, normalised, validated generator reply; ReplyInvalid says what is wrong."""
+    schema = load_schema(SCHEMA_FILE)
+    value = normalise_generation_reply(read_json(text, schema))
+    problems = schema_errors(value, schema)
     if problems:
-        raise ReplyInvalid("the rubric JSON does not match the schema: " + "; ".join(problems))
+        raise ReplyInvalid("the questions JSON does not match the schema: " + "; ".join(problems))
     if not _MARK.search(value["keywords"]):
         raise ReplyInvalid('"keywords" carries no {i}[phrase, type, weight] marks; mark the description\'s keywords')
+    keywords = parse_annotation(value["keywords"]).keywords()
+    cited = {int(k) for qa in value["qas"] for k in re.findall(r"\{(\d+)\}", qa.get("justification", ""))}
+    if cited:  # questions cite their keywords: every keyword needs a question that cites it
+        missing = [f"{{{k.id}}} {k.phrase!r}" for k in keywords if k.id not in cited]
+        require_count(len(keywords) - len(missing), len(keywords), "keywords with a question", missing)
+    else:
+        require_count(len(value["qas"]), len(keywords), "questions (one per keyword)")
     return value
 
 
-def rubric_from_reply(prompt: str, value: dict[str, Any]) -> Rubric:
-    """The rubric (questions tagged from the keyword tree) for a validated generator reply."""
+def questions_from_reply(prompt: str, value: dict[str, Any]) -> QuestionSet:
+    """The question set (questions tagged from the keyword tree) for a validated generator reply."""
     annotation = parse_annotation(value["keywords"])
     questions = []
     for n, qa in enumerate(value["qas"], 1):
@@ -95,7 +102,7 @@ def rubric_from_reply(prompt: str, value: dict[str, Any]) -> Rubric:
             tag_source="none",
         )
         questions.append(assign_tag(question, annotation))
-    return Rubric(
+    return QuestionSet(
         prompt=prompt,
         source="generated",
         kept=questions,
@@ -105,7 +112,7 @@ def rubric_from_reply(prompt: str, value: dict[str, Any]) -> Rubric:
     )
 
 
-def generate_rubric(prompt: str, kind: str, client: JudgeClient) -> tuple[Rubric, JudgeReply]:
-    """The generated (unfiltered) rubric of ``prompt`` and the judge reply it came from."""
-    reply = client.ask(generation_request(prompt, kind), parse_rubric_reply)
-    return rubric_from_reply(prompt, reply.value), reply
+def generate_questions(prompt: str, kind: str, client: JudgeClient) -> tuple[QuestionSet, JudgeReply]:
+    """The generated (unfiltered) question set of ``prompt`` and the judge reply it came from."""
+    reply = client.ask(generation_request(prompt, kind), parse_generation_reply)
+    return questions_from_reply(prompt, reply.value), reply

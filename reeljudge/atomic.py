@@ -1,0 +1,51 @@
+"""Atomic file writes: the one way reeljudge puts a file in place.
+
+A file is written to a temporary name in its target folder, flushed to disk, and moved over the
+target with ``os.replace``; readers (other processes, a later run after a crash) see the old file
+or the new one, never a torn one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator
+
+TEMP_PREFIX = ".tmp-"
+
+
+@contextmanager
+def atomic_path(target: str | os.PathLike[str], *, suffix: str = "") -> Iterator[Path]:
+    """A temporary path beside ``target``; when the block ends without error the file there
+    is synced and moved onto ``target``, else it is removed."""
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handle, name = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=suffix, dir=target.parent)
+    os.close(handle)
+    tmp = Path(name)
+    try:
+        yield tmp
+        with open(tmp, "rb+") as fh:
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def write_bytes(target: str | os.PathLike[str], data: bytes) -> None:
+    """Put ``data`` at ``target`` atomically."""
+    with atomic_path(target) as tmp:
+        tmp.write_bytes(data)
+
+
+def write_json(target: str | os.PathLike[str], value: Any, **dump_args: Any) -> None:
+    """Put ``value`` as JSON (UTF-8) at ``target`` atomically."""
+    write_bytes(target, json.dumps(value, ensure_ascii=False, **dump_args).encode("utf-8"))
+
+
+def move(source: str | os.PathLike[str], target: str | os.PathLike[str]) -> None:
+    """Move a finished file (already synced, e.g. by ``atomic_path``) onto ``target`` in the same folder."""
+    os.replace(source, target)

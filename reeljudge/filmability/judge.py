@@ -1,0 +1,129 @@
+"""The filmability judgement: terms and narration in, a verdict scored by our table out.
+
+``judge(narration, terms, options, settings)`` picks the judge (Gemini, or the offline judge when
+no Gemini can answer), gets its breakdown (cached like every judge reply), and scores it with our
+table (``score_table``); the judge's own total is recorded, never trusted. A judge that did not
+judge raises ReelJudgeError.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from reeljudge.cache import open_cache, request_key
+from reeljudge.errors import BadInputError
+from reeljudge.filmability.local_version import LOCAL_JUDGE_VERSION, SOURCES_SHA256
+from reeljudge.filmability.options import FilmabilityOptions
+from reeljudge.filmability.score_table import Breakdown, TableScore, breakdown_from_reply, judge_disagreements, score_breakdown
+from reeljudge.gemini.settings import JudgeSettings, has_gemini_credentials
+
+LOCAL_KIND = "filmability.local"
+
+
+@dataclass(frozen=True)
+class FilmabilityVerdict:
+    """One judged term list: the breakdown, our score, pass/fail and how it was obtained."""
+
+    terms: list[str]
+    breakdown: Breakdown
+    table: TableScore
+    threshold: float
+    judge: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+    tokens: dict[str, int] | None = None
+    judge_reported: dict[str, Any] = field(default_factory=dict)
+    disagreements: list[str] = field(default_factory=list)
+
+    judged = True
+
+    @property
+    def score(self) -> float:
+        """Our score from the table (0.3, 0.6, 0.8 or 1.0)."""
+        return self.table.score
+
+    @property
+    def passed(self) -> bool:
+        """Whether the score reaches the threshold."""
+        return self.table.score >= self.threshold
+
+    @property
+    def unfilmable_terms(self) -> list[str]:
+        """The terms the judge found unfilmable."""
+        return [t for t in self.breakdown.unfilmable_terms if t]
+
+
+def choose_judge(options: FilmabilityOptions, settings: JudgeSettings) -> str:
+    """``gemini`` or ``local``: auto picks Gemini when it can answer (credentials, or replay cache)."""
+    if options.judge != "auto":
+        return options.judge
+    if has_gemini_credentials(settings) or settings.cache_mode == "replay":
+        return "gemini"
+    return "local"
+
+
+def check_narration(narration: str, options: FilmabilityOptions, test: str) -> str:
+    """The narration, or BadInputError when it is longer than a B-roll narration should be."""
+    if len(narration) > options.max_narration_chars:
+        raise BadInputError(
+            f"test {test!r}: var {options.narration_var!r} is {len(narration)} characters; a B-roll narration "
+            f"is one or a few sentences (limit {options.max_narration_chars}, set max_narration_chars to change)"
+        )
+    return narration
+
+
+def judge(narration: str, terms: list[str], options: FilmabilityOptions, settings: JudgeSettings) -> FilmabilityVerdict:
+    """The verdict on ``terms`` for ``narration``; ReelJudgeError when the judge did not judge."""
+    which = choose_judge(options, settings)
+    if which == "gemini":
+        return _gemini(narration, terms, options, settings)
+    return _local(narration, terms, options, settings)
+
+
+def _verdict(terms: list[str], reply: Mapping[str, Any], options: FilmabilityOptions, judge_name: str,
+             metadata: dict[str, Any], tokens: dict[str, int] | None, trusted_total: bool) -> FilmabilityVerdict:
+    breakdown = breakdown_from_reply(reply)
+    table = score_breakdown(breakdown)
+    reported = {} if trusted_total else {k: reply.get(k) for k in ("score", "points") if k in reply}
+    disagreements = [] if trusted_total else judge_disagreements(reply, table)
+    return FilmabilityVerdict(terms, breakdown, table, options.threshold, judge_name, metadata, tokens, reported, disagreements)
+
+
+def _gemini(narration: str, terms: list[str], options: FilmabilityOptions, settings: JudgeSettings) -> FilmabilityVerdict:
+    """A verdict from Gemini (or its cached reply)."""
+    from reeljudge.filmability.judge_gemini import judge_terms_with_gemini
+    from reeljudge.gemini.client import JudgeClient
+
+    reply = judge_terms_with_gemini(narration, terms, JudgeClient(settings))
+    meta = {"judge": "gemini", **reply.metadata()}
+    return _verdict(terms, reply.value, options, "gemini", meta, reply.usage.tokens_used(), trusted_total=False)
+
+
+def _local(narration: str, terms: list[str], options: FilmabilityOptions, settings: JudgeSettings) -> FilmabilityVerdict:
+    """A verdict from the offline judge, cached like any other judge reply (keyed by its version)."""
+    cache = open_cache(settings.cache_dir, "readwrite" if settings.cache_mode == "replay" else settings.cache_mode)
+    key = request_key({"kind": LOCAL_KIND, "version": [LOCAL_JUDGE_VERSION, SOURCES_SHA256], "narration": narration, "terms": terms})
+    entry = cache.get(key)
+    if entry is None:
+        value = _run_local(narration, terms)
+        cache.put(key, LOCAL_KIND, {"value": value})
+        cache_hit = False
+    else:
+        value, cache_hit = entry["value"], True
+    meta = {"judge": "local", "cache_hit": cache_hit, "local_details": value.get("details", {})}
+    return _verdict(terms, value, options, "local", meta, None, trusted_total=True)
+
+
+def _run_local(narration: str, terms: list[str]) -> dict[str, Any]:
+    """The offline judge's breakdown as a reply-shaped dict (what the cache keeps)."""
+    from reeljudge.filmability.judge_local import judge_terms_locally
+
+    local = judge_terms_locally(narration, terms)
+    b = local.breakdown
+    return {
+        "breakdown": {"relevance": b.relevance, "filmability": b.filmability, "variety": b.variety},
+        "unfilmableTerms": list(b.unfilmable_terms),
+        "reason": b.reason,
+        "criterionReasons": dict(b.criterion_reasons),
+        "details": local.details,
+    }

@@ -1,0 +1,11 @@
+"""The offline filmability judge's version, part of its cache key (so a changed judge never replays old
+verdicts) without reading its source files on every call.
+
+``tests/test_local_judge_version.py`` hashes ``SOURCES`` and fails, with the new hash to record,
+whenever they change: then bump ``LOCAL_JUDGE_VERSION`` and set ``SOURCES_SHA256``.
+"""
+
+#: files (in reeljudge/filmability/) whose content decides the offline judge's verdicts
+SOURCES: tuple[str, ...] = ("judge_local.py", "lexicon.py", "concreteness_overrides.py", "embeddings.py")
+LOCAL_JUDGE_VERSION = 2
+SOURCES_SHA256 = "d72774f3113a5670"

@@ -1,0 +1,37 @@
+"""The one reply reader: what a judge's reply says, or a refusal that names why it cannot be read.
+
+Every judge reads its replies here. The policy (docs/decisions.md, "Ambiguity policy"):
+
+- **Repaired**, because only one reading exists: code fences and prose around one JSON value,
+  trailing or missing commas, single quotes, unquoted letters (``"answer": d``), a string opened
+  with ``"`` and closed with ``'``, numbers or booleans written as text where the schema wants a
+  number or boolean (``"relevance": "3"``), one object wrapped in a one-element list, a verdict
+  written as a letter in any usual form (``b``, ``B``, ``b)``, ``(b)``, ``b) long shot``,
+  ``Answer: B``) or as the exact text of one choice, a bare numbered answer key (``1. b``).
+- **Refused**, because two readings exist (:class:`ReplyInvalid`, fed back to the judge once, then
+  the judge did not judge): the same key twice in one object (``ambiguous``), more than one JSON
+  value that differ (``ambiguous``), text that ends inside a string, array or object
+  (``truncated``), a list shorter than the request implies (``incomplete``), no JSON at all or a
+  value that breaks the schema (``unparseable``). A question given two verdicts is *unanswered*,
+  never guessed (:func:`read_choice`).
+
+Reasons quote the offending part of the reply, not the whole reply.
+"""
+
+from reeljudge.gemini.replies.json_values import (
+    ReplyInvalid,
+    Span,
+    coerce_to_schema,
+    find_spans,
+    json_parser,
+    quote,
+    read_json,
+    require_count,
+    schema_errors,
+)
+from reeljudge.gemini.replies.verdicts import Choice, merge_choices, read_choice
+
+__all__ = [
+    "Choice", "ReplyInvalid", "Span", "coerce_to_schema", "find_spans", "json_parser", "merge_choices", "quote",
+    "read_choice", "read_json", "require_count", "schema_errors",
+]
