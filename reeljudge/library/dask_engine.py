@@ -106,12 +106,13 @@ def _jobs(client: Client, fn: WorkerFn, payloads: Sequence[Any], context: Any, i
         for future in stream:
             index = futures.pop(future.key)
             try:
-                yield index, future.result()
+                outcome: dict[str, Any] | BaseException = future.result()
             except KilledWorker as error:
-                yield index, WorkerDied(f"the worker process died while handling this item as many times as the cluster allows ({error})")
-            except Exception as error:
-                yield index, error
+                outcome = WorkerDied(f"the worker process died while handling this item as many times as the cluster allows ({error})")
+            except Exception as error:  # the worker function raised: report it for this job only
+                outcome = error
             future.release()
             submit()
+            yield index, outcome
     finally:
         client.unregister_worker_plugin(token)

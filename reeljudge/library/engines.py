@@ -76,7 +76,8 @@ class LocalEngine:
         # spawn, not fork: a forked child of a process that already ran OpenCV or onnxruntime threads
         # can inherit a held lock and hang on its first call
         spawn = multiprocessing.get_context("spawn")
-        with ProcessPool(max_workers=self.size, initializer=_init_local, initargs=(context, init), context=spawn) as pool:
+        pool = ProcessPool(max_workers=self.size, initializer=_init_local, initargs=(context, init), context=spawn)
+        try:
             running: dict[Any, int] = {}
             while pending or running:
                 while pending and len(running) < window:
@@ -87,14 +88,21 @@ class LocalEngine:
                 for future in done:
                     index = running.pop(future)
                     try:
-                        yield index, future.result()
+                        outcome: dict[str, Any] | BaseException = future.result()
                     except ProcessExpired as error:
                         if attempts[index] < self.max_attempts:
                             pending.append(index)
-                        else:
-                            yield index, WorkerDied(_died(attempts[index], f"exit code {error.exitcode}"))
+                            continue
+                        outcome = WorkerDied(_died(attempts[index], f"exit code {error.exitcode}"))
                     except Exception as error:  # the worker function raised: report it for this job only
-                        yield index, error
+                        outcome = error
+                    yield index, outcome
+        except BaseException:  # interrupted (Ctrl-C, the consumer stopped): end the workers now
+            pool.stop()
+            pool.join()
+            raise
+        pool.close()
+        pool.join()
 
 
 def _init_local(context: Any, init: Callable[[], None] | None) -> None:
