@@ -42,8 +42,13 @@ class DaskEngine:
 
     def run(self, fn: WorkerFn, payloads: Sequence[Any], context: Any, init: Callable[[], None] | None = None) -> Iterator[Outcome]:
         """Run ``fn(payload, context)`` for every payload on the cluster; yield outcomes as they finish."""
-        # a dead worker's tasks are rescheduled until they have killed this many workers
-        with dask.config.set({"distributed.scheduler.allowed-failures": max(0, self.max_attempts - 1)}):
+        settings = {
+            # a dead worker's tasks are rescheduled until they have killed this many workers
+            "distributed.scheduler.allowed-failures": max(0, self.max_attempts - 1),
+            # the worker's statistical profiler samples every 10 ms and competes with the probes for the GIL
+            "distributed.worker.profile.enabled": False,
+        }
+        with dask.config.set(settings):
             cluster = None
             if not self.scheduler:
                 n = max(1, self.workers or os.cpu_count() or 1)
