@@ -6,7 +6,7 @@ Rows: the project's narrations (``datasets/narrations.yaml``) with terms from bo
 generators, repeated with a numbered suffix until there are ``--narrations`` distinct rows.
 
 - bulk: ``judge_file`` (what ``reeljudge filmability bulk`` runs) with a pool of 1 process and of
-  one process per core, cold (pool start and model load included);
+  one process per core, cold (pool start and model load included), judge cache off;
 - per process: what promptfoo does on a cache miss — a new ``python -c`` per narration that
   imports the assertion and calls its ``get_assert`` (judge cache off, so every call judges),
   run on the first ``--per-process`` rows one after another, and again with one process per core
@@ -63,7 +63,7 @@ def bulk(rows: list[dict[str, Any]], work: Path, workers: int) -> tuple[float, d
     source = work / f"rows-{workers}.yaml"
     source.write_text(yaml.safe_dump(rows))
     started = time.perf_counter()
-    records, stats = judge_file(source, work / f"bulk-{workers}.jsonl", engine=LocalEngine(workers=workers))
+    records, stats = judge_file(source, work / f"bulk-{workers}.jsonl", engine=LocalEngine(workers=workers), config={"cache": "off"})
     seconds = time.perf_counter() - started
     if stats.errors or len(records) != len(rows):
         raise SystemExit(f"bulk run with {workers} workers: {stats.errors} errors, {len(records)} of {len(rows)} records")
