@@ -2,7 +2,8 @@
 
 ``/clips/<name>`` serves a file; ``/stall/<name>`` sends the headers and half the file, then waits
 until :meth:`ClipServer.release` before sending the rest, so a test can catch a worker mid-clip
-(its connection's port is in ``stalled_ports``). ``/missing/<name>`` answers 404.
+(its connection's port is in ``stalled_ports``). ``/flaky/<name>`` answers 503 the first time and
+then serves the file; ``/missing/<name>`` answers 404.
 """
 
 from __future__ import annotations
@@ -31,8 +32,11 @@ class ClipServer:
                 server.requests.append(self.path)
                 kind, _, name = self.path.lstrip("/").partition("/")
                 path = server.root / name
-                if kind not in ("clips", "stall") or not path.is_file():
+                if kind not in ("clips", "stall", "flaky") or not path.is_file():
                     self.send_error(404, "Not Found")
+                    return
+                if kind == "flaky" and server.requests.count(self.path) == 1:
+                    self.send_error(503, "Service Unavailable")
                     return
                 data = path.read_bytes()
                 self.send_response(200)

@@ -15,6 +15,7 @@ from reeljudge.library.engines import LocalEngine, SerialEngine
 from reeljudge.library.jsonl import open_results, read_results
 from reeljudge.library.probe_library import probe_library_file
 from reeljudge.probes import ProbeOptions, run_probes
+from reeljudge.retry import RetryPolicy
 from reeljudge.testing.clipgen import FIXTURES, make_clip
 
 CLIPS = ("clean", "frozen", "black", "cut")
@@ -186,3 +187,33 @@ def test_cli_refuses_an_unknown_option_in_the_options_file(library: Path, tmp_pa
     assert "unknown option 'max_secs' for reeljudge probes --options" in capsys.readouterr().err
     assert cli_main(["probes", str(tmp_path / "nothing-here"), "-o", str(tmp_path / "o.jsonl")]) == 2
     assert "no such folder, clip or manifest" in capsys.readouterr().err
+
+
+def test_a_download_that_fails_once_is_retried_and_a_404_is_not(library: Path, tmp_path: Path) -> None:
+    fast = RetryPolicy(max_attempts=3, timeout_s=10, deadline_s=30, backoff_initial_s=0.01, backoff_max_s=0.02)
+    with ClipServer(library) as server:
+        manifest = tmp_path / "urls.txt"
+        manifest.write_text(f"{server.url}/flaky/frozen.mp4\n{server.url}/missing/frozen.mp4\n")
+        probe_library_file(manifest, tmp_path / "out.jsonl", engine=SerialEngine(), cache_dir=str(tmp_path / "dl"), download_policy=fast)
+    records = {r["ref"].split("/")[-2]: r for r in read_results(tmp_path / "out.jsonl")}
+    assert records["flaky"]["status"] == "ok" and "frozen_frames" in records["flaky"]["faults"]
+    assert server.requests.count("/flaky/frozen.mp4") == 2
+    assert records["missing"]["error"]["message"].endswith("download failed (HTTP 404 Not Found)")
+    assert server.requests.count("/missing/frozen.mp4") == 1
+
+
+def test_retry_errors_drops_the_error_lines_and_tries_those_clips_again(library: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "list.txt").write_text("late.mp4\nclean.mp4\n")
+    shutil.copy(library / "clean.mp4", tmp_path / "clean.mp4")
+    out = tmp_path / "out.jsonl"
+    args = ["probes", str(tmp_path / "list.txt"), "-o", str(out), "-j", "1"]
+    assert cli_main(args) == 1
+    progress = capsys.readouterr().err
+    assert "2/2" in progress and "clip" in progress  # the progress bar (tqdm) on stderr
+    shutil.copy(library / "black.mp4", tmp_path / "late.mp4")  # the missing clip turns up
+    assert cli_main([*args, "--no-progress"]) == 1  # its error is kept: nothing is tried twice unasked
+    assert "this run: 0 probed, 2 already done" in capsys.readouterr().out
+    assert cli_main([*args, "--no-progress", "--retry-errors"]) == 0
+    records = read_results(out)
+    assert [(r["ref"], r["status"]) for r in records] == [("clean.mp4", "ok"), ("late.mp4", "ok")]
+    assert "black_frames" in records[1]["faults"]

@@ -154,3 +154,21 @@ def test_a_cluster_worker_killed_mid_clip_has_that_clip_redone_once(cluster: Clu
     black = next(r for r in records if r["ref"].endswith("/stall/black.mp4"))
     assert black["worker_pid"] != victim and "black_frames" in black["faults"]
     assert server.requests.count("/stall/black.mp4") >= 2
+
+
+def test_filmability_bulk_on_the_cluster_equals_the_local_run(cluster: Cluster, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rows = tmp_path / "n.jsonl"
+    rows.write_text(
+        '{"id": "a", "narration": "Redis stores everything in memory, making it blazingly fast", '
+        '"terms": ["server room", "computer RAM", "data center lights", "fast motion blur"]}\n'
+        '{"id": "b", "narration": "Redis stores everything in memory", "terms": ["performance", "efficiency", "caching"]}\n'
+        '{"id": "c", "narration": "Add fresh basil just before serving the pasta"}\n'
+    )
+    common = ["filmability", "bulk", str(rows), "--generator", "keywords", "--cache", "off", "--no-progress"]
+    assert cli_main([*common, "-o", str(tmp_path / "local.jsonl"), "-j", "1"]) == 0
+    assert cli_main([*common, "-o", str(tmp_path / "dask.jsonl"), "--scheduler", cluster.address]) == 0
+    drop = ("timings", "worker_pid", "model_instance")
+    local, remote = ([{k: v for k, v in r.items() if k not in drop} for r in read_results(tmp_path / f)] for f in ("local.jsonl", "dask.jsonl"))
+    assert sorted(local, key=lambda r: r["id"]) == sorted(remote, key=lambda r: r["id"]) and len(local) == 3
+    assert {r["worker_pid"] for r in read_results(tmp_path / "dask.jsonl")} <= {p.pid for p in cluster.worker_processes()}
+    assert "dask cluster at" in capsys.readouterr().out
