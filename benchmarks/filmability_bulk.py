@@ -5,7 +5,7 @@
 Rows: the project's narrations (``datasets/narrations.yaml``) with terms from both offline
 generators, repeated with a numbered suffix until there are ``--narrations`` distinct rows.
 
-- bulk: ``judge_file`` (what ``reeljudge filmability bulk`` runs) with a pool of 1 process and of
+- bulk: ``judge_narrations_file`` (what ``reeljudge filmability bulk`` runs) with a pool of 1 process and of
   one process per core, cold (pool start and model load included), judge cache off;
 - per process: what promptfoo does on a cache miss — a new ``python -c`` per narration that
   imports the assertion and calls its ``get_assert`` (judge cache off, so every call judges),
@@ -57,13 +57,13 @@ def make_rows(count: int) -> list[dict[str, Any]]:
 
 def bulk(rows: list[dict[str, Any]], work: Path, workers: int) -> tuple[float, dict[str, float]]:
     """Seconds for a cold bulk run over ``rows`` and the scores by id."""
-    from reeljudge.filmability.bulk import judge_file
+    from reeljudge.filmability.bulk import judge_narrations_file
     from reeljudge.library.engines import LocalEngine
 
     source = work / f"rows-{workers}.yaml"
     source.write_text(yaml.safe_dump(rows))
     started = time.perf_counter()
-    records, stats = judge_file(source, work / f"bulk-{workers}.jsonl", engine=LocalEngine(workers=workers), config={"cache": "off"})
+    records, stats = judge_narrations_file(source, work / f"bulk-{workers}.jsonl", engine=LocalEngine(workers=workers), config={"cache": "off"})
     seconds = time.perf_counter() - started
     if stats.errors or len(records) != len(rows):
         raise SystemExit(f"bulk run with {workers} workers: {stats.errors} errors, {len(records)} of {len(rows)} records")

@@ -13,7 +13,7 @@ import yaml
 from reeljudge.cli import main as cli_main
 from reeljudge.filmability import embeddings
 from reeljudge.filmability.assertion import get_assert
-from reeljudge.filmability.bulk import judge_file
+from reeljudge.filmability.bulk import judge_narrations_file
 from reeljudge.library.engines import LocalEngine, SerialEngine
 from reeljudge.library.jsonl import read_results
 
@@ -40,7 +40,7 @@ def assertion_result(narration: str, terms: list[str]) -> dict:
 
 
 def test_bulk_verdicts_equal_the_assertions(tmp_path: Path) -> None:
-    records, stats = judge_file(write_yaml(tmp_path / "n.yaml", ROWS), tmp_path / "out.jsonl", engine=LocalEngine(workers=2))
+    records, stats = judge_narrations_file(write_yaml(tmp_path / "n.yaml", ROWS), tmp_path / "out.jsonl", engine=LocalEngine(workers=2))
     assert stats.written == 4 and stats.errors == 0
     assert [r["id"] for r in records] == [r["id"] for r in ROWS]
     for record in records:
@@ -73,9 +73,9 @@ def test_the_model_loads_once_per_worker_process(tmp_path: Path, monkeypatch: py
     monkeypatch.setattr(embeddings.MiniLMOnnxEmbedder, "__init__", counting_init)
     monkeypatch.setattr(embeddings, "_LOADED", {})
     rows = [dict(r, id=f"{r['id']}-{i}", narration=r["narration"] + "!" * i) for i in range(2) for r in ROWS]
-    records, _ = judge_file(write_yaml(tmp_path / "n.yaml", rows), tmp_path / "serial.jsonl", engine=SerialEngine())
+    records, _ = judge_narrations_file(write_yaml(tmp_path / "n.yaml", rows), tmp_path / "serial.jsonl", engine=SerialEngine())
     assert len(records) == 8 and len(loads) == 1
-    pooled, _ = judge_file(write_yaml(tmp_path / "n.yaml", rows), tmp_path / "pool.jsonl", engine=LocalEngine(workers=2), config={"cache": "off"})
+    pooled, _ = judge_narrations_file(write_yaml(tmp_path / "n.yaml", rows), tmp_path / "pool.jsonl", engine=LocalEngine(workers=2), config={"cache": "off"})
     assert not any(r["cache_hit"] for r in pooled)
     instances: dict[int, set[str]] = {}
     for record in pooled:
@@ -94,7 +94,7 @@ def test_yaml_jsonl_and_csv_files_give_the_same_records(tmp_path: Path) -> None:
             writer.writerow({**row, "terms": terms})
     results = []
     for source in (write_yaml(tmp_path / "n.yaml", ROWS), jsonl, tmp_path / "n.csv"):
-        records, _ = judge_file(source, tmp_path / f"{source.suffix[1:]}.jsonl", engine=SerialEngine())
+        records, _ = judge_narrations_file(source, tmp_path / f"{source.suffix[1:]}.jsonl", engine=SerialEngine())
         results.append([{k: v for k, v in r.items() if k not in ("timings", "worker_pid", "model_instance", "cache_hit")} for r in records])
     assert results[0] == results[1] == results[2]
 

@@ -1,6 +1,6 @@
 """The offline filmability judge in bulk: a narrations file judged in parallel processes, to JSONL.
 
-``judge_file("narrations.yaml", "filmability.jsonl")`` reads narrations with their search terms
+``judge_narrations_file("narrations.yaml", "filmability.jsonl")`` reads narrations with their search terms
 (or makes terms with an offline generator), judges each through the same call as the
 ``filmability`` assertion with ``judge: local`` (:func:`reeljudge.filmability.judge.judge`: the
 offline judge, its cache, our scoring table; :func:`reeljudge.filmability.assertion.verdict_result`
@@ -111,7 +111,7 @@ def error_record(row: NarrationRow, ctx: BulkContext, kind: str, message: str) -
     return record
 
 
-def judge_file(
+def judge_narrations_file(
     source: str | Path,
     output: str | Path,
     *,
@@ -176,4 +176,4 @@ def latest_records(records: Sequence[dict[str, Any]], rows: Sequence[NarrationRo
     return [latest[row.ref] for row in rows if row.ref in latest]
 
 
-__all__ = ["BulkContext", "bulk_options", "judge_file", "judge_row", "judge_rows", "latest_records", "read_rows"]
+__all__ = ["BulkContext", "bulk_options", "judge_narrations_file", "judge_row", "judge_rows", "latest_records", "read_rows"]

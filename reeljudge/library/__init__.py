@@ -2,7 +2,8 @@
 
 - :func:`reeljudge.library.probe_library.probe_library_file` — the offline probes over a folder or
   manifest of clips (``reeljudge probes``);
-- engines (:mod:`reeljudge.library.engines`): a local process pool, or a Dask distributed cluster;
+- engines: a local process pool (:mod:`reeljudge.library.engines`), or a Dask distributed cluster
+  (:mod:`reeljudge.library.dask_engine`);
 - output (:mod:`reeljudge.library.jsonl`): append-only JSONL, one fsynced line per item, resumable.
 
 The filmability judge in bulk (``reeljudge filmability bulk``) lives in
