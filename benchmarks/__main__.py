@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-BENCHMARKS = ("filmability_cache", "gecko_calls", "probes", "library_probes", "filmability_bulk")
+BENCHMARKS = ("filmability_cache", "gecko_calls", "probes", "ab_load", "term_accuracy", "library_probes", "filmability_bulk")
 
 
 def main(names: list[str]) -> None:

@@ -15,6 +15,7 @@ import sys
 COMMANDS: tuple[str, ...] = (
     "reeljudge.cache_cli",
     "reeljudge.gecko.cli",
+    "reeljudge.ab.cli",
     "reeljudge.library.cli",
     "reeljudge.filmability.bulk_cli",
 )

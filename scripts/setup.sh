@@ -18,6 +18,18 @@ find_python() {
 
 hash_of() { "$1" -c 'import hashlib,sys; print(hashlib.sha256(open(sys.argv[1],"rb").read()).hexdigest())' "$2"; }
 
+# Headless Chromium for the A/B rating-page tests: Debian's package, never a browser download.
+# Installed only when missing and only where apt-get can run (root, as in CI).
+if [ ! -x /usr/bin/chromium ] && command -v apt-get >/dev/null 2>&1; then
+  if [ "$(id -u)" -eq 0 ]; then
+    echo "reeljudge set-up: installing Debian's chromium for the browser tests…" >&2
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >&2
+  else
+    echo "reeljudge set-up: /usr/bin/chromium is missing; install it with: sudo apt-get install chromium" >&2
+  fi
+fi
+
 py=$(find_python)
 stamp=.venv/.reeljudge-setup
 want="$(hash_of "$py" pyproject.toml)"

@@ -35,7 +35,7 @@ def write_yaml(path: Path, rows: list[dict]) -> Path:
 
 def assertion_result(narration: str, terms: list[str]) -> dict:
     """What the promptfoo assertion returns for these terms with the local judge."""
-    context = {"vars": {"narration": narration}, "config": {"judge": "local", "cache": "off"}, "test": {"description": "bulk-vs-assert"}}
+    context = {"vars": {"narration": narration}, "config": {"judge": "local", "cache": "off", "findability": "off"}, "test": {"description": "bulk-vs-assert"}}
     return get_assert(json.dumps(terms), context)
 
 

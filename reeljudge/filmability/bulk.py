@@ -43,8 +43,9 @@ class BulkContext:
 
 
 def bulk_options(config: Mapping[str, Any] | None = None) -> tuple[FilmabilityOptions, JudgeSettings]:
-    """The filmability options and settings for a bulk run: the assertion's loader, the offline judge."""
-    return load({**(config or {}), "judge": "local"})
+    """The filmability options and settings for a bulk run: the assertion's loader, the offline judge,
+    no stock-footage searches (findability off: a bulk run stays offline)."""
+    return load({**(config or {}), "judge": "local", "findability": "off"})
 
 
 def row_key(row: NarrationRow, ctx: BulkContext) -> str:
@@ -54,12 +55,10 @@ def row_key(row: NarrationRow, ctx: BulkContext) -> str:
 
 
 def warm_up() -> None:
-    """Load the embedding model and the concreteness norms in this worker process (once)."""
-    from reeljudge.filmability.embeddings import get_embedder
-    from reeljudge.filmability.lexicon import term_concreteness
+    """Load the embedding model, the norms and the lemmatiser in this worker process (once), by one judgement."""
+    from reeljudge.filmability.judge_local import judge_terms_locally
 
-    get_embedder(BACKEND)
-    term_concreteness("server room")
+    judge_terms_locally("Servers hum in the data center", ["server room"])
 
 
 def judge_row(row: NarrationRow, ctx: BulkContext) -> dict[str, Any]:

@@ -69,6 +69,28 @@ def bootstrap_units(
     return _interval(estimate, values, confidence, n_units)
 
 
+def bootstrap_weighted(
+    statistic: Callable[[np.ndarray], np.ndarray],
+    n_units: int,
+    *,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    confidence: float = DEFAULT_CONFIDENCE,
+    seed: int = DEFAULT_SEED,
+) -> Interval:
+    """Like ``bootstrap_units``, for statistics that are sums over units, all resamples at once.
+
+    A resample is given as unit weights (how often each unit was drawn: one multinomial row), so
+    ``statistic`` receives a (resamples × units) weight matrix and returns one value per row; it
+    is called once on a single row of ones for the estimate.
+    """
+    if n_units < 1:
+        raise ValueError("bootstrap needs at least one unit")
+    estimate = float(np.asarray(statistic(np.ones((1, n_units))))[0])
+    rng = np.random.default_rng(seed)
+    weights = rng.multinomial(n_units, np.full(n_units, 1.0 / n_units), size=n_resamples).astype(np.float64)
+    return _interval(estimate, np.asarray(statistic(weights), dtype=float), confidence, n_units)
+
+
 def bootstrap_mean(
     values: np.ndarray,
     *,

@@ -1,0 +1,166 @@
+"""A/B store and report at scale.
+
+1. Load: ``--raters`` (50) concurrent raters against ``reeljudge ab serve`` (a real uvicorn
+   process, embedded SQLite store), each taking a task and submitting, until every sample has
+   its two raters. Prints submits per second and submit latency percentiles (client-side, HTTP
+   round trip, one asyncio client process).
+2. Report: ``--judgements`` (10,000) synthetic judgements (2 families × 4 systems, 2 raters per
+   sample) → ``build_report`` with 1,000 bootstrap resamples, then HTML; prints time and sizes.
+
+Usage: ``.venv/bin/python -m benchmarks.ab_load [--raters 50] [--samples 1000] [--judgements 10000]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+DIMS = ("prompt_adherence", "temporal_consistency", "identity_consistency", "motion_physics")
+
+
+def fake_study(root: Path, n_samples: int, systems: tuple[str, ...] = ("sys-a", "sys-b"), families: tuple[str, ...] = ("text-to-video",)):
+    """A workspace with ``n_samples`` pair samples whose clips are registered but never served."""
+    from reeljudge.ab.samples import Clip, make_sample
+    from reeljudge.ab.workspace import Workspace
+
+    ws = Workspace(root)
+    ws.fix_protocol()
+    samples, clips = [], []
+    rng = random.Random(5)
+    for i in range(n_samples):
+        a, b = rng.sample(systems, 2)
+        shas = (f"{2 * i:064x}", f"{2 * i + 1:064x}")
+        clips += [Clip(s, f"{s}.mp4", 1000, "video/mp4", 1.0, 24.0, 128, 72) for s in shas]
+        samples.append(make_sample(families[i % len(families)], f"prompt {i}", (a, shas[0]), (b, shas[1])))
+    ws.store.add_samples(samples, clips)
+    return ws
+
+
+async def _rater(client, url: str, token: str, latencies: list[float]) -> int:
+    from ab_support import full_watch, valid_form
+
+    done = 0
+    while True:
+        task = (await client.get(f"{url}/api/r/{token}/task")).json()["task"]
+        if task is None:
+            return done
+        body = {"assignment_id": task["assignment_id"], "submission_id": f"bench-{task['assignment_id']}",
+                "form": valid_form(random.choice("AB")), "watch": full_watch()}
+        start = time.perf_counter()
+        response = await client.post(f"{url}/api/r/{token}/submit", json=body)
+        latencies.append(time.perf_counter() - start)
+        assert response.status_code == 200, response.text
+        done += 1
+
+
+async def _load(url: str, tokens: list[str]) -> tuple[int, float, list[float]]:
+    import httpx
+
+    latencies: list[float] = []
+    limits = httpx.Limits(max_connections=len(tokens))
+    async with httpx.AsyncClient(timeout=60, limits=limits) as client:
+        start = time.perf_counter()
+        counts = await asyncio.gather(*(_rater(client, url, t, latencies) for t in tokens))
+        return sum(counts), time.perf_counter() - start, latencies
+
+
+def bench_load(raters: int, samples: int) -> None:
+    import httpx
+
+    from ab_support import free_port, invite
+
+    with tempfile.TemporaryDirectory(prefix="reeljudge-ab-bench-") as tmp:
+        ws = fake_study(Path(tmp) / "study", samples)
+        tokens = [invite(ws, f"rater{i:02d}") for i in range(raters)]
+        port = free_port()
+        server = subprocess.Popen([sys.executable, "-m", "reeljudge.cli", "ab", "serve", "--data", str(ws.root), "--port", str(port),
+                                   "--gold-every", "0", "--max-raters", "2"], cwd=ROOT, stdout=subprocess.DEVNULL)
+        try:
+            for _ in range(300):
+                try:
+                    if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    time.sleep(0.1)
+            n, seconds, lat = asyncio.run(_load(f"http://127.0.0.1:{port}", tokens))
+        finally:
+            server.terminate()
+            server.wait(10)
+        stored = len(ws.store.judgements())
+    lat.sort()
+    pct = lambda p: 1000 * lat[min(len(lat) - 1, int(p * len(lat)))]  # noqa: E731
+    print(f"load: {raters} raters, {samples} samples → {n} submits in {seconds:.1f} s = {n / seconds:.0f} submits/s "
+          f"(task fetch + submit per rating); submit latency p50 {pct(0.5):.0f} ms, p99 {pct(0.99):.0f} ms, max {1000 * lat[-1]:.0f} ms; "
+          f"stored {stored} (expected {2 * samples})")
+
+
+def synthetic_records(n: int) -> tuple[list, list]:
+    """``n`` records: 2 raters per sample, 2 families, 4 systems with different true strengths."""
+    from reeljudge.ab.records import build_record
+    from reeljudge.ab.samples import make_sample
+
+    rng = random.Random(7)
+    strength = {"sys-a": 1.0, "sys-b": 0.5, "sys-c": 0.0, "sys-d": -0.5}
+    raters = [f"rater{i}" for i in range(12)]
+    samples, records = [], []
+    for i in range(n // 2):
+        x, y = rng.sample(list(strength), 2)
+        sample = make_sample(("text-to-video", "image-to-video")[i % 2], f"prompt {i}", (x, f"{2 * i:064x}"), (y, f"{2 * i + 1:064x}"))
+        samples.append(sample)
+        p = 1 / (1 + 2.718 ** (strength[y] - strength[x]))
+        for rater in rng.sample(raters, 2):
+            u = rng.random()
+            winner = "tie" if u < 0.1 else (x if u < 0.1 + 0.9 * p else y)
+            shown = {"A": x, "B": y} if rng.random() < 0.5 else {"A": y, "B": x}
+            side = {v: k for k, v in shown.items()}
+            good = {d: rng.randint(3, 5) for d in DIMS}
+            bad = {d: rng.randint(1, 4) for d in DIMS}
+            ratings = {"A": good, "B": bad} if winner == shown["A"] else {"A": bad, "B": good}
+            form = {"winner": "tie" if winner == "tie" else side[winner], "primary_tag": "tie_both_good" if winner == "tie" else rng.choice(["flicker", "artifacts", "missed_constraint"]),
+                    "secondary_tags": [], "ratings": ratings}
+            records.append(build_record(sample_id=sample.sample_id, family=sample.family, protocol="ab-v1", shown=shown,
+                                        clips={s: sample.clip_of(shown[s]) for s in "AB"}, form=form, rater_id=rater,
+                                        watch={"full_plays": {"A": 2, "B": 2}, "log": []}))
+    return records, samples
+
+
+def bench_report(n: int, resamples: int) -> None:
+    from reeljudge.ab.protocol import load_protocol
+    from reeljudge.ab.report import ReportOptions, build_report
+    from reeljudge.ab.report_html import render
+
+    records, samples = synthetic_records(n)
+    start = time.perf_counter()
+    report = build_report(records, samples, load_protocol("ab-v1"), ReportOptions(n_resamples=resamples))
+    built = time.perf_counter() - start
+    html = render(report, lambda sha: f"clips/{sha}.mp4")
+    total = time.perf_counter() - start
+    size_json = len(json.dumps(report, indent=1).encode())
+    print(f"report: {len(records)} judgements, {resamples} resamples → build {built:.1f} s, with HTML {total:.1f} s; "
+          f"report.json {size_json / 1024:.0f} KiB, report.html {len(html.encode()) / 1024:.0f} KiB; "
+          f"agreement {report['agreement']['overall']['percent']['rate']:.3f}, "
+          f"α nominal {report['agreement']['overall']['krippendorff_alpha_nominal']['estimate']:.3f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--raters", type=int, default=50)
+    parser.add_argument("--samples", type=int, default=1000)
+    parser.add_argument("--judgements", type=int, default=10000)
+    parser.add_argument("--resamples", type=int, default=1000)
+    args = parser.parse_args()
+    bench_load(args.raters, args.samples)
+    bench_report(args.judgements, args.resamples)
+
+
+if __name__ == "__main__":
+    main()

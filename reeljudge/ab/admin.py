@@ -1,0 +1,131 @@
+"""Admin pages of the rating server: dashboard (progress, third-rater queue, gold accuracy) and exports.
+
+Every admin route needs the admin token: ``Authorization: Bearer <token>``, or ``?token=`` once
+in a browser (it is then kept in an HttpOnly cookie and dropped from the address).
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from reeljudge.ab.assignment import gold_accuracy, progress, third_rater_queue
+from reeljudge.ab.exports import to_csv, to_jsonl
+from reeljudge.ab.workspace import Workspace
+
+COOKIE = "reeljudge_ab_admin"
+
+
+def routes(workspace: Workspace, options: Any) -> list[Any]:
+    """The admin routes for one workspace."""
+    from starlette.routing import Route
+
+    pages = _Admin(workspace, options)
+    return [
+        Route("/admin", pages.dashboard),
+        Route("/admin/api/status", pages.status_json),
+        Route("/admin/export.jsonl", pages.export_jsonl),
+        Route("/admin/export.csv", pages.export_csv),
+    ]
+
+
+class _Admin:
+    def __init__(self, workspace: Workspace, options: Any) -> None:
+        self.ws, self.options = workspace, options
+
+    def _token(self, request: Any) -> str | None:
+        header = request.headers.get("authorization", "")
+        if header.lower().startswith("bearer "):
+            return header[7:].strip()
+        return request.query_params.get("token") or request.cookies.get(COOKIE)
+
+    def _guard(self, request: Any) -> Any | None:
+        """None when the request carries the admin token, else the 401 response."""
+        from starlette.responses import PlainTextResponse
+
+        if self.ws.is_admin(self._token(request)):
+            return None
+        return PlainTextResponse("admin token required", status_code=401)
+
+    def status(self) -> dict[str, Any]:
+        """Counts, per-rater progress and gold accuracy, and the third-rater queue."""
+        store = self.ws.store
+        records = store.judgements()
+        samples = store.samples()
+        gold = gold_accuracy(records, samples)
+        judged: dict[str, int] = {}
+        for r in records:
+            judged[r["sample_id"]] = judged.get(r["sample_id"], 0) + 1
+        pairs = [s for s in samples if s.kind != "gold"]
+        raters = []
+        for rater_id, kind in store.raters():
+            done, total = progress(store, rater_id, self.options.qc)
+            raters.append({"rater": rater_id, "kind": kind, "done": done, "total": total, "gold": gold.get(rater_id)})
+        return {
+            "samples": len(pairs), "gold_samples": len(samples) - len(pairs), "judgements": len(records),
+            "complete": sum(1 for s in pairs if judged.get(s.sample_id, 0) >= self.options.qc.min_raters),
+            "raters": raters, "third_rater_queue": third_rater_queue(store, self.options.qc),
+        }
+
+    def status_json(self, request: Any) -> Any:
+        from starlette.responses import JSONResponse
+
+        return self._guard(request) or JSONResponse(self.status(), headers={"Cache-Control": "no-store"})
+
+    def export_jsonl(self, request: Any) -> Any:
+        from starlette.responses import Response
+
+        return self._guard(request) or Response(
+            to_jsonl(self.ws.store.judgements()), media_type="application/x-ndjson",
+            headers={"Content-Disposition": 'attachment; filename="judgements.jsonl"'},
+        )
+
+    def export_csv(self, request: Any) -> Any:
+        from starlette.responses import Response
+
+        return self._guard(request) or Response(
+            to_csv(self.ws.store.judgements(), self.ws.protocol), media_type="text/csv",
+            headers={"Content-Disposition": 'attachment; filename="judgements.csv"'},
+        )
+
+    def dashboard(self, request: Any) -> Any:
+        from starlette.responses import HTMLResponse, RedirectResponse
+
+        denied = self._guard(request)
+        if denied is not None:
+            return denied
+        if "token" in request.query_params:
+            response = RedirectResponse("/admin", status_code=303)
+            response.set_cookie(COOKIE, request.query_params["token"], httponly=True, samesite="strict")
+            return response
+        return HTMLResponse(render_dashboard(self.status()), headers={"Cache-Control": "no-store"})
+
+
+def render_dashboard(status: dict[str, Any]) -> str:
+    """The dashboard page (plain HTML, refreshes itself every 10 s)."""
+    rows = "".join(
+        f"<tr><td>{escape(r['rater'])}</td><td>{r['kind']}</td><td>{r['done']} of {r['total']}</td>"
+        f"<td>{_gold(r['gold'])}</td></tr>"
+        for r in status["raters"]
+    )
+    queue = "".join(
+        f"<li data-sample='{q['sample_id']}'>sample <code>{q['sample_id']}</code>: needs a third rater — "
+        + ", ".join(f"{escape(k)} chose {escape(v)}" for k, v in q["verdicts"].items()) + "</li>"
+        for q in status["third_rater_queue"]
+    ) or "<li class='empty'>No disagreement waiting for a third rater.</li>"
+    return f"""<!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="10">
+<title>reeljudge A/B — admin</title><link rel="stylesheet" href="/static/rater.css"></head><body class="admin">
+<h1>reeljudge A/B — admin</h1>
+<p>{status['samples']} pair samples ({status['complete']} with enough raters), {status['gold_samples']} gold pairs,
+{status['judgements']} judgements.</p>
+<h2>Third-rater queue</h2><ul id="third-rater-queue">{queue}</ul>
+<h2>Raters</h2><table id="raters"><thead><tr><th>rater</th><th>kind</th><th>progress</th><th>gold accuracy</th></tr></thead>
+<tbody>{rows}</tbody></table>
+<h2>Exports</h2><p><a href="/admin/export.jsonl">judgements.jsonl</a> · <a href="/admin/export.csv">judgements.csv</a>
+· report: <code>reeljudge ab report</code></p></body></html>"""
+
+
+def _gold(entry: dict[str, Any] | None) -> str:
+    if not entry:
+        return "–"
+    return f"{entry['correct']}/{entry['answered']} ({entry['accuracy']:.0%})"

@@ -1,0 +1,203 @@
+"""Quality control as the protocol says: who rates what next, sides, third raters and gold checks.
+
+Every pair sample goes to at least ``min_raters`` raters and never twice to the same rater; a
+winner disagreement puts the sample in the third-rater queue, which is served first; gold pairs
+(known answer) are mixed in every ``gold_every`` tasks for every rater. Sides are randomised per
+(sample, rater) from the store's seed, so the same rater always sees the same layout.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from typing import Any, Iterable
+
+from reeljudge.ab.records import TIE, as_judgements, now_iso
+from reeljudge.ab.samples import Sample
+from reeljudge.ab.store import Store, _Tx
+
+SEED_KEY = "side_seed"
+
+
+@dataclass(frozen=True)
+class QCOptions:
+    """Quality-control settings.
+
+    Args:
+        min_raters: raters every pair sample gets before it counts as done (protocol: at least 2).
+        max_raters: raters a sample gets at most; a winner disagreement among the first
+            ``min_raters`` sends it to the third-rater queue until it has this many.
+        gold_every: serve a gold pair as every n-th task (0: never).
+        assignment_ttl_s: an unsubmitted task holds its slot this long, then others may take it.
+    """
+
+    min_raters: int = 2
+    max_raters: int = 3
+    gold_every: int = 5
+    assignment_ttl_s: float = 1800.0
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """One task given to one rater: the sample, which system is on which side, when it was served."""
+
+    assignment_id: str
+    sample: Sample
+    rater_id: str
+    swap: bool
+    served_at: str
+
+    @property
+    def shown(self) -> dict[str, str]:
+        """Side → system."""
+        a, b = self.sample.systems
+        return {"A": b, "B": a} if self.swap else {"A": a, "B": b}
+
+    @property
+    def clips(self) -> dict[str, str]:
+        """Side → clip sha256."""
+        return {side: self.sample.clip_of(system) for side, system in self.shown.items()}
+
+
+def side_seed(store: Store) -> str:
+    """The store's side seed, made once (random) and kept."""
+    return store.meta(SEED_KEY) or store.set_meta_once(SEED_KEY, secrets.token_hex(16))
+
+
+def side_swap(seed: str, sample_id: str, rater_id: str) -> bool:
+    """Whether this rater sees this sample's system_b on side A (HMAC-SHA256 of the pair, low bit)."""
+    digest = hmac.new(seed.encode(), f"{sample_id}\x1f{rater_id}".encode(), hashlib.sha256).digest()
+    return bool(digest[0] & 1)
+
+
+def next_assignment(store: Store, rater_id: str, options: QCOptions = QCOptions()) -> Assignment | None:
+    """The rater's open task, else a new one by QC priority, else None (nothing left for them)."""
+    seed = side_seed(store)
+    with store.transaction() as db:
+        open_row = _open_assignment(db, rater_id)
+        if open_row is not None:
+            return _assignment(store, open_row)
+        sample_id = _pick(db, rater_id, options)
+        if sample_id is None:
+            return None
+        row = (uuid.uuid4().hex, sample_id, rater_id, int(side_swap(seed, sample_id, rater_id)), now_iso())
+        db.execute("INSERT INTO assignments (assignment_id, sample_id, rater_id, swap, served_at) VALUES (?, ?, ?, ?, ?)", row)
+    return _assignment(store, row)
+
+
+def assignment_by_id(store: Store, assignment_id: str) -> Assignment | None:
+    """A task by its id (None if unknown)."""
+    rows = store.query("SELECT assignment_id, sample_id, rater_id, swap, served_at FROM assignments WHERE assignment_id = ?", (assignment_id,))
+    return _assignment(store, rows[0]) if rows else None
+
+
+def _assignment(store: Store, row: tuple[Any, ...]) -> Assignment:
+    sample = store.sample(row[1])
+    assert sample is not None
+    return Assignment(row[0], sample, row[2], bool(row[3]), row[4])
+
+
+def _open_assignment(db: _Tx, rater_id: str) -> tuple[Any, ...] | None:
+    """The rater's served but unjudged task, if any."""
+    rows = db.rows(
+        """SELECT a.assignment_id, a.sample_id, a.rater_id, a.swap, a.served_at FROM assignments a
+           WHERE a.rater_id = ? AND NOT EXISTS (SELECT 1 FROM judgements j WHERE j.sample_id = a.sample_id AND j.rater_id = a.rater_id)
+           ORDER BY a.served_at LIMIT 1""",
+        (rater_id,),
+    )
+    return rows[0] if rows else None
+
+
+_CANDIDATES = """
+WITH done AS (SELECT sample_id, COUNT(*) AS n, COUNT(DISTINCT winner) AS winners FROM judgements GROUP BY sample_id),
+open AS (SELECT a.sample_id, COUNT(*) AS n FROM assignments a
+         LEFT JOIN judgements j ON j.sample_id = a.sample_id AND j.rater_id = a.rater_id
+         WHERE j.seq IS NULL AND a.served_at > ? GROUP BY a.sample_id),
+mine AS (SELECT sample_id FROM assignments WHERE rater_id = ?)
+SELECT s.sample_id, s.kind, COALESCE(done.n, 0), COALESCE(done.winners, 0), COALESCE(open.n, 0)
+FROM samples s LEFT JOIN done ON done.sample_id = s.sample_id LEFT JOIN open ON open.sample_id = s.sample_id
+WHERE s.sample_id NOT IN (SELECT sample_id FROM mine)
+  AND (s.kind = 'gold'
+       OR COALESCE(done.n, 0) + COALESCE(open.n, 0) < ?
+       OR (COALESCE(done.n, 0) >= ? AND COALESCE(done.winners, 0) > 1 AND COALESCE(done.n, 0) + COALESCE(open.n, 0) < ?))
+ORDER BY s.seq
+"""
+
+
+def _candidates(db: Any, rater_id: str, options: QCOptions) -> list[tuple[str, str, int, int, int]]:
+    """(sample id, kind, judged, distinct winners, open tasks) of samples the rater may still get."""
+    cutoff = (datetime.now(timezone.utc) - timedelta(seconds=options.assignment_ttl_s)).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    params = (cutoff, rater_id, options.min_raters, options.min_raters, options.max_raters)
+    return db.rows(_CANDIDATES, params) if isinstance(db, _Tx) else db.query(_CANDIDATES, params)  # type: ignore[return-value]
+
+
+def _pick(db: _Tx, rater_id: str, options: QCOptions) -> str | None:
+    """The next sample for a rater: gold when due, the third-rater queue, then pairs needing raters."""
+    rows = _candidates(db, rater_id, options)
+    gold = [r[0] for r in rows if r[1] == "gold"]
+    third = [r[0] for r in rows if r[1] != "gold" and r[2] >= options.min_raters and r[3] > 1 and r[2] + r[4] < options.max_raters]
+    needy = sorted(
+        (r for r in rows if r[1] != "gold" and r[2] + r[4] < options.min_raters),
+        key=lambda r: -(r[2] + r[4]),
+    )
+    done = db.rows("SELECT COUNT(*) FROM judgements WHERE rater_id = ?", (rater_id,))[0][0]
+    if gold and options.gold_every and (done + 1) % options.gold_every == 0:
+        return gold[0]
+    if third:
+        return third[0]
+    if needy:
+        return needy[0][0]
+    return gold[0] if gold else None
+
+
+def progress(store: Store, rater_id: str, options: QCOptions = QCOptions()) -> tuple[int, int]:
+    """(tasks the rater finished, finished + open + still available to them); a read, no lock."""
+    done = store.query("SELECT COUNT(*) FROM judgements WHERE rater_id = ?", (rater_id,))[0][0]
+    has_open = bool(store.query(
+        """SELECT 1 FROM assignments a WHERE a.rater_id = ? AND NOT EXISTS
+           (SELECT 1 FROM judgements j WHERE j.sample_id = a.sample_id AND j.rater_id = a.rater_id) LIMIT 1""", (rater_id,)))
+    return done, done + int(has_open) + len(_candidates(store, rater_id, options))
+
+
+def third_rater_queue(store: Store, options: QCOptions = QCOptions()) -> list[dict[str, Any]]:
+    """Pair samples whose raters disagree on the winner and that still lack a rater, with their verdicts."""
+    rows = store.query(
+        """SELECT s.sample_id, COUNT(j.seq), COUNT(DISTINCT j.winner) FROM samples s JOIN judgements j ON j.sample_id = s.sample_id
+           WHERE s.kind != 'gold' GROUP BY s.sample_id, s.seq ORDER BY s.seq"""
+    )
+    queue = []
+    for sample_id, n, winners in rows:
+        if n >= options.min_raters and winners > 1 and n < options.max_raters:
+            verdicts = {j["rater"]["id"]: j["winner"] for j in store.judgements(sample_id=sample_id)}
+            queue.append({"sample_id": sample_id, "judged": n, "verdicts": verdicts})
+    return queue
+
+
+def gold_accuracy(records: Iterable[Any], samples: Iterable[Sample]) -> dict[str, dict[str, Any]]:
+    """Per rater: gold pairs answered, answered as expected, accuracy, and the misses' sample ids."""
+    expected = {s.sample_id: s.expected for s in samples if s.kind == "gold"}
+    out: dict[str, dict[str, Any]] = {}
+    for j in as_judgements(records):
+        if j.sample_id not in expected:
+            continue
+        entry = out.setdefault(j.rater, {"answered": 0, "correct": 0, "missed": []})
+        entry["answered"] += 1
+        if j.winner == expected[j.sample_id]:
+            entry["correct"] += 1
+        else:
+            entry["missed"].append(j.sample_id)
+    for entry in out.values():
+        entry["accuracy"] = entry["correct"] / entry["answered"]
+    return out
+
+
+__all__ = [
+    "Assignment", "QCOptions", "TIE", "assignment_by_id", "gold_accuracy",
+    "next_assignment", "progress", "side_seed", "side_swap", "third_rater_queue",
+]
+
+

@@ -1,0 +1,189 @@
+"""``reeljudge ab``: import pairs, add gold pairs, invite raters, serve, report, export."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+RATER_ID = re.compile(r"^[A-Za-z0-9_.:@-]{1,64}$")
+
+
+def add_parser(subparsers: Any) -> None:
+    """Add ``reeljudge ab`` and its subcommands."""
+    ab = subparsers.add_parser("ab", help="human A/B rating: import pairs, serve the rating page, report agreement and rankings")
+    ab.set_defaults(func=lambda args: (ab.print_help(), 2)[1])
+    sub = ab.add_subparsers(dest="ab_command")
+
+    def common(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+        p.add_argument("--data", type=Path, default=None, help="the study folder (default $REELJUDGE_AB_DIR or .reeljudge/ab)")
+        return p
+
+    p = common(sub.add_parser("import", help="import pairs from promptfoo results (.json) or a manifest (.yaml/.yml/.csv)"))
+    p.add_argument("files", nargs="+", type=Path)
+    p.add_argument("--family", default="text-to-video", help="task family when the source does not say (default text-to-video)")
+    p.add_argument("--systems", nargs=2, metavar=("SYSTEM_1", "SYSTEM_2"), help="promptfoo: only this pair of provider labels")
+    p.add_argument("--protocol", default="ab-v1", help="protocol version for a new study (default ab-v1)")
+    p.set_defaults(func=cmd_import)
+
+    p = common(sub.add_parser("gold", help="add gold pairs (clean clip vs the same clip with an injected fault)"))
+    p.add_argument("--count", type=int, default=4)
+    p.add_argument("--frames", type=int, default=72, help="frames per gold clip (24 fps)")
+    p.set_defaults(func=cmd_gold)
+
+    p = common(sub.add_parser("invite", help="add raters (or re-issue their links) and print their personal links"))
+    p.add_argument("raters", nargs="+")
+    p.add_argument("--base-url", default=None, help="the address raters open (default http://127.0.0.1:8765)")
+    p.set_defaults(func=cmd_invite)
+
+    p = common(sub.add_parser("serve", help="run the rating server"))
+    p.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1: this machine only)")
+    p.add_argument("--port", type=int, default=8765)
+    p.add_argument("--min-raters", type=int, default=2, help="raters per sample (default 2)")
+    p.add_argument("--max-raters", type=int, default=3, help="raters per sample after a disagreement (default 3)")
+    p.add_argument("--gold-every", type=int, default=5, help="a gold pair every n tasks (0: never)")
+    p.set_defaults(func=cmd_serve)
+
+    p = common(sub.add_parser("report", help="write report.html and report.json"))
+    p.add_argument("--out", type=Path, default=None, help="output folder (default <data>/report)")
+    p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)")
+    p.add_argument("--first-n", type=int, default=2, help="records per sample used for agreement (default 2)")
+    p.set_defaults(func=cmd_report)
+
+    p = common(sub.add_parser("export", help="write the judgement records as JSONL or CSV"))
+    p.add_argument("--format", choices=("jsonl", "csv"), default="jsonl")
+    p.add_argument("-o", "--output", type=Path, default=None, help="file to write (default: standard output)")
+    p.set_defaults(func=cmd_export)
+
+    p = common(sub.add_parser("status", help="progress, third-rater queue and gold accuracy as JSON"))
+    p.set_defaults(func=cmd_status)
+
+
+def _workspace(args: argparse.Namespace) -> Any:
+    from reeljudge.ab.workspace import Workspace, default_dir
+
+    return Workspace(args.data or default_dir())
+
+
+def _fail(message: str) -> int:
+    print(f"reeljudge ab: {message}", file=sys.stderr)
+    return 1
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    """Import every file; all or nothing per file."""
+    from reeljudge.ab.imports import build_samples, read_manifest, read_promptfoo
+    from reeljudge.errors import ReelJudgeError
+
+    ws = _workspace(args)
+    status = 0
+    for path in args.files:
+        try:
+            protocol = ws.fix_protocol(args.protocol)
+            if path.suffix.lower() == ".json":
+                specs = read_promptfoo(path, family=args.family, systems=tuple(args.systems) if args.systems else None)
+            elif path.suffix.lower() in (".yaml", ".yml", ".csv"):
+                specs = read_manifest(path, args.family)
+            else:
+                raise ReelJudgeError(f"{path}: unknown file type (want promptfoo results .json, or a .yaml/.yml/.csv manifest)")
+            result = build_samples(specs, protocol, ws.clips)
+            added, existing = ws.store.add_samples(result.samples, list(result.clips.values()))
+        except ReelJudgeError as error:
+            status = _fail(f"{path}: {error.message}")
+            continue
+        print(f"{path}: {added} samples added, {existing} already there, {len(result.clips)} clips")
+    return status
+
+
+def cmd_gold(args: argparse.Namespace) -> int:
+    """Render gold pairs and add them."""
+    from reeljudge.ab.gold import make_gold
+
+    ws = _workspace(args)
+    ws.fix_protocol(ws.store.meta("protocol") or "ab-v1")
+    samples, clips = make_gold(ws.clips, args.count, frames=args.frames)
+    added, existing = ws.store.add_samples(samples, clips)
+    print(f"gold: {added} gold pairs added, {existing} already there")
+    return 0
+
+
+def cmd_invite(args: argparse.Namespace) -> int:
+    """Create or re-issue invite links."""
+    from reeljudge.ab.workspace import new_invite_token
+
+    ws = _workspace(args)
+    base = (args.base_url or ws.store.meta("base_url") or "http://127.0.0.1:8765").rstrip("/")
+    bad = [r for r in args.raters if not RATER_ID.match(r) or r in ("tie",)]
+    if bad:
+        return _fail(f"rater names may use letters, digits and _ . : @ - (1-64 characters): {', '.join(bad)}")
+    for rater in args.raters:
+        token = new_invite_token()
+        ws.store.add_rater(rater, "human", token)
+        print(f"{rater}: {base}/r/{token}")
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Run the server until interrupted."""
+    import uvicorn
+
+    from reeljudge.ab.assignment import QCOptions
+    from reeljudge.ab.server import ServeOptions, create_app
+
+    ws = _workspace(args)
+    if args.min_raters < 2 or args.max_raters < args.min_raters:
+        return _fail("--min-raters must be at least 2 and --max-raters at least --min-raters")
+    options = ServeOptions(args.host, args.port, QCOptions(args.min_raters, args.max_raters, args.gold_every))
+    app = create_app(ws, options)
+    print(f"reeljudge ab: serving {len(ws.store.samples())} samples on http://{args.host}:{args.port}/", flush=True)
+    print(f"admin dashboard: http://{args.host}:{args.port}/admin?token={ws.admin_token()}", flush=True)
+    uvicorn.run(app, host=args.host, port=args.port, log_level=os.environ.get("REELJUDGE_AB_LOG", "warning"))
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    """Write report.json and report.html."""
+    from reeljudge.ab.report import ReportOptions, build_report
+    from reeljudge.ab.report_html import render
+
+    ws = _workspace(args)
+    out = args.out or ws.root / "report"
+    out.mkdir(parents=True, exist_ok=True)
+    report = build_report(ws.store.judgements(), ws.store.samples(), ws.protocol, ReportOptions(first_n=args.first_n, n_resamples=args.resamples))
+    (out / "report.json").write_text(json.dumps(report, indent=1, ensure_ascii=False), encoding="utf-8")
+
+    def href(sha: str) -> str:
+        clip = ws.store.clip(sha)
+        return os.path.relpath(ws.clips.path(clip), out) if clip else sha
+
+    (out / "report.html").write_text(render(report, href), encoding="utf-8")
+    print(f"{out / 'report.html'}\n{out / 'report.json'}")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """Write the records."""
+    from reeljudge.ab.exports import to_csv, to_jsonl
+
+    ws = _workspace(args)
+    records = ws.store.judgements()
+    text = to_jsonl(records) if args.format == "jsonl" else to_csv(records, ws.protocol)
+    if args.output:
+        args.output.write_text(text, encoding="utf-8")
+        print(f"{args.output}: {len(records)} records")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    """Print the admin status JSON."""
+    from reeljudge.ab.admin import _Admin
+    from reeljudge.ab.server import ServeOptions
+
+    print(json.dumps(_Admin(_workspace(args), ServeOptions()).status(), indent=1))
+    return 0

@@ -1,0 +1,215 @@
+"""Samples from where users have them: promptfoo results files and YAML/CSV manifests.
+
+Every clip is checked (exists, decodes, plays in a browser), hashed and copied into the clip
+store. An import is all or nothing: every problem is collected, named by file, row and field,
+and nothing is stored unless all rows are good.
+"""
+
+from __future__ import annotations
+
+import csv
+import itertools
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from reeljudge.ab.protocol import Protocol
+from reeljudge.ab.samples import RESERVED_SYSTEMS, Clip, ClipStore, Sample, make_sample
+from reeljudge.errors import BadInputError, ReelJudgeError
+
+MANIFEST_FIELDS = {"prompt", "clip_a", "clip_b", "family", "system_a", "system_b", "source", "id"}
+REQUIRED_FIELDS = ("prompt", "clip_a", "clip_b")
+
+
+class ImportRefused(BadInputError):
+    """An import with problems: every problem is listed; nothing was stored."""
+
+    kind = "import_refused"
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("import refused, nothing stored:\n  " + "\n  ".join(problems))
+        self.problems = problems
+
+
+@dataclass
+class ImportResult:
+    """Samples and clips ready to store (nothing stored yet)."""
+
+    samples: list[Sample] = field(default_factory=list)
+    clips: dict[str, Clip] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class PairSpec:
+    """One pair as read from a source, before its clips are checked."""
+
+    where: str  # "manifest.csv row 3" / "results.json test 2"
+    family: str
+    prompt: str
+    first: tuple[str, str]  # (system, clip path)
+    second: tuple[str, str]
+    source: str | None = None
+    base_dir: Path = Path(".")
+    expected_sha: Mapping[str, str] = field(default_factory=dict)  # clip path -> sha256 the source claims
+
+
+def build_samples(specs: Iterable[PairSpec], protocol: Protocol, clip_store: ClipStore) -> ImportResult:
+    """Check every pair and clip; ImportRefused listing all problems, else samples and clips."""
+    result, problems, seen = ImportResult(), [], set()
+    for spec in specs:
+        try:
+            sample = _one_sample(spec, protocol, clip_store, result.clips)
+        except ReelJudgeError as error:
+            problems.append(f"{spec.where}: {error.message}")
+            continue
+        if sample.sample_id not in seen:
+            seen.add(sample.sample_id)
+            result.samples.append(sample)
+    if problems:
+        raise ImportRefused(problems)
+    return result
+
+
+def _one_sample(spec: PairSpec, protocol: Protocol, clip_store: ClipStore, clips: dict[str, Clip]) -> Sample:
+    """A checked sample from one pair spec (clips added to ``clips``)."""
+    family = protocol.family(spec.family)
+    if not spec.prompt.strip():
+        raise BadInputError("prompt is empty")
+    for system in (spec.first[0], spec.second[0]):
+        if not system or system in RESERVED_SYSTEMS:
+            raise BadInputError(f"system name {system!r} is reserved or empty")
+    if spec.first[0] == spec.second[0]:
+        raise BadInputError(f"both clips belong to the same system {spec.first[0]!r}")
+    if family.needs_source and not spec.source:
+        raise BadInputError(f"a {family.id} task needs the source clip (field 'source')")
+    stored = {}
+    for label, ref in (("clip_a", spec.first[1]), ("clip_b", spec.second[1]), ("source", spec.source)):
+        if ref:
+            stored[label] = _intake(label, ref, spec, clip_store)
+            clips[stored[label].sha256] = stored[label]
+    if stored["clip_a"].sha256 == stored["clip_b"].sha256:
+        raise BadInputError(f"clip_a and clip_b are the same clip ({spec.first[1]} = {spec.second[1]}, sha256 {stored['clip_a'].sha256[:12]}…)")
+    source = stored["source"].sha256 if "source" in stored else None
+    return make_sample(
+        family.id, spec.prompt.strip(), (spec.first[0], stored["clip_a"].sha256), (spec.second[0], stored["clip_b"].sha256),
+        source_clip=source, origin=spec.where,
+    )
+
+
+def _intake(label: str, ref: str, spec: PairSpec, clip_store: ClipStore) -> Clip:
+    """Resolve a clip path against the source's folder, check and store it."""
+    from reeljudge.media.refs import resolve_media
+
+    try:
+        media = resolve_media(ref, base_dir=spec.base_dir, kinds=("video",))
+        if media.path is None:
+            raise BadInputError(f"{ref}: remote clips are not supported; download it first")
+        clip = clip_store.add(media.path)
+    except ReelJudgeError as error:
+        raise BadInputError(f"{label}: {error.message}") from None
+    claimed = spec.expected_sha.get(ref)
+    if claimed and claimed != clip.sha256:
+        raise BadInputError(f"{label}: {ref} changed since the eval (sha256 {clip.sha256[:12]}…, results say {claimed[:12]}…)")
+    return clip
+
+
+def read_manifest(path: Path, default_family: str = "text-to-video") -> list[PairSpec]:
+    """Pair specs from a YAML (list, or mapping with ``samples:``) or CSV manifest; BadInputError naming the file."""
+    rows = _manifest_rows(path)
+    specs, problems = [], []
+    for index, row in enumerate(rows, start=1):
+        where = f"{path.name} row {index}"
+        unknown = sorted(set(row) - MANIFEST_FIELDS)
+        missing = [f for f in REQUIRED_FIELDS if not str(row.get(f) or "").strip()]
+        if unknown or missing:
+            problems.append(f"{where}: " + "; ".join(
+                ([f"unknown field(s) {', '.join(unknown)} (known: {', '.join(sorted(MANIFEST_FIELDS))})"] if unknown else [])
+                + ([f"missing {', '.join(missing)}"] if missing else [])
+            ))
+            continue
+        specs.append(PairSpec(
+            where, str(row.get("family") or default_family).strip(), str(row["prompt"]),
+            (str(row.get("system_a") or "system_a").strip(), str(row["clip_a"]).strip()),
+            (str(row.get("system_b") or "system_b").strip(), str(row["clip_b"]).strip()),
+            str(row["source"]).strip() if row.get("source") else None, path.parent,
+        ))
+    if problems:
+        raise ImportRefused(problems)
+    return specs
+
+
+def _manifest_rows(path: Path) -> list[dict[str, Any]]:
+    """The rows of a manifest file as dicts."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise BadInputError(f"{path}: manifest not found") from None
+    if path.suffix.lower() == ".csv":
+        return [dict(r) for r in csv.DictReader(text.splitlines())]
+    import yaml
+
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        raise BadInputError(f"{path.name}: not valid YAML ({error})") from None
+    if isinstance(data, Mapping):
+        data = data.get("samples")
+    if not isinstance(data, list) or not all(isinstance(r, Mapping) for r in data):
+        raise BadInputError(f"{path.name}: expected a list of samples (or a mapping with 'samples:')")
+    return [dict(r) for r in data]
+
+
+def read_promptfoo(path: Path, *, family: str = "text-to-video", systems: tuple[str, str] | None = None) -> list[PairSpec]:
+    """Pair specs from a promptfoo results JSON: every two providers' clips for the same test.
+
+    A provider's clip is ``response.metadata.clip_path`` (the clip provider's, Veo's); the system is
+    the provider's label (else id). ``systems`` keeps only that pair; a test's ``vars.family``
+    overrides ``family``.
+    """
+    from reeljudge.promptfoo import read_results_file
+
+    cells = read_results_file(path)
+    groups: dict[Any, list[Mapping[str, Any]]] = {}
+    for cell in cells:
+        groups.setdefault(cell.get("testIdx", json.dumps(cell.get("vars"), sort_keys=True)), []).append(cell)
+    specs, problems = [], []
+    for key, group in groups.items():
+        where = f"{path.name} test {key}" + (f" ({_label(group[0])})" if _label(group[0]) else "")
+        clips, errors = _clips_of(group, systems)
+        problems += [f"{where}: {e}" for e in errors]
+        vars_ = group[0].get("vars") or {}
+        prompt = str(vars_.get("prompt") or (group[0].get("prompt") or {}).get("raw") or "")
+        fam = str(vars_.get("family") or family)
+        source = vars_.get("source")
+        shas = {c[1]: c[2] for c in clips if c[2]}
+        for first, second in itertools.combinations(clips, 2):
+            specs.append(PairSpec(where, fam, prompt, first[:2], second[:2], source, path.parent, shas))
+    if problems:
+        raise ImportRefused(problems)
+    if not specs:
+        raise BadInputError(f"{path.name}: no test has clips from two providers" + (f" {systems[0]} and {systems[1]}" if systems else ""))
+    return specs
+
+
+def _label(cell: Mapping[str, Any]) -> str:
+    test = cell.get("testCase") or {}
+    return str(test.get("description") or "")
+
+
+def _clips_of(group: list[Mapping[str, Any]], systems: tuple[str, str] | None) -> tuple[list[tuple[str, str, str | None]], list[str]]:
+    """(system, clip path, claimed sha256) per provider cell of one test, and problems."""
+    clips, errors = [], []
+    for cell in group:
+        provider = cell.get("provider") or {}
+        system = str(provider.get("label") or provider.get("id") or "")
+        if systems and system not in systems:
+            continue
+        meta = (cell.get("response") or {}).get("metadata") or {}
+        clip_path = meta.get("clip_path")
+        if not clip_path:
+            error = cell.get("error") or (cell.get("response") or {}).get("error")
+            errors.append(f"provider {system!r} has no clip" + (f" ({str(error)[:200]})" if error else " (response.metadata.clip_path missing)"))
+            continue
+        clips.append((system, str(clip_path), (meta.get("clip") or {}).get("sha256")))
+    return clips, errors

@@ -1,0 +1,132 @@
+"""The A/B report as data: agreement (raw and chance-corrected, per family, per dimension, per
+tag), ratings that contradict the winner, top disagreements, gold accuracy, rankings, and model
+raters against the human majority. ``report_html.render`` turns it into a page.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Any, Sequence
+
+from reeljudge.ab import analysis as an
+from reeljudge.ab.assignment import gold_accuracy
+from reeljudge.ab.protocol import Protocol
+from reeljudge.ab.records import Judgement, as_judgements, now_iso
+from reeljudge.ab.samples import Sample
+from reeljudge.stats import agreement as ag
+from reeljudge.stats.rankings import bradley_terry_intervals, win_rates
+
+
+@dataclass(frozen=True)
+class ReportOptions:
+    """Report settings.
+
+    Args:
+        first_n: records per sample used for agreement (the fixed design; third raters excluded).
+        n_resamples: bootstrap resamples for every interval.
+        top: how many disagreements to list.
+        min_shared: samples two raters must share for their Cohen's κ.
+        seed: bootstrap seed (the same data and seed give the same intervals).
+    """
+
+    first_n: int = 2
+    n_resamples: int = 1000
+    top: int = 20
+    min_shared: int = 3
+    seed: int = 20261122
+
+
+def build_report(records: Sequence[Any], samples: Sequence[Sample], protocol: Protocol, options: ReportOptions = ReportOptions()) -> dict[str, Any]:
+    """Every number of the report, JSON-ready."""
+    everything = as_judgements(records)
+    humans = an.pair_records(everything, samples)
+    design = an.design_records(humans, options.first_n)
+    by_id = {s.sample_id: s for s in samples}
+    kw = {"n_resamples": options.n_resamples, "seed": options.seed}
+    families = sorted({j.family for j in humans})
+    return {
+        "generated_at": now_iso(), "protocol": protocol.id,
+        "counts": _counts(everything, samples),
+        "design": {"first_n": options.first_n, "records_used": len(design), "n_resamples": options.n_resamples,
+                   "note": "Agreement uses the first records of each pair sample (third raters are called on disagreement only)."},
+        "agreement": {
+            "overall": _winner_agreement(design, kw),
+            "by_family": {f: _winner_agreement([j for j in design if j.family == f], kw) for f in families},
+            "cohen_kappa": _cohen_pairs(design, options, kw),
+            "dimensions": _dimensions(design, protocol, kw),
+            "tags": _tags(design, protocol),
+        },
+        "contradictions": an.contradictions(humans, protocol),
+        "disagreements": an.disagreements(humans, by_id, protocol, options.top),
+        "gold": gold_accuracy([j for j in everything if j.rater_kind == "human"], samples),
+        "rankings": {f: _rankings([j for j in humans if j.family == f], kw) for f in families},
+        "models": _models(everything, samples, kw),
+    }
+
+
+def _counts(records: Sequence[Judgement], samples: Sequence[Sample]) -> dict[str, int]:
+    raters = {(j.rater, j.rater_kind) for j in records}
+    return {
+        "pair_samples": sum(1 for s in samples if s.kind != "gold"), "gold_samples": sum(1 for s in samples if s.kind == "gold"),
+        "judgements": len(records), "human_raters": sum(1 for _, k in raters if k == "human"),
+        "model_raters": sum(1 for _, k in raters if k == "model"),
+    }
+
+
+def _winner_agreement(design: Sequence[Judgement], kw: dict[str, Any]) -> dict[str, Any]:
+    labels = an.winner_labels(design)
+    cats = list(an.WINNER_CATEGORIES)
+    return {
+        "samples": len(ag.multi_rated(labels)),
+        "percent": ag.pairwise_agreement(labels, **kw).as_dict(),
+        "krippendorff_alpha_nominal": ag.krippendorff_alpha(labels, "nominal", value_domain=cats, **kw).as_dict(),
+        "fleiss_kappa": ag.fleiss_kappa(labels, cats, raters_per_unit=2, **kw).as_dict(),
+    }
+
+
+def _cohen_pairs(design: Sequence[Judgement], options: ReportOptions, kw: dict[str, Any]) -> list[dict[str, Any]]:
+    labels = an.winner_labels(design)
+    raters = sorted({j.rater for j in design})
+    out = []
+    for a, b in combinations(raters, 2):
+        shared = sum(1 for u in labels.values() if a in u and b in u)
+        if shared >= options.min_shared:
+            out.append({"raters": [a, b], "shared": shared, "kappa": ag.cohen_kappa(labels, a, b, list(an.WINNER_CATEGORIES), **kw).as_dict()})
+    return out
+
+
+def _dimensions(design: Sequence[Judgement], protocol: Protocol, kw: dict[str, Any]) -> dict[str, Any]:
+    out = {}
+    for dim in protocol.dimensions:
+        labels = an.rating_labels(design, dim.id)
+        if labels:
+            out[dim.id] = {"label": dim.label, "clips": len(ag.multi_rated(labels)),
+                           "alpha_ordinal": ag.krippendorff_alpha(labels, "ordinal", value_domain=[1, 2, 3, 4, 5], **kw).as_dict()}
+    return out
+
+
+def _tags(design: Sequence[Judgement], protocol: Protocol) -> list[dict[str, Any]]:
+    out = []
+    for tag in protocol.tags.values():
+        used = sum(1 for j in design if tag.id in j.tags)
+        if used:
+            presence = {u: r for u, r in an.tag_presence(design, tag.id).items() if len(r) >= 2}
+            out.append({"tag": tag.id, "label": tag.label, "used": used, **ag.specific_agreement(presence)})
+    return sorted(out, key=lambda t: -t["used"])
+
+
+def _rankings(records: Sequence[Judgement], kw: dict[str, Any]) -> dict[str, Any]:
+    results = an.outcomes(records)
+    bt = bradley_terry_intervals(results, n_resamples=kw["n_resamples"], seed=kw["seed"]) if results else {}
+    return {
+        "comparisons": len(results),
+        "win_rates": [w.as_dict() for w in win_rates(results)],
+        "bradley_terry": sorted(({"system": s, **i.as_dict()} for s, i in bt.items()), key=lambda r: -r["estimate"]),
+    }
+
+
+def _models(records: Sequence[Judgement], samples: Sequence[Sample], kw: dict[str, Any]) -> list[dict[str, Any]]:
+    pairs = an.pair_records(records, samples, kind=None)
+    models = sorted({j.rater for j in pairs if j.rater_kind == "model"})
+    return [an.agreement_with_majority(pairs, m, **kw).as_dict() for m in models]

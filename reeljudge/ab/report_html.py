@@ -1,0 +1,163 @@
+"""The A/B report as one self-contained HTML page: tables and inline SVG interval charts (no JS)."""
+
+from __future__ import annotations
+
+import json
+from html import escape
+from typing import Any, Callable, Sequence
+
+Row = tuple[str, float | None, float | None, float | None]
+
+
+def render(report: dict[str, Any], clip_href: Callable[[str], str]) -> str:
+    """The report page; ``clip_href(sha256)`` gives the link to a stored clip."""
+    ag = report["agreement"]
+    parts = [
+        _head(report),
+        "<h2>Winner agreement per task family</h2>",
+        "<p>Raw agreement is the share of rater pairs on a sample who chose the same winner; κ and α correct for chance. "
+        "Intervals: bootstrap over samples, 95 %.</p>",
+        _agreement_table(ag),
+        _chart([(f, _e(v["percent"]["interval"]), *_lh(v["percent"]["interval"])) for f, v in ag["by_family"].items()], 0, 1, "% agreement", pct=True),
+        "<h2>Cohen's κ per rater pair</h2>", _cohen_table(ag["cohen_kappa"]),
+        "<h2>Ratings: Krippendorff's α (ordinal) per dimension</h2>",
+        _chart([(v["label"], _e(v["alpha_ordinal"]), *_lh(v["alpha_ordinal"])) for v in ag["dimensions"].values()], -0.2, 1, "α ordinal"),
+        "<h2>Reason tags: agreement</h2>", _tag_table(ag["tags"]),
+        "<h2>Rankings</h2>", *[_ranking(f, r) for f, r in report["rankings"].items()],
+        "<h2>Top disagreements</h2>", _disagreements(report["disagreements"], clip_href),
+        "<h2>Ratings that contradict the winner</h2>", _contradictions(report["contradictions"]),
+        "<h2>Gold pairs (attention checks)</h2>", _gold(report["gold"]),
+        "<h2>Model raters against the human majority</h2>", _models(report["models"]),
+        f"<h2>Data</h2><details><summary>report JSON</summary><pre>{escape(json.dumps(report, indent=1)[:200000])}</pre></details>",
+        "</body></html>",
+    ]
+    return "\n".join(parts)
+
+
+def _e(interval: dict[str, Any]) -> float | None:
+    return interval.get("estimate")
+
+
+def _lh(interval: dict[str, Any]) -> tuple[float | None, float | None]:
+    return interval.get("low"), interval.get("high")
+
+
+def _f(x: Any, digits: int = 2, pct: bool = False) -> str:
+    if x is None:
+        return "–"
+    return f"{100 * x:.0f} %" if pct else f"{x:.{digits}f}"
+
+
+def _ci(interval: dict[str, Any], pct: bool = False) -> str:
+    if interval.get("estimate") is None:
+        return "undefined"
+    return f"{_f(interval['estimate'], pct=pct)} [{_f(interval.get('low'), pct=pct)}, {_f(interval.get('high'), pct=pct)}]"
+
+
+def _head(report: dict[str, Any]) -> str:
+    c = report["counts"]
+    return f"""<!doctype html><html lang="en"><head><meta charset="utf-8"><title>reeljudge A/B report</title>
+<style>body{{font:14px/1.4 system-ui,sans-serif;max-width:1100px;margin:auto;padding:0 1rem 3rem}}table{{border-collapse:collapse;margin:.5rem 0}}
+td,th{{border:1px solid #ccc;padding:.2rem .5rem;text-align:left;vertical-align:top}}svg text{{font:12px system-ui,sans-serif}}.sev2{{color:#a3122a}}</style>
+</head><body><h1>reeljudge A/B report</h1>
+<p>Protocol {escape(report['protocol'])} · {c['pair_samples']} pair samples, {c['gold_samples']} gold · {c['judgements']} judgements by
+{c['human_raters']} human and {c['model_raters']} model raters · generated {escape(report['generated_at'])}.
+Agreement uses the first {report['design']['first_n']} human records per sample ({report['design']['records_used']} records).</p>"""
+
+
+def _agreement_table(ag: dict[str, Any]) -> str:
+    rows = "".join(
+        f"<tr><td>{escape(name)}</td><td>{v['samples']}</td><td>{_ci(v['percent']['interval'], pct=True)}</td>"
+        f"<td>{_ci(v['fleiss_kappa'])}</td><td>{_ci(v['krippendorff_alpha_nominal'])}</td></tr>"
+        for name, v in [("all families", ag["overall"]), *ag["by_family"].items()]
+    )
+    return f"<table id='agreement'><tr><th>family</th><th>samples</th><th>% agreement</th><th>Fleiss' κ</th><th>Krippendorff's α (nominal)</th></tr>{rows}</table>"
+
+
+def _cohen_table(pairs: list[dict[str, Any]]) -> str:
+    if not pairs:
+        return "<p>No two raters share enough samples.</p>"
+    rows = "".join(f"<tr><td>{escape(' – '.join(p['raters']))}</td><td>{p['shared']}</td><td>{_ci(p['kappa'])}</td></tr>" for p in pairs)
+    return f"<table><tr><th>raters</th><th>shared samples</th><th>Cohen's κ</th></tr>{rows}</table>"
+
+
+def _tag_table(tags: list[dict[str, Any]]) -> str:
+    if not tags:
+        return "<p>No tags yet.</p>"
+    rows = "".join(
+        f"<tr><td>{escape(t['label'])}</td><td>{t['used']}</td><td>{t['both']}</td><td>{t['one_only']}</td><td>{_f(t['agreement'], pct=True)}</td></tr>"
+        for t in tags
+    )
+    return ("<table><tr><th>tag</th><th>times used</th><th>rater pairs: both</th><th>one only</th><th>specific agreement</th></tr>"
+            f"{rows}</table>")
+
+
+def _chart(rows: Sequence[Row], lo: float, hi: float, title: str, pct: bool = False) -> str:
+    """Horizontal dot-and-whisker chart of estimates with intervals."""
+    if not rows:
+        return "<p>No data.</p>"
+    width, left, height = 640, 200, 24 * len(rows) + 30
+    x = lambda v: left + (max(lo, min(hi, v)) - lo) / (hi - lo) * (width - left - 20)  # noqa: E731
+    items = [f"<text x='{left}' y='12'>{escape(title)}</text>", f"<line x1='{x(0 if lo < 0 else lo)}' y1='16' x2='{x(0 if lo < 0 else lo)}' y2='{height}' stroke='#999'/>"]
+    for k, (label, est, low, high) in enumerate(rows):
+        y = 30 + 24 * k
+        items.append(f"<text x='4' y='{y + 4}'>{escape(label)[:28]}</text>")
+        if est is None:
+            items.append(f"<text x='{left}' y='{y + 4}'>undefined</text>")
+            continue
+        if low is not None and high is not None:
+            items.append(f"<line x1='{x(low):.1f}' y1='{y}' x2='{x(high):.1f}' y2='{y}' stroke='#555' stroke-width='2'/>")
+        zero = x(0.0 if lo < 0 else lo)
+        items.append(f"<rect x='{min(zero, x(est)):.1f}' y='{y - 7}' width='{abs(x(est) - zero):.1f}' height='14' fill='#7aa6d6' opacity='.5'/>")
+        items.append(f"<circle cx='{x(est):.1f}' cy='{y}' r='4' fill='#1f4e8c'/><text x='{width - 16}' y='{y + 4}' text-anchor='end'>{_f(est, pct=pct)}</text>")
+    return f"<svg width='{width}' height='{height}' role='img' aria-label='{escape(title)}'>{''.join(items)}</svg>"
+
+
+def _ranking(family: str, r: dict[str, Any]) -> str:
+    wr = _chart([(w["system"], w["rate"], w["low"], w["high"]) for w in r["win_rates"]], 0, 1, "win rate (tie = ½), Wilson 95 %", pct=True)
+    bts = r["bradley_terry"]
+    span = max([abs(v) for b in bts for v in (b.get("low"), b.get("high")) if v is not None] + [1.0])
+    bt = _chart([(b["system"], b["estimate"], b["low"], b["high"]) for b in bts], -span, span, "Bradley–Terry log-strength, bootstrap 95 %")
+    rows = "".join(
+        f"<tr><td>{escape(w['system'])}</td><td>{w['wins']}</td><td>{w['ties']}</td><td>{w['losses']}</td><td>{_f(w['rate'], pct=True)} [{_f(w['low'], pct=True)}, {_f(w['high'], pct=True)}]</td></tr>"
+        for w in r["win_rates"]
+    )
+    table = f"<table><tr><th>system</th><th>wins</th><th>ties</th><th>losses</th><th>win rate [Wilson]</th></tr>{rows}</table>"
+    return f"<h3>{escape(family)} ({r['comparisons']} comparisons)</h3>{table}{wr}{bt}"
+
+
+def _disagreements(rows: list[dict[str, Any]], clip_href: Callable[[str], str]) -> str:
+    if not rows:
+        return "<p>No disagreements.</p>"
+    items = []
+    for r in rows:
+        verdicts = "; ".join(f"{escape(v['rater'])}: {escape(v['winner'])} ({escape(v['primary_tag'])})" for v in r["verdicts"])
+        clips = " · ".join(f"<a href='{escape(clip_href(sha))}'>{escape(system)}</a>" for system, sha in r["clips"].items())
+        items.append(f"<li class='sev{r['severity']}'><b>{escape(r['kind'])}</b> — {escape(r['family'])}: “{escape(r['prompt'][:140])}” "
+                     f"<code>{r['sample_id']}</code><br>{verdicts}<br>clips: {clips}</li>")
+    return f"<ol id='disagreements'>{''.join(items)}</ol>"
+
+
+def _contradictions(rows: list[dict[str, Any]]) -> str:
+    if not rows:
+        return "<p>None: every record's ratings agree with its winner.</p>"
+    body = "".join(
+        f"<tr><td>{escape(c['kind'])}</td><td>{escape(c['rater'])}</td><td><code>{c['sample_id']}</code></td><td>{escape(c['winner'])}</td>"
+        f"<td>{escape(c['ratings_favour'])}</td><td>{escape(c['deciding_group'])} (by {c['margin']})</td></tr>"
+        for c in rows
+    )
+    return f"<table id='contradictions'><tr><th>kind</th><th>rater</th><th>sample</th><th>winner</th><th>ratings favour</th><th>decided by</th></tr>{body}</table>"
+
+
+def _gold(gold: dict[str, Any]) -> str:
+    if not gold:
+        return "<p>No gold pairs answered.</p>"
+    rows = "".join(f"<tr><td>{escape(r)}</td><td>{g['correct']}/{g['answered']}</td><td>{_f(g['accuracy'], pct=True)}</td></tr>" for r, g in sorted(gold.items()))
+    return f"<table id='gold'><tr><th>rater</th><th>correct</th><th>accuracy</th></tr>{rows}</table>"
+
+
+def _models(models: list[dict[str, Any]]) -> str:
+    if not models:
+        return "<p>No model raters in this store.</p>"
+    rows = "".join(f"<tr><td>{escape(m['rater'])}</td><td>{m['units']}</td><td>{_ci(m['rate'], pct=True)}</td><td>{_f(m['kappa'])}</td></tr>" for m in models)
+    return f"<table><tr><th>model</th><th>samples with a human majority</th><th>agreement</th><th>Cohen's κ</th></tr>{rows}</table>"

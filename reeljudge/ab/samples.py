@@ -1,0 +1,131 @@
+"""A/B samples and the clips they show, addressed by content hash.
+
+A sample is one prompt with two systems' clips (and, for edit tasks, the source clip). Its id is
+a hash of its content, so importing the same pair twice (in either order) gives the same sample.
+Clips are copied into the A/B data folder as ``clips/<sha256>.<ext>``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from reeljudge.errors import MediaError
+
+PLAYABLE_SUFFIXES = {".mp4": "video/mp4", ".m4v": "video/mp4", ".webm": "video/webm"}  # as reeljudge.media.container.PLAYABLE
+RESERVED_SYSTEMS = frozenset({"tie", "A", "B"})
+
+
+@dataclass(frozen=True)
+class Clip:
+    """A stored clip: content hash, file name in the clip folder, size, type and playback facts."""
+
+    sha256: str
+    file: str
+    bytes: int
+    mime: str
+    duration: float
+    fps: float
+    width: int
+    height: int
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One prompt, two systems' clips (``a`` and ``b`` in canonical order), optional edit source."""
+
+    sample_id: str
+    family: str
+    prompt: str
+    system_a: str
+    clip_a: str
+    system_b: str
+    clip_b: str
+    source_clip: str | None = None
+    kind: str = "pair"  # "pair" or "gold"
+    expected: str | None = None  # gold: the system that must win, or "tie"
+    origin: str = ""
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def systems(self) -> tuple[str, str]:
+        """(system_a, system_b)."""
+        return (self.system_a, self.system_b)
+
+    def clip_of(self, system: str) -> str:
+        """The clip sha256 of one of the sample's systems."""
+        return self.clip_a if system == self.system_a else self.clip_b
+
+
+def sample_id_for(family: str, prompt: str, pairs: Mapping[str, str], source_clip: str | None) -> str:
+    """16 hex of the sha256 over the sample's content (order of ``pairs`` does not matter)."""
+    payload = json.dumps([family, prompt, sorted(pairs.items()), source_clip], ensure_ascii=False)
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
+
+
+def make_sample(
+    family: str, prompt: str, first: tuple[str, str], second: tuple[str, str], *,
+    source_clip: str | None = None, kind: str = "pair", expected: str | None = None, origin: str = "",
+    extra: Mapping[str, Any] | None = None,
+) -> Sample:
+    """A sample from two (system, clip sha256) pairs, put in canonical order (by system name)."""
+    (sa, ca), (sb, cb) = sorted([first, second])
+    sid = sample_id_for(family, prompt, {sa: ca, sb: cb}, source_clip)
+    return Sample(sid, family, prompt, sa, ca, sb, cb, source_clip, kind, expected, origin, dict(extra or {}))
+
+
+class ClipStore:
+    """The folder of clips addressed by content hash."""
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self.root = Path(root)
+
+    def path(self, clip: Clip) -> Path:
+        """Where a stored clip lives."""
+        return self.root / clip.file
+
+    def add(self, source: Path) -> Clip:
+        """Check a clip decodes, hash it and copy it in (once); MediaError naming the file if it is unusable."""
+        from reeljudge.media.refs import file_size, sha256_file
+
+        size = file_size(source)
+        suffix = source.suffix.lower()
+        if suffix not in PLAYABLE_SUFFIXES:
+            raise MediaError(f"{source}: {suffix or 'no extension'} does not play in browsers; convert it to MP4 (H.264) or WebM")
+        facts = probe_clip(source)
+        sha = sha256_file(source)
+        name = f"{sha}{suffix}"
+        target = self.root / name
+        if not target.exists():
+            from reeljudge.atomic import atomic_path
+
+            with atomic_path(target) as tmp:
+                shutil.copyfile(source, tmp)
+        return Clip(sha, name, size, PLAYABLE_SUFFIXES[suffix], **facts)
+
+
+def probe_clip(path: Path) -> dict[str, Any]:
+    """Duration, fps and size of a clip after decoding its first frame; MediaError if it does not decode."""
+    import av
+
+    from reeljudge.media.container import ffmpeg_reason, open_info
+
+    container, stream, info = open_info(path)
+    try:
+        frame = next(container.decode(stream), None)
+    except av.error.FFmpegError as error:
+        raise MediaError(f"{path}: cannot be decoded as video ({ffmpeg_reason(error)})") from None
+    finally:
+        container.close()
+    if frame is None:
+        raise MediaError(f"{path}: cannot be decoded as video (no frame)")
+    return {"duration": round(info.declared_duration, 3), "fps": round(info.fps or 24.0, 3), "width": info.width, "height": info.height}

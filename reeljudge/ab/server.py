@@ -1,0 +1,225 @@
+"""The rating server: a Starlette (ASGI) app served by uvicorn.
+
+Raters open ``/r/<invite token>``: a static page (``static/rater.html`` + ``rater.js``) that asks
+``/api/r/<token>/task`` for its next task, streams the two clips with HTTP Range support, and
+posts its verdict to ``/api/r/<token>/submit``. Each token reaches only its own tasks, clips and
+records. The admin pages (``admin.py``) need the admin token. Handlers are plain functions run in
+a thread pool; each thread has its own database connection.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from reeljudge.ab.assignment import QCOptions, assignment_by_id, next_assignment, progress
+from reeljudge.ab.protocol import SIDES, check_form
+from reeljudge.ab.records import RecordError, build_record
+from reeljudge.ab.store import AlreadyJudged
+from reeljudge.ab.workspace import Workspace
+
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+MAX_BODY = 512 * 1024
+
+
+@dataclass(frozen=True)
+class ServeOptions:
+    """Rating-server settings.
+
+    Args:
+        host: address to bind (127.0.0.1: this machine only; 0.0.0.0 exposes it to the network).
+        port: TCP port.
+        qc: quality-control settings (raters per sample, third raters, gold frequency).
+        break_every: remind the rater to take a break after this many tasks in a row.
+        break_minutes: … or after this many minutes of rating.
+    """
+
+    host: str = "127.0.0.1"
+    port: int = 8765
+    qc: QCOptions = field(default_factory=QCOptions)
+    break_every: int = 15
+    break_minutes: float = 25.0
+
+
+def create_app(workspace: Workspace, options: ServeOptions = ServeOptions()) -> Any:
+    """The ASGI app for one workspace."""
+    from starlette.applications import Starlette
+    from starlette.routing import Mount, Route
+    from starlette.staticfiles import StaticFiles
+
+    from reeljudge.ab import admin
+
+    api = _RaterApi(workspace, options)
+    routes = [
+        Route("/", _home),
+        Route("/healthz", lambda request: _json({"ok": True})),
+        Route("/r/{token}", api.page),
+        Route("/api/r/{token}/task", api.task),
+        Route("/api/r/{token}/submit", api.submit, methods=["POST"]),
+        Route("/api/r/{token}/clip/{assignment_id}/{which}", api.clip),
+        Route("/api/r/{token}/mine", api.mine),
+        Mount("/static", app=StaticFiles(directory=STATIC_DIR), name="static"),
+        *admin.routes(workspace, options),
+    ]
+    return Starlette(routes=routes)
+
+
+def _json(data: Any, status: int = 200) -> Any:
+    from starlette.responses import JSONResponse
+
+    return JSONResponse(data, status_code=status, headers={"Cache-Control": "no-store"})
+
+
+def _home(request: Any) -> Any:
+    from starlette.responses import HTMLResponse
+
+    return HTMLResponse("<!doctype html><title>reeljudge A/B</title><p>reeljudge A/B rating server. Open your personal invite link.</p>")
+
+
+class _RaterApi:
+    """The rater-facing endpoints; every one starts by resolving the token to a rater."""
+
+    def __init__(self, workspace: Workspace, options: ServeOptions) -> None:
+        self.ws, self.options = workspace, options
+        self.protocol = workspace.protocol
+
+    def _rater(self, request: Any) -> str | None:
+        return self.ws.store.rater_for_token(request.path_params["token"])
+
+    def page(self, request: Any) -> Any:
+        from starlette.responses import FileResponse, HTMLResponse
+
+        if self._rater(request) is None:
+            return HTMLResponse("<!doctype html><title>Not found</title><p>This invite link is not valid.</p>", status_code=404)
+        return FileResponse(STATIC_DIR / "rater.html", headers={"Cache-Control": "no-store"})
+
+    def task(self, request: Any) -> Any:
+        rater = self._rater(request)
+        if rater is None:
+            return _json({"error": "unknown invite link"}, 404)
+        assignment = next_assignment(self.ws.store, rater, self.options.qc)
+        done, total = progress(self.ws.store, rater, self.options.qc)
+        body: dict[str, Any] = {
+            "rater": rater, "progress": {"done": done, "total": total}, "protocol": self.protocol.public(),
+            "break": {"every": self.options.break_every, "minutes": self.options.break_minutes}, "task": None,
+        }
+        if assignment is not None:
+            body["task"] = self._task_body(request, assignment)
+        return _json(body)
+
+    def _task_body(self, request: Any, assignment: Any) -> dict[str, Any]:
+        sample = assignment.sample
+        token = request.path_params["token"]
+        base = f"/api/r/{token}/clip/{assignment.assignment_id}"
+        clips = {}
+        for side, sha in assignment.clips.items():
+            clip = self.ws.store.clip(sha)
+            assert clip is not None
+            clips[side] = {"url": f"{base}/{side}", "duration": clip.duration, "fps": clip.fps, "width": clip.width, "height": clip.height}
+        source = None
+        if sample.source_clip:
+            clip = self.ws.store.clip(sample.source_clip)
+            source = {"url": f"{base}/source", "duration": clip.duration if clip else None}
+        return {
+            "assignment_id": assignment.assignment_id, "prompt": sample.prompt, "family": sample.family,
+            "family_label": self.protocol.families[sample.family].label, "clips": clips, "source": source,
+            "min_full_plays": self.protocol.rules.min_full_plays,
+        }
+
+    def clip(self, request: Any) -> Any:
+        from starlette.responses import FileResponse, PlainTextResponse
+
+        rater = self._rater(request)
+        assignment = assignment_by_id(self.ws.store, request.path_params["assignment_id"])
+        which = request.path_params["which"]
+        if rater is None or assignment is None or assignment.rater_id != rater or which not in (*SIDES, "source"):
+            return PlainTextResponse("not found", status_code=404)
+        sha = assignment.sample.source_clip if which == "source" else assignment.clips[which]
+        clip = self.ws.store.clip(sha) if sha else None
+        if clip is None:
+            return PlainTextResponse("not found", status_code=404)
+        return FileResponse(self.ws.clips.path(clip), media_type=clip.mime, headers={"Cache-Control": "private, max-age=3600"})
+
+    def mine(self, request: Any) -> Any:
+        rater = self._rater(request)
+        if rater is None:
+            return _json({"error": "unknown invite link"}, 404)
+        return _json({"rater": rater, "records": self.ws.store.judgements(rater_id=rater)})
+
+    async def submit(self, request: Any) -> Any:
+        from starlette.concurrency import run_in_threadpool
+
+        raw = await request.body()
+        if len(raw) > MAX_BODY:
+            return _json({"error": "request too large"}, 413)
+        try:
+            import json
+
+            body = json.loads(raw)
+            if not isinstance(body, dict):
+                raise ValueError
+        except ValueError:
+            return _json({"error": "the body must be a JSON object"}, 400)
+        return await run_in_threadpool(self._submit, request.path_params["token"], body)
+
+    def _submit(self, token: str, body: dict[str, Any]) -> Any:
+        rater = self.ws.store.rater_for_token(token)
+        assignment = assignment_by_id(self.ws.store, str(body.get("assignment_id") or ""))
+        if rater is None or assignment is None or assignment.rater_id != rater:
+            return _json({"error": "no such task for this invite link"}, 404)
+        submission_id = str(body.get("submission_id") or "")
+        for record in self.ws.store.judgements(rater_id=rater, sample_id=assignment.sample.sample_id):
+            if record["submission_id"] == submission_id:
+                return _json({"stored": False, "duplicate": True, "record_id": record["record_id"]})
+        form = body.get("form") if isinstance(body.get("form"), dict) else {}
+        watch = _watch(body.get("watch"))
+        problems = [v.as_dict() for v in check_form(self.protocol, assignment.sample.family, form)]
+        problems += _watch_problems(watch, self.protocol.rules.min_full_plays)
+        if problems:
+            return _json({"stored": False, "violations": problems}, 422)
+        return self._store(rater, assignment, form, watch, submission_id)
+
+    def _store(self, rater: str, assignment: Any, form: dict[str, Any], watch: dict[str, Any], submission_id: str) -> Any:
+        sample = assignment.sample
+        try:
+            record = build_record(
+                sample_id=sample.sample_id, family=sample.family, protocol=self.protocol.id, shown=assignment.shown,
+                clips=assignment.clips, form=form, rater_id=rater, submission_id=submission_id or None, watch=watch,
+                served_at=assignment.served_at,
+            )
+            stored, created = self.ws.store.append_judgement(record)
+        except RecordError as error:
+            return _json({"stored": False, "violations": [{"field": "record", "message": error.message}]}, 422)
+        except AlreadyJudged as error:
+            return _json({"stored": False, "error": error.message}, 409)
+        return _json({"stored": created, "duplicate": not created, "record_id": stored["record_id"]})
+
+
+WATCH_EVENTS = {"play", "pause", "seek", "ended", "full_play", "rate", "step", "loop"}
+
+
+def _watch(raw: Any) -> dict[str, Any]:
+    """The watch log as posted (well-formed events only, at most 2000) and full plays counted from it."""
+    log = []
+    for event in (raw or {}).get("log", []) if isinstance(raw, dict) else []:
+        if isinstance(event, dict) and event.get("side") in ("A", "B", "both") and event.get("event") in WATCH_EVENTS:
+            item = {k: event.get(k) for k in ("side", "event", "t", "at_ms")}
+            if not all(isinstance(item[k], (int, float)) and not isinstance(item[k], bool) and item[k] >= 0 for k in ("t", "at_ms")):
+                continue
+            if isinstance(event.get("value"), (int, float, str, bool)) or event.get("value") is None:
+                item["value"] = event.get("value")
+            log.append(item)
+    log = log[-2000:]
+    plays = {side: sum(1 for e in log if e["side"] == side and e["event"] == "full_play") for side in SIDES}
+    return {"full_plays": plays, "log": log}
+
+
+def _watch_problems(watch: dict[str, Any], minimum: int) -> list[dict[str, str]]:
+    """A violation per clip not yet played to the end ``minimum`` times."""
+    return [
+        {"field": "watch", "message": f"Play clip {side} to the end {minimum} times before submitting (so far {n})."}
+        for side, n in watch["full_plays"].items() if n < minimum
+    ]
+
+

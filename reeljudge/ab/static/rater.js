@@ -1,0 +1,300 @@
+// reeljudge A/B rating page: synchronised A/B player, watch log, protocol form, submit.
+// No build step, no library. The server checks everything again; this page only helps the rater.
+"use strict";
+(() => {
+  const token = decodeURIComponent(location.pathname.split("/").filter(Boolean).pop());
+  const api = (path) => `/api/r/${encodeURIComponent(token)}/${path}`;
+  const $ = (sel) => document.querySelector(sel);
+  const t0 = performance.now();
+  const SIDES = ["A", "B"];
+  const videos = { A: $("#video-A"), B: $("#video-B") };
+  let protocol = null, task = null, log = [], submissionId = null, inFlight = false;
+  let plays = { A: 0, B: 0 }, covered = { A: 0, B: 0 }, lastT = { A: 0, B: 0 }, lastWall = { A: 0, B: 0 };
+  let sessionTasks = 0, sessionStart = Date.now(), breakRule = { every: 15, minutes: 25 };
+
+  const now = () => Math.round(performance.now() - t0);
+  const record = (side, event, value) => {
+    const v = side === "both" ? videos.A : videos[side];
+    log.push({ side, event, t: Math.max(0, +(v.currentTime || 0).toFixed(3)), at_ms: now(), value: value ?? null });
+    if (log.length > 2000) log.shift();
+  };
+  const newId = () => (crypto.randomUUID ? crypto.randomUUID() : `${Date.now()}-${Math.random().toString(16).slice(2)}`).replace(/[^A-Za-z0-9_.:-]/g, "");
+
+  // ---- loading a task ----
+  async function load() {
+    const res = await fetch(api("task"), { cache: "no-store" });
+    if (!res.ok) return fatal(res.status === 404 ? "This invite link is not valid." : `The server answered ${res.status}.`);
+    const body = await res.json();
+    protocol = body.protocol; breakRule = body.break || breakRule;
+    $("#progress").textContent = `${body.progress.done} of ${body.progress.total}`;
+    if (!body.task) { $("#task").hidden = true; $("#done").hidden = false; return; }
+    show(body.task);
+  }
+
+  function show(t) {
+    task = t; log = []; submissionId = newId();
+    plays = { A: 0, B: 0 }; covered = { A: 0, B: 0 }; lastT = { A: 0, B: 0 };
+    $("#prompt").textContent = t.prompt;
+    $("#family").textContent = `(${t.family_label})`;
+    $("#instruction-list").replaceChildren(...protocol.instructions.map((s) => el("li", {}, s)));
+    for (const side of SIDES) { videos[side].src = t.clips[side].url; videos[side].load(); }
+    $("#source-box").hidden = !t.source;
+    if (t.source) $("#video-source").src = t.source.url;
+    buildForm(t.family);
+    updatePlays(); clearMessages();
+    $("#submit-state").textContent = "";
+    $("#task").hidden = false; $("#done").hidden = true;
+  }
+
+  const el = (tag, attrs, ...children) => {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, v);
+    node.append(...children);
+    return node;
+  };
+  const applies = (item, family) => !item.families || item.families.includes(family);
+
+  function buildForm(family) {
+    $("#verdict").reset();
+    const primary = $("#primary_tag");
+    primary.replaceChildren(el("option", { value: "" }, "— choose one —"));
+    const secondary = $("#secondary");
+    secondary.replaceChildren(el("div", { class: "group" }, "Secondary reasons (0 to 3)"));
+    for (const group of protocol.tag_groups.filter((g) => applies(g, family))) {
+      const og = el("optgroup", { label: group.label });
+      secondary.append(el("div", { class: "group" }, group.label));
+      for (const tag of group.tags) {
+        og.append(el("option", { value: tag.id }, tag.label));
+        secondary.append(el("label", {}, el("input", { type: "checkbox", name: "secondary", value: tag.id }), ` ${tag.label}`));
+      }
+      primary.append(og);
+    }
+    const body = $("#ratings tbody");
+    body.replaceChildren();
+    for (const dim of protocol.dimensions.filter((d) => applies(d, family))) {
+      const row = el("tr", { "data-dimension": dim.id });
+      const anchors = Object.entries(dim.anchors).map(([k, v]) => `${k}: ${v}`).join("\n");
+      row.append(el("th", { title: anchors }, dim.label));
+      for (const side of SIDES) {
+        const cell = el("td", { role: "radiogroup", "aria-label": `${dim.label}, clip ${side}` });
+        for (let value = 1; value <= 5; value++) {
+          cell.append(el("label", {}, el("input", { type: "radio", name: `r-${side}-${dim.id}`, value: String(value), "data-side": side, "data-dimension": dim.id }), String(value)));
+        }
+        row.append(cell, );
+      }
+      row.append(el("td", { class: "msg", "data-for": `ratings-${dim.id}` }));
+      body.append(row);
+    }
+  }
+
+  // ---- the form: read, check (mirror of the server's rules), show messages ----
+  function readForm() {
+    const winner = document.querySelector("input[name=winner]:checked");
+    const ratings = { A: {}, B: {} };
+    for (const input of document.querySelectorAll("#verdict input[type=radio][data-side]:checked")) {
+      ratings[input.dataset.side][input.dataset.dimension] = Number(input.value);
+    }
+    return {
+      winner: winner ? winner.value : null,
+      primary_tag: $("#primary_tag").value || null,
+      secondary_tags: [...document.querySelectorAll("input[name=secondary]:checked")].map((i) => i.value),
+      ratings,
+      note: $("#note").value.trim() || null,
+    };
+  }
+
+  function check(form) {
+    const out = [], rules = protocol.rules, fam = task.family;
+    const tags = {};
+    for (const g of protocol.tag_groups) for (const t of g.tags) tags[t.id] = { ...t, scope: g.scope || "loser", families: g.families };
+    if (!["A", "B", "tie"].includes(form.winner)) out.push(["winner", "Choose the winner: A, B or Tie."]);
+    if (!form.primary_tag) out.push(["primary_tag", "Choose exactly one primary reason tag."]);
+    const sec = form.secondary_tags;
+    if (sec.length > rules.secondary_tags_max) out.push(["secondary_tags", `Choose at most ${rules.secondary_tags_max} secondary tags (you chose ${sec.length}).`]);
+    if (form.primary_tag && sec.includes(form.primary_tag)) out.push(["secondary_tags", "The primary tag cannot also be a secondary tag."]);
+    const slots = (form.primary_tag ? [["primary_tag", form.primary_tag]] : []).concat(sec.map((t) => ["secondary_tags", t]));
+    for (const [slot, id] of slots) {
+      const tag = tags[id];
+      if (!tag) out.push([slot, `Unknown reason tag '${id}'.`]);
+      else if (!applies(tag, fam)) out.push([slot, `“${tag.label}” is for ${tag.families.join(", ")} tasks only; this is a ${fam} task.`]);
+      else if (form.winner === "tie" && tag.scope === "loser") out.push([slot, `A tie has no loser: “${tag.label}” names a failure of the losing clip. Pick a tie reason, or pick a winner.`]);
+      else if ((form.winner === "A" || form.winner === "B") && tag.scope === "tie") out.push([slot, `“${tag.label}” is a reason for a tie, but you chose ${form.winner} as the winner.`]);
+    }
+    for (const side of SIDES) {
+      for (const [dimId, value] of Object.entries(form.ratings[side])) {
+        const dim = protocol.dimensions.find((d) => d.id === dimId);
+        if (!dim) out.push([`ratings.${side}.${dimId}`, `Unknown dimension '${dimId}'.`]);
+        else if (!applies(dim, fam)) out.push([`ratings.${side}.${dimId}`, `${dim.label} is rated only on ${dim.families.join(", ")} tasks; this is a ${fam} task.`]);
+      }
+      for (const dim of protocol.dimensions.filter((d) => applies(d, fam))) {
+        if (rules.ratings_required && !(dim.id in form.ratings[side])) out.push([`ratings.${side}.${dim.id}`, `Rate ${dim.label} for clip ${side}.`]);
+      }
+    }
+    if (form.note && form.note.length > rules.note_max_chars) out.push(["note", `Keep the note under ${rules.note_max_chars} characters (it has ${form.note.length}).`]);
+    for (const side of SIDES) {
+      if (plays[side] < task.min_full_plays) out.push(["watch", `Play clip ${side} to the end ${task.min_full_plays} times before submitting (so far ${plays[side]}).`]);
+    }
+    return out.map(([field, message]) => ({ field, message }));
+  }
+
+  function clearMessages() { for (const m of document.querySelectorAll(".msg")) m.textContent = ""; }
+  function showMessages(violations) {
+    clearMessages();
+    for (const v of violations) {
+      let target = document.querySelector(`.msg[data-for="${v.field}"]`);
+      const rating = v.field.match(/^ratings\.(A|B)\.(.+)$/);
+      if (!target && rating) target = document.querySelector(`.msg[data-for="ratings-${CSS.escape(rating[2])}"]`) || document.querySelector('.msg[data-for="ratings"]');
+      if (!target) target = document.querySelector('.msg[data-for="record"]');
+      target.append(el("div", { class: "violation", "data-field": v.field }, v.message));
+    }
+  }
+
+  async function submit() {
+    if (!task || inFlight) return;
+    const form = readForm();
+    const problems = check(form);
+    if (problems.length) { showMessages(problems); $("#submit-state").textContent = "Not sent: see the messages above."; return; }
+    inFlight = true; $("#submit-state").textContent = "Sending…";
+    try {
+      const res = await fetch(api("submit"), {
+        method: "POST", headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ assignment_id: task.assignment_id, submission_id: submissionId, form, watch: { log } }),
+      });
+      const body = await res.json().catch(() => ({}));
+      if (res.status === 422) { showMessages(body.violations || []); $("#submit-state").textContent = "Not stored: see the messages above."; return; }
+      if (!res.ok) { $("#submit-state").textContent = body.error || `The server answered ${res.status}; try again.`; return; }
+      sessionTasks += 1;
+      maybeBreak();
+      await load();
+    } catch (err) {
+      $("#submit-state").textContent = "Network error: your answer is kept, press Submit again.";
+    } finally { inFlight = false; }
+  }
+
+  function maybeBreak() {
+    const minutes = (Date.now() - sessionStart) / 60000;
+    if (sessionTasks >= breakRule.every || minutes >= breakRule.minutes) $("#break-banner").hidden = false;
+  }
+  $("#break-dismiss").addEventListener("click", () => { $("#break-banner").hidden = true; sessionTasks = 0; sessionStart = Date.now(); });
+
+  // ---- the synchronised player ----
+  // A play counts as full when the media time actually played (not skipped) covers 85 % of the
+  // clip: each advance is credited only up to the wall-clock time that passed at the chosen speed.
+  function credit(side, delta) {
+    const wall = (performance.now() - lastWall[side]) / 1000;
+    const allowed = wall * videos[side].playbackRate * 1.25 + 0.05;
+    if (delta > 0) covered[side] += Math.min(delta, allowed);
+  }
+  const master = () => videos.A;
+  const fps = () => (task && task.clips.A.fps) || 24;
+  const anyPlaying = () => SIDES.some((s) => !videos[s].paused && !videos[s].ended);
+
+  function playPause() {
+    if (anyPlaying()) { for (const s of SIDES) videos[s].pause(); record("both", "pause"); }
+    else {
+      for (const s of SIDES) { if (videos[s].ended) { videos[s].currentTime = 0; lastT[s] = 0; } videos[s].play().catch(() => {}); }
+      record("both", "play");
+    }
+    syncButton();
+  }
+  function syncButton() { $("#play").textContent = anyPlaying() ? "Pause (K)" : "Play (K)"; }
+  function seekTo(time, event, value) {
+    for (const s of SIDES) {
+      const v = videos[s];
+      v.currentTime = Math.max(0, Math.min(time, (v.duration || time) - 0.001));
+      lastT[s] = v.currentTime;
+    }
+    record("both", event, value);
+  }
+  function step(frames) { for (const s of SIDES) videos[s].pause(); seekTo(master().currentTime + frames / fps(), "step", frames); syncButton(); }
+  function setRate(rate) { for (const s of SIDES) videos[s].playbackRate = rate; $("#rate").value = String(rate); record("both", "rate", rate); }
+  function toggleLoop() { $("#loop").checked = !$("#loop").checked; record("both", "loop", $("#loop").checked); }
+
+  for (const side of SIDES) {
+    const v = videos[side];
+    v.addEventListener("timeupdate", () => {
+      if (!v.seeking && (!v.paused || v.ended)) credit(side, v.currentTime - lastT[side]);
+      lastT[side] = v.currentTime; lastWall[side] = performance.now();
+      if (side === "A") {
+        $("#time").textContent = `${v.currentTime.toFixed(2)} s`;
+        if (v.duration) $("#scrub").value = String(Math.round((v.currentTime / v.duration) * 1000));
+        const other = videos.B;
+        const drift = v.currentTime - other.currentTime;
+        if (!v.paused && !other.paused && !other.ended && Math.abs(drift) > 0.2) {
+          if (drift > 0 && drift < 0.5) covered.B += drift;  // a sync nudge, not a skip: B was on screen with A
+          other.currentTime = v.currentTime; lastT.B = v.currentTime;
+        }
+      }
+    });
+    v.addEventListener("seeked", () => { lastT[side] = v.currentTime; lastWall[side] = performance.now(); });
+    v.addEventListener("play", () => { lastWall[side] = performance.now(); });
+    v.addEventListener("ended", () => {
+      credit(side, v.duration - lastT[side]);
+      record(side, "ended");
+      if (v.duration && covered[side] >= 0.85 * v.duration) { plays[side] += 1; record(side, "full_play", plays[side]); }
+      covered[side] = 0; lastT[side] = 0;
+      updatePlays();
+      if (SIDES.every((s) => videos[s].ended || videos[s].paused)) {
+        if ($("#loop").checked) {
+          for (const s of SIDES) { videos[s].currentTime = 0; lastT[s] = 0; covered[s] = 0; videos[s].play().catch(() => {}); }
+        }
+        syncButton();
+      }
+    });
+  }
+
+  function updatePlays() {
+    const need = task ? task.min_full_plays : 2;
+    for (const s of SIDES) {
+      const span = $(`#plays-${s}`);
+      span.textContent = `played fully ${plays[s]}× of ${need}`;
+      span.classList.toggle("ok", plays[s] >= need);
+    }
+    const ready = task && SIDES.every((s) => plays[s] >= need);
+    $("#submit").disabled = !ready;
+    $("#watch-msg").textContent = "";
+  }
+
+  $("#play").addEventListener("click", playPause);
+  $("#step-back").addEventListener("click", () => step(-1));
+  $("#step-fwd").addEventListener("click", () => step(1));
+  $("#scrub").addEventListener("input", (e) => { const d = master().duration || 0; seekTo((Number(e.target.value) / 1000) * d, "seek"); });
+  $("#rate").addEventListener("change", (e) => setRate(Number(e.target.value)));
+  $("#loop").addEventListener("change", () => record("both", "loop", $("#loop").checked));
+  $("#verdict").addEventListener("submit", (e) => { e.preventDefault(); submit(); });
+  $("#help-button").addEventListener("click", () => { $("#help").hidden = !$("#help").hidden; });
+
+  // ---- keyboard ----
+  const typing = (t) => t && (t.tagName === "TEXTAREA" || (t.tagName === "INPUT" && t.type === "text"));
+  const formControl = (t) => t && ["INPUT", "SELECT", "TEXTAREA", "BUTTON"].includes(t.tagName);
+  const focusFirst = (sel) => { const n = document.querySelector(sel); if (n) n.focus(); };
+  document.addEventListener("keydown", (e) => {
+    const t = e.target;
+    if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); submit(); return; }
+    if (typing(t) || e.ctrlKey || e.metaKey || e.altKey) return;
+    if (t && t.matches && t.matches("input[type=radio][data-side]") && /^[1-5]$/.test(e.key)) {
+      const pick = document.querySelector(`input[name="${t.name}"][value="${e.key}"]`);
+      if (pick) { pick.checked = true; pick.focus(); }
+      e.preventDefault(); return;
+    }
+    if (t && t.tagName === "SELECT") return;
+    const key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
+    const winner = { a: "A", b: "B", t: "tie" }[key];
+    const actions = {
+      k: playPause, ",": () => step(-1), ".": () => step(1), 0: () => seekTo(0, "seek", 0),
+      l: toggleLoop, s: () => { const r = Number($("#rate").value); setRate(r === 1 ? 0.5 : r === 0.5 ? 0.25 : 1); },
+      p: () => $("#primary_tag").focus(), g: () => focusFirst("input[name=secondary]"),
+      r: () => focusFirst("#ratings input[type=radio]"), n: () => $("#note").focus(), "?": () => { $("#help").hidden = !$("#help").hidden; },
+    };
+    if (winner) { const input = document.querySelector(`input[name=winner][value="${winner}"]`); input.checked = true; input.focus(); e.preventDefault(); return; }
+    if (!formControl(t)) {
+      if (key === " ") { e.preventDefault(); playPause(); return; }
+      if (key === "ArrowLeft" || key === "ArrowRight") { e.preventDefault(); seekTo(master().currentTime + (key === "ArrowLeft" ? -1 : 1), "seek"); return; }
+    }
+    if (actions[key]) { e.preventDefault(); actions[key](); }
+  });
+
+  function fatal(message) { $("#task").hidden = true; const f = $("#fatal"); f.hidden = false; f.textContent = message; }
+  window.reeljudgeAB = { state: () => ({ plays: { ...plays }, log: log.slice(), task, submissionId }) };
+  load().catch((err) => fatal(`Could not load the task: ${err}`));
+})();

@@ -1,0 +1,235 @@
+"""The A/B store: samples, clips, raters, assignments and append-only judgement records in SQL.
+
+SQLite (WAL, ``synchronous=FULL``) is the embedded default: one file, safe for many threads and
+processes, and a committed record survives the server being killed. Judgement rows can only be
+inserted (triggers refuse UPDATE and DELETE). Every query is portable SQL with ``?`` parameters
+and ``ON CONFLICT DO NOTHING``; the SQLite-specific parts (DDL, pragmas, connect) live in
+``Dialect``, so a PostgreSQL dialect can be added without touching the queries.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Iterator, Mapping
+
+from reeljudge.ab.records import now_iso, validate_record
+from reeljudge.ab.samples import Clip, Sample
+from reeljudge.errors import ReelJudgeError
+
+SCHEMA_VERSION = "1"
+
+
+class StoreError(ReelJudgeError):
+    """The store refused an operation (conflict, unknown rater, …)."""
+
+    kind = "store_error"
+
+
+class AlreadyJudged(StoreError):
+    """The rater already has a different judgement of this sample."""
+
+    kind = "already_judged"
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """What differs between SQL engines: DDL, connection set-up, parameter style."""
+
+    name: str
+    ddl: tuple[str, ...]
+    pragmas: tuple[str, ...] = ()
+
+    def sql(self, query: str) -> str:
+        """The query in this engine's parameter style (``?`` as written)."""
+        return query
+
+
+SQLITE = Dialect(
+    "sqlite",
+    ddl=(
+        "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+        "CREATE TABLE IF NOT EXISTS clips (sha256 TEXT PRIMARY KEY, body TEXT NOT NULL)",
+        """CREATE TABLE IF NOT EXISTS samples (seq INTEGER PRIMARY KEY AUTOINCREMENT, sample_id TEXT NOT NULL UNIQUE,
+            family TEXT NOT NULL, kind TEXT NOT NULL, body TEXT NOT NULL, created_at TEXT NOT NULL)""",
+        """CREATE TABLE IF NOT EXISTS raters (rater_id TEXT PRIMARY KEY, kind TEXT NOT NULL, token_sha256 TEXT UNIQUE,
+            created_at TEXT NOT NULL)""",
+        """CREATE TABLE IF NOT EXISTS assignments (assignment_id TEXT PRIMARY KEY, sample_id TEXT NOT NULL,
+            rater_id TEXT NOT NULL, swap INTEGER NOT NULL, served_at TEXT NOT NULL, UNIQUE (sample_id, rater_id))""",
+        """CREATE TABLE IF NOT EXISTS judgements (seq INTEGER PRIMARY KEY AUTOINCREMENT, record_id TEXT NOT NULL UNIQUE,
+            submission_id TEXT NOT NULL UNIQUE, sample_id TEXT NOT NULL, rater_id TEXT NOT NULL, protocol TEXT NOT NULL,
+            winner TEXT NOT NULL, body TEXT NOT NULL, created_at TEXT NOT NULL, UNIQUE (sample_id, rater_id))""",
+        "CREATE INDEX IF NOT EXISTS judgements_rater ON judgements (rater_id)",
+        "CREATE INDEX IF NOT EXISTS assignments_rater ON assignments (rater_id)",
+        """CREATE TRIGGER IF NOT EXISTS judgements_no_update BEFORE UPDATE ON judgements
+            BEGIN SELECT RAISE(ABORT, 'judgements are append-only'); END""",
+        """CREATE TRIGGER IF NOT EXISTS judgements_no_delete BEFORE DELETE ON judgements
+            BEGIN SELECT RAISE(ABORT, 'judgements are append-only'); END""",
+    ),
+    pragmas=("PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL", "PRAGMA busy_timeout=30000", "PRAGMA foreign_keys=ON"),
+)
+
+
+def token_hash(token: str) -> str:
+    """The stored form of an invite token (sha256 hex); the token itself is never stored."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+class Store:
+    """One A/B store (a SQLite file by default). Thread-safe: one connection per thread."""
+
+    def __init__(self, path: str | Path, dialect: Dialect = SQLITE) -> None:
+        self.path = Path(path)
+        self.dialect = dialect
+        self._local = threading.local()
+        self._write_lock = threading.Lock()  # writers of this process queue here, fairly, not in SQLite's busy sleeps
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self.transaction() as db:
+            for statement in dialect.ddl:
+                db.execute(statement)
+            db.execute("INSERT INTO meta (key, value) VALUES ('schema_version', ?) ON CONFLICT DO NOTHING", (SCHEMA_VERSION,))
+
+    def _connection(self) -> sqlite3.Connection:
+        """This thread's connection, opened on first use."""
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=True)
+            for pragma in self.dialect.pragmas:
+                conn.execute(pragma)
+            self._local.conn = conn
+        return conn
+
+    def close(self) -> None:
+        """Close this thread's connection."""
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+
+    @contextmanager
+    def transaction(self) -> Iterator["_Tx"]:
+        """A write transaction (taken at once, so concurrent writers queue rather than deadlock)."""
+        conn = self._connection()
+        with self._write_lock:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield _Tx(conn, self.dialect)
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    def query(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        """Rows of a read query."""
+        return self._connection().execute(self.dialect.sql(sql), params).fetchall()
+
+    # meta -------------------------------------------------------------------------------------
+    def meta(self, key: str) -> str | None:
+        """A stored setting (e.g. the side seed), or None."""
+        rows = self.query("SELECT value FROM meta WHERE key = ?", (key,))
+        return rows[0][0] if rows else None
+
+    def set_meta_once(self, key: str, value: str) -> str:
+        """Store a setting unless it is set; returns the stored value."""
+        with self.transaction() as db:
+            db.execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT DO NOTHING", (key, value))
+        return self.meta(key) or value
+
+    # clips and samples --------------------------------------------------------------------------
+    def add_samples(self, samples: list[Sample], clips: list[Clip]) -> tuple[int, int]:
+        """Store clips and samples in one transaction; (samples added, samples already there)."""
+        added = 0
+        with self.transaction() as db:
+            for clip in clips:
+                db.execute("INSERT INTO clips (sha256, body) VALUES (?, ?) ON CONFLICT DO NOTHING", (clip.sha256, json.dumps(clip.as_dict())))
+            for s in samples:
+                body = json.dumps({**asdict(s), "extra": dict(s.extra)}, ensure_ascii=False)
+                added += db.execute(
+                    "INSERT INTO samples (sample_id, family, kind, body, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                    (s.sample_id, s.family, s.kind, body, now_iso()),
+                )
+        return added, len(samples) - added
+
+    def clip(self, sha256: str) -> Clip | None:
+        """A stored clip's facts."""
+        rows = self.query("SELECT body FROM clips WHERE sha256 = ?", (sha256,))
+        return Clip(**json.loads(rows[0][0])) if rows else None
+
+    def samples(self) -> list[Sample]:
+        """Every sample in import order."""
+        return [_sample(body) for (body,) in self.query("SELECT body FROM samples ORDER BY seq")]
+
+    def sample(self, sample_id: str) -> Sample | None:
+        """One sample."""
+        rows = self.query("SELECT body FROM samples WHERE sample_id = ?", (sample_id,))
+        return _sample(rows[0][0]) if rows else None
+
+    # raters ------------------------------------------------------------------------------------
+    def add_rater(self, rater_id: str, kind: str, token: str | None) -> None:
+        """Add a rater (or give an existing one a new invite token, which revokes the old link)."""
+        digest = token_hash(token) if token else None
+        with self.transaction() as db:
+            updated = db.execute("UPDATE raters SET token_sha256 = ? WHERE rater_id = ?", (digest, rater_id))
+            if not updated:
+                db.execute("INSERT INTO raters (rater_id, kind, token_sha256, created_at) VALUES (?, ?, ?, ?)", (rater_id, kind, digest, now_iso()))
+
+    def rater_for_token(self, token: str) -> str | None:
+        """The rater an invite token belongs to."""
+        rows = self.query("SELECT rater_id FROM raters WHERE token_sha256 = ?", (token_hash(token),))
+        return rows[0][0] if rows else None
+
+    def raters(self) -> list[tuple[str, str]]:
+        """(rater id, kind) of every rater."""
+        return [(r, k) for r, k in self.query("SELECT rater_id, kind FROM raters ORDER BY created_at, rater_id")]
+
+    # judgements ----------------------------------------------------------------------------------
+    def append_judgement(self, record: Mapping[str, Any]) -> tuple[dict[str, Any], bool]:
+        """Store a validated record; (stored record, True if new). The same submission twice is one record."""
+        validate_record(record)
+        with self.transaction() as db:
+            same = db.rows("SELECT body FROM judgements WHERE submission_id = ?", (record["submission_id"],))
+            if same:
+                return json.loads(same[0][0]), False
+            other = db.rows("SELECT record_id FROM judgements WHERE sample_id = ? AND rater_id = ?", (record["sample_id"], record["rater"]["id"]))
+            if other:
+                raise AlreadyJudged(f"rater {record['rater']['id']} already judged sample {record['sample_id']} (record {other[0][0]})")
+            db.execute(
+                "INSERT INTO judgements (record_id, submission_id, sample_id, rater_id, protocol, winner, body, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (record["record_id"], record["submission_id"], record["sample_id"], record["rater"]["id"], record["protocol"],
+                 record["winner"], json.dumps(record, ensure_ascii=False), record["created_at"]),
+            )
+        return dict(record), True
+
+    def judgements(self, *, rater_id: str | None = None, sample_id: str | None = None) -> list[dict[str, Any]]:
+        """Stored records in the order they were written, optionally one rater's or one sample's."""
+        sql, params = "SELECT body FROM judgements", []
+        where = [(c, v) for c, v in (("rater_id", rater_id), ("sample_id", sample_id)) if v is not None]
+        if where:
+            sql += " WHERE " + " AND ".join(f"{c} = ?" for c, _ in where)
+            params = [v for _, v in where]
+        return [json.loads(b) for (b,) in self.query(sql + " ORDER BY seq", tuple(params))]
+
+
+class _Tx:
+    """A cursor inside ``Store.transaction``: execute (returns rows changed) and rows."""
+
+    def __init__(self, conn: sqlite3.Connection, dialect: Dialect) -> None:
+        self.conn, self.dialect = conn, dialect
+
+    def execute(self, sql: str, params: tuple[Any, ...] = ()) -> int:
+        """Run one statement; the number of rows it changed."""
+        return self.conn.execute(self.dialect.sql(sql), params).rowcount
+
+    def rows(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        """Rows of a query inside the transaction."""
+        return self.conn.execute(self.dialect.sql(sql), params).fetchall()
+
+
+def _sample(body: str) -> Sample:
+    """A Sample from its stored JSON."""
+    return Sample(**json.loads(body))

@@ -1,0 +1,68 @@
+"""An A/B data folder: the store (``ab.sqlite``), the clip folder, the admin token and the protocol.
+
+Default folder ``.reeljudge/ab`` (``REELJUDGE_AB_DIR`` or ``--data`` to change it).
+"""
+
+from __future__ import annotations
+
+import hmac
+import os
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from reeljudge.ab.protocol import DEFAULT_PROTOCOL, Protocol, load_protocol
+from reeljudge.ab.samples import ClipStore
+from reeljudge.ab.store import Store
+
+DEFAULT_DIR = ".reeljudge/ab"
+PROTOCOL_KEY = "protocol"
+
+
+def default_dir() -> Path:
+    """``$REELJUDGE_AB_DIR`` or ``.reeljudge/ab`` under the working directory."""
+    return Path(os.environ.get("REELJUDGE_AB_DIR") or DEFAULT_DIR)
+
+
+@dataclass
+class Workspace:
+    """Everything one A/B study keeps, in one folder."""
+
+    root: Path
+    store: Store = field(init=False)
+    clips: ClipStore = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.root = Path(self.root)
+        self.store = Store(self.root / "ab.sqlite")
+        self.clips = ClipStore(self.root / "clips")
+
+    @property
+    def protocol(self) -> Protocol:
+        """The study's protocol version (fixed at the first import; ab-v1 by default)."""
+        return load_protocol(self.store.meta(PROTOCOL_KEY) or DEFAULT_PROTOCOL)
+
+    def fix_protocol(self, protocol_id: str = DEFAULT_PROTOCOL) -> Protocol:
+        """Record the protocol version once (later calls must agree) and return it."""
+        load_protocol(protocol_id)
+        stored = self.store.set_meta_once(PROTOCOL_KEY, protocol_id)
+        return load_protocol(stored)
+
+    def admin_token(self) -> str:
+        """The admin token (made once, kept in ``admin-token`` readable by the owner only)."""
+        path = self.root / "admin-token"
+        if not path.exists():
+            self.root.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w") as out:
+                out.write(secrets.token_urlsafe(24))
+        return path.read_text().strip()
+
+    def is_admin(self, token: str | None) -> bool:
+        """Constant-time check of an admin token."""
+        return bool(token) and hmac.compare_digest(token.encode(), self.admin_token().encode())  # type: ignore[union-attr]
+
+
+def new_invite_token() -> str:
+    """A fresh unguessable invite token for a rater's link."""
+    return secrets.token_urlsafe(18)

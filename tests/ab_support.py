@@ -1,0 +1,124 @@
+"""Helpers for the A/B tests: small generated studies, a real server on a free port, valid forms."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Iterator
+
+import yaml
+
+from reeljudge.ab.assignment import QCOptions
+from reeljudge.ab.imports import build_samples, read_manifest
+from reeljudge.ab.server import ServeOptions, create_app
+from reeljudge.ab.workspace import Workspace, new_invite_token
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+FAULTS = ("flicker", "frozen", "black", "cut", "shake", "gray")
+
+
+def make_clips(folder: Path, n: int, frames: int = 24) -> list[Path]:
+    """``n`` small distinct clips (128×72, 24 fps) from the fixture generator."""
+    from reeljudge.testing.clipgen import BASE, Fault, make_clip
+
+    spec = replace(BASE, width=128, height=72, frames=frames)
+    paths = []
+    for i in range(n):
+        faults = () if i % 2 == 0 else (Fault(FAULTS[(i // 2) % len(FAULTS)], frames // 3, max(2, frames // 3)),)
+        paths.append(make_clip(folder / f"clip{i}.mp4", replace(spec, seed=11 + i // 2).with_faults(*faults)))
+    return paths
+
+
+def make_study(tmp_path: Path, n_pairs: int = 2, *, gold: int = 0, frames: int = 24, family: str = "text-to-video") -> Workspace:
+    """A workspace with ``n_pairs`` imported pair samples (systems sys-x / sys-y) and ``gold`` gold pairs."""
+    clips = make_clips(tmp_path / "src", 2 * n_pairs, frames)
+    rows = [
+        {"prompt": f"A red ball rolls past a wall, take {i}", "clip_a": str(clips[2 * i].name), "clip_b": str(clips[2 * i + 1].name),
+         "system_a": "sys-x", "system_b": "sys-y", "family": family}
+        for i in range(n_pairs)
+    ]
+    manifest = tmp_path / "src" / "manifest.yaml"
+    manifest.write_text(yaml.safe_dump(rows))
+    ws = Workspace(tmp_path / "study")
+    protocol = ws.fix_protocol()
+    result = build_samples(read_manifest(manifest), protocol, ws.clips)
+    ws.store.add_samples(result.samples, list(result.clips.values()))
+    if gold:
+        from reeljudge.ab.gold import make_gold
+
+        ws.store.add_samples(*make_gold(ws.clips, gold, frames=frames))
+    return ws
+
+
+def invite(ws: Workspace, rater: str) -> str:
+    """Add a rater; their invite token."""
+    token = new_invite_token()
+    ws.store.add_rater(rater, "human", token)
+    return token
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def running_server(ws: Workspace, qc: QCOptions = QCOptions(gold_every=0)) -> Iterator[str]:
+    """The real app under uvicorn on a free port in a background thread; yields its base URL."""
+    import httpx
+    import uvicorn
+
+    port = free_port()
+    config = uvicorn.Config(create_app(ws, ServeOptions(port=port, qc=qc)), host="127.0.0.1", port=port, log_level="warning")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(url + "/healthz", timeout=1).status_code == 200:
+                break
+        except httpx.HTTPError:
+            time.sleep(0.05)
+    try:
+        yield url
+    finally:
+        server.should_exit = True
+        thread.join(10)
+
+
+def full_watch(plays: int = 2) -> dict[str, Any]:
+    """A watch log with ``plays`` full plays of each side."""
+    log = [{"side": "both", "event": "play", "t": 0, "at_ms": 0}]
+    for k in range(plays):
+        for side in ("A", "B"):
+            log.append({"side": side, "event": "full_play", "t": 1.0, "at_ms": 1000 * (k + 1), "value": k + 1})
+    return {"log": log}
+
+
+def valid_form(winner: str = "A", family: str = "text-to-video", primary: str | None = None) -> dict[str, Any]:
+    """A form that follows every rule (ratings favour the winner)."""
+    dims = ["prompt_adherence", "temporal_consistency", "identity_consistency", "motion_physics"] + (["edit_precision"] if family == "edit" else [])
+    good, bad = ({d: 5 for d in dims}, {d: 2 for d in dims})
+    ratings = {"A": good, "B": bad} if winner == "A" else {"A": bad, "B": good} if winner == "B" else {"A": good, "B": dict(good)}
+    tag = primary or ("tie_both_good" if winner == "tie" else "flicker")
+    return {"winner": winner, "primary_tag": tag, "secondary_tags": [], "ratings": ratings, "note": None}
+
+
+def submit(client: Any, url: str, token: str, winner: str = "A", **extra: Any) -> Any:
+    """Take the rater's task and submit a valid verdict; the response."""
+    task = client.get(f"{url}/api/r/{token}/task").json()["task"]
+    body = {"assignment_id": task["assignment_id"], "submission_id": extra.pop("submission_id", f"sub-{token[:8]}-{task['assignment_id'][:8]}"),
+            "form": extra.pop("form", valid_form(winner)), "watch": extra.pop("watch", full_watch())}
+    return client.post(f"{url}/api/r/{token}/submit", json=body)
