@@ -173,6 +173,7 @@ def test_cli_prints_the_fault_table_and_exit_codes(library: Path, tmp_path: Path
         (["--probes", "frozen_frames,blak_frames"], "unknown probes ['blak_frames']"),
         (["--engine", "local", "--scheduler", "tcp://127.0.0.1:1"], "--scheduler needs --engine dask"),
         (["--workers", "0"], "--workers must be at least 1"),
+        (["--scheduler", "tcp://127.0.0.1:1", "-j", "2"], "a cluster given by --scheduler has its own workers"),
     ],
 )
 def test_cli_refuses_bad_arguments_naming_them(library: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], message: str) -> None:

@@ -79,6 +79,8 @@ def make_engine(args: argparse.Namespace) -> Any:
         raise BadInputError(f"--max-attempts must be at least 1, got {args.max_attempts}")
     if args.engine == "local" and args.scheduler:
         raise BadInputError("--scheduler needs --engine dask (it is the address of a Dask scheduler)")
+    if args.scheduler and args.workers is not None:
+        raise BadInputError("--workers sizes a local pool or local cluster; a cluster given by --scheduler has its own workers")
     if args.engine == "dask" or args.scheduler:
         try:
             from reeljudge.library.dask_engine import DaskEngine
