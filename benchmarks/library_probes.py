@@ -8,14 +8,16 @@ fresh JSONL output with the local process pool of 1 and 2 processes and one per 
 a Dask local cluster of one worker process per core (``LocalCluster(processes=True)``), each run
 from a cold start (pool or cluster start-up included, as a user pays it). Prints clips per second,
 the speed-up and efficiency against one process (speed-up ÷ processes), and checks that every run
-recorded the same results. On a shared machine the figures move with the load: the load average
-is printed beside them.
+recorded the same results. On a shared machine the wall-clock figures move with the load: the
+load average is printed beside them, and so is the CPU time per clip (this process and its
+finished workers), which the load does not inflate and which shows each engine's overhead.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -55,18 +57,24 @@ def make_library(folder: Path, clips: int, frames: int) -> None:
         list(pool.map(_write, [(folder, i, frames) for i in range(clips)]))
 
 
-def _run(folder: Path, output: Path, engine: Any) -> tuple[float, dict[str, Any]]:
-    """Seconds for one cold run of the probes over ``folder``, and its results without timings."""
+def _cpu_seconds() -> float:
+    """CPU seconds used so far by this process and its finished descendants (workers, nannies)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def _run(folder: Path, output: Path, engine: Any) -> tuple[float, float, dict[str, Any]]:
+    """Wall and CPU seconds for one cold run of the probes over ``folder``, and its results without timings."""
     from reeljudge.library.jsonl import read_results
     from reeljudge.library.probe_library import probe_library_file
 
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), _cpu_seconds()
     summary, stats = probe_library_file(folder, output, engine=engine)
-    seconds = time.perf_counter() - started
+    seconds, cpu = time.perf_counter() - started, _cpu_seconds() - cpu
     if stats.errors or stats.written != stats.items:
         raise SystemExit(f"{engine.describe()}: {stats.errors} errors, {stats.written} of {stats.items} written")
     results = {r["ref"]: {k: v for k, v in r.items() if k not in ("timings", "worker_pid")} for r in read_results(output)}
-    return seconds, results
+    return seconds, cpu, results
 
 
 def main() -> None:
@@ -90,15 +98,15 @@ def main() -> None:
         runs.append((f"local pool, all cores ({cores})", cores, LocalEngine(workers=cores)))
         runs.append((f"dask local cluster, {cores} worker processes", cores, DaskEngine(workers=cores)))
         baseline, reference = None, None
-        print(f"{'engine':<42} {'seconds':>8} {'clips/s':>8} {'speed-up':>9} {'efficiency':>11}  load")
+        print(f"{'engine':<42} {'seconds':>8} {'clips/s':>8} {'speed-up':>9} {'efficiency':>11} {'cpu s/clip':>11}  load")
         for index, (label, processes, engine) in enumerate(runs):
-            seconds, results = _run(folder, Path(tmp) / f"run{index}.jsonl", engine)
+            seconds, cpu, results = _run(folder, Path(tmp) / f"run{index}.jsonl", engine)
             rate = args.clips / seconds
             baseline = baseline or rate
             reference = reference or results
             same = "" if results == reference else "  RESULTS DIFFER from the first run"
-            print(f"{label:<42} {seconds:8.1f} {rate:8.2f} {rate / baseline:8.2f}× {rate / baseline / processes:10.0%}  "
-                  f"{os.getloadavg()[0]:.1f}{same}")
+            print(f"{label:<42} {seconds:8.1f} {rate:8.2f} {rate / baseline:8.2f}× {rate / baseline / processes:10.0%} "
+                  f"{cpu / args.clips:11.3f}  {os.getloadavg()[0]:.1f}{same}")
         faulty = sum(1 for r in reference.values() if r["faults"]) if reference else 0
         print(f"every run recorded the same results: {faulty} of {args.clips} clips with a fault found")
 
