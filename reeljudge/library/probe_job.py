@@ -142,15 +142,17 @@ def _probe(path: Path, item: ClipItem, ctx: ProbeContext) -> dict[str, Any]:
     text = json.dumps(record, default=_plain)  # numpy scalars and tuples to plain JSON
     # the clip's local path (a machine path, or a download cache file) is named by its reference,
     # and the copies of that path in clip metadata go: the record's ``ref`` names the clip once
-    return _drop_paths(json.loads(text.replace(json.dumps(str(path))[1:-1], json.dumps(item.ref)[1:-1])), item.ref)
+    return _drop_paths(json.loads(text.replace(json.dumps(str(path))[1:-1], json.dumps(item.ref)[1:-1])), item.ref, path.name)
 
 
-def _drop_paths(value: Any, ref: str) -> Any:
-    """``value`` without the ``path`` entries that merely repeat the clip's reference."""
+def _drop_paths(value: Any, ref: str, file_name: str) -> Any:
+    """``value`` without the ``path``/``file`` entries that merely repeat the clip's reference or the
+    name of the local copy probed (a download's cache name would differ between runs)."""
     if isinstance(value, dict):
-        return {k: _drop_paths(v, ref) for k, v in value.items() if not (k == "path" and v == ref)}
+        return {k: _drop_paths(v, ref, file_name) for k, v in value.items()
+                if not ((k == "path" and v == ref) or (k == "file" and v == file_name))}
     if isinstance(value, list):
-        return [_drop_paths(v, ref) for v in value]
+        return [_drop_paths(v, ref, file_name) for v in value]
     return value
 
 
