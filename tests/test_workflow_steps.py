@@ -1,0 +1,115 @@
+"""The gate workflow's own steps, run locally on fixture results (tests/workflow_runner.py).
+
+A pull request first pushes a planted regression on one metric: the gate fails, and the one PR
+comment shows the regressed metric with its interval. A later push has noise only: the gate
+passes, and the same comment is updated. The "Run the suites" step is the only one replaced: it
+writes fixture results instead of running promptfoo; every other step runs as in the workflow.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from reeljudge.gates.markdown import MARKER
+from reeljudge.testing.results_fixtures import RunSpec, write_results
+from workflow_runner import Runner, load_workflow, make_workspace, new_github_state, push
+
+PR = 7
+VIDEO = ("probe_flicker", "probe_frozen")
+
+
+def _gate_context(sha: str, run_id: str) -> dict[str, str]:
+    return {
+        "github.event_name": "pull_request",
+        "github.run_id": run_id,
+        "github.token": "",  # no token: the baseline comes from the committed baselines/ folder
+        "github.base_ref": "main",
+        "secrets.GEMINI_API_KEY": "",  # a fork pull request: no key
+        "github.event.pull_request.number": str(PR),
+        "github.event.pull_request.head.sha": sha,
+    }
+
+
+def _comment_context(sha: str, run_id: str) -> dict[str, str]:
+    return {
+        "github.event_name": "workflow_run",
+        "github.event.workflow_run.event": "pull_request",
+        "github.event.workflow_run.id": run_id,
+        "github.event.workflow_run.head_sha": sha,
+        "github.token": "",
+    }
+
+
+def _suites(effects: dict[str, float], seed: int):
+    def write(workspace: Path) -> None:
+        write_results(workspace / "results" / "filmability.json", RunSpec(seed=seed, effects=effects))
+        write_results(workspace / "results" / "video.json", RunSpec(seed=seed, metrics=VIDEO, providers=("clips",)))
+
+    return write
+
+
+def _push_and_gate(tmp_path: Path, name: str, sha: str, effects: dict[str, float], seed: int, state: Path):
+    workspace = make_workspace(tmp_path / name)
+    write_results(workspace / "baselines" / "filmability.json", RunSpec(seed=1))
+    write_results(workspace / "baselines" / "video.json", RunSpec(seed=1, metrics=VIDEO, providers=("clips",)))
+    artifacts = tmp_path / f"{name}-artifacts"
+    runner = Runner(workspace, _gate_context(sha, name), artifacts, state)
+    gate = runner.run_job(load_workflow("reeljudge-gate.yml")["jobs"]["gate"], replace={"Run the suites": _suites(effects, seed)})
+    commenter = Runner(make_workspace(tmp_path / f"{name}-comment"), _comment_context(sha, name), artifacts, state)
+    comment = commenter.run_job(load_workflow("reeljudge-gate-comment.yml")["jobs"]["comment"])
+    return workspace, artifacts, runner, gate, comment
+
+
+def _bot_comments(state: Path) -> list[dict]:
+    return [c for c in json.loads(state.read_text())["comments"] if c["user"]["type"] == "Bot"]
+
+
+def test_regression_fails_the_gate_then_noise_passes_and_the_one_comment_is_updated(tmp_path):
+    state = tmp_path / "github.json"
+    new_github_state(state, PR, "a" * 40)
+
+    workspace, artifacts, runner, gate, comment = _push_and_gate(
+        tmp_path, "push1", "a" * 40, {"film_relevance": -0.08}, seed=2, state=state)
+    assert gate.step("Set up (the project's own set-up)").outcome == "success", gate.step("Set up (the project's own set-up)").output
+    assert gate.step("Fetch the baseline").outcome == "success"
+    compare = gate.step("Compare with the baseline")
+    assert compare.outcome == "failure", compare.output  # exit 1: the gate fails the pull request
+    assert gate.step("Keep the comment text").outcome == "success"  # if: always()
+    assert sorted(p.name for p in (artifacts / "reeljudge-results").iterdir()) == ["filmability.json", "video.json"]
+    assert not comment.failed, [s.output for s in comment.steps]
+
+    report = json.loads((workspace / "gate" / "report.json").read_text())
+    film = next(s for s in report["suites"] if s["name"] == "filmability")
+    regressed = [m for m in film["metrics"] if m["verdict"] == "regression"]
+    assert {m["metric"] for m in regressed} >= {"film_relevance"}
+    assert not [m for m in next(s for s in report["suites"] if s["name"] == "video")["metrics"] if m["verdict"] != "ok"]
+    relevance = next(m for m in regressed if m["metric"] == "film_relevance")["difference"]
+
+    [posted] = _bot_comments(state)
+    body = posted["body"]
+    assert body.startswith(MARKER) and "## reeljudge gate: ❌ regression" in body
+    interval = f"[{relevance['low']:+.3f}, {relevance['high']:+.3f}]".replace("-", "−")
+    row = next(line for line in body.splitlines() if "`film_relevance`" in line)
+    assert interval in row and "❌ regression" in row  # the comment shows the interval
+    assert "Baseline: the committed baselines/ folder." in body and f"Candidate: {'a' * 40}." in body
+    assert body in runner.summary.read_text()  # the job summary has the same text
+
+    push(state, PR, "b" * 40)  # a later push with noise only
+    _, _, _, gate2, comment2 = _push_and_gate(tmp_path, "push2", "b" * 40, {}, seed=3, state=state)
+    assert not gate2.failed, [(s.name, s.output[-2000:]) for s in gate2.steps if s.outcome == "failure"]
+    assert not comment2.failed
+    [updated] = _bot_comments(state)  # still one comment, updated in place
+    assert updated["id"] == posted["id"] and updated["updated"] == 1
+    assert "## reeljudge gate: ✅ passed" in updated["body"] and f"Candidate: {'b' * 40}." in updated["body"]
+    human = json.loads(state.read_text())["comments"][0]
+    assert human["user"]["type"] == "User" and "updated" not in human  # a quoted marker in a human comment is left alone
+
+
+def test_a_stale_run_does_not_overwrite_the_comment_of_a_newer_push(tmp_path):
+    state = tmp_path / "github.json"
+    new_github_state(state, PR, "c" * 40)  # the pull request already moved on to c...
+    _, _, _, gate, comment = _push_and_gate(tmp_path, "old", "a" * 40, {"film_relevance": -0.08}, seed=2, state=state)
+    assert gate.failed and not comment.failed
+    assert "is now at" in comment.step("Post or update the one comment").output
+    assert _bot_comments(state) == []
