@@ -4,6 +4,7 @@
     reeljudge.judge_terms("Redis keeps data in memory", ["server room", "RAM chips"])  # filmability
     reeljudge.score_gecko("A red apple on a table", "apple.png")                       # Gecko QA
     reeljudge.run_probes("clip.mp4")                                                    # offline probes
+    reeljudge.judge_pair("A kite over a meadow", "new.mp4", "baseline.mp4")             # A/B protocol, both orders
 
 A judge that did not judge returns ``NotJudged`` (``judged`` False, never ``passed``).
 
@@ -17,12 +18,13 @@ from __future__ import annotations
 from typing import Any
 
 __version__ = "0.1.0"
-__all__ = ["judge_terms", "score_gecko", "run_probes", "NotJudged"]
+__all__ = ["judge_terms", "score_gecko", "run_probes", "judge_pair", "NotJudged"]
 
 _FACES = {
     "judge_terms": "reeljudge.filmability.api",
     "score_gecko": "reeljudge.gecko.api",
     "run_probes": "reeljudge.probes",
+    "judge_pair": "reeljudge.ab_judge.api",
     "NotJudged": "reeljudge.not_judged",
 }
 
