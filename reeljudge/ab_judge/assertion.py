@@ -34,8 +34,9 @@ def grade(output: Any, context: Mapping[str, Any], test: str) -> Result:
 
     options, settings = load(config_of(context))
     vars_ = vars_of(context)
-    if vars_.get(options.family_var):
-        options = with_value(options, "family", vars_[options.family_var], where=f"test {test!r}: var {options.family_var!r}")
+    for key, var in (("family", options.family_var), ("expect_fail", options.expect_fail_var)):
+        if vars_.get(var) not in (None, ""):
+            options = with_value(options, key, vars_[var], where=f"test {test!r}: var {var!r}")
     prompt = vars_.get(options.prompt_var) or context.get("prompt")
     if not isinstance(prompt, str) or not prompt.strip():
         raise BadInputError(f"test {test!r} has no prompt: set the var {options.prompt_var!r} (the prompt both clips were made from)")

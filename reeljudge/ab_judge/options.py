@@ -25,6 +25,7 @@ class ABJudgeOptions:
                          doc="2: ask in both orders (a flip is a tie flagged inconsistent); 1: ask once, cheaper, side chosen by a hash")
     pass_on: Literal["win_or_tie", "win"] = option("win_or_tie", doc="the new clip passes when it wins or ties, or only when it wins")
     expect_fail: bool = option(False, doc="a new clip with a planted fault: pass only when the judge judged and the new clip did not pass")
+    expect_fail_var: str = option("expect_fail", doc="a test var that sets expect_fail per test")
     family: str = option("text-to-video", doc="task family of the protocol (text-to-video, image-to-video, edit, safety)")
     family_var: str = option("family", doc="a test var that sets the family per test")
     protocol: str = option("ab-v1", doc="the A/B protocol version (protocols/<id>.yaml)")
