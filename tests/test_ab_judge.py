@@ -212,3 +212,25 @@ def test_bad_input_names_the_option_or_var(gemini_env, config, var_changes, mess
 def test_edit_tasks_need_the_source_clip(gemini_env):
     result = grade(family="edit")
     assert result["pass"] is False and "need the source clip" in result["reason"]
+
+
+def test_a_cache_hit_makes_no_call_and_imports_nothing_heavy(gemini_env):
+    import os
+    import subprocess
+    import sys
+
+    prefer(gemini_env, PROMPT, sha(CLEAN), sha(FLICKER))
+    assert grade()["pass"] is True
+    code = (
+        "import sys, json\n"
+        "sys.path.insert(0, 'assertions')\n"
+        "from ab_judge import get_assert\n"
+        f"r = get_assert({CLEAN!r}, {{'vars': {{'prompt': {PROMPT!r}, 'reference': {FLICKER!r}}}, 'config': {{}},"
+        f" 'providerResponse': {{'metadata': {{'clip_path': {CLEAN!r}}}}}}})\n"
+        "heavy = [m for m in ('google.genai', 'jsonschema', 'json_repair', 'numpy', 'av', 'cv2') if m in sys.modules]\n"
+        "print(json.dumps([r['pass'], r['metadata']['cache_hit'], heavy]))\n"
+    )
+    env = {**os.environ, "GOOGLE_GEMINI_BASE_URL": "http://127.0.0.1:9"}  # nothing listens: a call would fail
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == [True, True, []], out.stderr
+    assert len(gemini_env.calls()) == 2

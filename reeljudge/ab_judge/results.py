@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from reeljudge.ab.protocol import load_protocol
 from reeljudge.ab.records import TIE
 from reeljudge.ab_judge.options import ABJudgeOptions
