@@ -142,3 +142,12 @@ def test_report_after_the_batch_lists_the_model_rater(gemini_env, tmp_path):
     (model,) = report["models"]
     assert model["rater"] == MODEL and model["samples"] == 3 and model["position"]["consistent"] == 2
     assert "2 of 3 pairs judged in both orders gave the same verdict" in (ws.root / "report" / "report.html").read_text()
+
+
+def test_the_cost_benchmark_counts_what_the_issue_asks(monkeypatch, capsys):
+    from benchmarks import ab_judge_calls
+
+    monkeypatch.setenv("REELJUDGE_CACHE_DIR", "unused")  # the benchmark sets its own per run
+    assert ab_judge_calls.main(["--pairs", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "run 1: 4 judge calls, 4 uploads" in out and "run 1: 2 judge calls, 4 uploads" in out and "run 1: 4 judge calls, 3 uploads" in out
