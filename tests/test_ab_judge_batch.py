@@ -147,7 +147,8 @@ def test_report_after_the_batch_lists_the_model_rater(gemini_env, tmp_path):
 def test_the_cost_benchmark_counts_what_the_issue_asks(monkeypatch, capsys):
     from benchmarks import ab_judge_calls
 
-    monkeypatch.setenv("REELJUDGE_CACHE_DIR", "unused")  # the benchmark sets its own per run
+    for name in ("REELJUDGE_CACHE_DIR", "GEMINI_API_KEY", "GOOGLE_GEMINI_BASE_URL", "REELJUDGE_BACKOFF_INITIAL_S"):
+        monkeypatch.setenv(name, "set by the benchmark")  # restored after the test: the benchmark sets them for its runs
     assert ab_judge_calls.main(["--pairs", "2"]) == 0
     out = capsys.readouterr().out
     assert "run 1: 4 judge calls, 4 uploads" in out and "run 1: 2 judge calls, 4 uploads" in out and "run 1: 4 judge calls, 3 uploads" in out
