@@ -1,4 +1,4 @@
-"""Shared fixtures: a clean environment (no real keys ever used) and the fake Gemini server."""
+"""Shared fixtures: a clean environment (no real keys ever used), the fake Gemini and stock-API servers."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Iterator
 import pytest
 
 from fake_gemini import FakeGemini
+from fake_stock import PEXELS_KEY, PIXABAY_KEY, FakeStock
 
 CREDENTIAL_VARS = (
     "GEMINI_API_KEY",
@@ -18,6 +19,10 @@ CREDENTIAL_VARS = (
     "GOOGLE_APPLICATION_CREDENTIALS",
     "GOOGLE_GEMINI_BASE_URL",
     "GOOGLE_VERTEX_BASE_URL",
+    "PEXELS_API_KEY",
+    "PIXABAY_API_KEY",
+    "PEXELS_API_BASE_URL",
+    "PIXABAY_API_BASE_URL",
 )
 
 
@@ -35,6 +40,23 @@ def fake() -> Iterator[FakeGemini]:
     """A running fake Gemini server, stopped after the test."""
     with FakeGemini() as server:
         yield server
+
+
+@pytest.fixture
+def stock() -> Iterator[FakeStock]:
+    """A running fake of the Pexels and Pixabay video search APIs, stopped after the test."""
+    with FakeStock() as server:
+        yield server
+
+
+@pytest.fixture
+def stock_env(stock: FakeStock, monkeypatch: pytest.MonkeyPatch) -> FakeStock:
+    """A user with (fake) Pexels and Pixabay keys, pointed at the fake stock APIs."""
+    monkeypatch.setenv("PEXELS_API_KEY", PEXELS_KEY)
+    monkeypatch.setenv("PIXABAY_API_KEY", PIXABAY_KEY)
+    monkeypatch.setenv("PEXELS_API_BASE_URL", stock.url)
+    monkeypatch.setenv("PIXABAY_API_BASE_URL", stock.url)
+    return stock
 
 
 @pytest.fixture

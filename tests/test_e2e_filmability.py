@@ -74,4 +74,38 @@ def test_offline_main_job_scores_both_generators_per_criterion(tmp_path):
         ours = cell["gradingResult"]["componentResults"][0]  # promptfoo wraps our result as a component
         assert "local judge" in ours["reason"] and ours["namedScores"]["film_score"] == cell["namedScores"]["film_score"]
         assert [c["assertion"]["metric"] for c in ours["componentResults"]] == list(CRITERIA[1:])
+        assert "findability not checked: Pexels not asked: no PEXELS_API_KEY" in ours["reason"]
+        assert "film_findability" not in cell["namedScores"]
     assert not any(k.startswith("GEMINI") for k in os.environ)
+
+
+def test_findability_through_promptfoo_against_fake_stock_apis(stock, tmp_path):
+    from fake_stock import PEXELS_KEY, PIXABAY_KEY
+
+    stock.default_count = 25
+    stock.counts = {"redis stores": 0}  # the keyword baseline's first term for the Redis narrations
+    env = {
+        "REELJUDGE_CACHE_DIR": str(tmp_path / "cache"),
+        "PEXELS_API_KEY": PEXELS_KEY,
+        "PIXABAY_API_KEY": PIXABAY_KEY,
+        "PEXELS_API_BASE_URL": stock.url,
+        "PIXABAY_API_BASE_URL": stock.url,
+    }
+    code, results, output = run_promptfoo_eval(
+        "promptfooconfig.yaml", tmp_path, "--filter-providers", "^offline", "--filter-first-n", "2", env=env
+    )
+    assert code in (0, 100), output[-3000:]
+    cells = rows(results)
+    assert len(cells) == 4
+    for cell in cells:
+        ours = cell["gradingResult"]["componentResults"][0]
+        terms = ours["metadata"]["terms"]
+        expected = sum(stock.count_for(t) > 0 for t in terms) / len(terms)
+        assert cell["namedScores"]["film_findability"] == expected, (terms, cell["namedScores"])
+        assert "film_findability" in [c["assertion"]["metric"] for c in ours["componentResults"]]
+        assert "findability (Pexels, Pixabay)" in ours["reason"]
+    keyword_cells = [c for c in cells if c["provider"]["label"] == "offline-keywords"]
+    assert any("no results: 'redis stores'" in c["gradingResult"]["componentResults"][0]["reason"] for c in keyword_cells)
+    asked = {(c.source, c.query) for c in stock.calls()}
+    assert ("pexels", "redis stores") in asked and ("pixabay", "redis stores") in asked
+    assert all(c.status == 200 for c in stock.calls())

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from reeljudge.filmability.lexicon import term_concreteness
+from reeljudge.filmability.term_reading import term_concreteness
 from reeljudge.providers.terms.keywords import keyword_terms
 from reeljudge.providers.terms.visual import visual_terms
 

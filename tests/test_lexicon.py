@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from reeljudge.filmability import lexicon
-from reeljudge.filmability.lexicon import coverage, lemmas, segment, term_concreteness
+from reeljudge.filmability.lexicon import coverage, lemmas, segment
+from reeljudge.filmability.term_reading import term_concreteness
 
 UNFILMABLE = ["efficiency", "scalability", "closure", "API"]
 FILMABLE = ["server room", "typing", "sunset", "frustrated person"]
@@ -40,8 +41,10 @@ def test_multiword_longest_match_takes_the_rated_phrase() -> None:
 
 
 def test_multiword_head_word_makes_term_filmable() -> None:
+    # Until issue 11 the most concrete word decided ("motion" 3.8), the documented limitation that let
+    # "water usage" pass through "water"; now the head decides, here the curated shot style "motion blur".
     blur = term_concreteness("fast motion blur")
-    assert blur.status == "filmable" and blur.anchor == "motion"
+    assert blur.status == "filmable" and blur.anchor == "motion blur"
     person = term_concreteness("frustrated person")
     assert person.anchor == "person"
     assert term_concreteness("frustrated").status == "abstract"

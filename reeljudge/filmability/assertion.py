@@ -1,7 +1,8 @@
 """promptfoo adapter of the filmability judge: options and inputs from the context, a verdict, a result.
 
-Named scores ``film_score``, ``film_relevance``, ``film_filmability``, ``film_variety``; one
-component per criterion with its reason; unfilmable terms in the reason.
+Named scores ``film_score``, ``film_relevance``, ``film_filmability``, ``film_variety`` and, when the
+stock APIs were asked, ``film_findability``; one component per criterion with its reason (and one with
+each term's clip counts); unfilmable terms and terms with no clips in the reason.
 """
 
 from __future__ import annotations
@@ -47,6 +48,14 @@ def verdict_result(v: FilmabilityVerdict) -> Result:
         )
         for name, top in CRITERIA_MAX.items()
     ]
+    named = {f"{METRIC_PREFIX}score": v.score, **{f"{METRIC_PREFIX}{name}": getattr(b, name) / top for name, top in CRITERIA_MAX.items()}}
+    if v.findability is not None and v.findability.score is not None:
+        f, gate = v.findability, v.min_findability
+        named[f"{METRIC_PREFIX}findability"] = f.score
+        components.append(component(
+            name=f"{METRIC_PREFIX}findability", passed=f.score >= gate, score=f.score,
+            reason=f"{f.score:.2f} of terms return clips{f' (min {gate:g})' if gate else ''}. {f.per_term()}",
+        ))
     metadata = {
         **v.metadata,
         "terms": v.terms,
@@ -58,14 +67,13 @@ def verdict_result(v: FilmabilityVerdict) -> Result:
     }
     if v.judge_reported:
         metadata["judge_reported"] = v.judge_reported
+    if v.findability is not None:
+        metadata["findability"] = v.findability.as_dict()
     return grading_result(
         passed=v.passed,
         score=v.score,
         reason=_reason(v),
-        named_scores={
-            f"{METRIC_PREFIX}score": v.score,
-            **{f"{METRIC_PREFIX}{name}": getattr(b, name) / top for name, top in CRITERIA_MAX.items()},
-        },
+        named_scores=named,
         components=components,
         tokens=v.tokens,
         metadata=metadata,
@@ -86,4 +94,8 @@ def _reason(v: FilmabilityVerdict) -> str:
         parts.append(f"judge: {b.reason}")
     if v.disagreements:
         parts.append("judge's own total disagreed with its breakdown (" + "; ".join(v.disagreements) + "), ours used")
+    if v.findability is not None:
+        f = v.findability
+        short = f"; {f.score:.2f} is under min_findability {v.min_findability:g}, so the test fails" if v.findability_short else ""
+        parts.append(f.reason() + short)
     return ". ".join(parts)

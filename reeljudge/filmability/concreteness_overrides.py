@@ -1,4 +1,4 @@
-"""Curated concreteness ratings (1–5) that take precedence over the published norms.
+"""Curated word lists that steer the offline filmability judge where the published norms cannot.
 
 Data only. Why it exists: Brysbaert et al. (2014) rate words out of context, so tech jargon is
 either missing (API, Redis, Kubernetes) or rated by its everyday sense ("cache" 3.8 as a hidden
@@ -16,10 +16,11 @@ Keep each list short and only for terms that the norms get wrong in this domain.
 from __future__ import annotations
 
 #: Software concepts that the norms miss ("API", "Redis") or rate by an everyday sense at or above
-#: the filmable threshold ("cache" 3.8, "database" 4.0, "software" 4.08, "repository" 3.66). Words the
-#: norms already rate below the threshold (closure 1.78, function 1.92, compiler 2.46) are not listed:
-#: their published rating is used. Everyday words whose other sense is filmable and useful as a
-#: visual metaphor (library, python, thread, handshake, certificate) are deliberately not listed.
+#: the filmable threshold ("cache" 3.8, "database" 4.0, "software" 4.08, "repository" 3.66, "data"
+#: 3.93). Words the norms already rate below the threshold (closure 1.78, function 1.92, compiler
+#: 2.46) are not listed: their published rating is used. Everyday words whose other sense is
+#: filmable (thread, python, container) are not listed here: they are read by the narration's
+#: domain (:data:`SOFTWARE_SENSES`).
 ABSTRACT_TECH: dict[str, float] = {
     name: 1.5
     for name in (
@@ -27,30 +28,82 @@ ABSTRACT_TECH: dict[str, float] = {
         "microservice", "middleware", "kubernetes", "docker", "redis", "postgres", "postgresql",
         "mysql", "sql", "nosql", "json", "http", "https", "tls", "ssl", "dns", "git", "javascript", "backend",
         "frontend", "serverless", "async", "mutex", "schema", "refactoring", "data structure", "hashing",
+        "data", "load balancer",
     )
 }
 
-#: Filmable hardware, people at work and visible actions that the norms miss ("cpu", "gpu", "typing"),
-#: rate by another sense ("ram" 4.55 is the animal) or put close to the threshold ("developer" 3.54,
-#: "coding" 3.03, "user" 3.16: people at a screen, which stock libraries have plenty of).
+#: Filmable hardware, people at work, visible actions and shot styles that the norms miss ("cpu",
+#: "typing", "motion blur"), rate by another sense ("ram" 4.55 is the animal; "code" 3.0 is a
+#: cipher or a rule book, while B-roll "code" is lines of program text on a screen) or put close
+#: to the threshold ("developer" 3.54, "coding" 3.03, "user" 3.16: people at a screen, which stock
+#: libraries have plenty of). "data center" is a place (the rubric's own example of a setting).
 FILMABLE: dict[str, float] = {
     name: 4.5
     for name in (
         "ram", "cpu", "gpu", "ssd", "hdd", "server rack", "ethernet cable", "network switch", "typing",
         "coding", "developer", "programmer", "user", "customer", "designer", "team", "office worker",
+        "code", "source code", "data center", "motion blur",
     )
 }
 
-#: Words that mark a narration as a software explainer (the offline judge then also counts
-#: programming visuals as related): every abstract entry above plus software words whose published
-#: rating is already abstract. Not a rating table.
-SOFTWARE_TERMS: frozenset[str] = frozenset(ABSTRACT_TECH) | frozenset(
+#: Words with an everyday sense a camera can film and a software sense it cannot ("leak", "bug",
+#: "lake", "cloud", "pipeline", "thread", "container", "branch", "cookie", "token"…). In a software
+#: narration, or beside a software modifier ("memory leak", "data lake"), they are read as the
+#: software concept unless the term itself names the visible thing with a concrete, non-software
+#: word ("leaking pipe" has no listed word; "storm clouds", "oil pipeline", "stack of plates").
+#: Hardware a camera can film (server, mouse, screen, keyboard, cable) is deliberately not listed.
+SOFTWARE_SENSES: frozenset[str] = frozenset(
     (
-        "closure", "recursive", "algorithm", "function", "variable", "encryption", "compiler", "compilation",
-        "commit", "endpoint", "latency", "bandwidth", "framework", "dependency", "runtime", "protocol",
-        "orchestration", "deployment", "abstraction", "inheritance", "polymorphism", "concurrency", "callback",
-        "query", "index", "optimization", "authentication", "authorization", "server", "container", "cluster",
-        "branch", "program", "code", "compiler", "processor", "network", "browser", "backup", "unit test",
-        "garbage collector", "load balancer", "handshake", "certificate", "thread", "python",
+        "leak", "bug", "lake", "cloud", "pipeline", "stream", "thread", "container", "branch", "tree",
+        "stack", "heap", "queue", "pool", "bucket", "cluster", "node", "port", "socket", "shell", "table",
+        "record", "key", "token", "cookie", "worm", "virus", "firewall", "mirror", "fork", "log", "library",
+        "package", "module", "kernel", "spider", "crawler", "patch", "snapshot", "sandbox", "gateway",
+        "hole", "trunk", "handshake", "certificate", "python", "java", "ruby", "rust", "file", "traffic",
+        "broker", "worker", "batch", "wallet", "chain", "block", "string", "frame", "field", "column",
+        "hook", "flag", "lock", "loop", "crash", "load", "race", "engine", "platform", "terminal", "tunnel",
+        "pod", "warehouse", "client", "model", "garbage", "trojan",
+        # phrases whose everyday words would otherwise read as the visible thing
+        "garbage collection", "garbage collector", "stack overflow", "race condition",
+    )
+)
+
+#: Modifiers that put a term in the software domain wherever it appears ("computer virus",
+#: "network traffic", "data lake", "web crawler", "build pipeline"): a listed word next to a
+#: :data:`SOFTWARE_SENSES` head makes it the software concept; it never counts as the concrete word
+#: that names a visible thing. Words already in :data:`ABSTRACT_TECH` count too.
+TECH_CONTEXT: frozenset[str] = frozenset(
+    (
+        "computer", "software", "memory", "network", "web", "internet", "online", "digital", "cyber", "app",
+        "application", "program", "code", "source", "server", "browser", "system", "file", "user", "build",
+        "binary", "search", "message", "access", "login", "security", "encryption", "job", "call", "feature",
+        "request", "thread", "process", "linux", "windows", "unix", "production", "deployment", "test",
+    )
+)
+
+#: Words that mark a narration as a software explainer on their own (jargon with no everyday
+#: reading in a B-roll narration), plus every :data:`ABSTRACT_TECH` entry.
+SOFTWARE_NARRATION_STRONG: frozenset[str] = frozenset(ABSTRACT_TECH) | frozenset(
+    (
+        "algorithm", "compiler", "compilation", "recursive", "encryption", "encrypt", "endpoint", "runtime",
+        "polymorphism", "concurrency", "callback", "deployment", "authentication", "latency", "bandwidth",
+        "orchestration", "closure", "debugging", "debug", "codebase", "website", "app", "browser",
+        "programming", "programmer", "developer", "firewall", "deadlock", "backup", "unit test",
+        "garbage collector", "garbage collection", "load balancer", "balancer", "refactor", "localhost",
+        "html", "css", "xml", "linux", "github", "devops", "sysadmin", "cpu", "gpu", "ram",
+    )
+)
+
+#: Words that hint at a software narration but also have everyday uses ("branch", "thread",
+#: "server", "memory"): two of them (or one strong word) make the narration a software explainer.
+SOFTWARE_NARRATION_WEAK: frozenset[str] = frozenset(
+    (
+        "function", "variable", "commit", "framework", "dependency", "protocol", "abstraction", "query",
+        "index", "optimization", "authorization", "server", "container", "cluster", "branch", "program",
+        "code", "processor", "network", "thread", "python", "memory", "data", "feature", "merge", "bug",
+        "patch", "cloud", "stream", "streaming", "pipeline", "token", "cookie", "request", "crash", "storage",
+        "file", "user", "login", "log", "build", "test", "deploy", "script", "computer", "laptop", "machine",
+        "virus", "worm", "queue", "stack", "tree", "table", "key", "job", "worker", "binary", "search", "web",
+        "crawler", "page", "loop", "handshake", "certificate", "security", "internet", "online", "digital",
+        "software", "hardware", "cache", "traffic", "packet", "router", "password", "hacker", "install",
     )
 )

@@ -3,13 +3,15 @@
 ``judge(narration, terms, options, settings)`` picks the judge (Gemini, or the offline judge when
 no Gemini can answer), gets its breakdown (cached like every judge reply), and scores it with our
 table (``score_table``); the judge's own total is recorded, never trusted. A judge that did not
-judge raises ReelJudgeError.
+judge raises ReelJudgeError. Beside the verdict, the findability signal (clip counts per term from
+the stock-video APIs, :mod:`reeljudge.filmability.findability`) is attached; it gates the verdict only
+through ``min_findability``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Mapping
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Mapping
 
 from reeljudge.cache import open_cache, request_key
 from reeljudge.errors import BadInputError
@@ -17,6 +19,9 @@ from reeljudge.filmability.local_version import LOCAL_JUDGE_VERSION, SOURCES_SHA
 from reeljudge.filmability.options import FilmabilityOptions
 from reeljudge.filmability.score_table import Breakdown, TableScore, breakdown_from_reply, judge_disagreements, score_breakdown
 from reeljudge.gemini.settings import JudgeSettings, has_gemini_credentials
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from reeljudge.filmability.findability import Findability
 
 LOCAL_KIND = "filmability.local"
 
@@ -34,6 +39,8 @@ class FilmabilityVerdict:
     tokens: dict[str, int] | None = None
     judge_reported: dict[str, Any] = field(default_factory=dict)
     disagreements: list[str] = field(default_factory=list)
+    findability: Findability | None = None  # clip counts per term (reeljudge.filmability.findability)
+    min_findability: float = 0.0
 
     judged = True
 
@@ -44,8 +51,14 @@ class FilmabilityVerdict:
 
     @property
     def passed(self) -> bool:
-        """Whether the score reaches the threshold."""
-        return self.table.score >= self.threshold
+        """Whether the score reaches the threshold (and the share of findable terms its minimum)."""
+        return self.table.score >= self.threshold and not self.findability_short
+
+    @property
+    def findability_short(self) -> bool:
+        """Whether fewer terms find footage than ``min_findability`` asks."""
+        score = self.findability.score if self.findability is not None else None
+        return bool(self.min_findability) and score is not None and score < self.min_findability
 
     @property
     def unfilmable_terms(self) -> list[str]:
@@ -75,9 +88,17 @@ def check_narration(narration: str, options: FilmabilityOptions, test: str) -> s
 def judge(narration: str, terms: list[str], options: FilmabilityOptions, settings: JudgeSettings) -> FilmabilityVerdict:
     """The verdict on ``terms`` for ``narration``; ReelJudgeError when the judge did not judge."""
     which = choose_judge(options, settings)
-    if which == "gemini":
-        return _gemini(narration, terms, options, settings)
-    return _local(narration, terms, options, settings)
+    verdict = _gemini(narration, terms, options, settings) if which == "gemini" else _local(narration, terms, options, settings)
+    return replace(verdict, findability=_findability(terms, options, settings), min_findability=options.min_findability)
+
+
+def _findability(terms: list[str], options: FilmabilityOptions, settings: JudgeSettings) -> Findability:
+    """Clip counts for the terms; absent with a reason when they cannot be had (unless required)."""
+    from reeljudge.filmability.findability import find_clips, search_settings
+
+    return find_clips(terms, mode=options.findability_mode, sources=options.findability_sources,
+                      min_clips=options.findability_min_clips,
+                      settings=search_settings(settings, options.findability_max_age_h))
 
 
 def _verdict(terms: list[str], reply: Mapping[str, Any], options: FilmabilityOptions, judge_name: str,

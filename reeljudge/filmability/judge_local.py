@@ -5,13 +5,14 @@ Used when no Gemini credentials are present; same result shape as the Gemini jud
 thresholds in :class:`LocalJudgeOptions` (calibrated on the spec's three worked examples and the
 labelled pairs in ``benchmarks/embeddings_compare.py``; see docs/decisions.md):
 
-- filmability (0–3): each term's concreteness (:mod:`reeljudge.filmability.lexicon`); 3 all
-  filmable, 2 one non-filmable term (or ≥ 75 % filmable), 1 a mix (≥ 50 %), 0 mostly abstract.
+- filmability (0–3): each term read by its head, as a phrase and in the narration's domain
+  (:mod:`reeljudge.filmability.term_reading`); 3 all filmable, 2 one non-filmable term (or ≥ 75 %
+  filmable), 1 a mix (≥ 50 %), 0 mostly abstract.
 - relevance (0–3): each term gets a level from its best match to the narration — the whole
   sentence, its content words and word pairs — minus the term's mean similarity to a fixed set of
   unrelated background words (small models rate some phrases close to everything); plus, when the
-  narration uses a word from the curated software list, its similarity to short topic glosses
-  ("computer programming"). Abstract or unknown terms count at most 1 ("related concepts but not
+  narration reads as a software explainer (:func:`reeljudge.filmability.senses.narration_domain`),
+  its similarity to short topic glosses ("computer programming"). Abstract or unknown terms count at most 1 ("related concepts but not
   visuals"). The criterion is the level that at least half the terms reach.
 - variety (0–1): 1 when at least two terms are filmable and their mean pairwise cosine similarity
   is below ``variety_max_mean_similarity``.
@@ -25,9 +26,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from reeljudge.filmability import concreteness_overrides
-from reeljudge.filmability.lexicon import DEFAULT_THRESHOLD, TermConcreteness, term_concreteness, tokenize
+from reeljudge.filmability.lexicon import DEFAULT_THRESHOLD, tokenize
 from reeljudge.filmability.score_table import Breakdown
+from reeljudge.filmability.senses import NarrationDomain, narration_domain
+from reeljudge.filmability.term_reading import DEFAULT_MIN_VISUAL, TermConcreteness, term_concreteness
 
 STOPWORDS = frozenset(
     "a an the and or but of to in on at for with by from is are was were be been being it its this that these "
@@ -53,6 +55,9 @@ class LocalJudgeOptions:
 
     #: a term is filmable when its concreteness (1–5 norms scale) reaches this
     concreteness_threshold: float = DEFAULT_THRESHOLD
+    #: a concrete head is still not filmable when its Lancaster visual strength (0–5) is at most this
+    #: ("birdsong" 0.83, "smell" 0.16: heard or smelt, not seen)
+    min_visual_strength: float = DEFAULT_MIN_VISUAL
     #: background-corrected best narration match for "directly related" (level 3)
     direct_match: float = 0.20
     #: … for "generally related" (level 2)
@@ -94,15 +99,20 @@ def narration_chunks(narration: str) -> list[str]:
 
 
 def uses_tech_jargon(narration: str) -> list[str]:
-    """Words of the narration that the curated list marks as software concepts (lemmas tried)."""
-    from reeljudge.filmability.lexicon import lemmas
+    """Software words of the narration when it reads as a software explainer, else none."""
+    return list(narration_domain(narration).evidence)
 
-    words = concreteness_overrides.SOFTWARE_TERMS
-    found = []
-    for tok in tokenize(narration):
-        if tok in words or any(lem in words for lem in lemmas(tok)):
-            found.append(tok)
-    return list(dict.fromkeys(found))
+
+def read_terms(
+    narration: str, terms: list[str], options: LocalJudgeOptions | None = None
+) -> tuple[list[TermConcreteness], NarrationDomain]:
+    """Each term read by its head and phrase in the narration's domain, and that domain."""
+    o = options or LocalJudgeOptions()
+    domain = narration_domain(narration)
+    readings = [
+        term_concreteness(t, o.concreteness_threshold, domain=domain, min_visual=o.min_visual_strength) for t in terms
+    ]
+    return readings, domain
 
 
 def _relevance_level(match: float, topic: float, o: LocalJudgeOptions) -> int:
@@ -143,7 +153,7 @@ def judge_terms_locally(
     o = options or LocalJudgeOptions()
     narration = (narration or "").strip()
     clean = _clean_terms(list(terms or []))
-    conc = [term_concreteness(t, o.concreteness_threshold) for t in clean]
+    conc, domain = read_terms(narration, clean, o)
     filmable = [c.term for c in conc if c.status == "filmable"]
     abstract = [c.term for c in conc if c.status == "abstract"]
     unknown = [c.term for c in conc if c.status == "unknown"]
@@ -151,11 +161,13 @@ def judge_terms_locally(
         "judge": "local",
         "options": asdict(o),
         "terms": [{"term": c.term, "concreteness": c.score, "status": c.status, "anchor": c.anchor,
+                   "form": c.form, "sense": c.sense, "why": c.why,
                    "matches": [asdict(u) for u in c.units]} for c in conc],
+        "software_narration": list(domain.evidence) if domain.software else [],
         "unknown_terms": unknown,
     }
     film = filmability_points(len(clean), len(filmable), o)
-    film_reason = _filmability_reason(conc, film, o)
+    film_reason = _filmability_reason(conc, film, o, domain)
 
     if not clean:
         bd = Breakdown(
@@ -169,7 +181,7 @@ def judge_terms_locally(
         )
         return LocalJudgement(bd, details)
 
-    rel, rel_reason, var, var_reason = _embedding_criteria(narration, clean, conc, o, details)
+    rel, rel_reason, var, var_reason = _embedding_criteria(narration, clean, conc, o, details, domain)
     bd = Breakdown(
         relevance=rel,
         filmability=film,
@@ -181,12 +193,13 @@ def judge_terms_locally(
     return LocalJudgement(bd, details)
 
 
-def _filmability_reason(conc: list[TermConcreteness], points: int, o: LocalJudgeOptions) -> str:
-    """Plain words: which terms are filmable, which not, with their concreteness."""
+def _filmability_reason(conc: list[TermConcreteness], points: int, o: LocalJudgeOptions, domain: NarrationDomain) -> str:
+    """Plain words: which terms are filmable, which not, and how each was read."""
 
     def fmt(c: TermConcreteness) -> str:
-        via = f" via '{c.anchor}'" if c.anchor and c.anchor != c.term.lower() else ""
-        return f"'{c.term}' {c.score:.2f}{via}" if c.score is not None else f"'{c.term}' (fewer than half its words in the English norms)"
+        if c.score is None:
+            return f"'{c.term}' (fewer than half its words in the English norms)"
+        return f"'{c.term}' {c.score:.2f} ({c.why})"
 
     groups = []
     for status, label in (("filmable", "filmable"), ("abstract", "abstract"), ("unknown", "unknown, no lexicon coverage")):
@@ -195,11 +208,14 @@ def _filmability_reason(conc: list[TermConcreteness], points: int, o: LocalJudge
             groups.append(f"{label}: " + ", ".join(items))
     n_f = sum(c.status == "filmable" for c in conc)
     head = f"{n_f} of {len(conc)} terms reach concreteness {o.concreteness_threshold} (1–5 scale) → {points}/3."
+    if domain.software:
+        head += f" Read as {domain.describe()}."
     return head + " " + "; ".join(groups) + ("." if groups else "")
 
 
 def _embedding_criteria(
-    narration: str, terms: list[str], conc: list[TermConcreteness], o: LocalJudgeOptions, details: dict[str, Any]
+    narration: str, terms: list[str], conc: list[TermConcreteness], o: LocalJudgeOptions, details: dict[str, Any],
+    domain: NarrationDomain,
 ) -> tuple[int, str, int, str]:
     """Relevance and variety (points and reasons) from sentence-embedding similarities."""
     from reeljudge.filmability.embeddings import get_embedder
@@ -243,7 +259,7 @@ def _embedding_criteria(
             "rate relevance → 0/3."
         ), var, var_reason
     chunks = narration_chunks(narration)
-    jargon = uses_tech_jargon(narration)
+    jargon = list(domain.evidence)
     cv = model.embed(chunks)
     bg = model.embed(BACKGROUND_WORDS)
     sim = tv @ cv.T

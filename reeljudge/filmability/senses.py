@@ -1,0 +1,123 @@
+"""Which sense a term is read in: the narration's domain and the software sense of everyday words.
+
+A software explainer's "leak", "bug", "cloud" or "pipeline" names a software concept (the rubric's
+"programming concepts", not filmable), while a travel video's "lake" is a lake. Two signals,
+both from curated word lists (:mod:`reeljudge.filmability.concreteness_overrides`):
+
+- the **narration** is a software explainer when it uses one unambiguous software word
+  ("compiler", "API", "Redis") or two words that are often software ("branch" and "merge");
+- the **term** itself can carry the domain: a software modifier next to an everyday word
+  ("memory leak", "data lake", "computer virus") means the software concept in any narration.
+
+An everyday word is read in its software sense only when nothing in the term names the visible
+thing: a concrete word that is not software vocabulary ("storm clouds", "oil pipeline", "bug on
+a leaf") or camera language ("tree close-up", "cloud timelapse") keeps the everyday sense, and so
+does a rated everyday multiword expression ("tree branch", "spider web") unless it contains a
+software word.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from reeljudge.filmability import concreteness_overrides as curated
+from reeljudge.filmability.heads import CAMERA_WORDS
+from reeljudge.filmability.lexicon import UnitMatch, lemmas, tokenize
+
+SOFTWARE_SENSE_RATING = 1.5
+
+
+@dataclass(frozen=True)
+class NarrationDomain:
+    """Whether a narration is a software explainer, and the words that say so."""
+
+    software: bool
+    evidence: tuple[str, ...]
+
+    def describe(self) -> str:
+        """Plain words for a reason."""
+        if not self.software:
+            return "not a software narration"
+        return "a software narration (" + ", ".join(self.evidence) + ")"
+
+
+@dataclass(frozen=True)
+class SenseReading:
+    """The sense a term's deciding unit is read in and why."""
+
+    software: bool
+    why: str | None  # None when the unit has no software sense at all
+
+
+def _forms(word: str) -> tuple[str, ...]:
+    """A word and its lemmas."""
+    return (word, *lemmas(word))
+
+
+def narration_domain(narration: str) -> NarrationDomain:
+    """Software explainer or not, from strong and weak software words (lemmas and word pairs)."""
+    tokens = tokenize(narration or "")
+    strong: list[str] = []
+    weak: list[str] = []
+    for a, b in zip(tokens, tokens[1:]):
+        if any(f"{a} {f}" in curated.SOFTWARE_NARRATION_STRONG for f in _forms(b)):
+            strong.append(f"{a} {b}")
+    for tok in tokens:
+        forms = _forms(tok)
+        if any(f in curated.SOFTWARE_NARRATION_STRONG for f in forms):
+            strong.append(tok)
+        elif any(f in curated.SOFTWARE_NARRATION_WEAK for f in forms):
+            weak.append(tok)
+    strong, weak = list(dict.fromkeys(strong)), list(dict.fromkeys(weak))
+    software = bool(strong) or len(weak) >= 2
+    return NarrationDomain(software, tuple(strong + weak) if software else ())
+
+
+def unit_keys(unit: UnitMatch) -> tuple[str, ...]:
+    """The forms of a unit to compare with word lists: as written, its entry, its last word's lemmas."""
+    parts = unit.text.split(" ")
+    keys = [unit.text] + ([unit.entry] if unit.entry else [])
+    keys += [" ".join(parts[:-1] + [lem]) for lem in lemmas(parts[-1])]
+    return tuple(dict.fromkeys(keys))
+
+
+def is_tech_word(unit: UnitMatch) -> bool:
+    """Software vocabulary as a modifier ("memory", "data", "computer", "API")."""
+    return any(k in curated.TECH_CONTEXT or k in curated.ABSTRACT_TECH for k in unit_keys(unit))
+
+
+def has_software_sense(unit: UnitMatch) -> bool:
+    """An everyday word with a software sense ("leak", "cloud", "thread")."""
+    return any(k in curated.SOFTWARE_SENSES for k in unit_keys(unit))
+
+
+def read_sense(
+    units: list[UnitMatch], head: int, others: list[int], domain: NarrationDomain, threshold: float
+) -> SenseReading:
+    """Software or everyday sense for ``units[head]``, given the term's other content units."""
+    unit = units[head]
+    words = unit.text.split(" ")
+    tech = [units[i].text for i in others if is_tech_word(units[i])]
+    if len(words) > 1 and unit.source.startswith("norms") and not has_software_sense(unit):
+        inner = [UnitMatch(w, w, None, "word") for w in words]
+        inner_tech = [w.text for w in inner[:-1] if is_tech_word(w)]
+        if not (inner_tech and has_software_sense(inner[-1])):
+            return SenseReading(False, None)  # an everyday expression ("tree branch")
+        tech += inner_tech
+    elif not has_software_sense(unit):
+        return SenseReading(False, None)
+    if not (tech or domain.software):
+        return SenseReading(False, None)
+    camera = [u.text for u in units if any(k in CAMERA_WORDS for k in unit_keys(u))]
+    if camera:
+        return SenseReading(False, f"'{camera[0]}' describes a shot, so '{unit.text}' is the visible thing")
+    cues = [
+        units[i].text
+        for i in others
+        if (units[i].rating or 0.0) >= threshold and not is_tech_word(units[i]) and not has_software_sense(units[i])
+    ]
+    if cues:
+        return SenseReading(False, f"'{cues[0]}' names the visible {unit.text}, so it is read in its everyday sense")
+    if tech:
+        return SenseReading(True, f"next to '{tech[0]}', '{unit.text}' names the software concept")
+    return SenseReading(True, f"in {domain.describe()}, '{unit.text}' names the software concept")

@@ -1,0 +1,131 @@
+"""Terms read by their head, as a phrase, and in the narration's sense (issue 11, item 4)."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks.term_accuracy import DATASET, accuracy_table, judge_items, load_items
+from reeljudge.filmability.judge_local import LocalJudgeOptions, read_terms
+from reeljudge.filmability.senses import narration_domain
+
+GENERAL = "Households in the city changed how they live over the last ten years"
+SOFTWARE = "A memory leak slowly eats the server's RAM until the service crashes"
+PIPELINE = "The build pipeline runs every test on each commit"
+
+
+def _read(narration: str, term: str):
+    readings, _ = read_terms(narration, [term])
+    return readings[0]
+
+
+@pytest.mark.parametrize(
+    "term, head, modifier",
+    [("water usage", "usage", "water"), ("phone addiction", "addiction", "phone"),
+     ("traffic growth", "growth", "traffic"), ("car ownership", "ownership", "car")],
+)
+def test_concrete_modifier_does_not_make_an_abstract_head_filmable(term: str, head: str, modifier: str) -> None:
+    r = _read(GENERAL, term)
+    assert r.status == "abstract" and r.anchor == head, r
+    assert f"head '{head}'" in r.why and f"concrete word '{modifier}'" in r.why
+
+
+@pytest.mark.parametrize("term, head", [("garbage truck", "garbage truck"), ("efficient engine", "engine")])
+def test_filmable_head_with_abstract_modifier_stays_filmable(term: str, head: str) -> None:
+    r = _read(GENERAL, term)
+    assert r.status == "filmable" and r.anchor == head, r
+
+
+def test_multiword_norms_come_first() -> None:
+    r = _read(GENERAL, "garbage truck")
+    assert r.form == "phrase" and "rated as a whole" in r.why and r.score == pytest.approx(4.92)
+
+
+@pytest.mark.parametrize("term", ["memory leak", "bug fix", "data lake", "cloud storage", "pipeline", "thread"])
+def test_software_narration_reads_software_senses(term: str) -> None:
+    r = _read(SOFTWARE, term)
+    assert r.status == "abstract", r
+
+
+@pytest.mark.parametrize("term", ["pipeline", "lake", "thread", "cloud"])
+def test_everyday_words_are_filmable_outside_software_narrations(term: str) -> None:
+    assert _read(GENERAL, term).status == "filmable"
+    r = _read(PIPELINE, term)
+    assert r.status == "abstract" and r.sense == "software"
+    assert "software narration" in r.why and "names the software concept" in r.why
+
+
+@pytest.mark.parametrize("term", ["leaking pipe", "storm clouds", "oil pipeline", "stack of plates", "tree close-up",
+                                  "bug on a leaf", "tree branch", "spider web"])
+def test_a_term_that_names_the_visible_thing_keeps_its_everyday_sense(term: str) -> None:
+    r = _read(PIPELINE, term)
+    assert r.status == "filmable" and r.sense == "everyday", r
+
+
+def test_software_modifier_sets_the_sense_in_any_narration() -> None:
+    for term in ("memory leak", "computer virus", "network traffic", "data lake"):
+        r = _read(GENERAL, term)
+        assert r.status == "abstract" and r.sense == "software", r
+        assert "next to" in r.why
+
+
+def test_agent_and_action() -> None:
+    r = _read(GENERAL, "programmer thinking")
+    assert r.status == "filmable" and r.anchor == "programmer" and r.form == "agent-action"
+    assert _read(GENERAL, "waves crashing").anchor == "waves"
+    assert _read(GENERAL, "data processing").status == "abstract"
+    assert _read(GENERAL, "school funding").status == "abstract"  # a rated -ing noun is the head
+
+
+def test_counting_and_shot_words_pass_the_head_on() -> None:
+    assert _read(GENERAL, "row of houses").anchor == "houses"
+    assert _read(GENERAL, "hard disk close-up").anchor == "hard disk"
+    assert _read(GENERAL, "office full of laptops").anchor == "office"
+    assert _read(GENERAL, "cargo ship at sea").anchor == "cargo ship"
+
+
+def test_heard_or_smelt_is_not_filmed() -> None:
+    r = _read(GENERAL, "birdsong")
+    assert r.status == "abstract" and "auditory" in r.why and r.score >= 3.5
+
+
+def test_narration_domain() -> None:
+    assert narration_domain("Redis stores everything in memory").software
+    assert narration_domain("You need to understand how closures work").software
+    assert narration_domain("Create a branch for each feature and merge it back").evidence == ("branch", "feature", "merge")
+    assert not narration_domain("Add fresh basil just before serving the pasta").software
+    assert not narration_domain("A branch fell on the road").software  # one everyday word is not enough
+
+
+def test_judge_reason_says_how_terms_were_read() -> None:
+    readings, domain = read_terms(SOFTWARE, ["memory leak", "leaking pipe"], LocalJudgeOptions())
+    assert domain.software and "memory" in domain.evidence
+    assert [r.status for r in readings] == ["abstract", "filmable"]
+    from reeljudge.filmability.judge_local import judge_terms_locally
+
+    b = judge_terms_locally(SOFTWARE, ["memory leak", "leaking pipe", "server rack"]).breakdown
+    assert b.unfilmable_terms == ["memory leak"]
+    reason = b.criterion_reasons["filmability"]
+    assert "Read as a software narration (" in reason and "'memory leak' 1.50 (next to 'memory'" in reason
+    assert "'leaking pipe'" in reason and "head 'pipe'" in reason
+
+
+def test_labelled_set_meets_the_brief() -> None:
+    items = load_items()
+    assert DATASET.read_text(encoding="utf-8").count("CC0 1.0") == 1
+    assert len(items) >= 200
+    assert sum(len(i["term"].split()) > 1 for i in items) * 2 >= len(items)
+    assert sum(i["software"] for i in items) * 4 >= len(items)
+    assert {i["split"] for i in items} == {"train", "test"}
+    by_narration: dict[str, set[str]] = {}
+    for i in items:
+        by_narration.setdefault(i["narration"], set()).add(i["split"])
+    assert all(len(s) == 1 for s in by_narration.values()), "a narration must not straddle the split"
+    assert len({(i["narration"], i["term"].lower()) for i in items}) == len(items)
+
+
+def test_accuracy_on_the_labelled_set_holds() -> None:
+    table = accuracy_table(judge_items(load_items(), LocalJudgeOptions()))
+    for split in ("train", "test"):
+        ok, total = table[split]
+        assert ok / total >= 0.9, (split, ok, total)  # before issue 11: 0.73 on both (docs/decisions.md)
+
