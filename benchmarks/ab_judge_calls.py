@@ -116,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
         batch = batch_runs(fake, shared, Path(work))
     lines = [f"A/B judge calls, uploads and tokens for {n} pairs, fake Gemini server (tests/fake_gemini.py)", "",
              f"assertion, {n} pairs of unique clips ({2 * n} clips), orders: 2", line("run 1", two[0]), line("re-run", two[1]),
-             f"assertion, same pairs, orders: 1 (fresh cache)", line("run 1", one[0]), line("re-run", one[1]),
+             "assertion, same pairs, orders: 1 (fresh cache)", line("run 1", one[0]), line("re-run", one[1]),
              f"reeljudge ab judge, one baseline against {n} candidates ({n + 1} clips), orders: 2, 4 workers",
              line("run 1", batch[0]), line(f"re-run under a new rater name ({batch[1]['cached']} replies from the cache)", batch[1])]
     ok = ((two[0]["calls"], two[0]["uploads"], one[0]["calls"], one[0]["uploads"], batch[0]["calls"], batch[0]["uploads"])
