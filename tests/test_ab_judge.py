@@ -234,3 +234,29 @@ def test_a_cache_hit_makes_no_call_and_imports_nothing_heavy(gemini_env):
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
     assert json.loads(out.stdout.strip().splitlines()[-1]) == [True, True, []], out.stderr
     assert len(gemini_env.calls()) == 2
+
+
+def test_python_face_returns_a_typed_verdict_or_not_judged(gemini_env):
+    import reeljudge
+
+    prefer(gemini_env, PROMPT, sha(CLEAN), sha(FLICKER), tag="flicker")
+    v = reeljudge.judge_pair(PROMPT, CLEAN, FLICKER, media_resolution="low")
+    assert v.judged and v.passed and v.winner == "clip_a" and v.consistent is True and v.tags == ("flicker",)
+    assert v.ratings["clip_a"]["prompt_adherence"] == 5 and v.usage.requests == 2
+    missing = reeljudge.judge_pair("an unscripted prompt", CLEAN, FLICKER)
+    assert isinstance(missing, reeljudge.NotJudged) and missing.passed is False and missing.kind == "api_error"
+    assert "order 1 of 2" in missing.reason
+    with pytest.raises(Exception, match="did you mean 'orders'"):
+        reeljudge.judge_pair(PROMPT, CLEAN, FLICKER, order=1)
+
+
+def test_edit_tasks_show_the_source_first_and_rate_edit_precision(gemini_env):
+    dims = (*DIMS, "edit_precision")
+    prefer(gemini_env, PROMPT, sha(CLEAN), sha(FLICKER), tag="edit_not_applied", dims=dims)
+    context = {"vars": {"prompt": PROMPT, "reference": FLICKER, "family": "edit", "source": FROZEN},
+               "config": {}, "providerResponse": {"metadata": {"clip_path": CLEAN}}}
+    result = get_assert(CLEAN, context)
+    assert result["pass"] is True and result["namedScores"]["ab_new_edit_precision"] == 5.0
+    first = gemini_env.calls()[0]
+    assert shown_clips(gemini_env, first.body) == [sha(FROZEN), sha(CLEAN), sha(FLICKER)]
+    assert "Source clip" in first.text and "Task family: edit" in first.text and "`edit_precision`" in first.text

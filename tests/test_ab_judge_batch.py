@@ -152,3 +152,22 @@ def test_the_cost_benchmark_counts_what_the_issue_asks(monkeypatch, capsys):
     assert ab_judge_calls.main(["--pairs", "2"]) == 0
     out = capsys.readouterr().out
     assert "run 1: 4 judge calls, 4 uploads" in out and "run 1: 2 judge calls, 4 uploads" in out and "run 1: 4 judge calls, 3 uploads" in out
+
+
+def test_gold_pairs_on_request_and_the_dashboard_counts_people_only(gemini_env, tmp_path, capsys):
+    from ab_support import make_study
+
+    ws = make_study(tmp_path, 1, gold=1)
+    pair = next(s for s in ws.store.samples() if s.kind == "pair")
+    gold = next(s for s in ws.store.samples() if s.kind == "gold")
+    prefer(gemini_env, pair.prompt, pair.clip_a, pair.clip_b)
+    prefer(gemini_env, gold.prompt, gold.clip_of(gold.expected), gold.clip_of(next(x for x in gold.systems if x != gold.expected)))
+    assert judge(ws) == 0 and "1 samples: 1 judged now" in capsys.readouterr().out  # gold left out by default
+    assert judge(ws, "--gold") == 0 and "1 judged now, 1 already judged" in capsys.readouterr().out
+    assert main(["ab", "report", "--data", str(ws.root), "--resamples", "50"]) == 0
+    capsys.readouterr()
+    (model,) = json.loads((ws.root / "report" / "report.json").read_text())["models"]
+    assert model["gold"]["correct"] == 1 and model["samples"] == 1  # gold pairs stay out of the agreement
+    assert main(["ab", "status", "--data", str(ws.root)]) == 0
+    status = json.loads(capsys.readouterr().out)
+    assert status["complete"] == 0 and {"rater": MODEL, "kind": "model", "done": 2, "total": None, "gold": model["gold"]} in status["raters"]

@@ -173,20 +173,16 @@ def _model(m: dict[str, Any], clip_href: Callable[[str], str]) -> str:
                    "a flip is stored as a tie flagged inconsistent." if pos.get("both_orders") else "No pair was judged in both orders.")
     gold = m.get("gold")
     gold_text = f" Gold pairs: {gold['correct']}/{gold['answered']} correct." if gold else ""
-    rows = []
-    if "winner" in m:
-        rows.append(_model_row("winner, all families", m["winner"]["all"]))
-        rows += [_model_row(f"winner, {f}", v) for f, v in m["winner"]["by_family"].items()]
-        rows += [_model_row(f"{v['label']} (which clip rated higher)", v) for v in m["dimensions"].values()]
-        rows += [_model_row(f"tag: {t['label']} (used {t['used_by_model']}×; specific agreement model–human "
-                            f"{_f(t['specific_model_human'], pct=True)}, human–human {_f(t['specific_human_human'], pct=True)})", t)
-                 for t in m["tags"]]
+    rows = [_model_row("winner, all families", m["winner"]["all"])]
+    rows += [_model_row(f"winner, {f}", v) for f, v in m["winner"]["by_family"].items()]
+    rows += [_model_row(f"{v['label']} (which clip rated higher)", v) for v in m["dimensions"].values()]
+    rows += [_model_row(f"tag: {t['label']} (used {t['used_by_model']}×; specific agreement model–human "
+                        f"{_f(t['specific_model_human'], pct=True)}, human–human {_f(t['specific_human_human'], pct=True)})", t)
+             for t in m["tags"]]
     table = ("<table class='models'><tr><th>what</th><th>samples with a human majority</th><th>model vs majority</th><th>Cohen's κ</th>"
              "<th>without ties</th><th>model–human pairs</th><th>human–human pairs (ceiling)</th><th>human Fleiss' κ</th></tr>"
-             f"{''.join(rows)}</table>") if rows else (
-             f"<table><tr><th>samples with a human majority</th><th>agreement</th><th>Cohen's κ</th></tr>"
-             f"<tr><td>{m['units']}</td><td>{_ci(m['rate'], pct=True)}</td><td>{_f(m['kappa'])}</td></tr></table>")
-    return (f"<h3>{escape(m['rater'])}</h3><p>{m.get('samples', m['units'])} pair samples judged. Position consistency: "
+             f"{''.join(rows)}</table>")
+    return (f"<h3>{escape(m['rater'])}</h3><p>{m['samples']} pair samples judged. Position consistency: "
             f"{consistency}{gold_text}</p>{table}<h4>Where the model disagrees with unanimous people</h4>"
             f"{_unanimous(m.get('unanimous_disagreements') or [], clip_href)}")
 
