@@ -55,7 +55,7 @@ def test_flip_is_a_tie_flagged_inconsistent(gemini_env):
     assert meta["winner"] == "tie" and meta["inconsistent"] is True and meta["consistent"] is False
     assert meta["primary_tag"] == "tie_both_flawed" and meta["secondary_tags"] == []
     assert [o["winner"] for o in meta["orders"]] == ["new", "reference"]
-    assert "position-inconsistent: order 1 new, order 2 reference; counted as a tie" in result["reason"]
+    assert "position-inconsistent: order 1 chose new, order 2 chose reference; counted as a tie" in result["reason"]
     assert result["namedScores"]["ab_consistent"] == 0.0
     strict = grade(pass_on="win")  # cached: no new calls
     assert strict["pass"] is False and "pass_on: win needs a win" in strict["reason"]

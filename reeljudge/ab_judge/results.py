@@ -40,7 +40,7 @@ def gemini_result(v: PairVerdict, options: ABJudgeOptions, test: str) -> Result:
     loser = None if v.winner == TIE else (ref if v.winner == new else new)
     head = f"{'PASS' if v.passed else 'FAIL'} {_outcome(v.winner, v.systems)}"
     if v.inconsistent:
-        flips = ", ".join(f"order {i} {o.winner}" for i, o in enumerate(v.orders, 1))
+        flips = ", ".join(f"order {i} chose {o.winner}" for i, o in enumerate(v.orders, 1))
         head += f" (position-inconsistent: {flips}; counted as a tie)"
     elif v.consistent:
         head += " (both orders agree)"
