@@ -22,6 +22,7 @@ from typing import Any, Mapping
 
 from reeljudge.ab.protocol import load_protocol
 from reeljudge.ab.records import TIE
+from reeljudge.ab_judge.verdict import Outcome
 from reeljudge.errors import MediaError
 from reeljudge.media.refs import ContentRef
 
@@ -39,8 +40,11 @@ FAULT_TAGS = {
 
 
 @dataclass(frozen=True)
-class ProbesPairVerdict:
-    """The probes' comparison of two clips on the probed dimensions; ``abstained`` lists what was not judged."""
+class ProbesPairVerdict(Outcome):
+    """The probes' comparison of two clips on the probed dimensions; ``abstained`` lists what was not judged.
+
+    ``passed``: the candidate is not worse on the probed dimensions (better, with ``pass_on: win``).
+    """
 
     systems: tuple[str, str]
     winner: str  # a system or "tie", on the probed dimensions only
@@ -54,21 +58,6 @@ class ProbesPairVerdict:
     pass_on: str = "win_or_tie"
 
     judged = True
-
-    @property
-    def passed(self) -> bool:
-        """The candidate (``systems[0]``) is not worse on the probed dimensions (or better, with ``pass_on: win``)."""
-        return self.winner == self.systems[0] or (self.winner == TIE and self.pass_on == "win_or_tie")
-
-    @property
-    def score(self) -> float:
-        """1 when the candidate wins, 0.5 on a tie, 0 when it loses."""
-        return 1.0 if self.winner == self.systems[0] else 0.5 if self.winner == TIE else 0.0
-
-    @property
-    def tags(self) -> tuple[str, ...]:
-        """Primary then secondary tags."""
-        return (self.primary_tag, *self.secondary_tags)
 
 
 def probe_clip(media: ContentRef, prompt: str, role: str) -> Any:

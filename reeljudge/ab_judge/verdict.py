@@ -60,8 +60,33 @@ class OrderVerdict:
                 "call": dict(self.call)}
 
 
+class Outcome:
+    """What a pair verdict means for the candidate (``systems[0]``): shared by both judges' verdicts."""
+
+    systems: tuple[str, str]
+    winner: str
+    primary_tag: str
+    secondary_tags: tuple[str, ...]
+    pass_on: str
+
+    @property
+    def passed(self) -> bool:
+        """The candidate wins, or ties when ``pass_on`` is ``win_or_tie``."""
+        return self.winner == self.systems[0] or (self.winner == TIE and self.pass_on == "win_or_tie")
+
+    @property
+    def score(self) -> float:
+        """1 when the candidate wins, 0.5 on a tie, 0 when it loses."""
+        return 1.0 if self.winner == self.systems[0] else 0.5 if self.winner == TIE else 0.0
+
+    @property
+    def tags(self) -> tuple[str, ...]:
+        """Primary then secondary tags."""
+        return (self.primary_tag, *self.secondary_tags)
+
+
 @dataclass(frozen=True)
-class PairVerdict:
+class PairVerdict(Outcome):
     """The judge's verdict on one pair, in systems: ``systems[0]`` is the candidate (the new clip)."""
 
     prompt: str
@@ -84,21 +109,6 @@ class PairVerdict:
     def consistent(self) -> bool | None:
         """Whether both orders gave the same verdict (None when asked in one order only)."""
         return None if len(self.orders) < 2 else not self.inconsistent
-
-    @property
-    def passed(self) -> bool:
-        """The candidate (``systems[0]``) wins, or ties when ``pass_on`` is ``win_or_tie``."""
-        return self.winner == self.systems[0] or (self.winner == TIE and self.pass_on == "win_or_tie")
-
-    @property
-    def score(self) -> float:
-        """1 when the candidate wins, 0.5 on a tie, 0 when it loses."""
-        return 1.0 if self.winner == self.systems[0] else 0.5 if self.winner == TIE else 0.0
-
-    @property
-    def tags(self) -> tuple[str, ...]:
-        """Primary then secondary tags."""
-        return (self.primary_tag, *self.secondary_tags)
 
     @property
     def cache_hit(self) -> bool:
