@@ -183,7 +183,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
 
     config = _judge_config(args)
     report = judge_study(_workspace(args), config, rater=args.rater, sample_ids=args.samples, limit=args.limit,
-                         include_gold=args.gold, workers=args.workers)
+                         include_gold=args.gold, workers=args.workers, progress=lambda line: print(line, file=sys.stderr, flush=True))
     print("\n".join(report.lines()))
     return 1 if report.not_judged else 0
 

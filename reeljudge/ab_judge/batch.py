@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping
 
 from reeljudge.ab.records import TIE, build_record
@@ -77,8 +77,6 @@ def study_options(ws: Workspace, config: Mapping[str, Any]) -> tuple[ABJudgeOpti
     study = ws.protocol.id
     if "protocol" in config and options.protocol != study:
         raise BadInputError(f"{OWNER}: protocol {options.protocol} asked, but this study uses {study}")
-    from dataclasses import replace
-
     return replace(options, protocol=study), settings
 
 
