@@ -10,7 +10,7 @@ import pytest
 
 from reeljudge.ab.protocol import load_protocol
 from reeljudge.ab_judge import rubric
-from reeljudge.ab_judge.request import order_request, reply_parser
+from reeljudge.ab_judge.request import order_request, order_parser
 from reeljudge.gemini.client import MediaInput
 from reeljudge.gemini.replies import ReplyInvalid
 from reeljudge.testing.ab_judge_scripts import verdict_reply
@@ -92,7 +92,7 @@ def test_request_holds_the_prompt_as_data_and_both_clips_labelled():
 
 
 def test_reader_refuses_rule_breaking_replies_with_the_protocol_message():
-    parse = reply_parser("ab-v1", "text-to-video")
+    parse = order_parser("ab-v1", "text-to-video")
     good = verdict_reply("A", "flicker", secondary=["artifacts"], note="B flickers.")
     assert parse(json.dumps(good))["winner"] == "A"
     cases = {

@@ -19,7 +19,7 @@ from typing import Any
 
 from reeljudge.ab.protocol import load_protocol
 from reeljudge.ab_judge.options import ABJudgeOptions
-from reeljudge.ab_judge.request import order_request, reply_parser
+from reeljudge.ab_judge.request import order_request, order_parser
 from reeljudge.ab_judge.verdict import OrderVerdict, PairVerdict, combine
 from reeljudge.errors import JudgeError, MediaError, ReelJudgeError
 from reeljudge.gemini.client import JudgeClient, MediaInput
@@ -85,7 +85,7 @@ def judge_pair_media(pair: Pair, options: ABJudgeOptions, client: JudgeClient, m
     if protocol.family(pair.family).needs_source and pair.source is None:
         raise MediaError(f"{pair.family} tasks need the source clip the edit was applied to")
     media = media or MediaParts(client, options)
-    parse = reply_parser(protocol.id, pair.family)
+    parse = order_parser(protocol.id, pair.family)
     layouts = pair.layouts(options.orders)
     verdicts: list[OrderVerdict] = []
     queued: list[JudgeError] = []

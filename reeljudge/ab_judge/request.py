@@ -55,7 +55,7 @@ def order_request(
     )
 
 
-def reply_parser(protocol_id: str, family: str) -> Callable[[str], dict[str, Any]]:
+def order_parser(protocol_id: str, family: str) -> Callable[[str], dict[str, Any]]:
     """The reader of one order's reply: the family's reply schema, then the protocol's rules.
 
     Its arguments are plain JSON, so the same reader can be rebuilt in another process.
