@@ -150,3 +150,14 @@ def test_decoding_thread_stops_on_caps_truncation_and_analysis_errors(tmp_path: 
     with pytest.raises(RuntimeError, match="analysis bug"):
         signals_module.measure(whole)
     assert not _decode_threads()
+
+
+def test_only_property_probes_selected_is_not_a_judgement(tmp_path: Path) -> None:
+    from reeljudge.testing.clipgen import FIXTURES
+
+    still = make_clip(tmp_path / "still.mp4", FIXTURES["static"].spec)
+    for config in ({"probes": ["dynamic_degree"]}, {"probes": ["dynamic_degree"], "expect_fail": True}):
+        result = grade(still, **config)
+        assert result["pass"] is False and "nothing was checked" in result["reason"] and "expect_motion" in result["reason"]
+    required = grade(still, probes=["dynamic_degree"], expect_motion=True, expect_fail=True)
+    assert required["pass"] is True and "no motion" in required["reason"]

@@ -31,7 +31,7 @@ def test_video_suite_runs_offline_with_named_scores(tmp_path: Path) -> None:
     )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     results = json.loads(out.read_text())["results"]["results"]
-    assert len(results) >= 8 and all(r["success"] for r in results)
+    assert len(results) >= 12 and all(r["success"] for r in results)
     clean = next(r for r in results if r["vars"]["clip"] == "bbb_excerpt")
     assert set(clean["namedScores"]) >= {"technical", "black_frames", "frozen_frames", "scene_cuts", "flicker", "dynamic_degree"}
     key = clean["response"]["video"]["storageRef"]["key"]

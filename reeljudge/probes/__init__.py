@@ -23,7 +23,8 @@ def probe_signals(signals: "Signals", options: ProbeOptions, prompt: str = "") -
     from reeljudge.probes.cuts import probe_cuts
     from reeljudge.probes.flicker import probe_flicker
     from reeljudge.probes.frozen import probe_frozen
-    from reeljudge.probes.motion import probe_dynamic_degree, probe_shake, probe_smoothness
+    from reeljudge.probes.dynamic import probe_dynamic_degree
+    from reeljudge.probes.motion import probe_shake, probe_smoothness
     from reeljudge.probes.technical import probe_technical
     from reeljudge.probes.vbench import probe_vbench_flicker
 
@@ -33,7 +34,7 @@ def probe_signals(signals: "Signals", options: ProbeOptions, prompt: str = "") -
         "frozen_frames": lambda: probe_frozen(signals, options),
         "scene_cuts": lambda: probe_cuts(signals, options, prompt),
         "flicker": lambda: probe_flicker(signals, options),
-        "dynamic_degree": lambda: probe_dynamic_degree(signals, options),
+        "dynamic_degree": lambda: probe_dynamic_degree(signals, options, prompt),
         "camera_shake": lambda: probe_shake(signals, options),
         "motion_smoothness": lambda: probe_smoothness(signals, options),
         "black_and_white": lambda: probe_black_and_white(signals, options, prompt),

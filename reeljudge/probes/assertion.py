@@ -18,6 +18,11 @@ def verdict_result(verdict: ProbesVerdict, clip: str, metadata: Mapping[str, Any
     failed, gating = verdict.failed, verdict.gating
     lines = [f"FAIL {r.name}: {r.reason}" for r in failed]
     head = f"video probes on {clip}: " + (f"{len(failed)} of {len(gating)} checks failed" if failed else f"all {len(gating)} checks passed")
+    if not gating:
+        properties = ", ".join(r.name for r in verdict.results) or "none"
+        head = (f"video probes on {clip}: nothing was checked: the selected probes ({properties}) report properties of the "
+                "shot and fail nothing unless a requirement is set (expect_motion, motion_from_prompt, min_dynamic_degree, min_smoothness)")
+        metadata = {**metadata, "judged": False}
     components = [
         component(name=r.name, passed=r.passed or not r.gating, score=r.score, reason=r.reason, gating=r.gating, **r.details)
         for r in verdict.results

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from reeljudge.probes.black import black_flags
-from reeljudge.probes.frozen import PairKind, pair_kinds
+from reeljudge.probes.stillness import PairKind, pair_kinds
 from reeljudge.probes.options import ProbeOptions
 from reeljudge.probes.report import ProbeResult, list_ranges, range_details
 from reeljudge.probes.signals import Signals
@@ -26,7 +26,7 @@ def cut_frames(signals: Signals, options: ProbeOptions) -> list[int]:
     """Frames that start a new shot: content change ≥ ``cut_ratio`` × its neighbours' mean and ≥ ``cut_min_content``.
 
     Transitions to or from black belong to the black-frame probe. A frame right after a frozen or
-    near-static run counts only when its change also reaches ``cut_resume_ratio`` × what the clip's
+    still run counts only when its change also reaches ``cut_resume_ratio`` × what the clip's
     own motion changes over the same number of frames (a plain resume after a freeze does not).
     """
     black = black_flags(signals, options)
@@ -66,7 +66,7 @@ def _jumps_beyond_motion(signals: Signals, kinds: list[PairKind], i: int, option
 
 
 def thumb_distance(signals: Signals, a: int, b: int) -> float:
-    """Mean abs difference of frames ``a`` and ``b``'s standardised 32-px luma thumbnails (brightness-invariant)."""
+    """Mean abs difference of frames ``a`` and ``b``'s standardised 64-px luma thumbnails (brightness-invariant)."""
     import numpy as np
 
     first, second = (signals.thumbs[k].astype(np.float32) for k in (a, b))

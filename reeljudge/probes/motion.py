@@ -1,54 +1,46 @@
-"""Motion probes: VBench dynamic degree on classical optical flow, camera shake, a smoothness proxy."""
+"""Camera motion probes: shake (a fault) and a smoothness proxy (a property unless a minimum is set).
+
+Both read the global motion (median optical flow over the textured part of the picture) as a
+velocity over each pair's own time interval, so variable-frame-rate clips are judged by their
+timestamps, not their frame indices; pairs whose picture has too little texture for reliable
+flow (flat colour) are not judged.
+"""
 
 from __future__ import annotations
 
 from reeljudge.probes.black import black_flags
 from reeljudge.probes.cuts import cut_frames
 from reeljudge.probes.options import ProbeOptions
-from reeljudge.probes.report import ProbeResult, frame_range, list_ranges, range_details, runs
+from reeljudge.probes.report import ProbeResult, list_ranges, range_details, runs
 from reeljudge.probes.signals import Signals
 
 
-def dynamic_threshold(signals: Signals, options: ProbeOptions) -> float:
-    """VBench's flow threshold, 6 · (short side / 256), at the analysis size."""
-    short = min(signals.info.analysis_width, signals.info.analysis_height)
-    return options.dynamic_threshold * short / 256.0
+def velocities(signals: Signals, options: ProbeOptions) -> list[tuple[float, float] | None]:
+    """Per pair: the global motion in px per nominal frame interval, over the time since the picture
+    last changed (a held frame, as animation on twos holds each drawing, is no stop); None for held
+    pairs and where no time passed."""
+    from reeljudge.probes.stillness import pair_kinds
 
-
-def probe_dynamic_degree(signals: Signals, options: ProbeOptions) -> ProbeResult:
-    """VBench dynamic degree: the clip moves when ≥ round(4·N/16) sampled pairs exceed the threshold."""
-    thr = dynamic_threshold(signals, options)
-    scores = [m for _, _, m in signals.dd_pairs]
-    frames_sampled = len(scores) + 1
-    needed = max(1, round(4 * frames_sampled / 16.0))
-    above = sum(1 for m in scores if m > thr)
-    moves = above >= needed and bool(scores)
-    amount = (sum(scores) / len(scores) / thr) if scores else 0.0
-    details = {
-        "moves": moves,
-        "pairs_above": above,
-        "pairs_needed": needed,
-        "pairs": len(scores),
-        "sample_interval_frames": signals.dd_interval,
-        "threshold_px": round(thr, 3),
-        "mean_top5_flow_px": round(sum(scores) / len(scores), 3) if scores else 0.0,
-        "motion_amount": round(amount, 3),
-    }
-    facts = f"{above}/{len(scores)} sampled pairs (every {signals.dd_interval} frames) exceed {thr:.2f} px, {needed} needed"
-    whole = frame_range(signals, 0, signals.count - 1)
-    if not scores:
-        return ProbeResult("dynamic_degree", not options.expect_motion, 0.0, f"too few frames to measure motion over {whole}", gating=options.expect_motion, details=details)
-    if moves:
-        return ProbeResult("dynamic_degree", True, 1.0, f"moves: {facts}; motion amount {amount:.2f}× threshold", gating=options.expect_motion, details=details)
-    return ProbeResult("dynamic_degree", not options.expect_motion, 0.0, f"no motion over {whole}: {facts}", gating=options.expect_motion, details=details)
+    kinds = pair_kinds(signals, options)
+    nominal = 1.0 / (signals.info.fps or 24.0)
+    out: list[tuple[float, float] | None] = [None]
+    shown = signals.time_of(0)  # when the current picture first appeared
+    for i in range(1, signals.count):
+        if kinds[i] != "moving":
+            out.append(None)
+            continue
+        dt = signals.times[i] - shown
+        shown = signals.times[i]
+        out.append((signals.gdx[i] * nominal / dt, signals.gdy[i] * nominal / dt) if dt > 0 else None)
+    return out
 
 
 def shake_runs(signals: Signals, options: ProbeOptions) -> list[tuple[int, int]]:
-    """Frame ranges where the global motion jitters around its local trend by more than ``shake_px``.
+    """Frame ranges where the camera's velocity jitters around its local trend by more than ``shake_px``.
 
     Only pairs with one dominant motion are judged (jitter > ``shake_spread_ratio`` × the flow
-    field's interquartile range), and the trend is taken within the pair's shot, never across a
-    cut or a black frame, whose flow is meaningless.
+    field's interquartile range) and with texture enough for flow (``shake_min_texture``); the
+    trend is taken within the pair's shot, never across a cut or a black frame.
     """
     n = signals.count
     black = black_flags(signals, options)
@@ -56,7 +48,11 @@ def shake_runs(signals: Signals, options: ProbeOptions) -> list[tuple[int, int]]
     shot = [0] * n
     for i in range(1, n):
         shot[i] = shot[i - 1] + (1 if i in cuts else 0)
-    usable = [i > 0 and not black[i] and not black[i - 1] and i not in cuts for i in range(n)]
+    speed = velocities(signals, options)
+    usable = [
+        i > 0 and not black[i] and not black[i - 1] and i not in cuts and speed[i] is not None and signals.texture[i] >= options.shake_min_texture
+        for i in range(n)
+    ]
     scale = min(signals.info.analysis_width, signals.info.analysis_height) / 256.0
     limit = options.shake_px * max(scale, 0.25)
     jitter = [False] * n
@@ -64,9 +60,10 @@ def shake_runs(signals: Signals, options: ProbeOptions) -> list[tuple[int, int]]
         window = [j for j in range(max(1, i - 2), min(n, i + 3)) if j != i and usable[j] and shot[j] == shot[i]]
         if not window or not usable[i]:
             continue
-        mx = sorted(signals.gdx[j] for j in window)[len(window) // 2]
-        my = sorted(signals.gdy[j] for j in window)[len(window) // 2]
-        dev = ((signals.gdx[i] - mx) ** 2 + (signals.gdy[i] - my) ** 2) ** 0.5
+        mx = sorted(speed[j][0] for j in window)[len(window) // 2]  # type: ignore[index]
+        my = sorted(speed[j][1] for j in window)[len(window) // 2]  # type: ignore[index]
+        vx, vy = speed[i]  # type: ignore[misc]
+        dev = ((vx - mx) ** 2 + (vy - my) ** 2) ** 0.5  # px per nominal frame interval
         jitter[i] = dev > limit and dev > options.shake_spread_ratio * signals.gd_spread[i]
     # fill single-pair gaps: shake jitters, it does not deviate on every frame
     filled = jitter[:]
@@ -88,13 +85,14 @@ def probe_shake(signals: Signals, options: ProbeOptions) -> ProbeResult:
 
 
 def probe_smoothness(signals: Signals, options: ProbeOptions) -> ProbeResult:
-    """Smoothness proxy: 1 / (1 + RMS change of global motion between frames, in px at 256 short side)."""
+    """Smoothness proxy: 1 / (1 + RMS change of the camera's velocity between pairs, px per frame² at 256 short side)."""
     scale = min(signals.info.analysis_width, signals.info.analysis_height) / 256.0 or 1.0
     black = black_flags(signals, options)
+    speed = velocities(signals, options)
     accel = [
-        ((signals.gdx[i] - signals.gdx[i - 1]) ** 2 + (signals.gdy[i] - signals.gdy[i - 1]) ** 2) / scale**2
+        ((speed[i][0] - speed[i - 1][0]) ** 2 + (speed[i][1] - speed[i - 1][1]) ** 2) / scale**2  # type: ignore[index]
         for i in range(2, signals.count)
-        if not (black[i] or black[i - 1] or black[i - 2])
+        if speed[i] is not None and speed[i - 1] is not None and not (black[i] or black[i - 1] or black[i - 2])
     ]
     rms = (sum(accel) / len(accel)) ** 0.5 if accel else 0.0
     value = 1.0 / (1.0 + rms)
@@ -103,4 +101,6 @@ def probe_smoothness(signals: Signals, options: ProbeOptions) -> ProbeResult:
     reason = f"smoothness {value:.3f} (RMS global-motion change {rms:.2f} px/frame²)"
     if gating:
         reason += f", minimum {options.min_smoothness:g}"
+    else:
+        reason += " (a property of the shot, not required)"
     return ProbeResult("motion_smoothness", passed, value, reason, gating=gating, details={"rms_accel_px": round(rms, 3)})

@@ -23,7 +23,13 @@ PROBE_NAMES: tuple[str, ...] = (
 
 @dataclass(frozen=True)
 class ProbeOptions:
-    """Every probe threshold; luma levels are 0–255, pixel distances are at the analysis size."""
+    """Every probe threshold; luma levels are 0–255, pixel distances are at the analysis size.
+
+    Faults (frozen playback, black runs that are not fades, cuts in a one-shot clip, flicker,
+    shake, truncation) fail by default. Properties of the shot (still or slow, fades, how much it
+    moves, smoothness) are reported as facts and scores and fail only when a requirement below
+    is set (``expect_motion``, ``motion_from_prompt``, ``min_dynamic_degree``, ``min_smoothness``).
+    """
 
     # analysis and bounded work
     analysis_short_side: int = 256  # frames are scaled down (never up) to this short side
@@ -41,32 +47,46 @@ class ProbeOptions:
     truncation_tolerance: float = 0.02  # decoded may fall short of declared by this fraction
     # black frames
     black_pixel_level: int = 32  # a pixel darker than this is dark
-    black_dark_fraction: float = 0.98  # a frame is black when this share of its pixels is dark
+    black_dark_fraction: float = 0.98  # a frame is black when this share of its pixels is dark …
+    black_max_detail: float = 4.0  # … and its 64-px thumbnail varies by at most this (levels, std): else a night scene
     black_min_frames: int = 1
-    # frozen frames
+    fade_min_frames: int = 3  # a black run reached (or left) through ≥ this many frames of steady darkening is a fade …
+    fade_max_step: float = 0.6  # … in which no frame-to-frame step is more than this share of the whole brightness change
+    # frozen frames: a still run is a fault only in moving footage; a still scene is a property
     duplicate_changed_fraction: float = 0.0005  # exact duplicate: at most this share of pixels changed by > 6 levels …
     duplicate_mean_diff: float = 0.15  # … and mean abs diff at most this (compression noise only)
-    static_mean_diff: float = 2.5  # near-static: mean abs diff at most this …
-    static_changed_fraction: float = 0.05  # … and at most this share of pixels changed by > 6 levels
-    static_run_max_change: float = 2.0  # … and no frame of the run differs from its first by more (32-px thumbnail)
-    frozen_min_frames: int = 4  # report runs of at least this many repeated frames
-    near_static_fails: bool = True  # near-static runs fail the probe (exact duplicates always do)
+    still_levels: float = 6.0  # a 64-px thumbnail pixel changed when its change (brightness gain taken out) exceeds this …
+    still_noise_ratio: float = 3.0  # … plus this × the pair's median change (its noise)
+    still_moved_share: float = 0.0025  # a pair is still when at most this share of thumbnail pixels changed (also run-wide, vs its first frame)
+    frozen_min_frames: int = 4  # a still run counts from this many frames …
+    frozen_hold_ratio: float = 2.0  # … and from this × the clip's usual hold (animation on twos holds each drawing 2 frames)
+    frozen_context_s: float = 0.5  # moving footage before a run: looked for over this much time before it …
+    frozen_context_change: float = 2.0  # … where the median pair changed the 64-px thumbnail by ≥ this (mean levels) …
+    frozen_context_ratio: float = 4.0  # … and ≥ this × the run's own change (its noise), without slowing down into it
+    frozen_jump_ratio: float = 2.0  # or the picture jumps on leaving the run: ≥ this × the footage's usual change per frame
+    frozen_edge_share: float = 0.75  # a change with this share in the frame's outer eighth is something entering or leaving: no freeze
+    near_static_fails: bool = True  # frozen runs that are near-static, not exact duplicates, fail too
     # scene cuts
     cut_window: int = 2  # neighbours on each side for the adaptive score
     cut_ratio: float = 3.0  # content score ÷ neighbours' mean must reach this …
     cut_min_content: float = 30.0  # … and the content score this (0–~150 scale)
-    cut_resume_ratio: float = 2.0  # right after a frozen run: … and ≥ this × the clip's own change over as many frames
+    cut_resume_ratio: float = 2.0  # right after a still run: … and ≥ this × the clip's own change over as many frames
     single_shot: bool | None = None  # None: infer from the prompt (one shot unless it asks for cuts)
     # flicker
-    flicker_min_delta: float = 4.0  # motion-compensated brightness change (levels) that counts
-    flicker_min_alternations: int = 3  # sign alternations in a row that make a flicker run
-    # motion
-    expect_motion: bool = True  # fail a clip in which nothing moves (VBench dynamic degree False)
+    flicker_min_delta: float = 4.0  # a brightness swing (motion-compensated, levels) that counts
+    flicker_min_hz: float = 3.0  # slowest flicker: a swing lasts at most half of this rate's period
+    flicker_min_swings: int = 5  # swings in a row that make a flicker run (a flash is 2)
+    flicker_periodic_cv: float = 0.25  # periods varying by less than this (coefficient of variation) make it periodic
+    # motion: properties unless a requirement is set
+    expect_motion: bool = False  # require motion (VBench dynamic degree True)
+    motion_from_prompt: bool = False  # require motion when the prompt asks for movement
+    min_dynamic_degree: float | None = None  # require this share of sampled pairs above VBench's flow threshold
     dynamic_threshold: float = 6.0  # VBench: top-5% flow magnitude > 6 · (short side / 256)
     dynamic_sample_fps: float = 8.0  # VBench samples about 8 frames a second for flow
-    shake_px: float = 2.5  # jitter of the global motion (px per frame) that counts as shake
+    shake_px: float = 2.5  # jitter of the global motion (px per nominal frame interval) that counts as shake
     shake_min_frames: int = 4
     shake_spread_ratio: float = 1.0  # … and more than this × the pair's flow-field interquartile range (else no single camera motion)
+    shake_min_texture: float = 0.15  # pairs with less textured area than this share have unreliable flow (flat colour): not judged
     min_smoothness: float | None = None  # gate on the smoothness proxy only when set
     # colour
     gray_chroma: float = 3.0  # mean |U−128|+|V−128| below this makes a frame colourless

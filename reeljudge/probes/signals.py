@@ -2,8 +2,9 @@
 
 Frames are decoded once, scaled down to the analysis size and reduced to a few numbers each
 (brightness, darkness, colour, change from the previous frame, content change, optical-flow
-statistics); no frame is kept beyond the few needed for the next comparison, so memory does
-not grow with the clip's resolution or length.
+statistics) and a 64-px luma thumbnail (≈ 2.3 kB) for the run-level checks; no full frame is kept
+beyond the few needed for the next comparison, so memory does not grow with the clip's resolution
+and grows with its length only by the thumbnails (≈ 8 MB at the default 3600-frame cap).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any, Iterator
 
 from reeljudge.errors import MediaError
 from reeljudge.media.container import ClipInfo, ffmpeg_reason, open_info
+from reeljudge.probes.measures import quartiles, textured_points, thumb_difference, top5
 from reeljudge.probes.options import ProbeOptions
 
 
@@ -37,7 +39,10 @@ class Signals:
     gdx: list[float] = field(default_factory=list)
     gdy: list[float] = field(default_factory=list)
     gd_spread: list[float] = field(default_factory=list)  # interquartile range (px, x and y combined) of the flow field
-    thumbs: list[Any] = field(default_factory=list)  # 32-px-wide luma thumbnails (uint8), for run-level checks
+    texture: list[float] = field(default_factory=list)  # share of flow points on texture, where flow is reliable
+    moved: list[float] = field(default_factory=list)  # share of 64-px thumbnail pixels changed beyond noise (brightness-compensated)
+    change: list[float] = field(default_factory=list)  # mean abs change of the 64-px thumbnails (brightness-compensated)
+    thumbs: list[Any] = field(default_factory=list)  # 64-px-wide luma thumbnails (uint8), for run-level checks
     dd_pairs: list[tuple[int, int, float]] = field(default_factory=list)  # (from, to, top-5% flow)
     dd_interval: int = 1
 
@@ -182,7 +187,6 @@ class _FrameAnalyser:
         self.w, self.h = w, h
         self.total_pixels = float(w * h)
         self.small_size = (64, max(8, int(round(64 * h / w))))
-        self.thumb_size = (32, max(4, self.small_size[1] // 2))
         self.dis = cv2.DISOpticalFlow_create(cv2.DISOPTICAL_FLOW_PRESET_ULTRAFAST)
         margin = max(2, h // 16)
         self.inner = (slice(margin, -margin, 2), slice(margin, -margin, 2))  # where the warp residual is read
@@ -200,8 +204,9 @@ class _FrameAnalyser:
         z = self._frame_stats(y, uv)
         s.times.append(t)
         if self.prev is None:
-            for series in (s.diff_mean, s.diff_max, s.changed, s.content, s.mc_delta, s.gdx, s.gdy, s.gd_spread):
+            for series in (s.diff_mean, s.diff_max, s.changed, s.content, s.mc_delta, s.gdx, s.gdy, s.gd_spread, s.moved, s.change):
                 series.append(0.0)
+            s.texture.append(1.0)
         else:
             self._pair_stats(y, z, uv)
         self._sampled_flow(y)
@@ -217,8 +222,9 @@ class _FrameAnalyser:
         s.luma.append(float(cv2.mean(y)[0]))
         s.dark.append(float(np.count_nonzero(y < self.options.black_pixel_level)) / self.total_pixels)
         s.chroma.append(float(np.abs(uv.astype(np.int16) - 128).mean() * 2))
-        small = cv2.resize(y, self.small_size, interpolation=cv2.INTER_AREA).astype(np.float32)
-        s.thumbs.append(cv2.resize(small, self.thumb_size, interpolation=cv2.INTER_AREA).astype(np.uint8))
+        small = cv2.resize(y, self.small_size, interpolation=cv2.INTER_AREA)
+        s.thumbs.append(small)
+        small = small.astype(np.float32)
         return (small - small.mean()) / (small.std() + 4.0)
 
     def _pair_stats(self, y: Any, z: Any, uv: Any) -> None:
@@ -234,10 +240,15 @@ class _FrameAnalyser:
         s.changed.append(float(np.count_nonzero(d > 6)) / self.total_pixels)
         chroma_change = float(np.abs(uv.astype(np.int16) - prev_uv).mean())
         s.content.append(float(np.abs(z - prev_z).mean()) * 100.0 / 1.13 + 2.0 * chroma_change)
+        moved, change = thumb_difference(s.thumbs[-2], s.thumbs[-1], self.options)
+        s.moved.append(moved)
+        s.change.append(change)
         flow = self.dis.calc(prev_y, y, None)
-        sample = flow[::2, ::2]
-        x1, gdx, x3 = _quartiles(sample[..., 0])
-        y1, gdy, y3 = _quartiles(sample[..., 1])
+        textured = textured_points(prev_y)
+        s.texture.append(float(np.count_nonzero(textured)) / textured.size)
+        sample = flow[:-2:2, :-2:2][textured] if np.count_nonzero(textured) >= 64 else flow[::2, ::2].reshape(-1, 2)
+        x1, gdx, x3 = quartiles(sample[..., 0])
+        y1, gdy, y3 = quartiles(sample[..., 1])
         s.gdx.append(gdx)
         s.gdy.append(gdy)
         s.gd_spread.append(math.hypot(x3 - x1, y3 - y1))
@@ -245,7 +256,7 @@ class _FrameAnalyser:
         resid = warped.astype(np.int16) - prev_y[self.inner].astype(np.int16)
         s.mc_delta.append(float(np.median(resid)))
         if s.dd_interval == 1:
-            s.dd_pairs.append((self.index - 1, self.index, _top5(flow)))
+            s.dd_pairs.append((self.index - 1, self.index, top5(flow)))
 
     def _sampled_flow(self, y: Any) -> None:
         """When dynamic degree samples every k > 1 frames: record the flow from frame i−k to frame i."""
@@ -255,31 +266,7 @@ class _FrameAnalyser:
         self.ring[i] = y
         self.ring.pop(i - k - 1, None)
         if i % k == 0 and i - k in self.ring:
-            s.dd_pairs.append((i - k, i, _top5(self.dis.calc(self.ring[i - k], y, None))))
-
-
-def _quartiles(values: Any) -> tuple[float, float, float]:
-    """The 25th, 50th and 75th percentiles of an array (linear interpolation, as numpy's default)."""
-    import numpy as np
-
-    flat = np.ascontiguousarray(values, dtype=np.float64).ravel()
-    positions = [(flat.size - 1) * q for q in (0.25, 0.5, 0.75)]
-    ranks = sorted({r for pos in positions for r in (math.floor(pos), math.ceil(pos))})
-    ordered = np.partition(flat, ranks)
-    return tuple(  # type: ignore[return-value]
-        float(ordered[math.floor(pos)] + (ordered[math.ceil(pos)] - ordered[math.floor(pos)]) * (pos - math.floor(pos)))
-        for pos in positions
-    )
-
-
-def _top5(flow: Any) -> float:
-    """The mean of the largest 5% of flow magnitudes (VBench's per-pair motion statistic)."""
-    import numpy as np
-
-    fx, fy = flow[..., 0], flow[..., 1]
-    mag = np.sqrt(fx * fx + fy * fy).ravel()
-    k = max(1, int(mag.size * 0.05))
-    return float(np.partition(mag, mag.size - k)[-k:].mean())
+            s.dd_pairs.append((i - k, i, top5(self.dis.calc(self.ring[i - k], y, None))))
 
 
 def _tail_end_time(container: Any, stream: Any, declared: float) -> float | None:

@@ -1,43 +1,69 @@
 """Deterministic synthetic clips with faults injected at known frames, written with PyAV.
 
-A clip is a camera window panning over a seeded texture "world" with a moving disc; faults
-(cut, camera jump, frozen run, near-static run (a frozen frame under fresh noise), black run, flicker run, shake, static noise,
-black-and-white) replace or alter frames at the frame indices given. The same spec always
-gives the same frames. Run ``python -m reeljudge.testing.clipgen OUT_DIR`` to write the
-committed suite fixtures.
+A clip is a camera window panning over a seeded "world" (texture, flat animation or a night
+street, see ``scenes``) with a moving object, optional grain, sway, easing to a hold, zoom,
+animation cadence and variable-rate timestamps; faults and effects (cut, camera jump, frozen run,
+near-static run (a frozen frame under fresh noise), black run, flicker at a rate or aperiodic,
+shake, noise, black-and-white, fades, dissolve, flash, exposure ramp) replace or alter frames at
+the frame indices given. The same spec always gives the same frames. Run
+``python -m reeljudge.testing.clipgen OUT_DIR`` to write the committed suite fixtures; the probes'
+whole corpus is in ``corpus``.
 """
 
 from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass, field, replace
-from fractions import Fraction
 from pathlib import Path
 from typing import Iterator, Literal, Sequence
 
 import numpy as np
 
-FaultKind = Literal["cut", "jump", "frozen", "near_static", "black", "flicker", "shake", "noise", "gray"]
+from reeljudge.testing.encode import write_clip
+
+FaultKind = Literal[
+    "cut", "jump", "frozen", "near_static", "black", "flicker", "flicker_random", "shake", "noise", "gray",
+    "fade_out", "fade_in", "dissolve", "flash", "exposure",
+]
 
 
 @dataclass(frozen=True)
 class Fault:
-    """A fault over frames ``start`` .. ``start + length - 1`` (cut and jump: from ``start`` on)."""
+    """A fault or effect over frames ``start`` .. ``start + length - 1`` (cut and jump: from ``start`` on).
+
+    ``strength`` scales it (flicker: 1 = ±25 % brightness); ``hz`` is a flicker's rate (0: the
+    brightness alternates every frame).
+    """
 
     kind: FaultKind
     start: int
     length: int = 1
     strength: float = 1.0
+    hz: float = 0.0
 
     @property
     def end(self) -> int:
         """The last frame index the fault touches."""
         return self.start + self.length - 1
 
+    def covers(self, index: int) -> bool:
+        """Whether frame ``index`` is inside the fault."""
+        return self.start <= index <= self.end
+
 
 @dataclass(frozen=True)
 class ClipSpec:
-    """What to render: size, rate, length, camera pan, object motion, seed and faults."""
+    """What to render: size, rate, length, scene, camera, object motion, grain, seed and faults.
+
+    The camera pans ``pan_px`` per frame (until frame ``hold_after``, then holds still) and sways
+    ``sway_px`` (a slow handheld drift); the object moves ``object_px`` per frame; ``grain`` adds
+    fresh Gaussian noise (standard deviation in levels) to every frame; ``vfr`` gives the frames
+    irregular timestamps (0.6–1.6 × the nominal interval) with the scene rendered at those times;
+    ``cadence`` holds each drawing for that many frames, camera included, as limited animation does
+    (1.25: 24 fps footage shown at 30 fps by repeating every fourth frame); ``ease_frames`` slows the
+    pan down to rest over that many frames before ``hold_after`` (both counted from ``pan_from``, the
+    frame the camera starts to pan); ``zoom`` magnifies the view by that share per frame.
+    """
 
     width: int = 256
     height: int = 144
@@ -48,39 +74,48 @@ class ClipSpec:
     seed: int = 7
     faults: tuple[Fault, ...] = ()
     texture: bool = True
+    scene: str = "texture"  # a key of reeljudge.testing.scenes.WORLDS
+    grain: float = 0.0
+    hold_after: int | None = None
+    sway_px: float = 0.0
+    vfr: bool = False
+    cadence: float = 1  # animation "on twos" (2), "on threes" (3): each drawing is held this many frames
+    ease_frames: int = 0
+    zoom: float = 0.0
+    pan_from: int = 0
 
     def with_faults(self, *faults: Fault) -> "ClipSpec":
         """The same spec with these faults."""
         return replace(self, faults=tuple(faults))
 
-
-def _world(seed: int, height: int, width: int, texture: bool) -> np.ndarray:
-    """A smooth random RGB texture of the given size (uint8)."""
-    import cv2
-
-    rng = np.random.default_rng(seed)
-    coarse = rng.uniform(30, 225, size=(max(2, height // 24), max(2, width // 24), 3)).astype(np.float32)
-    world = cv2.resize(coarse, (width, height), interpolation=cv2.INTER_CUBIC)
-    if texture:
-        fine = rng.normal(0, 1, size=(height, width)).astype(np.float32)
-        fine = cv2.GaussianBlur(fine, (0, 0), 1.5)
-        fine *= 30.0 / (fine.std() + 1e-6)
-        world += fine[..., None]
-    return np.clip(world, 0, 255).astype(np.uint8)
+    def pts_ms(self) -> list[int] | None:
+        """Presentation times in ms when ``vfr`` (None for a constant frame rate)."""
+        if not self.vfr:
+            return None
+        rng = np.random.default_rng(self.seed + 3)
+        steps = rng.uniform(0.6, 1.6, size=self.frames) * 1000.0 / self.fps
+        return [int(v) for v in np.concatenate([[0.0], np.cumsum(steps)[:-1]])]
 
 
 class _Renderer:
     """Renders the frames of one ClipSpec, one at a time."""
 
     def __init__(self, spec: ClipSpec) -> None:
+        from reeljudge.testing.scenes import MOVERS, WORLDS
+
         self.spec = spec
-        margin = 64
+        margin = 64 + int(np.ceil(spec.sway_px))
         self.margin = margin
-        span = int(abs(spec.pan_px) * spec.frames) + spec.width * 2 + 2 * margin
+        pts = spec.pts_ms()
+        self.times = [float(i) for i in range(spec.frames)] if pts is None else [p * spec.fps / 1000.0 for p in pts]
+        self.drawn = [t if spec.cadence == 1 else spec.cadence * (t // spec.cadence) for t in self.times]  # what each frame shows
+        span = int(abs(spec.pan_px) * (self.times[-1] + 1)) + spec.width * 2 + 2 * margin
+        make = WORLDS[spec.scene]
         self.worlds = [
-            _world(spec.seed, spec.height + 2 * margin, span, spec.texture),
-            _world(spec.seed + 1000, spec.height + 2 * margin, span, spec.texture),
+            make(spec.seed, spec.height + 2 * margin, span, spec.texture),
+            make(spec.seed + 1000, spec.height + 2 * margin, span, spec.texture),
         ]
+        self.mover = MOVERS[spec.scene]
         self.rng = np.random.default_rng(spec.seed + 1)
         self.shake = {
             f.start + i: tuple(int(v) for v in self.rng.integers(-int(8 * f.strength), int(8 * f.strength) + 1, size=2))
@@ -88,28 +123,55 @@ class _Renderer:
             if f.kind == "shake"
             for i in range(f.length)
         }
+        held = [f for f in spec.faults if f.kind == "flicker_random"]
+        self.random_gain = {i: float(g) for f in held for i, g in zip(range(f.start, f.end + 1), _held_uniform(self.rng, f.length))}
 
     def _faults(self, kind: FaultKind) -> list[Fault]:
         return [f for f in self.spec.faults if f.kind == kind]
 
-    def scene(self, index: int, object_at: float | None = None) -> np.ndarray:
-        """The clean frame at ``index`` (after cuts, jumps and shake), its disc at time ``object_at``."""
-        spec, m = self.spec, self.margin
-        world = self.worlds[sum(1 for f in self._faults("cut") if index >= f.start) % 2]
-        x = m + spec.pan_px * index
-        y = float(m)
-        for f in self._faults("jump"):
-            if index >= f.start:
-                x += spec.width * 0.5 * f.strength
-        dx, dy = self.shake.get(index, (0, 0))
-        xi, yi = int(round(x)) + dx, int(round(y)) + dy
-        frame = world[yi : yi + spec.height, xi : xi + spec.width].copy()
+    def _view(self, world: np.ndarray, index: int, t: float) -> np.ndarray:
+        """The camera's crop of ``world`` for frame ``index`` at time ``t`` (frame units; sub-pixel)."""
         import cv2
 
-        at = float(index) if object_at is None else object_at
-        cx = int(round(spec.width * 0.25 + spec.object_px * at)) % spec.width
-        cy = int(round(spec.height * 0.5 + spec.height * 0.2 * np.sin(at / 9.0)))
-        cv2.circle(frame, (cx, cy), max(4, spec.height // 10), (240, 60, 40), -1, lineType=cv2.LINE_AA)
+        spec, m = self.spec, self.margin
+        x, y = m + spec.pan_px * self._travel(t), float(m)
+        if spec.sway_px:
+            x += spec.sway_px * np.sin(2 * np.pi * t / (2.0 * spec.fps))
+            y += 0.6 * spec.sway_px * np.sin(2 * np.pi * t / (2.7 * spec.fps))
+        x += sum(spec.width * 0.5 * f.strength for f in self._faults("jump") if index >= f.start)
+        dx, dy = self.shake.get(index, (0, 0))
+        centre = (x + dx + (spec.width - 1) / 2.0, y + dy + (spec.height - 1) / 2.0)
+        if spec.zoom:
+            scale = 1.0 / (1.0 + spec.zoom * t)  # world pixels per output pixel
+            warp = np.array([[scale, 0, centre[0] - scale * (spec.width - 1) / 2.0], [0, scale, centre[1] - scale * (spec.height - 1) / 2.0]])
+            return cv2.warpAffine(world, warp, (spec.width, spec.height), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
+        return cv2.getRectSubPix(world, (spec.width, spec.height), centre)
+
+    def _travel(self, t: float) -> float:
+        """How many frames' worth of pan the camera has made by time ``t`` (it eases to a stop, then holds)."""
+        spec = self.spec
+        t = max(0.0, t - spec.pan_from)
+        if spec.hold_after is None:
+            return t
+        ease = float(min(spec.ease_frames, spec.hold_after))
+        start = spec.hold_after - ease
+        if t <= start:
+            return t
+        u = min(t, float(spec.hold_after)) - start  # time into the slow-down: speed falls linearly to 0
+        return start + (u - u * u / (2 * ease) if ease else u)
+
+    def scene(self, index: int, at: float | None = None) -> np.ndarray:
+        """The clean frame ``index`` (after cuts, dissolves, jumps and shake), its object at time ``at``."""
+        t = self.drawn[min(index, len(self.drawn) - 1)] if at is None else at
+        switches = sum(1 for f in self._faults("cut") if index >= f.start)
+        switches += sum(1 for f in self._faults("dissolve") if index > f.end)
+        frame = self._view(self.worlds[switches % 2], index, t)
+        for f in self._faults("dissolve"):
+            if f.covers(index):
+                alpha = (index - f.start + 1) / (f.length + 1)
+                other = self._view(self.worlds[(switches + 1) % 2], index, t)
+                frame = np.clip(frame * (1 - alpha) + other * alpha, 0, 255).astype(np.uint8)
+        self.mover(frame, self.spec.width, self.spec.height, self.spec.object_px, t)
         return frame
 
     def frames(self) -> Iterator[np.ndarray]:
@@ -119,29 +181,74 @@ class _Renderer:
         noise_rng = np.random.default_rng(spec.seed + 2)
         for index in range(spec.frames):
             frame = self.scene(index)
-            if previous is not None and any(f.start <= index <= f.end for f in self._faults("frozen")):
+            if spec.grain:
+                frame = _add_noise(frame, noise_rng, spec.grain)
+            if previous is not None and any(f.covers(index) for f in self._faults("frozen")):
                 frame = previous.copy()
             for f in self._faults("near_static"):
-                if f.start <= index <= f.end:
-                    base = self.scene(f.start - 1).astype(np.float32)
-                    frame = np.clip(base + noise_rng.normal(0, 6.0 * f.strength, base.shape), 0, 255).astype(np.uint8)
+                if f.covers(index):
+                    frame = _add_noise(self.scene(f.start - 1), noise_rng, 6.0 * f.strength)
             for f in self._faults("noise"):
-                if f.start <= index <= f.end:
-                    noisy = frame.astype(np.float32) + noise_rng.normal(0, 6.0 * f.strength, frame.shape)
-                    frame = np.clip(noisy, 0, 255).astype(np.uint8)
-            for f in self._faults("flicker"):
-                if f.start <= index <= f.end:
-                    gain = 1.0 + 0.25 * f.strength * (1 if (index - f.start) % 2 == 0 else -1)
-                    frame = np.clip(frame.astype(np.float32) * gain, 0, 255).astype(np.uint8)
+                if f.covers(index):
+                    frame = _add_noise(frame, noise_rng, 6.0 * f.strength)
+            frame = self._light(frame, index)
             for f in self._faults("gray"):
-                if f.start <= index <= f.end:
+                if f.covers(index):
                     gray = frame.astype(np.float32) @ np.array([0.299, 0.587, 0.114], np.float32)
                     frame = np.repeat(gray[..., None], 3, axis=2).astype(np.uint8)
             for f in self._faults("black"):
-                if f.start <= index <= f.end:
+                if f.covers(index):
                     frame = np.zeros_like(frame)
             previous = frame
             yield frame
+
+    def _light(self, frame: np.ndarray, index: int) -> np.ndarray:
+        """Brightness effects on frame ``index``: flicker, exposure ramp, flash, fades."""
+        gain, white = 1.0, 0.0
+        t = self.times[index]
+        for f in self.spec.faults:
+            if f.kind == "flicker" and f.covers(index):
+                wave = np.cos(2 * np.pi * f.hz * (t - self.times[f.start]) / self.spec.fps) if f.hz else (-1) ** (index - f.start)
+                gain *= 1.0 + 0.25 * f.strength * wave
+            elif f.kind == "flicker_random" and f.covers(index):
+                gain *= 1.0 + 0.25 * f.strength * self.random_gain[index]
+            elif f.kind == "exposure" and index >= f.start:
+                gain *= 1.0 + 0.4 * f.strength * min(1.0, (index - f.start + 1) / f.length)
+            elif f.kind == "flash" and f.covers(index):
+                white = max(white, 0.75 * f.strength / (1 + 1.2 * (index - f.start)))
+            elif f.kind == "fade_out" and f.start <= index < self._next_fade_in(f):
+                gain *= max(0.0, 1.0 - (index - f.start + 1) / f.length)
+            elif f.kind == "fade_in" and self._last_fade_out(f) < index <= f.end:
+                gain *= max(0.0, (index - f.start + 1) / (f.length + 1))
+        if gain == 1.0 and white == 0.0:
+            return frame
+        lit = frame.astype(np.float32) * gain
+        return np.clip(lit + (255.0 - lit) * white, 0, 255).astype(np.uint8)
+
+
+    def _next_fade_in(self, fade_out: Fault) -> int:
+        """Where the black after ``fade_out`` ends: the next fade-in's start, else past the clip."""
+        return min((f.start for f in self._faults("fade_in") if f.start > fade_out.end), default=self.spec.frames)
+
+    def _last_fade_out(self, fade_in: Fault) -> int:
+        """Where the black before ``fade_in`` starts: the last fade-out's end before it, else before the clip."""
+        return max((f.end for f in self._faults("fade_out") if f.end < fade_in.start), default=-1)
+
+
+def _add_noise(frame: np.ndarray, rng: np.random.Generator, sigma: float) -> np.ndarray:
+    """``frame`` plus fresh Gaussian noise of standard deviation ``sigma`` levels."""
+    noisy = frame.astype(np.float32) + rng.normal(0, sigma, frame.shape)
+    return np.clip(noisy, 0, 255).astype(np.uint8)
+
+
+def _held_uniform(rng: np.random.Generator, length: int) -> list[float]:
+    """``length`` values in [−1, 1], each drawn anew after 1–2 frames, swinging sign most of the time."""
+    values: list[float] = []
+    sign = 1.0
+    while len(values) < length:
+        sign = -sign if rng.random() < 0.8 else sign
+        values.extend([sign * float(rng.uniform(0.4, 1.0))] * int(rng.integers(1, 3)))
+    return values[:length]
 
 
 def render(spec: ClipSpec) -> Iterator[np.ndarray]:
@@ -149,76 +256,9 @@ def render(spec: ClipSpec) -> Iterator[np.ndarray]:
     return _Renderer(spec).frames()
 
 
-def write_clip(
-    path: str | Path,
-    frames: Iterator[np.ndarray] | Sequence[np.ndarray],
-    *,
-    fps: int = 24,
-    codec: str = "libx264",
-    crf: int = 23,
-    audio_seconds: float = 0.0,
-    pts_ms: Sequence[int] | None = None,
-    faststart: bool = True,
-    gop: int = 48,
-) -> Path:
-    """Encode RGB frames to a video file; optional sine audio track and explicit timestamps (VFR)."""
-    import av
-
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    options = {"movflags": "+faststart"} if faststart and path.suffix.lower() in {".mp4", ".mov", ".m4v"} else {}
-    with av.open(str(path), mode="w", options=options) as container:
-        stream = container.add_stream(codec, rate=fps)
-        stream.pix_fmt = "yuv420p"
-        if codec == "libx264":
-            stream.options = {"crf": str(crf), "preset": "veryfast", "g": str(gop), "bf": "0"}
-            stream.codec_context.options = {"x264-params": "threads=1:sliced-threads=0"}
-        if pts_ms is not None:
-            stream.codec_context.time_base = Fraction(1, 1000)
-            stream.time_base = Fraction(1, 1000)
-        audio = None
-        if audio_seconds > 0:
-            audio = container.add_stream("aac", rate=16000, layout="mono")
-        first = True
-        for index, rgb in enumerate(frames):
-            if first:
-                stream.width, stream.height = rgb.shape[1], rgb.shape[0]
-                first = False
-            frame = av.VideoFrame.from_ndarray(np.ascontiguousarray(rgb), format="rgb24")
-            if pts_ms is not None:
-                frame.pts = int(pts_ms[index])
-                frame.time_base = Fraction(1, 1000)
-            for packet in stream.encode(frame):
-                container.mux(packet)
-        for packet in stream.encode():
-            container.mux(packet)
-        if audio is not None:
-            _write_tone(container, audio, audio_seconds)
-    return path
-
-
-def _write_tone(container: object, audio: object, seconds: float) -> None:
-    """Mux a quiet 440 Hz sine of ``seconds`` into an open container's audio stream."""
-    import av
-
-    rate, chunk = 16000, 1024
-    total = int(rate * seconds)
-    t = np.arange(total, dtype=np.float32) / rate
-    samples = (0.1 * np.sin(2 * np.pi * 440 * t)).astype(np.float32)
-    for start in range(0, total, chunk):
-        block = samples[start : start + chunk]
-        frame = av.AudioFrame.from_ndarray(block[None, :], format="fltp", layout="mono")
-        frame.sample_rate = rate
-        frame.pts = start
-        for packet in audio.encode(frame):  # type: ignore[attr-defined]
-            container.mux(packet)  # type: ignore[attr-defined]
-    for packet in audio.encode():  # type: ignore[attr-defined]
-        container.mux(packet)  # type: ignore[attr-defined]
-
-
 def make_clip(path: str | Path, spec: ClipSpec, **write_options: object) -> Path:
-    """Render ``spec`` and write it to ``path``."""
-    return write_clip(path, render(spec), fps=spec.fps, **write_options)  # type: ignore[arg-type]
+    """Render ``spec`` and write it to ``path`` (with its own timestamps when ``spec.vfr``)."""
+    return write_clip(path, render(spec), fps=spec.fps, pts_ms=spec.pts_ms(), **write_options)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
@@ -246,10 +286,12 @@ FIXTURES: dict[str, Fixture] = {
         Fixture("static_noise", replace(BASE, pan_px=0.0, object_px=0.0).with_faults(Fault("noise", 0, 72)), {"dynamic_degree": (0, 71)}),
         Fixture("static", replace(BASE, pan_px=0.0, object_px=0.0), {"dynamic_degree": (0, 71)}),
         Fixture("gray", BASE.with_faults(Fault("gray", 0, 72)), {"black_and_white": (0, 71)}),
+        Fixture("flicker_8hz", BASE.with_faults(Fault("flicker", 24, 24, strength=0.5, hz=8.0)), {"flicker": (24, 47)}),
+        Fixture("fade_out", BASE.with_faults(Fault("fade_out", 48, 18))),
     )
 }
 
-SUITE_FIXTURES = ("clean", "cut", "frozen", "black", "flicker", "static_noise")
+SUITE_FIXTURES = ("clean", "cut", "frozen", "black", "flicker", "flicker_8hz", "fade_out", "static_noise")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -266,45 +308,3 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
-
-
-def make_excerpt(source: str | Path, target: str | Path, *, width: int = 480, crf: int = 30, seconds: float | None = None) -> Path:
-    """Re-encode a clip smaller (H.264 video, AAC audio copied through a re-encode) for committing."""
-    import av
-
-    target = Path(target)
-    with av.open(str(source)) as src, av.open(str(target), "w", options={"movflags": "+faststart"}) as dst:
-        vin = src.streams.video[0]
-        height = int(round(vin.codec_context.height * width / vin.codec_context.width / 2)) * 2
-        vout = dst.add_stream("libx264", rate=vin.average_rate)
-        vout.codec_context.time_base = Fraction(1) / vin.average_rate
-        vout.width, vout.height, vout.pix_fmt = width, height, "yuv420p"
-        vout.options = {"crf": str(crf), "preset": "slow", "bf": "0"}
-        vout.codec_context.options = {"x264-params": "threads=1:sliced-threads=0"}
-        ain = src.streams.audio[0] if src.streams.audio else None
-        aout = dst.add_stream("aac", rate=ain.codec_context.sample_rate, layout="mono") if ain else None
-        if aout is not None:
-            aout.bit_rate = 48000
-        streams = [s for s in (vin, ain) if s is not None]
-        resampler = av.AudioResampler(format="fltp", layout="mono", rate=ain.codec_context.sample_rate) if ain else None
-        video_index = audio_samples = 0
-        for frame in src.decode(*streams):
-            if seconds is not None and frame.time is not None and frame.time > seconds:
-                continue
-            if isinstance(frame, av.VideoFrame):
-                small = frame.reformat(width=width, height=height, format="yuv420p")
-                small.pts, small.time_base = video_index, Fraction(1) / vin.average_rate
-                video_index += 1
-                for packet in vout.encode(small):
-                    dst.mux(packet)
-            elif aout is not None and resampler is not None:
-                for out in resampler.resample(frame):
-                    out.pts, out.time_base = audio_samples, Fraction(1, out.sample_rate)
-                    audio_samples += out.samples
-                    for packet in aout.encode(out):
-                        dst.mux(packet)
-        for stream in (vout, aout):
-            if stream is not None:
-                for packet in stream.encode():
-                    dst.mux(packet)
-    return target
