@@ -138,3 +138,21 @@ def test_the_report_and_its_page_show_the_model_beside_the_people():
                  "Temporal consistency (which clip rated higher)", "tag: Flicker / temporal jitter", "4 of 5 pairs judged in both orders",
                  "Where the model disagrees with unanimous people", f"clips/{SAMPLES[1].clip_a}.mp4", "60 %"):
         assert text in page, text
+
+
+def test_half_point_ratings_only_from_model_raters():
+    from reeljudge.ab.records import RecordError
+
+    assert RECORDS[-1]["ratings"]["y"]["prompt_adherence"] == 4.5  # a model's mean over two orders is stored
+    for kind, value, ok in (("model", 3.5, True), ("model", 3.25, False), ("human", 3.5, False), ("human", 3, True)):
+        sample = SAMPLES[0]
+        form = {"winner": "A", "primary_tag": "flicker", "secondary_tags": [],
+                "ratings": {"A": {d: 5 for d in DIMS}, "B": {**{d: 2 for d in DIMS}, "motion_physics": value}}}
+        make = lambda: build_record(sample_id=sample.sample_id, family=sample.family, protocol="ab-v1", shown={"A": "x", "B": "y"},  # noqa: E731
+                                    clips={"A": sample.clip_a, "B": sample.clip_b}, form=form, rater_id="r", rater_kind=kind,
+                                    watch={"full_plays": {"A": 2, "B": 2}, "log": []})
+        if ok:
+            make()
+        else:
+            with pytest.raises(RecordError, match="motion_physics"):
+                make()
