@@ -5,7 +5,8 @@ from __future__ import annotations
 import importlib
 import sys
 
-BENCHMARKS = ("filmability_cache", "gecko_calls", "probes", "probes_corpus", "ab_load", "term_accuracy", "ab_judge_calls")
+BENCHMARKS = ("filmability_cache", "gecko_calls", "probes", "probes_corpus", "ab_load", "term_accuracy",
+              "library_probes", "filmability_bulk", "ab_judge_calls")
 
 
 def main(names: list[str]) -> None:

@@ -16,6 +16,8 @@ COMMANDS: tuple[str, ...] = (
     "reeljudge.cache_cli",
     "reeljudge.gecko.cli",
     "reeljudge.ab.cli",
+    "reeljudge.library.cli",
+    "reeljudge.filmability.bulk_cli",
 )
 
 

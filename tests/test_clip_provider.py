@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from reeljudge.media.container import remux_to_mp4
+from reeljudge.media.refs import portable_path
 from reeljudge.providers.clips import call_api
 from reeljudge.testing.clipgen import ClipSpec, make_clip
 
@@ -42,7 +43,8 @@ def test_stores_clip_in_promptfoo_media_store(config_dir: Path) -> None:
     assert clip["sha256"] == sha and clip["bytes"] == source.stat().st_size and clip["dataset_id"] == "bbb_excerpt"
     assert (clip["width"], clip["height"], clip["codec"], clip["fps"]) == (480, 270, "h264", 25.0)
     assert clip["duration"] == pytest.approx(5.28, abs=0.05) and clip["has_audio"] is True
-    assert response["metadata"]["clip_path"] == str(source) and response["output"] == "bbb_excerpt"
+    assert response["metadata"]["clip_path"] == portable_path(source) and response["output"] == "bbb_excerpt"
+    assert not Path(response["metadata"]["clip_path"]).is_absolute()  # results name no machine path
 
 
 def test_data_url_delivery(tmp_path: Path, config_dir: Path) -> None:

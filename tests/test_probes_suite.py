@@ -36,3 +36,5 @@ def test_video_suite_runs_offline_with_named_scores(tmp_path: Path) -> None:
     assert set(clean["namedScores"]) >= {"technical", "black_frames", "frozen_frames", "scene_cuts", "flicker", "dynamic_degree"}
     key = clean["response"]["video"]["storageRef"]["key"]
     assert (tmp_path / "pf" / "media" / key).read_bytes() == (REPO / "datasets/clips/bbb_excerpt.mp4").read_bytes()
+    # results name no machine path: clips are recorded relative to the project
+    assert str(REPO) not in json.dumps(results), [k for k in json.dumps(results).split('"') if str(REPO) in k][:3]

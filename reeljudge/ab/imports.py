@@ -184,7 +184,8 @@ def read_promptfoo(path: Path, *, family: str = "text-to-video", systems: tuple[
         source = vars_.get("source")
         shas = {c[1]: c[2] for c in clips if c[2]}
         for first, second in itertools.combinations(clips, 2):
-            specs.append(PairSpec(where, fam, prompt, first[:2], second[:2], source, path.parent, shas))
+            # clip paths in results are relative to the project promptfoo ran in (the working directory)
+            specs.append(PairSpec(where, fam, prompt, first[:2], second[:2], source, Path.cwd(), shas))
     if problems:
         raise ImportRefused(problems)
     if not specs:

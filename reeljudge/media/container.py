@@ -43,8 +43,9 @@ class ClipInfo:
     tail_end_time: float | None = None  # when capped: the last frame time found near the end
 
     def as_metadata(self) -> dict[str, Any]:
-        """The info as plain JSON-able values."""
-        return {k: (round(v, 4) if isinstance(v, float) else v) for k, v in self.__dict__.items()}
+        """The info as plain JSON-able values (the file's name, not its machine path)."""
+        values = {k: (round(v, 4) if isinstance(v, float) else v) for k, v in self.__dict__.items() if k != "path"}
+        return {"file": Path(self.path).name, **values}
 
 
 def open_info(path: Path) -> tuple[Any, Any, ClipInfo]:

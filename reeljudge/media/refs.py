@@ -185,3 +185,13 @@ def content_ref(ref: MediaRef) -> ContentRef:
         return ContentRef(ref, sha256_file(ref.path), size)
     uri = ref.uri or ref.ref
     return ContentRef(ref, "uri-" + hashlib.sha256(uri.encode("utf-8")).hexdigest(), None)
+
+
+def portable_path(path: str | os.PathLike[str]) -> str:
+    """A local path as recorded in results and caches: relative to the working directory when under it
+    (so results name no machine path), else absolute."""
+    resolved = Path(path).resolve()
+    try:
+        return resolved.relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return str(resolved)

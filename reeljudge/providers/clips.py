@@ -16,7 +16,7 @@ from typing import Any, Literal, Mapping
 
 from reeljudge.errors import MediaError, ReelJudgeError
 from reeljudge.media.container import PLAYABLE, clip_facts, playable_copy, poster_frame
-from reeljudge.media.refs import resolve_media, sha256_file
+from reeljudge.media.refs import portable_path, resolve_media, sha256_file
 from reeljudge.media.viewer_store import DATA_URL_MAX_BYTES, data_url, store_media
 from reeljudge.options import load_one, option
 from reeljudge.promptfoo import provider_config, test_label
@@ -69,7 +69,7 @@ def serve_clip(ref: str, options: ClipProviderOptions = ClipProviderOptions()) -
     clip = {"ref": ref, "file": path.name, "bytes": path.stat().st_size, "sha256": sha, "mime_type": media.mime_type, **facts}
     if media.dataset_id:
         clip["dataset_id"] = media.dataset_id
-    return {"output": ref, "metadata": {"clip": clip, "clip_path": str(path)}, "video": video}
+    return {"output": ref, "metadata": {"clip": clip, "clip_path": portable_path(path)}, "video": video}
 
 
 def call_api(prompt: str, options: Mapping[str, Any] | None, context: Mapping[str, Any] | None) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from reeljudge.cache import JudgeCache, open_cache
 from reeljudge.errors import BadInputError, JudgeError, MediaError, ReelJudgeError
 from reeljudge.gemini.pricing import estimate_video_cost
 from reeljudge.gemini.settings import JudgeSettings, require_credentials
-from reeljudge.media.refs import sha256_file
+from reeljudge.media.refs import portable_path, sha256_file
 from reeljudge.promptfoo import provider_config
 from reeljudge.providers.clips import ClipProviderOptions, serve_clip
 from reeljudge.providers.veo.settings import DEFAULT_MODEL, VeoSettings, load
@@ -147,7 +147,7 @@ class VeoGenerator:
         cost = estimate_video_cost(self.veo.model, seconds, self.veo.resolution)
         self.cache.put_record(CACHE_KIND, self.identity(prompt), {
             "model": self.veo.model, "prompt": prompt, "settings": self.veo.generation_fingerprint(),
-            "clip": _portable(path), "sha256": sha, "bytes": path.stat().st_size, "operation": operation.name,
+            "clip": portable_path(path), "sha256": sha, "bytes": path.stat().st_size, "operation": operation.name,
             "backend": self.transport.resolved_backend, "billed_seconds": seconds, "cost_usd": cost,
         })
         return Outcome(path, sha, operation.name, False, cost, seconds, polls, resumed, served=served)
@@ -200,7 +200,7 @@ class VeoGenerator:
             metadata["resumed_operation"] = True
         if outcome.regenerated:
             metadata["regenerated"] = outcome.regenerated
-        response: dict[str, Any] = {"output": _portable(outcome.path), "video": video, "metadata": metadata,
+        response: dict[str, Any] = {"output": portable_path(outcome.path), "video": video, "metadata": metadata,
                                     "cached": outcome.cache_hit, "latencyMs": round(latency_ms)}
         if outcome.cost_usd is not None:
             response["cost"] = outcome.cost_usd
@@ -227,14 +227,6 @@ def _cached_clip(entry: Mapping[str, Any], output_dir: Path) -> tuple[Path | Non
     if actual != entry["sha256"]:
         return None, f"{recorded} has changed (sha256 {actual[:12]}…, recorded {str(entry['sha256'])[:12]}…)"
     return path, ""
-
-
-def _portable(path: Path) -> str:
-    """A clip path as recorded and shown: relative to the working directory when under it."""
-    try:
-        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
-    except ValueError:
-        return str(path.resolve())
 
 
 def call_api(prompt: str, options: Mapping[str, Any] | None, context: Mapping[str, Any] | None) -> dict[str, Any]:

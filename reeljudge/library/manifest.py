@@ -1,0 +1,168 @@
+"""Which clips a library run covers: a folder, one clip, or a manifest listing paths and URLs.
+
+Manifest formats, by extension:
+
+- ``.txt`` (or any other): one clip per line; blank lines and lines starting with ``#`` are skipped;
+- ``.jsonl``: one object per line with ``clip`` (or ``path``, ``url``, ``ref``) and optional ``prompt``;
+- ``.csv``: a header row with a ``clip`` (or ``path``, ``url``, ``ref``) column and optional ``prompt``;
+- ``.yaml``/``.yml``: a list of clip strings or of mappings like the JSONL objects.
+
+Relative paths in a manifest are relative to the manifest's folder; clips found in a folder are
+named by their path under it. A malformed entry becomes a :class:`BadEntry` (reported as an error
+line naming the manifest line) and the other entries are still run.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from reeljudge.errors import BadInputError
+from reeljudge.media.refs import VIDEO_MIME, is_remote_ref
+
+CLIP_KEYS = ("clip", "path", "url", "ref")
+
+
+@dataclass(frozen=True)
+class ClipItem:
+    """One clip to probe: the reference as given, where to read it, and the prompt it was made from."""
+
+    ref: str  # as written in the manifest, or the path under the folder (never a machine path)
+    location: str  # an absolute local path or an http(s)/gs URL
+    prompt: str = ""
+    origin: str = ""  # e.g. ``clips.txt line 3``, for messages
+
+
+@dataclass(frozen=True)
+class BadEntry:
+    """A manifest entry that names no usable clip."""
+
+    ref: str  # the manifest line, e.g. ``clips.txt line 3``
+    origin: str
+    message: str
+
+
+def read_library(source: str | Path) -> tuple[list[ClipItem], list[BadEntry], str]:
+    """The clips ``source`` names (folder, clip or manifest), its bad entries, and a description."""
+    path = Path(source)
+    if path.is_dir():
+        return scan_folder(path), [], f"folder {source}"
+    if not path.exists():
+        raise BadInputError(f"{source}: no such folder, clip or manifest")
+    if path.suffix.lower() in VIDEO_MIME:
+        return [ClipItem(ref=path.name, location=str(path.resolve()), origin=str(source))], [], f"clip {source}"
+    items, bad = read_manifest(path)
+    return items, bad, f"manifest {source}"
+
+
+def scan_folder(folder: Path) -> list[ClipItem]:
+    """Every video file under ``folder`` (hidden entries skipped), sorted by its relative path."""
+    root = folder.resolve()
+    found = []
+    for path in root.rglob("*"):
+        rel = path.relative_to(root)
+        if any(part.startswith(".") for part in rel.parts) or path.suffix.lower() not in VIDEO_MIME:
+            continue
+        if path.is_file() or not path.exists():  # a broken symlink is listed, and reported as missing
+            found.append(ClipItem(ref=rel.as_posix(), location=str(path), origin=f"folder {folder}"))
+    return sorted(found, key=lambda item: item.ref)
+
+
+def read_manifest(path: Path) -> tuple[list[ClipItem], list[BadEntry]]:
+    """The entries of a manifest file; BadInputError when the file itself cannot be read."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise BadInputError(f"manifest {path}: cannot be read ({error})") from None
+    suffix = path.suffix.lower()
+    if suffix == ".jsonl":
+        rows = _jsonl_rows(text)
+    elif suffix == ".csv":
+        rows = _csv_rows(text, path)
+    elif suffix in (".yaml", ".yml"):
+        rows = _yaml_rows(text, path)
+    else:
+        rows = [(n, line.strip()) for n, line in enumerate(text.splitlines(), 1) if line.strip() and not line.strip().startswith("#")]
+    items: list[ClipItem] = []
+    bad: list[BadEntry] = []
+    for number, row in rows:
+        origin = f"{path.name} {'entry' if suffix in ('.yaml', '.yml') else 'line'} {number}"
+        entry = _entry(row, origin, path.parent)
+        (items if isinstance(entry, ClipItem) else bad).append(entry)
+    return items, bad
+
+
+def _entry(row: Any, origin: str, base: Path) -> ClipItem | BadEntry:
+    """A ClipItem from one manifest row (a string or a mapping), or why it is not one."""
+    prompt = ""
+    if isinstance(row, _Unparsed):
+        return BadEntry(origin, origin, f"{row.message}: {row.text}")
+    if isinstance(row, dict):
+        keys = [k for k in CLIP_KEYS if row.get(k)]
+        unknown = sorted(set(row) - {*CLIP_KEYS, "prompt", "id"})
+        if unknown:
+            return BadEntry(origin, origin, f"unknown field(s) {unknown} (expected one of {list(CLIP_KEYS)} and optional prompt)")
+        if len(keys) != 1:
+            return BadEntry(origin, origin, f"needs exactly one of {list(CLIP_KEYS)}, found {keys or 'none'}")
+        prompt = row.get("prompt") or ""
+        if not isinstance(prompt, str):
+            return BadEntry(origin, origin, "prompt must be a string")
+        row = row[keys[0]]
+    if not isinstance(row, str) or not row.strip():
+        return BadEntry(origin, origin, "the clip reference must be a non-empty string")
+    ref = row.strip()
+    if is_remote_ref(ref):
+        return ClipItem(ref=ref, location=ref, prompt=prompt, origin=origin)
+    local = Path(ref[len("file://"):] if ref.lower().startswith("file://") else ref).expanduser()
+    location = local if local.is_absolute() else base / local
+    return ClipItem(ref=ref, location=str(location.resolve()), prompt=prompt, origin=origin)
+
+
+def _jsonl_rows(text: str) -> list[tuple[int, Any]]:
+    """(line number, parsed object or an error marker) per non-blank line."""
+    rows: list[tuple[int, Any]] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rows.append((number, json.loads(line)))
+        except ValueError as error:
+            rows.append((number, _Unparsed(line.strip()[:80], f"not valid JSON ({error.msg})")))
+    return rows
+
+
+def _csv_rows(text: str, path: Path) -> list[tuple[int, Any]]:
+    """(line number, row mapping) per CSV data row; BadInputError when no clip column exists."""
+    reader = csv.DictReader(io.StringIO(text))
+    fields = [f.strip() for f in reader.fieldnames or []]
+    if not any(k in fields for k in CLIP_KEYS):
+        raise BadInputError(f"manifest {path}: the CSV header {fields} has no clip column (one of {list(CLIP_KEYS)})")
+    return [
+        (reader.line_num, {k.strip(): (v or "").strip() for k, v in row.items() if k is not None and (v or "").strip()})
+        for row in reader
+    ]
+
+
+def _yaml_rows(text: str, path: Path) -> list[tuple[int, Any]]:
+    """(entry number, entry) per item of a YAML list; BadInputError when it is not a list."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        raise BadInputError(f"manifest {path}: not valid YAML ({error})") from None
+    if not isinstance(data, list):
+        raise BadInputError(f"manifest {path}: expected a YAML list of clips, got {type(data).__name__}")
+    return list(enumerate(data, 1))
+
+
+@dataclass(frozen=True)
+class _Unparsed:
+    """A manifest row that could not be parsed at all."""
+
+    text: str
+    message: str

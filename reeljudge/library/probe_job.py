@@ -1,0 +1,166 @@
+"""One clip of a library run: fetch it if remote, hash it, probe it, and return its JSONL record.
+
+Runs inside a worker process (local pool or Dask). A clip whose key — its content hash, the probe
+options' hash, the probes' code version and its prompt — is already in the output is skipped
+after hashing, before decoding. Every failure becomes an error record naming the clip and what
+went wrong; nothing here raises for a bad clip.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from reeljudge.errors import ReelJudgeError
+from reeljudge.library.manifest import ClipItem
+from reeljudge.probes.options import ProbeOptions
+from reeljudge.retry import RetryPolicy
+
+RECORD_KIND = "probes"
+_PROBES_DIR = Path(__file__).resolve().parent.parent / "probes"
+
+
+def options_hash(options: ProbeOptions) -> str:
+    """A stable fingerprint of every probe option (canonical JSON of the options record)."""
+    text = json.dumps(dataclasses.asdict(options), sort_keys=True, separators=(",", ":"), default=list)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def probes_code_hash() -> str:
+    """A fingerprint of the probes' code, so results from changed probes are never taken as done."""
+    digest = hashlib.sha256()
+    for path in sorted(_PROBES_DIR.glob("*.py")):
+        if path.name != "assertion.py":
+            digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def result_key(sha256: str, opts_hash: str, code_hash: str, prompt: str) -> str:
+    """The key a probed clip is recorded (and skipped) under."""
+    return hashlib.sha256(json.dumps([sha256, opts_hash, code_hash, prompt]).encode()).hexdigest()[:32]
+
+
+def error_key(ref: str, opts_hash: str, code_hash: str, prompt: str) -> str:
+    """The key a clip that could not be probed is recorded under (by reference: it may have no content)."""
+    return "error-" + hashlib.sha256(json.dumps([ref, opts_hash, code_hash, prompt]).encode()).hexdigest()[:26]
+
+
+@dataclass(frozen=True)
+class ProbeContext:
+    """What every worker needs once per run: the options, their fingerprints and the keys already done."""
+
+    options: ProbeOptions
+    options_hash: str
+    code_hash: str
+    cache_dir: str
+    done: frozenset[str] = frozenset()
+    download_policy: RetryPolicy | None = None  # None: the downloads' default policy
+
+
+def make_context(options: ProbeOptions, cache_dir: str, done: frozenset[str] = frozenset()) -> ProbeContext:
+    """The run's context for ``options``."""
+    return ProbeContext(options, options_hash(options), probes_code_hash(), cache_dir, done)
+
+
+def base_record(item: ClipItem, ctx: ProbeContext) -> dict[str, Any]:
+    """The fields every record of this clip carries."""
+    return {"kind": RECORD_KIND, "ref": item.ref, "prompt": item.prompt, "options_hash": ctx.options_hash, "probes_code": ctx.code_hash}
+
+
+def error_record(item: ClipItem, ctx: ProbeContext, kind: str, message: str, **extra: Any) -> dict[str, Any]:
+    """The record of a clip that could not be probed."""
+    record = base_record(item, ctx)
+    record.update(status="error", key=error_key(item.ref, ctx.options_hash, ctx.code_hash, item.prompt), error={"kind": kind, "message": message})
+    record.update(extra)
+    return record
+
+
+def probe_item(item: ClipItem, ctx: ProbeContext) -> dict[str, Any]:
+    """Fetch, hash and probe one clip; its result record, an error record, or a ``skipped`` marker."""
+    started = time.perf_counter()
+    timings: dict[str, float] = {}
+    sha: str | None = None
+    try:
+        path, sha = _local_copy(item, ctx, timings)
+        key = result_key(sha, ctx.options_hash, ctx.code_hash, item.prompt)
+        if key in ctx.done:
+            return {"status": "skipped", "key": key, "ref": item.ref}
+        t0 = time.perf_counter()
+        record = _probe(path, item, ctx)
+        timings["probe_s"] = time.perf_counter() - t0
+    except ReelJudgeError as error:
+        message = error.message.replace(item.location, item.ref)
+        timings["total_s"] = time.perf_counter() - started
+        return error_record(item, ctx, error.kind, message, sha256=sha, timings=_rounded(timings), worker_pid=os.getpid())
+    timings["total_s"] = time.perf_counter() - started
+    record.update(sha256=sha, key=key, timings=_rounded(timings), worker_pid=os.getpid())
+    return record
+
+
+def _local_copy(item: ClipItem, ctx: ProbeContext, timings: dict[str, float]) -> tuple[Path, str]:
+    """The clip as a checked local file and its sha256 (downloaded first when it is a URL)."""
+    from reeljudge.media.refs import is_remote_ref, resolve_media, sha256_file
+
+    t0 = time.perf_counter()
+    if is_remote_ref(item.location):
+        from reeljudge.library.fetch import fetch_url
+
+        resolve_media(item.location, kinds=("video",))  # checks the URL names a video
+        path, sha = fetch_url(item.location, ctx.cache_dir, policy=ctx.download_policy)
+        timings["fetch_s"] = time.perf_counter() - t0
+        return path, sha
+    media = resolve_media(item.location, kinds=("video",))
+    assert media.path is not None
+    sha = sha256_file(media.path)
+    timings["hash_s"] = time.perf_counter() - t0
+    return media.path, sha
+
+
+def _probe(path: Path, item: ClipItem, ctx: ProbeContext) -> dict[str, Any]:
+    """Decode once, run every selected probe, and lay the results out as a record."""
+    from reeljudge.probes import probe_signals
+    from reeljudge.probes.signals import measure
+
+    signals = measure(path, ctx.options)
+    results = probe_signals(signals, ctx.options, item.prompt)
+    gating = [r for r in results if r.gating]
+    faults = [r.name for r in gating if not r.passed]
+    record = base_record(item, ctx)
+    record.update(
+        status="ok",
+        passed=bool(gating) and not faults,
+        faults=faults,
+        probes={r.name: {"passed": r.passed, "score": r.score, "gating": r.gating, "reason": r.reason, "details": r.details} for r in results},
+        clip_info=signals.info.as_metadata(),
+    )
+    text = json.dumps(record, default=_plain)  # numpy scalars and tuples to plain JSON
+    # the clip's local path (a machine path, or a download cache file) is named by its reference,
+    # and the copies of that path in clip metadata go: the record's ``ref`` names the clip once
+    return _drop_paths(json.loads(text.replace(json.dumps(str(path))[1:-1], json.dumps(item.ref)[1:-1])), item.ref)
+
+
+def _drop_paths(value: Any, ref: str) -> Any:
+    """``value`` without the ``path`` entries that merely repeat the clip's reference."""
+    if isinstance(value, dict):
+        return {k: _drop_paths(v, ref) for k, v in value.items() if not (k == "path" and v == ref)}
+    if isinstance(value, list):
+        return [_drop_paths(v, ref) for v in value]
+    return value
+
+
+def _plain(value: Any) -> Any:
+    """JSON form of the few non-JSON values probe details may hold (numpy scalars)."""
+    if hasattr(value, "item"):
+        return value.item()
+    raise TypeError(f"not JSON-serialisable: {type(value).__name__}")
+
+
+def _rounded(timings: dict[str, float]) -> dict[str, float]:
+    """Timings to the millisecond."""
+    return {k: round(v, 4) for k, v in timings.items()}
