@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -44,6 +45,8 @@ def test_suite_through_promptfoo_against_the_fake_server_has_scores_per_dimensio
     planted = by_desc["ab_judge: new clip with a scene cut loses to the clean reference (planted fault)"]
     assert planted["namedScores"]["ab_win"] == 0.0 and planted["namedScores"]["ab_new_prompt_adherence"] == 2.0
     assert len(fake.calls()) == 2 * len(tests)
+    text = json.dumps(cells)
+    assert str(ROOT) not in text, [k for k in text.split('"') if str(ROOT) in k][:3]  # results name no machine path
 
 
 @pytest.mark.e2e
@@ -54,3 +57,4 @@ def test_suite_offline_with_the_probes(tmp_path):
     assert cells and all(c["success"] for c in cells)
     assert all("ab_probes_new_temporal_consistency" in c["namedScores"] for c in cells)
     assert not any(k.endswith("prompt_adherence") for c in cells for k in c["namedScores"])
+    assert str(ROOT) not in json.dumps(cells)
