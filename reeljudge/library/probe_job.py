@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from reeljudge.errors import ReelJudgeError
 from reeljudge.library.manifest import ClipItem
@@ -142,7 +143,11 @@ def _probe(path: Path, item: ClipItem, ctx: ProbeContext) -> dict[str, Any]:
     text = json.dumps(record, default=_plain)  # numpy scalars and tuples to plain JSON
     # the clip's local path (a machine path, or a download cache file) is named by its reference,
     # and the copies of that path in clip metadata go: the record's ``ref`` names the clip once
-    return _drop_paths(json.loads(text.replace(json.dumps(str(path))[1:-1], json.dumps(item.ref)[1:-1])), item.ref)
+    text = text.replace(json.dumps(str(path))[1:-1], json.dumps(item.ref)[1:-1])
+    own_name = Path(urlsplit(item.location).path).name if "://" in item.location else path.name
+    if own_name and own_name != path.name:  # a download cache file's name (<sha256>.mp4) is the URL's file name
+        text = text.replace(json.dumps(path.name), json.dumps(own_name))
+    return _drop_paths(json.loads(text), item.ref)
 
 
 def _drop_paths(value: Any, ref: str) -> Any:
