@@ -6,6 +6,7 @@
     reeljudge.run_probes("clip.mp4")                                                    # offline probes
     reeljudge.probe_library_file("clips/", "probes.jsonl")        # probes over a library, resumable
     reeljudge.judge_narrations_file("narrations.yaml", "film.jsonl")  # offline filmability in bulk
+    reeljudge.judge_pair("A kite over a meadow", "new.mp4", "baseline.mp4")             # A/B protocol, both orders
 
 A judge that did not judge returns ``NotJudged`` (``judged`` False, never ``passed``).
 
@@ -19,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 __version__ = "0.1.0"
-__all__ = ["judge_terms", "score_gecko", "run_probes", "probe_library_file", "judge_narrations_file", "NotJudged"]
+__all__ = ["judge_terms", "score_gecko", "run_probes", "probe_library_file", "judge_narrations_file", "judge_pair", "NotJudged"]
 
 _FACES = {
     "judge_terms": "reeljudge.filmability.api",
@@ -27,6 +28,7 @@ _FACES = {
     "run_probes": "reeljudge.probes",
     "probe_library_file": "reeljudge.library.probe_library",
     "judge_narrations_file": "reeljudge.filmability.bulk",
+    "judge_pair": "reeljudge.ab_judge.api",
     "NotJudged": "reeljudge.not_judged",
 }
 

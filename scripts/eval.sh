@@ -48,4 +48,10 @@ if [ $has_key -eq 1 ]; then
 else
   echo "== reeljudge: no Gemini credentials; the Gecko suite (a vision judge) is left out"
 fi
+if [ $has_key -eq 1 ]; then
+  run_suite ab-judge promptfooconfig.ab-judge.yaml
+else
+  echo "== reeljudge: no Gemini credentials; the A/B judge suite runs with judge: probes (temporal and technical dimensions only, adherence not judged)"
+  REELJUDGE_AB_JUDGE=probes run_suite ab-judge promptfooconfig.ab-judge.yaml
+fi
 exit $status

@@ -168,3 +168,21 @@ def test_media_goes_inline_as_base64_in_both_forms(gemini_env, monkeypatch, tmp_
 
         shutil.rmtree(load_settings().cache_dir)
     assert gemini_env.calls() == []
+
+
+def test_the_pairwise_ab_judge_goes_through_the_batch_api_in_one_round(gemini_env, monkeypatch):
+    from reeljudge.testing.ab_judge_scripts import prefer
+    from test_ab_judge import CLEAN, FLICKER, PROMPT, grade, sha
+
+    prefer(gemini_env, PROMPT, sha(CLEAN), sha(FLICKER), tag="flicker")
+    monkeypatch.setenv("REELJUDGE_CACHE", "plan")
+    queued = grade()
+    assert queued["pass"] is False and "did not judge (queued_for_batch)" in queued["reason"]
+    records = list(BatchStore(load_settings().cache_dir).planned())
+    assert len(records) == 2 and {r["parser"]["name"] for r in records} == {"ab_judge.order"}  # both orders
+    monkeypatch.delenv("REELJUDGE_CACHE")
+    assert submit_and_collect()[1].collected == 2
+    monkeypatch.setenv("REELJUDGE_CACHE", "replay")
+    result = grade()
+    assert result["pass"] is True and result["score"] == 1.0 and result["metadata"]["winner"] == "new"
+    assert gemini_env.calls() == []

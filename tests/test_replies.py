@@ -33,12 +33,13 @@ def parse(text: str):
         GOOD_TEXT.replace('"variety": 1}', '"variety": 1,}').replace('"efficiency"]', '"efficiency",]'),
         GOOD_TEXT.replace('"', "'"),
         GOOD_TEXT.replace('"efficiency"]', "\"efficiency']"),
+        GOOD_TEXT.replace('"reason": "ok"', "\"reason\": 'ok'"),
         GOOD_TEXT.replace('"relevance": 3', '"relevance": "3"').replace('"variety": 1', '"variety": "1"'),
         f"[{GOOD_TEXT}]",
         f"{GOOD_TEXT}\n\nFinal answer again: {GOOD_TEXT}",  # the same object twice is one reading
         GOOD_TEXT.replace('"efficiency"]', '"efficiency"]') .replace('"reason": "ok"', '"reason": "ok", "reason": "ok"'),
     ],
-    ids=["clean", "fence", "prose", "trailing-commas", "single-quotes", "mismatched-quote", "numbers-as-text",
+    ids=["clean", "fence", "prose", "trailing-commas", "single-quotes", "mismatched-quote", "single-quoted-value", "numbers-as-text",
          "one-element-list", "same-object-twice", "same-key-same-value"],
 )
 def test_recoverable_replies_parse_to_exactly_the_intended_content(text):

@@ -55,10 +55,15 @@ class _Admin:
         gold = gold_accuracy(records, samples)
         judged: dict[str, int] = {}
         for r in records:
-            judged[r["sample_id"]] = judged.get(r["sample_id"], 0) + 1
+            if r["rater"]["kind"] == "human":
+                judged[r["sample_id"]] = judged.get(r["sample_id"], 0) + 1
         pairs = [s for s in samples if s.kind != "gold"]
         raters = []
         for rater_id, kind in store.raters():
+            if kind != "human":  # a model rater judges from `reeljudge ab judge`, not from tasks
+                done = sum(1 for r in records if r["rater"]["id"] == rater_id)
+                raters.append({"rater": rater_id, "kind": kind, "done": done, "total": None, "gold": gold.get(rater_id)})
+                continue
             done, total = progress(store, rater_id, self.options.qc)
             raters.append({"rater": rater_id, "kind": kind, "done": done, "total": total, "gold": gold.get(rater_id)})
         return {
@@ -104,7 +109,7 @@ class _Admin:
 def render_dashboard(status: dict[str, Any]) -> str:
     """The dashboard page (plain HTML, refreshes itself every 10 s)."""
     rows = "".join(
-        f"<tr><td>{escape(r['rater'])}</td><td>{r['kind']}</td><td>{r['done']} of {r['total']}</td>"
+        f"<tr><td>{escape(r['rater'])}</td><td>{r['kind']}</td><td>{r['done']}{'' if r['total'] is None else ' of ' + str(r['total'])}</td>"
         f"<td>{_gold(r['gold'])}</td></tr>"
         for r in status["raters"]
     )

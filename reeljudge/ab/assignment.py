@@ -113,7 +113,7 @@ def _open_assignment(db: _Tx, rater_id: str) -> tuple[Any, ...] | None:
 
 
 _CANDIDATES = """
-WITH done AS (SELECT sample_id, COUNT(*) AS n, COUNT(DISTINCT winner) AS winners FROM judgements GROUP BY sample_id),
+WITH done AS (SELECT sample_id, COUNT(*) AS n, COUNT(DISTINCT winner) AS winners FROM human_judgements GROUP BY sample_id),
 open AS (SELECT a.sample_id, COUNT(*) AS n FROM assignments a
          LEFT JOIN judgements j ON j.sample_id = a.sample_id AND j.rater_id = a.rater_id
          WHERE j.seq IS NULL AND a.served_at > ? GROUP BY a.sample_id),
@@ -166,13 +166,13 @@ def progress(store: Store, rater_id: str, options: QCOptions = QCOptions()) -> t
 def third_rater_queue(store: Store, options: QCOptions = QCOptions()) -> list[dict[str, Any]]:
     """Pair samples whose raters disagree on the winner and that still lack a rater, with their verdicts."""
     rows = store.query(
-        """SELECT s.sample_id, COUNT(j.seq), COUNT(DISTINCT j.winner) FROM samples s JOIN judgements j ON j.sample_id = s.sample_id
+        """SELECT s.sample_id, COUNT(j.seq), COUNT(DISTINCT j.winner) FROM samples s JOIN human_judgements j ON j.sample_id = s.sample_id
            WHERE s.kind != 'gold' GROUP BY s.sample_id, s.seq ORDER BY s.seq"""
     )
     queue = []
     for sample_id, n, winners in rows:
         if n >= options.min_raters and winners > 1 and n < options.max_raters:
-            verdicts = {j["rater"]["id"]: j["winner"] for j in store.judgements(sample_id=sample_id)}
+            verdicts = {j["rater"]["id"]: j["winner"] for j in store.judgements(sample_id=sample_id) if j["rater"]["kind"] == "human"}
             queue.append({"sample_id": sample_id, "judged": n, "verdicts": verdicts})
     return queue
 

@@ -1,4 +1,4 @@
-"""``reeljudge ab``: import pairs, add gold pairs, invite raters, serve, report, export."""
+"""``reeljudge ab``: import pairs, add gold pairs, invite raters, serve, judge with a model, report, export."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ RATER_ID = re.compile(r"^[A-Za-z0-9_.:@-]{1,64}$")
 
 def add_parser(subparsers: Any) -> None:
     """Add ``reeljudge ab`` and its subcommands."""
-    ab = subparsers.add_parser("ab", help="human A/B rating: import pairs, serve the rating page, report agreement and rankings")
+    ab = subparsers.add_parser("ab", help="A/B rating: import pairs, serve the rating page, judge with a model, report agreement and rankings")
     ab.set_defaults(func=lambda args: (ab.print_help(), 2)[1])
     sub = ab.add_subparsers(dest="ab_command")
 
@@ -53,6 +53,18 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)")
     p.add_argument("--first-n", type=int, default=2, help="records per sample used for agreement (default 2)")
     p.set_defaults(func=cmd_report)
+
+    p = common(sub.add_parser("judge", help="the A/B judge (Gemini) as one more rater: judge the study's pairs, store its records"))
+    p.add_argument("--config", type=Path, default=None, help="a YAML file of judge options (the ab_judge assertion's config keys)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="one judge option, over --config (repeatable)")
+    p.add_argument("--orders", type=int, choices=(1, 2), default=None, help="2: both orders (default); 1: once, cheaper")
+    p.add_argument("--model", default=None, help="the Gemini model (default gemini-2.5-flash or $REELJUDGE_MODEL)")
+    p.add_argument("--rater", default=None, help="the rater name its records carry (default: the model)")
+    p.add_argument("--samples", nargs="+", default=None, metavar="SAMPLE_ID", help="only these samples")
+    p.add_argument("--limit", type=int, default=None, help="judge at most this many samples")
+    p.add_argument("--gold", action="store_true", help="judge the gold pairs too")
+    p.add_argument("--workers", type=int, default=4, help="pairs judged at once (default 4)")
+    p.set_defaults(func=cmd_judge)
 
     p = common(sub.add_parser("export", help="write the judgement records as JSONL or CSV"))
     p.add_argument("--format", choices=("jsonl", "csv"), default="jsonl")
@@ -163,6 +175,41 @@ def cmd_report(args: argparse.Namespace) -> int:
     (out / "report.html").write_text(render(report, href), encoding="utf-8")
     print(f"{out / 'report.html'}\n{out / 'report.json'}")
     return 0
+
+
+def cmd_judge(args: argparse.Namespace) -> int:
+    """Judge the study's pairs with the A/B judge and store its records; 1 when a pair was not judged."""
+    from reeljudge.ab_judge.batch import judge_study
+
+    config = _judge_config(args)
+    report = judge_study(_workspace(args), config, rater=args.rater, sample_ids=args.samples, limit=args.limit,
+                         include_gold=args.gold, workers=args.workers, progress=lambda line: print(line, file=sys.stderr, flush=True))
+    print("\n".join(report.lines()))
+    return 1 if report.not_judged else 0
+
+
+def _judge_config(args: argparse.Namespace) -> dict[str, Any]:
+    """Judge options from --config, then --set, then the shortcut flags."""
+    import yaml
+
+    from reeljudge.errors import BadInputError
+
+    config: dict[str, Any] = {}
+    if args.config is not None:
+        try:
+            loaded = yaml.safe_load(args.config.read_text(encoding="utf-8")) or {}
+        except (OSError, yaml.YAMLError) as error:
+            raise BadInputError(f"--config {args.config}: cannot read ({error})") from None
+        if not isinstance(loaded, dict):
+            raise BadInputError(f"--config {args.config}: must be a mapping of option: value")
+        config.update(loaded)
+    for item in args.set:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise BadInputError(f"--set {item!r}: write KEY=VALUE")
+        config[key.strip()] = yaml.safe_load(value) if value.strip() else None
+    config.update({k: v for k, v in (("orders", args.orders), ("model", args.model)) if v is not None})
+    return config
 
 
 def cmd_export(args: argparse.Namespace) -> int:

@@ -1,6 +1,7 @@
 """The A/B report as data: agreement (raw and chance-corrected, per family, per dimension, per
 tag), ratings that contradict the winner, top disagreements, gold accuracy, rankings, and model
-raters against the human majority. ``report_html.render`` turns it into a page.
+raters against the human majority beside human–human agreement (``model_raters``).
+``report_html.render`` turns it into a page. Model raters' records never enter the human sections.
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ def build_report(records: Sequence[Any], samples: Sequence[Sample], protocol: Pr
         "disagreements": an.disagreements(humans, by_id, protocol, options.top),
         "gold": gold_accuracy([j for j in everything if j.rater_kind == "human"], samples),
         "rankings": {f: _rankings([j for j in humans if j.family == f], kw) for f in families},
-        "models": _models(everything, samples, kw),
+        "models": _models(everything, samples, protocol, options.first_n, kw),
     }
 
 
@@ -126,7 +127,10 @@ def _rankings(records: Sequence[Judgement], kw: dict[str, Any]) -> dict[str, Any
     }
 
 
-def _models(records: Sequence[Judgement], samples: Sequence[Sample], kw: dict[str, Any]) -> list[dict[str, Any]]:
-    pairs = an.pair_records(records, samples, kind=None)
-    models = sorted({j.rater for j in pairs if j.rater_kind == "model"})
-    return [an.agreement_with_majority(pairs, m, **kw).as_dict() for m in models]
+def _models(records: Sequence[Judgement], samples: Sequence[Sample], protocol: Protocol, first_n: int,
+            kw: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each model rater against the human majority, beside human–human agreement (``model_raters``), and its gold accuracy."""
+    from reeljudge.ab.model_raters import model_raters
+
+    gold = gold_accuracy([j for j in records if j.rater_kind == "model"], samples)
+    return [{**m, "gold": gold.get(m["rater"])} for m in model_raters(records, samples, protocol, first_n, kw)]

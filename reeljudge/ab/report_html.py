@@ -27,7 +27,11 @@ def render(report: dict[str, Any], clip_href: Callable[[str], str]) -> str:
         "<h2>Top disagreements</h2>", _disagreements(report["disagreements"], clip_href),
         "<h2>Ratings that contradict the winner</h2>", _contradictions(report["contradictions"]),
         "<h2>Gold pairs (attention checks)</h2>", _gold(report["gold"]),
-        "<h2>Model raters against the human majority</h2>", _models(report["models"]),
+        "<h2>Model raters against the people</h2>",
+        "<p>Each model rater against the strict majority of the human raters on the samples it judged (raw agreement with a "
+        "bootstrap interval, Cohen's κ, raw without ties), the share of agreeing model–human pairs, and as the ceiling the "
+        "share of agreeing human–human pairs and Fleiss' κ of the people on the same samples (first two records per sample).</p>",
+        _models(report["models"], clip_href),
         f"<h2>Data</h2><details><summary>report JSON</summary><pre>{escape(json.dumps(report, indent=1)[:200000])}</pre></details>",
         "</body></html>",
     ]
@@ -156,8 +160,49 @@ def _gold(gold: dict[str, Any]) -> str:
     return f"<table id='gold'><tr><th>rater</th><th>correct</th><th>accuracy</th></tr>{rows}</table>"
 
 
-def _models(models: list[dict[str, Any]]) -> str:
+def _models(models: list[dict[str, Any]], clip_href: Callable[[str], str]) -> str:
     if not models:
-        return "<p>No model raters in this store.</p>"
-    rows = "".join(f"<tr><td>{escape(m['rater'])}</td><td>{m['units']}</td><td>{_ci(m['rate'], pct=True)}</td><td>{_f(m['kappa'])}</td></tr>" for m in models)
-    return f"<table><tr><th>model</th><th>samples with a human majority</th><th>agreement</th><th>Cohen's κ</th></tr>{rows}</table>"
+        return "<p>No model raters in this store. Add one with <code>reeljudge ab judge</code>.</p>"
+    return "".join(_model(m, clip_href) for m in models)
+
+
+def _model(m: dict[str, Any], clip_href: Callable[[str], str]) -> str:
+    """One model rater: agreement rows beside the human–human ceiling, position consistency, unanimous disagreements."""
+    pos = m.get("position") or {}
+    consistency = (f"{pos['consistent']} of {pos['both_orders']} pairs judged in both orders gave the same verdict ({_f(pos['rate'], pct=True)}); "
+                   "a flip is stored as a tie flagged inconsistent." if pos.get("both_orders") else "No pair was judged in both orders.")
+    gold = m.get("gold")
+    gold_text = f" Gold pairs: {gold['correct']}/{gold['answered']} correct." if gold else ""
+    rows = [_model_row("winner, all families", m["winner"]["all"])]
+    rows += [_model_row(f"winner, {f}", v) for f, v in m["winner"]["by_family"].items()]
+    rows += [_model_row(f"{v['label']} (which clip rated higher)", v) for v in m["dimensions"].values()]
+    rows += [_model_row(f"tag: {t['label']} (used {t['used_by_model']}×; specific agreement model–human "
+                        f"{_f(t['specific_model_human'], pct=True)}, human–human {_f(t['specific_human_human'], pct=True)})", t)
+             for t in m["tags"]]
+    table = ("<table class='models'><tr><th>what</th><th>samples with a human majority</th><th>model vs majority</th><th>Cohen's κ</th>"
+             "<th>without ties</th><th>model–human pairs</th><th>human–human pairs (ceiling)</th><th>human Fleiss' κ</th></tr>"
+             f"{''.join(rows)}</table>")
+    return (f"<h3>{escape(m['rater'])}</h3><p>{m['samples']} pair samples judged. Position consistency: "
+            f"{consistency}{gold_text}</p>{table}<h4>Where the model disagrees with unanimous people</h4>"
+            f"{_unanimous(m.get('unanimous_disagreements') or [], clip_href)}")
+
+
+def _model_row(name: str, v: dict[str, Any]) -> str:
+    vs = v["vs_majority"]
+    nt = vs.get("without_ties")
+    return (f"<tr><td>{escape(name)}</td><td>{vs['units']}</td><td>{_ci(vs['rate'], pct=True)}</td><td>{_f(vs['kappa'])}</td>"
+            f"<td>{_f(nt['rate'], pct=True) if nt else '–'}</td><td>{_ci(v['judge_human_pairs']['interval'], pct=True)}</td>"
+            f"<td>{_ci(v['human_human_pairs']['interval'], pct=True)}</td><td>{_ci(v['human_fleiss_kappa'])}</td></tr>")
+
+
+def _unanimous(rows: list[dict[str, Any]], clip_href: Callable[[str], str]) -> str:
+    if not rows:
+        return "<p>None.</p>"
+    items = []
+    for r in rows:
+        clips = " · ".join(f"<a href='{escape(clip_href(sha))}'>{escape(system)}</a>" for system, sha in r["clips"].items())
+        flag = " (inconsistent across orders)" if r["inconsistent"] else ""
+        items.append(f"<li class='sev{r['severity']}'>{escape(r['family'])}: “{escape(r['prompt'][:140])}” <code>{r['sample_id']}</code><br>"
+                     f"{r['n_humans']} people: {escape(r['humans'])} ({escape(', '.join(r['human_tags']))}); "
+                     f"model: {escape(r['model'])}{flag} ({escape(', '.join(r['model_tags']))})<br>clips: {clips}</li>")
+    return f"<ol class='unanimous'>{''.join(items)}</ol>"

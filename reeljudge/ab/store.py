@@ -65,6 +65,10 @@ SQLITE = Dialect(
             submission_id TEXT NOT NULL UNIQUE, sample_id TEXT NOT NULL, rater_id TEXT NOT NULL, protocol TEXT NOT NULL,
             winner TEXT NOT NULL, body TEXT NOT NULL, created_at TEXT NOT NULL, UNIQUE (sample_id, rater_id))""",
         "CREATE INDEX IF NOT EXISTS judgements_rater ON judgements (rater_id)",
+        # the records of people: quality control (raters per sample, third-rater queue) counts these only,
+        # so a model rater's records in the same store never stand in for a person
+        """CREATE VIEW IF NOT EXISTS human_judgements AS SELECT j.* FROM judgements j
+            LEFT JOIN raters r ON r.rater_id = j.rater_id WHERE COALESCE(r.kind, 'human') = 'human'""",
         "CREATE INDEX IF NOT EXISTS assignments_rater ON assignments (rater_id)",
         """CREATE TRIGGER IF NOT EXISTS judgements_no_update BEFORE UPDATE ON judgements
             BEGIN SELECT RAISE(ABORT, 'judgements are append-only'); END""",
@@ -189,12 +193,21 @@ class Store:
 
     # judgements ----------------------------------------------------------------------------------
     def append_judgement(self, record: Mapping[str, Any]) -> tuple[dict[str, Any], bool]:
-        """Store a validated record; (stored record, True if new). The same submission twice is one record."""
+        """Store a validated record; (stored record, True if new). The same submission twice is one record.
+
+        A model rater is registered as one on its first record (it never gets an invite link).
+        """
         validate_record(record)
+        rater, kind = record["rater"]["id"], record["rater"]["kind"]
         with self.transaction() as db:
             same = db.rows("SELECT body FROM judgements WHERE submission_id = ?", (record["submission_id"],))
             if same:
                 return json.loads(same[0][0]), False
+            known = db.rows("SELECT kind FROM raters WHERE rater_id = ?", (rater,))
+            if known and known[0][0] != kind:
+                raise StoreError(f"rater {rater} is a {known[0][0]} rater; a {kind} rater's record needs another name")
+            if not known and kind != "human":
+                db.execute("INSERT INTO raters (rater_id, kind, token_sha256, created_at) VALUES (?, ?, NULL, ?)", (rater, kind, now_iso()))
             other = db.rows("SELECT record_id FROM judgements WHERE sample_id = ? AND rater_id = ?", (record["sample_id"], record["rater"]["id"]))
             if other:
                 raise AlreadyJudged(f"rater {record['rater']['id']} already judged sample {record['sample_id']} (record {other[0][0]})")

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+from reeljudge.atomic import atomic_path
 from reeljudge.errors import BadInputError
 
 
@@ -40,13 +41,9 @@ class OpenResults:
     def rewrite(self, keep: Callable[[dict[str, Any]], bool]) -> int:
         """Atomically replace the file with only the records ``keep`` accepts; returns how many were dropped."""
         kept = [r for r in self.records if keep(r)]
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        with open(tmp, "w", encoding="utf-8") as out:
+        with atomic_path(self.path) as tmp, open(tmp, "w", encoding="utf-8") as out:
             for record in kept:
                 out.write(json.dumps(record, ensure_ascii=False, sort_keys=True, allow_nan=False) + "\n")
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, self.path)
         os.close(self._fd)
         self._fd = _open_locked(self.path)
         dropped = len(self.records) - len(kept)

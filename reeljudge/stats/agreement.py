@@ -262,6 +262,33 @@ def specific_agreement(presence: Mapping[Hashable, Mapping[str, bool]]) -> dict[
     return {"both": both, "one_only": one, "agreement": (2 * both / total) if total else None}
 
 
+def agreement_with_others(labels: Labels, rater: str, others: Iterable[str], *, n_resamples: int = DEFAULT_RESAMPLES,
+                          seed: int | None = None) -> Rate:
+    """The share of (``rater``, other) pairs on the same unit that gave the same label, pooled over units.
+
+    Comparable with ``pairwise_agreement`` among the others: both count pairs of raters on a unit.
+    """
+    import numpy as np
+
+    allowed = set(others)
+    counts = []
+    for by_rater in labels.values():
+        if rater not in by_rater:
+            continue
+        rest = [v for r, v in by_rater.items() if r != rater and r in allowed]
+        if rest:
+            counts.append((sum(1 for v in rest if v == by_rater[rater]), len(rest)))
+    if not counts:
+        return Rate(0, 0, _nan_interval(0))
+    table = np.array(counts, dtype=float)
+
+    def stat(w: Any) -> Any:
+        return (w @ table[:, 0]) / (w @ table[:, 1])
+
+    return Rate(int(table[:, 0].sum()), int(table[:, 1].sum()),
+                bootstrap_weighted(stat, len(counts), n_resamples=n_resamples, **_seed(seed)))
+
+
 def majority_label(values: Iterable[Hashable]) -> Hashable | None:
     """The label more than half of ``values`` carry, else None."""
     counts: dict[Hashable, int] = {}

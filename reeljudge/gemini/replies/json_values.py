@@ -11,7 +11,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
-_MISMATCHED_QUOTE = re.compile(r'"([^"\n]*)\'(\s*[\],}])')
+# a string opened with " and closed with ' (``"plate']``); the opening quote must start a value (after
+# ``[ , : {``), else a key's closing quote followed by a single-quoted value (``"a": 'x'}``) would match
+_MISMATCHED_QUOTE = re.compile(r'([\[,:{]\s*)"([^"\n]*)\'(\s*[\],}])')
 _LOOKS_JSON = re.compile(r"""(?:\{\s*(?:["'][^"'\n]{0,80}["']|[A-Za-z_]\w*)\s*:|\{\s*\}|\[\s*[\[{"'\d-]|\[\s*\])""")
 
 
@@ -122,7 +124,7 @@ def read_json(text: str, schema: Mapping[str, Any] | None = None) -> Any:
 
     Raises ReplyInvalid (kind ``unparseable``, ``truncated`` or ``ambiguous``) naming the problem.
     """
-    text = _MISMATCHED_QUOTE.sub(r'"\1"\2', text)
+    text = _MISMATCHED_QUOTE.sub(r'\1"\2"\3', text)
     spans = find_spans(text)
     if spans and not spans[-1].closed:
         bad = spans[-1]

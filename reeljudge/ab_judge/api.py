@@ -1,0 +1,80 @@
+"""``reeljudge.judge_pair``: the A/B judge as one Python call, with a typed result.
+
+The same pieces serve the promptfoo assertion and the batch command: ``make_pair`` resolves and
+hashes the clips, ``judge`` runs the judge the options choose (Gemini by the protocol, or the
+offline probes).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from reeljudge.ab_judge.options import ABJudgeOptions, load
+from reeljudge.ab_judge.pair import MediaParts, Pair, judge_pair_media
+from reeljudge.ab_judge.probes_judge import ProbesPairVerdict, judge_with_probes
+from reeljudge.ab_judge.verdict import PairVerdict
+from reeljudge.errors import JudgeError, MediaError
+from reeljudge.gemini.client import JudgeClient
+from reeljudge.gemini.settings import JudgeSettings
+from reeljudge.media.refs import ContentRef, content_ref, resolve_media
+from reeljudge.not_judged import NotJudged
+
+JUDGE_NAME = "ab_judge"
+OFFLINE_HINT = "; or choose judge: probes (offline: temporal and technical dimensions from the video probes, adherence not judged)"
+
+
+def resolve_clip(ref: str, role: str, base_dir: str | None) -> ContentRef:
+    """A clip reference resolved and hashed; MediaError naming ``role`` when it is unusable."""
+    try:
+        return content_ref(resolve_media(ref, base_dir=Path(base_dir) if base_dir else None, kinds=("video",)))
+    except MediaError as error:
+        raise MediaError(f"{role} = {ref!r}: {error.message}") from None
+
+
+def make_pair(prompt: str, systems: tuple[str, str], refs: tuple[str, str], options: ABJudgeOptions, *, family: str | None = None,
+              source: str | None = None, roles: tuple[str, str] | None = None) -> Pair:
+    """The pair to judge, with its clips resolved and hashed (MediaError naming the clip that is unusable)."""
+    roles = roles or (f"{systems[0]} clip", f"{systems[1]} clip")
+    clips = (resolve_clip(refs[0], roles[0], options.base_dir), resolve_clip(refs[1], roles[1], options.base_dir))
+    if clips[0].sha256 == clips[1].sha256:
+        raise MediaError(f"{roles[0]} and {roles[1]} are the same clip ({clips[0].ref.name}): there is nothing to compare")
+    src = resolve_clip(source, "source clip", options.base_dir) if source else None
+    return Pair(prompt, family or options.family, systems, clips, src)
+
+
+def judge(pair: Pair, options: ABJudgeOptions, settings: JudgeSettings, *, client: JudgeClient | None = None,
+          media: MediaParts | None = None) -> PairVerdict | ProbesPairVerdict:
+    """The verdict of the judge ``options.judge`` names; JudgeError/MediaError when it did not judge."""
+    if options.judge == "probes":
+        return judge_with_probes(pair.prompt, pair.systems, pair.clips, pair.family, options.protocol, options.pass_on)
+    client = client or JudgeClient(settings)
+    try:
+        return judge_pair_media(pair, options, client, media)
+    except JudgeError as error:
+        if error.kind == "no_credentials":
+            raise JudgeError(error.message + OFFLINE_HINT, kind=error.kind) from None
+        raise
+
+
+def judge_pair(prompt: str, clip_a: str, clip_b: str, *, source: str | None = None,
+               **options: Any) -> PairVerdict | ProbesPairVerdict | NotJudged:
+    """Compare ``clip_a`` (the candidate) with ``clip_b`` (the reference) for ``prompt`` by the A/B protocol.
+
+    ``options`` are the assertion's options and Gemini settings (``orders=1``, ``family="edit"``,
+    ``judge="probes"``, ``model=…``); ``source`` is the source clip of an edit task. The systems
+    are named ``clip_a`` and ``clip_b``. Returns the verdict (``winner``, ``ratings``, ``tags``,
+    ``consistent``, ``passed`` when clip_a wins or ties), or ``NotJudged`` saying why the judge did
+    not judge; bad options raise BadInputError.
+
+    Example::
+
+        v = reeljudge.judge_pair("A red kite over a meadow", "new.mp4", "baseline.mp4")
+        v.winner, v.consistent, v.ratings["clip_a"]["prompt_adherence"]
+    """
+    opts, settings = load(options, owner="judge_pair")
+    try:
+        pair = make_pair(prompt, ("clip_a", "clip_b"), (clip_a, clip_b), opts, source=source)
+        return judge(pair, opts, settings)
+    except (JudgeError, MediaError) as error:
+        return NotJudged.from_error(JUDGE_NAME, error)

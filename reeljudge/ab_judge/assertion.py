@@ -1,0 +1,51 @@
+"""promptfoo adapter of the A/B judge: is the clip this test's provider made at least as good as
+the reference clip the test names (a baseline, a previous release), by the A/B protocol?
+
+Passes when the new clip wins or ties (``pass_on``); ``expect_fail`` inverts a judged verdict for
+a new clip with a planted fault. Named scores: ``ab_win`` (1 win, 0.5 tie, 0 loss), ``ab_consistent``
+(both orders agreed, when asked in two) and, with Gemini, ``ab_new_<dimension>`` and
+``ab_reference_<dimension>`` (the 1–5 ratings, mean over the orders); with ``judge: probes``,
+``ab_probes_new_<group>`` / ``ab_probes_reference_<group>`` (the share of the group's probes
+passed). One component result per order (or per clip for the probes); tags in the reason.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from reeljudge.ab_judge.options import load
+from reeljudge.errors import BadInputError
+from reeljudge.options import with_value
+from reeljudge.promptfoo import Result, config_of, invert_verdict, media_reference, require_var, run_judged, vars_of
+
+JUDGE_NAME = "ab_judge"
+SYSTEMS = ("new", "reference")
+
+
+def get_assert(output: Any, context: Mapping[str, Any] | None) -> Result:
+    """promptfoo entry: judge the provider's clip against the test's reference clip."""
+    return run_judged(JUDGE_NAME, context, lambda test: grade(output, context or {}, test))
+
+
+def grade(output: Any, context: Mapping[str, Any], test: str) -> Result:
+    """The full grading of one test."""
+    from reeljudge.ab_judge.api import judge, make_pair
+    from reeljudge.ab_judge.results import verdict_result
+
+    options, settings = load(config_of(context))
+    vars_ = vars_of(context)
+    for key, var in (("family", options.family_var), ("expect_fail", options.expect_fail_var)):
+        if vars_.get(var) not in (None, ""):
+            options = with_value(options, key, vars_[var], where=f"test {test!r}: var {var!r}")
+    prompt = vars_.get(options.prompt_var) or context.get("prompt")
+    if not isinstance(prompt, str) or not prompt.strip():
+        raise BadInputError(f"test {test!r} has no prompt: set the var {options.prompt_var!r} (the prompt both clips were made from)")
+    new_ref, new_from = media_reference(context, output, var=options.media_var, test=test)
+    reference = str(require_var(context, options.reference_var, test=test)).strip()
+    source = vars_.get(options.source_var) or None
+    pair = make_pair(prompt, SYSTEMS, (new_ref, reference), options, source=str(source).strip() if source else None,
+                     roles=(f"the new clip ({new_from})", f"the reference clip (var {options.reference_var!r})"))
+    result = verdict_result(judge(pair, options, settings), options, test)
+    if options.expect_fail:
+        return invert_verdict(result, expected="the new clip (with a planted fault) to fail against the reference")
+    return result

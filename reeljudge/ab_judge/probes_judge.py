@@ -1,0 +1,119 @@
+"""The offline A/B judge (``judge: probes``): compare two clips on what the video probes can see.
+
+Each clip is probed once (``reeljudge.run_probes``, with the prompt). The protocol dimensions the
+probes can decide are judged from their faults (gating probes that failed):
+
+- ``temporal_consistency``: flicker, frozen frames, scene cuts (a reset in a one-shot clip), black frames;
+- ``motion_physics``: dynamic degree (nothing moves), camera shake, motion smoothness;
+- ``technical`` (overall quality): the technical facts, truncation among them.
+
+The clips are compared group by group in the protocol's priority order (stability, realism,
+overall): the first group where one clip has fewer faults decides; none differing is a tie.
+**Prompt adherence, identity consistency and edit precision are abstained**: the probes cannot see
+them, so they are reported as not judged, never guessed, and the verdict says it covers the
+probed dimensions only. The loser's faults give the reason tags (``FAULT_TAGS``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+from reeljudge.ab.protocol import load_protocol
+from reeljudge.ab.records import TIE
+from reeljudge.ab_judge.verdict import Outcome
+from reeljudge.errors import MediaError
+from reeljudge.media.refs import ContentRef
+
+#: probed group -> (the probes deciding it, the protocol priority group it stands for)
+GROUPS: dict[str, tuple[tuple[str, ...], str]] = {
+    "temporal_consistency": (("flicker", "frozen_frames", "scene_cuts", "black_frames"), "stability"),
+    "motion_physics": (("dynamic_degree", "camera_shake", "motion_smoothness"), "realism"),
+    "technical": (("technical",), "overall"),
+}
+#: a failed probe -> the protocol's reason tag for the losing clip
+FAULT_TAGS = {
+    "flicker": "flicker", "camera_shake": "flicker", "scene_cuts": "scene_reset", "frozen_frames": "physics_break",
+    "dynamic_degree": "physics_break", "motion_smoothness": "physics_break", "black_frames": "artifacts", "technical": "artifacts",
+}
+
+
+@dataclass(frozen=True)
+class ProbesPairVerdict(Outcome):
+    """The probes' comparison of two clips on the probed dimensions; ``abstained`` lists what was not judged.
+
+    ``passed``: the candidate is not worse on the probed dimensions (better, with ``pass_on: win``).
+    """
+
+    systems: tuple[str, str]
+    winner: str  # a system or "tie", on the probed dimensions only
+    decided_by: str | None  # the probed group that decided, None on a tie
+    primary_tag: str
+    secondary_tags: tuple[str, ...]
+    faults: Mapping[str, Mapping[str, tuple[str, ...]]]  # system -> group -> failed probes
+    passed_share: Mapping[str, Mapping[str, float]]  # system -> group -> share of its gating probes that passed
+    reasons: Mapping[str, Mapping[str, str]]  # system -> failed probe -> its reason
+    abstained: tuple[str, ...]
+    pass_on: str = "win_or_tie"
+
+    judged = True
+
+
+def probe_clip(media: ContentRef, prompt: str, role: str) -> Any:
+    """The probes' verdict on one local clip; MediaError naming ``role`` when it cannot be probed."""
+    from reeljudge.probes import run_probes
+
+    if media.ref.path is None:
+        raise MediaError(f"{role} {media.ref.ref}: remote clips are not probed offline; download it first, or use judge: gemini")
+    try:
+        return run_probes(Path(media.ref.path), prompt=prompt)
+    except MediaError as error:
+        raise MediaError(f"{role} {media.ref.name}: {error.message}") from None
+
+
+def compare_probes(systems: tuple[str, str], verdicts: tuple[Any, Any], family: str, protocol_id: str = "ab-v1",
+                   pass_on: str = "win_or_tie") -> ProbesPairVerdict:
+    """The comparison of two probe verdicts (``verdicts`` in the order of ``systems``)."""
+    protocol = load_protocol(protocol_id)
+    faults: dict[str, dict[str, tuple[str, ...]]] = {}
+    shares: dict[str, dict[str, float]] = {}
+    reasons: dict[str, dict[str, str]] = {}
+    for system, verdict in zip(systems, verdicts):
+        results = verdict.by_name()
+        faults[system], shares[system] = {}, {}
+        reasons[system] = {r.name: r.reason for r in verdict.failed}
+        for group, (probes, _) in GROUPS.items():
+            gating = [results[p] for p in probes if p in results and results[p].gating]
+            faults[system][group] = tuple(r.name for r in gating if not r.passed)
+            shares[system][group] = (sum(r.passed for r in gating) / len(gating)) if gating else 1.0
+    winner, decided_by = TIE, None
+    for group in sorted(GROUPS, key=lambda g: protocol.priority.index(GROUPS[g][1])):
+        counts = [len(faults[s][group]) for s in systems]
+        if counts[0] != counts[1]:
+            winner, decided_by = systems[0] if counts[0] < counts[1] else systems[1], group
+            break
+    primary, secondary = _tags(winner, systems, faults, decided_by, protocol.rules.secondary_tags_max)
+    probed = {"temporal_consistency", "motion_physics"}
+    abstained = tuple(d.id for d in protocol.dimensions_for(family) if d.id not in probed)
+    return ProbesPairVerdict(systems, winner, decided_by, primary, secondary, faults, shares, reasons, abstained, pass_on)
+
+
+def _tags(winner: str, systems: tuple[str, str], faults: Mapping[str, Mapping[str, tuple[str, ...]]], decided_by: str | None,
+          most: int) -> tuple[str, tuple[str, ...]]:
+    """The loser's fault tags (the deciding group's first), or a tie reason."""
+    if winner == TIE:
+        flawed = any(any(groups.values()) for groups in faults.values())
+        return ("tie_both_flawed" if flawed else "tie_both_good"), ()
+    loser = systems[1] if winner == systems[0] else systems[0]
+    ordered = list(faults[loser][decided_by or ""]) + [p for g, ps in faults[loser].items() if g != decided_by for p in ps]
+    tags = list(dict.fromkeys(FAULT_TAGS[p] for p in ordered if p in FAULT_TAGS))
+    return tags[0], tuple(tags[1:1 + most])
+
+
+def judge_with_probes(prompt: str, systems: tuple[str, str], clips: tuple[ContentRef, ContentRef], family: str,
+                      protocol_id: str = "ab-v1", pass_on: str = "win_or_tie") -> ProbesPairVerdict:
+    """Probe both clips and compare them (MediaError when a clip cannot be probed)."""
+    load_protocol(protocol_id).family(family)
+    verdicts = (probe_clip(clips[0], prompt, f"{systems[0]} clip"), probe_clip(clips[1], prompt, f"{systems[1]} clip"))
+    return compare_probes(systems, verdicts, family, protocol_id, pass_on)

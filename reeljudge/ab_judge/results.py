@@ -1,0 +1,111 @@
+"""promptfoo results of the A/B judge's verdicts: pass, score, named scores, components, reason, metadata."""
+
+from __future__ import annotations
+
+from reeljudge.ab.protocol import load_protocol
+from reeljudge.ab.records import TIE
+from reeljudge.ab_judge.options import ABJudgeOptions
+from reeljudge.ab_judge.probes_judge import GROUPS, ProbesPairVerdict
+from reeljudge.ab_judge.verdict import OrderVerdict, PairVerdict
+from reeljudge.promptfoo import Result, component, grading_result
+
+JUDGE_NAME = "ab_judge"
+
+
+def verdict_result(verdict: PairVerdict | ProbesPairVerdict, options: ABJudgeOptions, test: str) -> Result:
+    """The grading result of either judge's verdict."""
+    if isinstance(verdict, ProbesPairVerdict):
+        return probes_result(verdict, options, test)
+    return gemini_result(verdict, options, test)
+
+
+def _outcome(winner: str, systems: tuple[str, str]) -> str:
+    new, ref = systems
+    return f"{new} ties {ref}" if winner == TIE else f"{new} wins against {ref}" if winner == new else f"{new} loses to {ref}"
+
+
+def _label(protocol_id: str, tag: str) -> str:
+    tag_ = load_protocol(protocol_id).tags.get(tag)
+    return f"{tag} ({tag_.label})" if tag_ else tag
+
+
+def gemini_result(v: PairVerdict, options: ABJudgeOptions, test: str) -> Result:
+    """Gemini's verdict: named scores per dimension for both clips, one component per order."""
+    new, ref = v.systems
+    named: dict[str, float] = {"ab_win": v.score}
+    if v.consistent is not None:
+        named["ab_consistent"] = 1.0 if v.consistent else 0.0
+    for system in v.systems:
+        named.update({f"ab_{system}_{dim}": float(value) for dim, value in v.ratings[system].items()})
+    loser = None if v.winner == TIE else (ref if v.winner == new else new)
+    head = f"{'PASS' if v.passed else 'FAIL'} {_outcome(v.winner, v.systems)}"
+    if v.inconsistent:
+        flips = ", ".join(f"order {i} chose {o.winner}" for i, o in enumerate(v.orders, 1))
+        head += f" (position-inconsistent: {flips}; counted as a tie)"
+    elif v.consistent:
+        head += " (both orders agree)"
+    else:
+        head += f" (asked in one order, A = {v.orders[0].shown['A']}: orders: 1)"
+    if v.winner == TIE and not v.passed:
+        head += "; pass_on: win needs a win"
+    parts = [head, f"{'primary tag' + (f' ({loser})' if loser else '')}: {_label(v.protocol, v.primary_tag)}"]
+    if v.secondary_tags:
+        parts.append("secondary: " + ", ".join(_label(v.protocol, t) for t in v.secondary_tags))
+    parts.append("ratings new/reference: " + ", ".join(
+        f"{dim} {_num(v.ratings[new][dim])}/{_num(v.ratings[ref][dim])}" for dim in v.ratings[new]))
+    if v.note:
+        parts.append(f"note: {v.note}")
+    components = [_order_component(i, o, v) for i, o in enumerate(v.orders, 1)]
+    metadata = {
+        "judge": JUDGE_NAME, "mode": "gemini", "judged": True, "test": test, "prompt": v.prompt, "family": v.family,
+        "protocol": v.protocol, "winner": v.winner, "inconsistent": v.inconsistent, "consistent": v.consistent,
+        "orders_asked": len(v.orders), "pass_on": v.pass_on, "primary_tag": v.primary_tag, "secondary_tags": list(v.secondary_tags),
+        "ratings": {s: dict(r) for s, r in v.ratings.items()}, "note": v.note, "orders": [o.as_dict() for o in v.orders],
+        "model": v.orders[0].call.get("model"), "cache_hit": v.cache_hit,
+        "cost_usd_estimate": None if v.usage.cost_usd is None else round(v.usage.cost_usd, 6),
+    }
+    return grading_result(passed=v.passed, score=v.score, reason=". ".join(parts), named_scores=named, components=components,
+                          tokens=v.usage.tokens_used(), metadata=metadata)
+
+
+def _num(x: float) -> str:
+    return f"{x:g}"
+
+
+def _order_component(number: int, o: OrderVerdict, v: PairVerdict) -> Result:
+    """One order's verdict as the judge gave it."""
+    new = v.systems[0]
+    layout = f"A = {o.shown['A']}, B = {o.shown['B']}"
+    tags = ", ".join(o.tags)
+    note = f"; note: {o.form['note']}" if o.form.get("note") else ""
+    return component(name=f"order {number} ({layout})", passed=o.winner in (new, TIE), score=1.0 if o.winner == new else 0.5 if o.winner == TIE else 0.0,
+                     reason=f"winner {o.form['winner']} = {o.winner}; tags: {tags}{note}", **o.as_dict())
+
+
+def probes_result(v: ProbesPairVerdict, options: ABJudgeOptions, test: str) -> Result:
+    """The probes' comparison: probed groups as named scores; adherence and identity reported as not judged."""
+    new, ref = v.systems
+    named: dict[str, float] = {"ab_win": v.score}
+    for system in v.systems:
+        named.update({f"ab_probes_{system}_{group}": share for group, share in v.passed_share[system].items()})
+    head = f"{'PASS' if v.passed else 'FAIL'} {_outcome(v.winner, v.systems)} on the probed dimensions (judge: probes)"
+    head += f", decided by {v.decided_by}" if v.decided_by else ""
+    parts = [head, f"tags: {', '.join(v.tags)}", "not judged (abstained, the probes cannot see them): " + ", ".join(v.abstained)]
+    for system in v.systems:
+        found = [f"{p}: {reason}" for p, reason in v.reasons[system].items()]
+        parts.append(f"{system} faults: " + ("; ".join(found) if found else "none"))
+    components = [
+        component(name=f"{system} clip", passed=not any(v.faults[system].values()), score=min(v.passed_share[system].values()),
+                  reason="; ".join(f"{g}: {', '.join(ps) or 'no fault'}" for g, ps in v.faults[system].items()),
+                  faults={g: list(ps) for g, ps in v.faults[system].items()})
+        for system in v.systems
+    ]
+    dimensions = {**{g: "judged by the probes" for g in GROUPS}, **{d: "not judged (abstained)" for d in v.abstained}}
+    metadata = {
+        "judge": JUDGE_NAME, "mode": "probes", "judged": True, "test": test, "winner": v.winner, "decided_by": v.decided_by,
+        "primary_tag": v.primary_tag, "secondary_tags": list(v.secondary_tags), "abstained": list(v.abstained),
+        "dimensions": dimensions, "faults": {s: {g: list(ps) for g, ps in f.items()} for s, f in v.faults.items()},
+        "pass_on": v.pass_on,
+    }
+    return grading_result(passed=v.passed, score=v.score, reason=". ".join(parts), named_scores=named, components=components,
+                          metadata=metadata)

@@ -1,0 +1,157 @@
+"""The A/B judge's verdicts: one per order as the judge saw it, and the pair's verdict in systems.
+
+Each order's verdict is mapped back from sides to systems. With two orders:
+
+- the same winner (a system, or a tie) in both orders: that winner, ``consistent``;
+- different winners (a flip, or a win in one order and a tie in the other): a **tie flagged
+  inconsistent** with primary tag ``tie_both_flawed`` (each clip lost in one order, so the judge
+  found a failure in each; the per-order tags stay in ``orders``), no secondary tags;
+- ratings: the mean over both orders per system and dimension (whole or half points);
+- consistent tags: the primary tag both orders share, else the first order's; secondary tags are
+  the other tags of both orders, most used first, at most the protocol's maximum;
+- the note: the first order's (the second's stays in ``orders``).
+
+With one order (``orders: 1``) the verdict is that order's, ``consistent`` is None.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from reeljudge.ab.protocol import Protocol
+from reeljudge.ab.records import TIE
+from reeljudge.gemini.client import Usage
+
+INCONSISTENT_TAG = "tie_both_flawed"
+INCONSISTENT_NOTE = "Position-inconsistent: the verdict changed when the clips swapped sides."
+
+
+@dataclass(frozen=True)
+class OrderVerdict:
+    """One order's reply: which system was on which side, the reply as given (side terms), its call."""
+
+    shown: Mapping[str, str]  # side -> system
+    form: Mapping[str, Any]  # winner A/B/tie, primary_tag, secondary_tags, ratings {A, B}, note
+    call: Mapping[str, Any] = field(default_factory=dict)  # model, latency, cache hit, cost, attempts, key
+    usage: Usage = field(default_factory=Usage)
+
+    @property
+    def winner(self) -> str:
+        """The winning system, or ``tie``."""
+        side = self.form["winner"]
+        return TIE if side == TIE else self.shown[side]
+
+    @property
+    def tags(self) -> tuple[str, ...]:
+        """Primary then secondary tags."""
+        return (self.form["primary_tag"], *(self.form.get("secondary_tags") or ()))
+
+    def ratings_of(self, system: str) -> Mapping[str, int]:
+        """The ratings this order gave ``system``."""
+        side = next(s for s, name in self.shown.items() if name == system)
+        return self.form["ratings"][side]
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON form (stored in a model rater's record under ``judge.orders``)."""
+        return {"shown": dict(self.shown), "winner_side": self.form["winner"], "winner": self.winner,
+                "primary_tag": self.form["primary_tag"], "secondary_tags": list(self.form.get("secondary_tags") or []),
+                "ratings": {s: dict(r) for s, r in self.form["ratings"].items()}, "note": self.form.get("note"),
+                "call": dict(self.call)}
+
+
+class Outcome:
+    """What a pair verdict means for the candidate (``systems[0]``): shared by both judges' verdicts."""
+
+    systems: tuple[str, str]
+    winner: str
+    primary_tag: str
+    secondary_tags: tuple[str, ...]
+    pass_on: str
+
+    @property
+    def passed(self) -> bool:
+        """The candidate wins, or ties when ``pass_on`` is ``win_or_tie``."""
+        return self.winner == self.systems[0] or (self.winner == TIE and self.pass_on == "win_or_tie")
+
+    @property
+    def score(self) -> float:
+        """1 when the candidate wins, 0.5 on a tie, 0 when it loses."""
+        return 1.0 if self.winner == self.systems[0] else 0.5 if self.winner == TIE else 0.0
+
+    @property
+    def tags(self) -> tuple[str, ...]:
+        """Primary then secondary tags."""
+        return (self.primary_tag, *self.secondary_tags)
+
+
+@dataclass(frozen=True)
+class PairVerdict(Outcome):
+    """The judge's verdict on one pair, in systems: ``systems[0]`` is the candidate (the new clip)."""
+
+    prompt: str
+    family: str
+    protocol: str
+    systems: tuple[str, str]
+    winner: str  # a system or "tie"
+    primary_tag: str
+    secondary_tags: tuple[str, ...]
+    ratings: Mapping[str, Mapping[str, float]]  # system -> dimension -> mean rating
+    note: str | None
+    inconsistent: bool
+    orders: tuple[OrderVerdict, ...]
+    usage: Usage
+    pass_on: str = "win_or_tie"
+
+    judged = True
+
+    @property
+    def consistent(self) -> bool | None:
+        """Whether both orders gave the same verdict (None when asked in one order only)."""
+        return None if len(self.orders) < 2 else not self.inconsistent
+
+    @property
+    def cache_hit(self) -> bool:
+        """Every order came from the cache."""
+        return all(o.call.get("cache_hit") for o in self.orders)
+
+
+def combine(prompt: str, family: str, protocol: Protocol, systems: tuple[str, str], orders: list[OrderVerdict],
+            pass_on: str = "win_or_tie") -> PairVerdict:
+    """The pair's verdict from one or two orders (see the module doc for the rules)."""
+    first = orders[0]
+    winners = {o.winner for o in orders}
+    inconsistent = len(winners) > 1
+    if inconsistent:
+        winner, primary, secondary, note = TIE, INCONSISTENT_TAG, (), INCONSISTENT_NOTE
+    else:
+        winner, note = first.winner, first.form.get("note") or None
+        primary, secondary = _tags(orders, protocol.rules.secondary_tags_max)
+    usage = sum((o.usage for o in orders), Usage())
+    return PairVerdict(prompt, family, protocol.id, systems, winner, primary, secondary, mean_ratings(systems, orders),
+                       note, inconsistent, tuple(orders), usage, pass_on)
+
+
+def _tags(orders: list[OrderVerdict], most: int) -> tuple[str, tuple[str, ...]]:
+    """The primary tag both orders share (else the first order's) and the other tags, most used first."""
+    primaries = [o.form["primary_tag"] for o in orders]
+    primary = primaries[0]
+    counts: dict[str, int] = {}
+    for o in orders:
+        for tag in o.tags:
+            counts[tag] = counts.get(tag, 0) + 1
+    rest = sorted((t for t in counts if t != primary), key=lambda t: (-counts[t], list(counts).index(t)))
+    return primary, tuple(rest[:most])
+
+
+def mean_ratings(systems: tuple[str, str], orders: list[OrderVerdict]) -> dict[str, dict[str, float]]:
+    """Per system and dimension, the mean rating over the orders (whole numbers stay whole)."""
+    out: dict[str, dict[str, float]] = {}
+    for system in systems:
+        dims = list(orders[0].ratings_of(system))
+        out[system] = {}
+        for dim in dims:
+            total = sum(o.ratings_of(system)[dim] for o in orders)
+            mean = total / len(orders)
+            out[system][dim] = int(mean) if mean == int(mean) else mean
+    return out
