@@ -177,8 +177,14 @@ def test_a_clip_that_changed_after_planning_is_not_sent(gemini_env, monkeypatch,
     [vqa] = list(store().planned())
     assert vqa["request"]["parts"][0]["media"]["local_path"] and "data_b64" not in vqa["request"]["parts"][0]["media"]
     make_clip(clip, ClipSpec(width=64, height=48, fps=8, frames=8, seed=2))  # the file changes
-    assert submit(client(), SubmitOptions(progress=False), log=lambda _m: None)[0]["state"] == "empty"
-    assert "changed since it was planned" in planned_reasons()[0]
+    said = []
+    assert submit(client(), SubmitOptions(progress=False), log=said.append)[0]["state"] == "empty"
+    assert any("changed since it was planned" in line and "dropped a planned gecko.vqa.video request" in line for line in said)
+    assert list(store().planned()) == []  # that request can never be sent: the eval now asks about the new file
+    monkeypatch.setenv("REELJUDGE_CACHE", "plan")
+    assert "queued_for_batch" in gecko_assert(str(clip), context)["reason"]  # planned again, for the new content
+    [replanned] = list(store().planned())
+    assert replanned["key"] != vqa["key"]
 
 
 def test_plan_refuses_what_cannot_be_batched(gemini_env, monkeypatch):

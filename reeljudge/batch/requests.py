@@ -24,7 +24,13 @@ from reeljudge.gemini.settings import JudgeSettings
 
 
 class ItemProblem(Exception):
-    """One planned request cannot be sent (its file changed, its record is damaged): it stays planned."""
+    """One planned request cannot be sent. ``stale``: it never can be (its record is damaged, or its
+    file changed, so the eval now asks a different request): it is dropped, and the next eval in
+    plan mode plans what it needs; otherwise (a file missing, an upload failed) it stays planned."""
+
+    def __init__(self, message: str, *, stale: bool = False) -> None:
+        super().__init__(message)
+        self.stale = stale
 
 
 def rebuild(record: dict[str, Any], base: JudgeSettings) -> tuple[JudgeRequest, JudgeSettings]:
@@ -39,9 +45,9 @@ def rebuild(record: dict[str, Any], base: JudgeSettings) -> tuple[JudgeRequest, 
         request = JudgeRequest(kind=record["kind"], system=body["system"], parts=parts, schema=body.get("schema"),
                                media_resolution=body.get("media_resolution"), response_logprobs=bool(body.get("logprobs")))
     except (KeyError, TypeError) as error:
-        raise ItemProblem(f"the planned record is damaged (missing {error})") from None
+        raise ItemProblem(f"the planned record is damaged (missing {error})", stale=True) from None
     if request_key(request.cache_payload(settings)) != record["key"]:
-        raise ItemProblem("the planned record does not hash to its key (edited or damaged); plan it again")
+        raise ItemProblem("the planned record does not hash to its key (edited or damaged)", stale=True)
     return request, settings
 
 
@@ -77,7 +83,7 @@ class MediaDelivery:
             raise ItemProblem(f"{path}: {error.message}") from None
         if ref.sha256 != media.sha256:
             raise ItemProblem(f"{path} changed since it was planned (sha256 {ref.sha256[:12]}…, planned "
-                              f"{media.sha256[:12]}…); plan it again")
+                              f"{media.sha256[:12]}…)", stale=True)
         located = dataclasses.replace(media, local_path=None, upload=False)
         if not media.upload:
             return dataclasses.replace(located, data=path.read_bytes())

@@ -83,7 +83,7 @@ def _resume(store: BatchStore, client: JudgeClient, submission: dict[str, Any], 
 def _send(store: BatchStore, client: JudgeClient, submission: dict[str, Any], options: SubmitOptions,
           log: Callable[[str], None]) -> dict[str, Any]:
     """Build, upload if large, and create the job of one submission; its record, updated."""
-    path, inline, count = _write_input(store, client, submission, options)
+    path, inline, count = _write_input(store, client, submission, options, log)
     submission = {**submission, "count": count}
     if count == 0:
         path.unlink(missing_ok=True)
@@ -105,8 +105,8 @@ def _send(store: BatchStore, client: JudgeClient, submission: dict[str, Any], op
     return record
 
 
-def _write_input(store: BatchStore, client: JudgeClient, submission: dict[str, Any],
-                 options: SubmitOptions) -> tuple[os.PathLike[str], list[Any] | None, int]:
+def _write_input(store: BatchStore, client: JudgeClient, submission: dict[str, Any], options: SubmitOptions,
+                 log: Callable[[str], None]) -> tuple[os.PathLike[str], list[Any] | None, int]:
     """Write the JSONL input of a submission and the keys it holds, one request at a time; also the
     inline list while it stays small. (path, inline requests or None, count)."""
     from tqdm import tqdm
@@ -129,7 +129,12 @@ def _write_input(store: BatchStore, client: JudgeClient, submission: dict[str, A
                 request, settings = rebuild(record, client.settings)
                 item = inlined_request(record, delivery.deliver(request), settings)
             except ItemProblem as problem:
-                store.write_planned(released(record, sid, f"not sent: {problem}"))
+                if problem.stale:
+                    store.remove_planned(key)
+                    log(f"dropped a planned {record.get('kind')} request ({key[:16]}…): {problem}; "
+                        "the next eval in plan mode plans what it needs now")
+                else:
+                    store.write_planned(released(record, sid, f"not sent: {problem}"))
                 continue
             line = lines.line(record, item)
             out.write(line + "\n")
