@@ -23,6 +23,10 @@ from reeljudge.errors import JudgeError
 CACHE_FORMAT = 1
 DEFAULT_CACHE_DIR = ".reeljudge/cache"
 _TMP_PREFIX = TEMP_PREFIX
+#: readwrite: read and write; off: neither; replay: read only, a miss fails; plan: like readwrite, but
+#: a judge request that misses is recorded for the Batch API instead of sent (``reeljudge.batch``)
+MODES = ("readwrite", "off", "replay", "plan")
+_WRITING_MODES = ("readwrite", "plan")
 
 
 def request_key(payload: Mapping[str, Any]) -> str:
@@ -43,11 +47,11 @@ class CacheStats:
 
 
 class JudgeCache:
-    """A folder of cached judge replies, in mode ``readwrite``, ``off`` or ``replay``."""
+    """A folder of cached judge replies, in mode ``readwrite``, ``off``, ``replay`` or ``plan`` (see ``MODES``)."""
 
     def __init__(self, root: str | os.PathLike[str], mode: str = "readwrite") -> None:
-        if mode not in ("readwrite", "off", "replay"):
-            raise ValueError(f"cache mode must be readwrite, off or replay; got {mode!r}")
+        if mode not in MODES:
+            raise ValueError(f"cache mode must be one of {', '.join(MODES)}; got {mode!r}")
         self.root = Path(root)
         self.mode = mode
 
@@ -81,12 +85,13 @@ class JudgeCache:
             )
         return entry
 
-    def put(self, key: str, kind: str, value: Mapping[str, Any]) -> None:
-        """Store ``value`` under ``key`` atomically (a no-op unless mode is ``readwrite``)."""
-        if self.mode != "readwrite":
+    def put(self, key: str, kind: str, value: Mapping[str, Any], *, sync: bool = True) -> None:
+        """Store ``value`` under ``key`` atomically (a no-op unless mode is ``readwrite`` or ``plan``);
+        ``sync=False`` for a writer that syncs many entries at once (``atomic.sync_all``)."""
+        if self.mode not in _WRITING_MODES:
             return
         entry = {"format": CACHE_FORMAT, "key": key, "kind": kind, "created": time.time(), **value}
-        write_json(self.path_for(key), entry, sort_keys=True)
+        write_json(self.path_for(key), entry, sync=sync, sort_keys=True)
 
     def is_cached(self, key: str) -> bool:
         """Whether an entry for ``key`` can be read (always False in mode ``off``)."""
@@ -106,8 +111,8 @@ class JudgeCache:
         self.put(self.record_key(kind, identity), stored_kind or kind, value)
 
     def forget(self, key: str) -> None:
-        """Remove the entry for ``key`` (readwrite mode only)."""
-        if self.mode == "readwrite":
+        """Remove the entry for ``key`` (readwrite and plan modes only)."""
+        if self.mode in _WRITING_MODES:
             self.path_for(key).unlink(missing_ok=True)
 
     def entries(self, kind: str) -> list[dict[str, Any]]:

@@ -20,6 +20,7 @@ COMMANDS: tuple[str, ...] = (
     "reeljudge.filmability.bulk_cli",
     "reeljudge.gates.cli",
     "reeljudge.calibration.cli",
+    "reeljudge.batch.cli",
 )
 
 

@@ -5,7 +5,9 @@ Vertex paths), the Files API resumable upload (``/upload/{v}/files`` then the se
 out) and ``files/{id}`` with PROCESSING → ACTIVE / FAILED, and Veo-style long-running operations
 (``:predictLongRunning``, then ``GET operations/{id}`` and ``GET files/{id}:download?alt=media`` on the
 Developer API, ``:fetchPredictOperation`` with inline base64 video on Vertex), scripted per operation
-with ``script_operation``. Replies are scripted per test: rules match a
+with ``script_operation``, and the Batch API (``:batchGenerateContent``, ``batches/{id}`` get, list,
+cancel, delete; inline and file input and output; scripted per job with ``fake.batches.script``:
+see ``tests/fake_batches.py``). Replies are scripted per test: rules match a
 substring of the request's text (or a predicate) and play their replies in order, the last one
 repeating. Faults are replies too: HTTP errors, slow replies, blocked prompts, SAFETY and MAX_TOKENS
 finishes, damaged JSON.
@@ -34,6 +36,8 @@ import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable
+
+from fake_batches import FakeBatches
 
 Reply = dict[str, Any]
 Matcher = str | Callable[[dict[str, Any], str], bool] | None
@@ -209,6 +213,7 @@ class FakeGemini:
         self.operation_polls_before_done: int = 1
         self.operation_scripts: list[OperationScript] = []
         self.video_bytes: bytes | None = None  # None: tiny_mp4(), a real decodable clip
+        self.batches = FakeBatches(self)  # the Batch API (tests/fake_batches.py)
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
         self._sessions: dict[str, dict[str, Any]] = {}
@@ -265,6 +270,7 @@ class FakeGemini:
             self.files.clear()
             self.operations.clear()
             self.operation_scripts.clear()
+        self.batches = FakeBatches(self)
 
     def operation_requests(self) -> dict[str, list[RecordedRequest]]:
         """The video-operation traffic: ``start``, ``poll`` and ``download`` requests, in order."""
@@ -403,6 +409,8 @@ def _make_handler(fake: FakeGemini) -> type[BaseHTTPRequestHandler]:
                 body = json.loads(raw or b"{}")
             except ValueError:
                 return self._error(400, "fake gemini: body is not JSON")
+            if fake.batches.post(self, path, body):
+                return None
             match = _MODEL_ACTION.search(path)
             if not match:
                 return self._error(404, f"fake gemini: no route for POST {path}")
@@ -422,6 +430,8 @@ def _make_handler(fake: FakeGemini) -> type[BaseHTTPRequestHandler]:
         def do_GET(self) -> None:  # noqa: N802
             path, _, query = self.path.partition("?")
             fake._record("GET", path, dict(self.headers), {"query": query} if query else None)
+            if fake.batches.get(self, path, query):
+                return None
             file_match = _FILE_GET.match(path)
             if file_match:
                 return self._file_get(file_match.group(1))
@@ -436,6 +446,10 @@ def _make_handler(fake: FakeGemini) -> type[BaseHTTPRequestHandler]:
             if path.startswith("/download/"):
                 return self._download(path.rsplit("/", 1)[-1].split(".", 1)[0])
             self._error(404, f"fake gemini: no route for GET {path}")
+
+        def do_DELETE(self) -> None:  # noqa: N802
+            if not fake.batches.delete(self, self.path.split("?", 1)[0]):
+                self._error(404, f"fake gemini: no route for DELETE {self.path}")
 
         def _play(self, reply: Reply, model: str) -> None:
             kind = reply["kind"]
@@ -600,7 +614,8 @@ def _make_handler(fake: FakeGemini) -> type[BaseHTTPRequestHandler]:
             fault = op.get("download_error") if op else None
             if fault is not None:
                 return self._error(fault["code"], fault["message"])
-            data = fake.video_bytes or tiny_mp4()
+            stored = fake.files.get(file_id) if file_id.startswith("batchout") else None
+            data = stored.data if stored is not None else (fake.video_bytes or tiny_mp4())
             try:
                 self.send_response(200)
                 self.send_header("Content-Type", "video/mp4")

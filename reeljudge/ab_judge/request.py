@@ -15,6 +15,7 @@ from typing import Any, Callable, Mapping
 from reeljudge.ab.protocol import check_form, load_protocol
 from reeljudge.ab_judge.rubric import family_schema, system_text
 from reeljudge.gemini.client import JudgeRequest, MediaInput
+from reeljudge.gemini.parsers import reply_parser
 from reeljudge.gemini.prompts import data_block
 from reeljudge.gemini.replies import ReplyInvalid, json_parser
 
@@ -55,6 +56,7 @@ def order_request(
     )
 
 
+@reply_parser("ab_judge.order")
 def order_parser(protocol_id: str, family: str) -> Callable[[str], dict[str, Any]]:
     """The reader of one order's reply: the family's reply schema, then the protocol's rules.
 

@@ -18,7 +18,7 @@ from reeljudge.errors import BadInputError
 from reeljudge.filmability.local_version import LOCAL_JUDGE_VERSION, SOURCES_SHA256
 from reeljudge.filmability.options import FilmabilityOptions
 from reeljudge.filmability.score_table import Breakdown, TableScore, breakdown_from_reply, judge_disagreements, score_breakdown
-from reeljudge.gemini.settings import JudgeSettings, has_gemini_credentials
+from reeljudge.gemini.settings import JudgeSettings, answers_without_credentials, has_gemini_credentials
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from reeljudge.filmability.findability import Findability
@@ -67,10 +67,10 @@ class FilmabilityVerdict:
 
 
 def choose_judge(options: FilmabilityOptions, settings: JudgeSettings) -> str:
-    """``gemini`` or ``local``: auto picks Gemini when it can answer (credentials, or replay cache)."""
+    """``gemini`` or ``local``: auto picks Gemini when it can answer (credentials, a replay cache, or plan mode)."""
     if options.judge != "auto":
         return options.judge
-    if has_gemini_credentials(settings) or settings.cache_mode == "replay":
+    if has_gemini_credentials(settings) or answers_without_credentials(settings):
         return "gemini"
     return "local"
 

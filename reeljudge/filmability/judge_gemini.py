@@ -6,6 +6,7 @@ from typing import Any
 
 from reeljudge.gemini.client import JudgeClient, JudgeReply, JudgeRequest
 from reeljudge.gemini.prompts import data_block, json_block, load_schema, read_rubric
+from reeljudge.gemini.parsers import reply_parser
 from reeljudge.gemini.replies import ReplyInvalid, json_parser
 
 RUBRIC_FILE = "filmability.md"
@@ -38,7 +39,12 @@ def filmability_request(narration: str, terms: list[str]) -> JudgeRequest:
     )
 
 
+@reply_parser("filmability")
+def filmability_parser():
+    """The reader of a filmability reply: the rubric's JSON Schema, both spellings of the term list."""
+    return json_parser(load_schema(SCHEMA_FILE), normalise_reply)
+
+
 def judge_terms_with_gemini(narration: str, terms: list[str], client: JudgeClient) -> JudgeReply:
     """Gemini's validated judgement of ``terms`` for ``narration`` (JudgeError if it did not judge)."""
-    request = filmability_request(narration, terms)
-    return client.ask(request, json_parser(request.schema or {}, normalise_reply))
+    return client.ask(filmability_request(narration, terms), filmability_parser())

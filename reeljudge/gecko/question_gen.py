@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from reeljudge.gemini.client import JudgeClient, JudgeReply, JudgeRequest
+from reeljudge.gemini.parsers import reply_parser
 from reeljudge.gemini.prompts import data_block, load_schema, read_rubric
 from reeljudge.gemini.replies import ReplyInvalid, read_json, require_count, schema_errors
 from reeljudge.gecko.keywords import parse_annotation
@@ -88,6 +89,12 @@ def parse_generation_reply(text: str) -> dict[str, Any]:
     return value
 
 
+@reply_parser("gecko.generate")
+def generation_parser():
+    """The reader of a question-generation reply (see ``parse_generation_reply``)."""
+    return parse_generation_reply
+
+
 def questions_from_reply(prompt: str, value: dict[str, Any]) -> QuestionSet:
     """The question set (questions tagged from the keyword tree) for a validated generator reply."""
     annotation = parse_annotation(value["keywords"])
@@ -114,5 +121,5 @@ def questions_from_reply(prompt: str, value: dict[str, Any]) -> QuestionSet:
 
 def generate_questions(prompt: str, kind: str, client: JudgeClient) -> tuple[QuestionSet, JudgeReply]:
     """The generated (unfiltered) question set of ``prompt`` and the judge reply it came from."""
-    reply = client.ask(generation_request(prompt, kind), parse_generation_reply)
+    reply = client.ask(generation_request(prompt, kind), generation_parser())
     return questions_from_reply(prompt, reply.value), reply

@@ -46,6 +46,16 @@ class Question:
         return asdict(self)
 
 
+def questions_to_json(arguments: dict[str, Any]) -> dict[str, Any]:
+    """A parser factory's ``questions`` argument as JSON (for a reply parser's identity)."""
+    return {**arguments, "questions": [q.as_dict() for q in arguments["questions"]]}
+
+
+def questions_from_json(arguments: dict[str, Any]) -> dict[str, Any]:
+    """The inverse of ``questions_to_json``."""
+    return {**arguments, "questions": [Question(**q) for q in arguments["questions"]]}
+
+
 def choice_letter(choice: str, index: int) -> tuple[str, str]:
     """The letter and text of a choice: ``"b) close up"`` → (``b``, ``close up``); unlettered gets its position's letter."""
     match = _LETTERED.match(str(choice))

@@ -11,8 +11,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from reeljudge.gecko.questions import Dropped, Question, QuestionSet, choice_map
+from reeljudge.gecko.questions import Dropped, Question, QuestionSet, choice_map, questions_from_json, questions_to_json
 from reeljudge.gemini.client import JudgeClient, JudgeReply, JudgeRequest
+from reeljudge.gemini.parsers import reply_parser
 from reeljudge.gemini.prompts import data_block, load_schema, read_rubric
 from reeljudge.gemini.replies import (
     Choice, ReplyInvalid, coerce_to_schema, merge_choices, read_choice, read_json, require_count, schema_errors,
@@ -83,6 +84,7 @@ def filter_request(prompt: str, questions: list[Question]) -> JudgeRequest:
 _NONE = frozenset({"none", "unknown", "n/a", "not stated", "cannot tell"})
 
 
+@reply_parser("gecko.filter", encode=questions_to_json, decode=questions_from_json)
 def filter_parser(questions: list[Question]):
     """A parse function for the filter reply: ``{"answers": {number: {"letter", "why"}}}`` for every question.
 

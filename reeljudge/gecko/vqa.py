@@ -16,9 +16,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from reeljudge.gecko.questions import Question, choice_map
+from reeljudge.gecko.questions import Question, choice_map, questions_from_json, questions_to_json
 from reeljudge.gecko.validity import numbered_questions
 from reeljudge.gemini.client import JudgeRequest, MediaInput
+from reeljudge.gemini.parsers import reply_parser
 from reeljudge.gemini.prompts import data_block, read_rubric
 from reeljudge.gemini.replies import Choice, ReplyInvalid, merge_choices, read_choice
 
@@ -156,6 +157,7 @@ def _verdict(entries: list[tuple[Choice, str, int]], matched_by: str) -> dict[st
     return record
 
 
+@reply_parser("gecko.vqa", encode=questions_to_json, decode=questions_from_json)
 def verdict_parser(questions: list[Question]):
     """A parse function for ``JudgeClient.ask`` bound to the questions asked."""
     return lambda text: parse_verdicts(text, questions)

@@ -23,7 +23,11 @@ from reeljudge.retry import GaveUp, call
 
 @dataclass(frozen=True)
 class MediaInput:
-    """A clip or image as sent to the judge: its content hash plus where or what it is."""
+    """A clip or image as sent to the judge: its content hash plus where or what it is.
+
+    ``local_path`` (with ``upload``) is media planned for the Batch API: a local file, sent inline
+    or uploaded when the batch is submitted, not before (``reeljudge.batch``).
+    """
 
     sha256: str
     mime_type: str
@@ -32,6 +36,8 @@ class MediaInput:
     fps: float | None = None
     start_offset_s: float | None = None
     end_offset_s: float | None = None
+    local_path: str | None = None
+    upload: bool = False
 
     def fingerprint(self) -> dict[str, Any]:
         """What of this media shapes a reply (the content, not where it is stored)."""
@@ -171,6 +177,10 @@ class JudgeClient:
         entry = self.cache.require(key, f"{request.kind} request")
         if entry is not None:
             return _reply_from_cache(entry, key, started)
+        if self.cache.mode == "plan":
+            from reeljudge.batch.plan import plan_request
+
+            plan_request(self, request, parse, key)  # records it, then raises JudgeError(queued_for_batch)
         require_credentials(self.settings, f"the {request.kind} request",
                             "; or run with cache: replay on replies recorded earlier")
         deadline = started + self.settings.deadline_s
@@ -193,11 +203,7 @@ class JudgeClient:
                     kind=again.kind,
                     raw=f"first reply:\n{first_text}\n\nsecond reply:\n{call_.text}",
                 ) from None
-        self.cache.put(key, request.kind, {
-            "model": self.settings.model, "text": call_.text, "value": value, "finish_reason": call_.finish_reason,
-            "usage": {"prompt": usage.prompt_tokens, "output": usage.output_tokens, "cost_usd": usage.cost_usd},
-            "logprobs": call_.logprobs,
-        })
+        self.cache.put(key, request.kind, reply_entry(self.settings.model, call_.text, value, call_.finish_reason, usage, call_.logprobs))
         return JudgeReply(value, call_.text, self.settings.model, usage, (time.monotonic() - started) * 1000, False,
                           call_.finish_reason, attempts, feedback, call_.logprobs, key)
 
@@ -245,6 +251,16 @@ class JudgeClient:
             raise JudgeError(str(gave_up), kind=kind) from None
         text, finish, logprobs = wire.checked_reply(response, self.settings.max_output_tokens)
         return _Call(text, finish, wire.usage_of(response, self.settings.model), attempts, logprobs)
+
+
+def reply_entry(model: str, text: str, value: Any, finish_reason: str, usage: Usage, logprobs: Any,
+                **extra: Any) -> dict[str, Any]:
+    """The cache entry of one judged reply (online or from a batch): what a later hit is rebuilt from."""
+    return {
+        "model": model, "text": text, "value": value, "finish_reason": finish_reason,
+        "usage": {"prompt": usage.prompt_tokens, "output": usage.output_tokens, "cost_usd": usage.cost_usd},
+        "logprobs": logprobs, **extra,
+    }
 
 
 def _reply_from_cache(entry: Mapping[str, Any], key: str, started: float) -> JudgeReply:

@@ -8,6 +8,8 @@
   files go inline. Lookups, uploads and polling run under the one retry policy.
 - ``gs://`` URIs: passed through on Vertex; refused with a reason on the Developer API.
 - ``https://`` URLs: passed through as file URIs.
+- cache mode ``plan``: local files are neither read nor uploaded; the part names the file and
+  whether it goes inline or through the Files API, and ``reeljudge batch submit`` delivers it.
 
 Concurrency: promptfoo may grade several tests on the same clip at once; two processes can then
 both upload it. Both uploads are valid files; the record written last wins. Nothing breaks, one
@@ -27,7 +29,7 @@ from reeljudge.errors import JudgeError, MediaError
 from reeljudge.gemini.client import JudgeClient, MediaInput
 from reeljudge.gemini.settings import require_credentials
 from reeljudge.gemini.wire import describe_error
-from reeljudge.media.refs import ContentRef
+from reeljudge.media.refs import ContentRef, portable_path
 from reeljudge.retry import GaveUp, call, poll
 
 DEFAULT_INLINE_MAX_BYTES = 1_000_000
@@ -63,6 +65,9 @@ def deliver_media(
         return replace(located, file_uri=uri)
     path = media.ref.path
     size = media.size
+    assert client.cache is not None
+    if client.cache.mode == "plan":  # delivered when the batch is submitted (reeljudge.batch.submit)
+        return replace(located, local_path=portable_path(path), upload=size > inline_max_bytes and not vertex)
     if size <= inline_max_bytes or vertex:
         if vertex and size > VERTEX_INLINE_LIMIT:
             raise MediaError(

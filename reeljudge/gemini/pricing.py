@@ -16,6 +16,10 @@ PRICES_PER_MILLION: dict[str, tuple[float, float]] = {
 }
 
 
+#: the Batch API bills every token at half the online price (Google's published batch pricing)
+BATCH_PRICE_FACTOR = 0.5
+
+
 def price_for(model: str) -> tuple[float, float] | None:
     """The (input, output) price per million tokens for the longest matching model prefix."""
     name = model.rsplit("/", 1)[-1]
@@ -25,12 +29,13 @@ def price_for(model: str) -> tuple[float, float] | None:
     return None
 
 
-def estimate_cost(model: str, prompt_tokens: int, output_tokens: int) -> float | None:
-    """Estimated USD cost of one call, or None when the model's price is unknown."""
+def estimate_cost(model: str, prompt_tokens: int, output_tokens: int, *, batch: bool = False) -> float | None:
+    """Estimated USD cost of one call (``batch``: through the Batch API), or None when the model's price is unknown."""
     price = price_for(model)
     if price is None:
         return None
-    return (prompt_tokens * price[0] + output_tokens * price[1]) / 1_000_000
+    online = (prompt_tokens * price[0] + output_tokens * price[1]) / 1_000_000
+    return online * BATCH_PRICE_FACTOR if batch else online
 
 
 # Video generation (Veo) is priced per second of generated video. List prices (USD per second,

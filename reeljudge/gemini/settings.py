@@ -16,7 +16,7 @@ from reeljudge.options import load_one, option, parse_bool
 from reeljudge.retry import RetryPolicy
 
 Backend = Literal["developer", "vertex"]
-CacheMode = Literal["readwrite", "off", "replay"]
+CacheMode = Literal["readwrite", "off", "replay", "plan"]
 
 DEFAULT_MODEL = "gemini-2.5-flash"
 API_VERSIONS: dict[str, str] = {"developer": "v1beta", "vertex": "v1"}
@@ -41,7 +41,8 @@ class JudgeSettings:
     backoff_initial_s: float = option(1.0, env="REELJUDGE_BACKOFF_INITIAL_S", minimum=0, doc="first backoff between attempts")
     backoff_max_s: float = option(20.0, env="REELJUDGE_BACKOFF_MAX_S", minimum=0, doc="longest backoff between attempts")
     cache_mode: CacheMode = option("readwrite", env="REELJUDGE_CACHE", key="cache",
-                                   doc="readwrite, off, or replay (never call; a miss fails)")
+                                   doc="readwrite, off, replay (never call; a miss fails), or plan "
+                                       "(a miss is recorded for the Batch API and fails as queued for batch)")
     cache_dir: str = option(DEFAULT_CACHE_DIR, env="REELJUDGE_CACHE_DIR", doc="where judge replies are cached")
 
     @property
@@ -82,6 +83,11 @@ def _truthy(text: str) -> bool:
         return parse_bool(text, "GOOGLE_GENAI_USE_VERTEXAI")
     except Exception:  # noqa: BLE001 - google-genai treats anything else as false too
         return False
+
+
+def answers_without_credentials(settings: JudgeSettings) -> bool:
+    """Whether a judge can be asked with no credentials: replay reads recorded replies, plan records requests."""
+    return settings.cache_mode in ("replay", "plan")
 
 
 def has_gemini_credentials(settings: JudgeSettings, env: Mapping[str, str] | None = None) -> bool:

@@ -144,14 +144,14 @@ def checked_reply(response: Any, max_output_tokens: int) -> tuple[str, str, Any]
     return text, finish or "STOP", logprobs
 
 
-def usage_of(response: Any, model: str) -> "Usage":
-    """Token counts and cost of one call from ``usage_metadata``."""
+def usage_of(response: Any, model: str, *, batch: bool = False) -> "Usage":
+    """Token counts and cost of one call from ``usage_metadata`` (``batch``: at Batch API prices)."""
     from reeljudge.gemini.client import Usage
 
     meta = getattr(response, "usage_metadata", None)
     prompt = int(getattr(meta, "prompt_token_count", 0) or 0)
     output = int(getattr(meta, "candidates_token_count", 0) or 0) + int(getattr(meta, "thoughts_token_count", 0) or 0)
-    return Usage(prompt_tokens=prompt, output_tokens=output, requests=1, cost_usd=estimate_cost(model, prompt, output))
+    return Usage(prompt_tokens=prompt, output_tokens=output, requests=1, cost_usd=estimate_cost(model, prompt, output, batch=batch))
 
 
 def describe_error(exc: BaseException) -> str:

@@ -8,6 +8,7 @@ from typing import Any, Mapping
 from reeljudge.errors import ReelJudgeError
 from reeljudge.gemini.client import JudgeClient, JudgeRequest
 from reeljudge.gemini.prompts import load_schema
+from reeljudge.gemini.parsers import reply_parser
 from reeljudge.gemini.replies import json_parser
 from reeljudge.gemini.settings import JudgeSettings
 from reeljudge.options import load_one
@@ -20,13 +21,19 @@ SYSTEM = (
 )
 
 
+@reply_parser("generator.search_terms")
+def search_terms_parser():
+    """The reader of the generator's reply: ``{"terms": [...]}`` by its JSON Schema."""
+    return json_parser(load_schema(SCHEMA_FILE))
+
+
 def generate_terms(prompt: str, options: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """A promptfoo provider response: the terms as a JSON array, or an ``error`` that says why not."""
     try:
         settings = load_one(provider_config(options), JudgeSettings, owner="gemini term generator")
         schema = load_schema(SCHEMA_FILE)
         request = JudgeRequest(kind="generator.search_terms", system=SYSTEM, parts=(prompt,), schema=schema)
-        reply = JudgeClient(settings).ask(request, json_parser(schema))
+        reply = JudgeClient(settings).ask(request, search_terms_parser())
     except ReelJudgeError as error:
         return {"error": f"gemini term generator ({error.kind}): {error.message}"}
     return {
