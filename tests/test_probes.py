@@ -160,3 +160,24 @@ def test_two_motion_layers_swapping_are_not_camera_shake(tmp_path: Path) -> None
     signals = measure(write_clip(tmp_path / "layers.mp4", list(_two_layer_frames()), fps=24))
     assert shake_runs(signals, ProbeOptions(shake_spread_ratio=0.0)) != []  # the flips do look like jitter …
     assert shake_runs(signals, ProbeOptions()) == []  # … but no single camera motion is there to shake
+
+
+def test_one_decoder_thread_gives_the_same_results(clips: dict[str, Path], results: dict[str, dict]) -> None:
+    """A pool worker decodes with one thread; its findings equal the default (threaded) decoding's."""
+    from reeljudge.media.container import open_info, set_decoder_threads, threaded_decoding
+
+    set_decoder_threads(1)
+    try:
+        container, stream, _ = open_info(clips["flicker"])
+        threaded_decoding(stream)
+        assert stream.codec_context.thread_count == 1
+        container.close()
+        for name in ("cut", "flicker", "frozen"):
+            single = {r.name: r for r in run_probes(clips[name], prompt="a red ball rolls over a hill")}
+            assert {k: (r.passed, r.score, r.details) for k, r in single.items()} == {
+                k: (r.passed, r.score, r.details) for k, r in results[name].items()
+            }
+    finally:
+        set_decoder_threads(0)
+    with pytest.raises(ValueError, match="0 or more"):
+        set_decoder_threads(-1)

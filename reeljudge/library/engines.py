@@ -121,6 +121,9 @@ def _call_local(fn: WorkerFn, payload: Any) -> dict[str, Any]:
 
 def _single_threaded() -> None:
     """One compute thread per worker process: the pool, not the libraries, spreads work over the cores."""
+    from reeljudge.media.container import set_decoder_threads
+
+    set_decoder_threads(1)
     try:
         import cv2
 

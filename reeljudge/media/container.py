@@ -17,6 +17,25 @@ from reeljudge.media.refs import MediaRef
 #: file suffixes browsers play as they are: (format, MIME type)
 PLAYABLE = {".mp4": ("mp4", "video/mp4"), ".m4v": ("mp4", "video/mp4"), ".webm": ("webm", "video/webm")}
 
+_decoder_threads = 0  # 0: FFmpeg's choice (frame and slice threads, one per core)
+
+
+def set_decoder_threads(count: int) -> None:
+    """Decode video in this process with ``count`` threads (0: FFmpeg's choice); a pool worker sets 1."""
+    global _decoder_threads
+    if count < 0:
+        raise ValueError(f"decoder threads must be 0 or more, not {count}")
+    _decoder_threads = count
+
+
+def threaded_decoding(stream: Any) -> None:
+    """Set an opened video stream's decoder threads as this process is configured."""
+    if _decoder_threads:
+        stream.thread_type = "SLICE"
+        stream.codec_context.thread_count = _decoder_threads
+    else:
+        stream.thread_type = "AUTO"
+
 
 @dataclass
 class ClipInfo:

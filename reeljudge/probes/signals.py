@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from reeljudge.errors import MediaError
-from reeljudge.media.container import ClipInfo, ffmpeg_reason, open_info
+from reeljudge.media.container import ClipInfo, ffmpeg_reason, open_info, threaded_decoding
 from reeljudge.probes.measures import quartiles, textured_points, thumb_difference, top5
 from reeljudge.probes.options import ProbeOptions
 
@@ -71,7 +71,7 @@ def measure(path: str | Path, options: ProbeOptions | None = None) -> Signals:
     options = options or ProbeOptions()
     path = Path(path)
     container, stream, info = open_info(path)
-    stream.thread_type = "AUTO"
+    threaded_decoding(stream)
     w, h = analysis_size(info.width, info.height, options.analysis_short_side)
     info.analysis_width, info.analysis_height = w, h
     signals = Signals(info=info)
