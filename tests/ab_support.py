@@ -37,8 +37,13 @@ def make_clips(folder: Path, n: int, frames: int = 24) -> list[Path]:
     return paths
 
 
-def make_study(tmp_path: Path, n_pairs: int = 2, *, gold: int = 0, frames: int = 24, family: str = "text-to-video") -> Workspace:
-    """A workspace with ``n_pairs`` imported pair samples (systems sys-x / sys-y) and ``gold`` gold pairs."""
+def make_study(
+    tmp_path: Path, n_pairs: int = 2, *, gold: int = 0, frames: int = 24, family: str = "text-to-video", database: str | None = None
+) -> Workspace:
+    """A workspace with ``n_pairs`` imported pair samples (systems sys-x / sys-y) and ``gold`` gold pairs.
+
+    ``database``: a PostgreSQL URL for the store (default: SQLite in the study folder).
+    """
     clips = make_clips(tmp_path / "src", 2 * n_pairs, frames)
     rows = [
         {"prompt": f"A red ball rolls past a wall, take {i}", "clip_a": str(clips[2 * i].name), "clip_b": str(clips[2 * i + 1].name),
@@ -47,7 +52,7 @@ def make_study(tmp_path: Path, n_pairs: int = 2, *, gold: int = 0, frames: int =
     ]
     manifest = tmp_path / "src" / "manifest.yaml"
     manifest.write_text(yaml.safe_dump(rows))
-    ws = Workspace(tmp_path / "study")
+    ws = Workspace(tmp_path / "study", database=database)
     protocol = ws.fix_protocol()
     result = build_samples(read_manifest(manifest), protocol, ws.clips)
     ws.store.add_samples(result.samples, list(result.clips.values()))

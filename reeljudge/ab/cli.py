@@ -21,6 +21,10 @@ def add_parser(subparsers: Any) -> None:
 
     def common(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
         p.add_argument("--data", type=Path, default=None, help="the study folder (default $REELJUDGE_AB_DIR or .reeljudge/ab)")
+        p.add_argument(
+            "--database", default=None, metavar="URL",
+            help="keep the store in this PostgreSQL database (postgresql://…; default $REELJUDGE_AB_DATABASE, else <data>/ab.sqlite)",
+        )
         return p
 
     p = common(sub.add_parser("import", help="import pairs from promptfoo results (.json) or a manifest (.yaml/.yml/.csv)"))
@@ -78,7 +82,7 @@ def add_parser(subparsers: Any) -> None:
 def _workspace(args: argparse.Namespace) -> Any:
     from reeljudge.ab.workspace import Workspace, default_dir
 
-    return Workspace(args.data or default_dir())
+    return Workspace(args.data or default_dir(), database=args.database)
 
 
 def _fail(message: str) -> int:

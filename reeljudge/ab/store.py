@@ -1,10 +1,11 @@
 """The A/B store: samples, clips, raters, assignments and append-only judgement records in SQL.
 
 SQLite (WAL, ``synchronous=FULL``) is the embedded default: one file, safe for many threads and
-processes, and a committed record survives the server being killed. Judgement rows can only be
-inserted (triggers refuse UPDATE and DELETE). Every query is portable SQL with ``?`` parameters
-and ``ON CONFLICT DO NOTHING``; the SQLite-specific parts (DDL, pragmas, connect) live in
-``Dialect``, so a PostgreSQL dialect can be added without touching the queries.
+processes, and a committed record survives the server being killed. A team server can keep the
+same tables in PostgreSQL instead (a ``postgresql://`` location; needs ``psycopg``). Judgement rows
+can only be inserted (triggers refuse UPDATE and DELETE). Every query is portable SQL with ``?``
+parameters and ``ON CONFLICT DO NOTHING``; what differs between the engines (DDL, connecting,
+taking the write lock, parameter style) lives in ``Dialect``.
 """
 
 from __future__ import annotations
@@ -16,13 +17,14 @@ import threading
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 from reeljudge.ab.records import now_iso, validate_record
 from reeljudge.ab.samples import Clip, Sample
-from reeljudge.errors import ReelJudgeError
+from reeljudge.errors import BadInputError, ReelJudgeError
 
 SCHEMA_VERSION = "1"
+POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 
 
 class StoreError(ReelJudgeError):
@@ -39,44 +41,104 @@ class AlreadyJudged(StoreError):
 
 @dataclass(frozen=True)
 class Dialect:
-    """What differs between SQL engines: DDL, connection set-up, parameter style."""
+    """What differs between SQL engines: DDL, connecting, the write-lock statements, parameter style."""
 
     name: str
     ddl: tuple[str, ...]
-    pragmas: tuple[str, ...] = ()
+    connect: Callable[[str], Any]
+    begin: tuple[str, ...]
+    placeholder: str = "?"
 
     def sql(self, query: str) -> str:
         """The query in this engine's parameter style (``?`` as written)."""
-        return query
+        if self.placeholder == "?":
+            return query
+        return query.replace("%", "%%").replace("?", self.placeholder)
 
+
+def _connect_sqlite(location: str) -> sqlite3.Connection:
+    """A SQLite connection in autocommit mode with WAL, full sync and a long busy timeout."""
+    conn = sqlite3.connect(location, timeout=30, isolation_level=None, check_same_thread=True)
+    for pragma in ("PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL", "PRAGMA busy_timeout=30000", "PRAGMA foreign_keys=ON"):
+        conn.execute(pragma)
+    return conn
+
+
+def _connect_postgres(location: str) -> Any:
+    """A PostgreSQL connection in autocommit mode (transactions are begun explicitly)."""
+    try:
+        import psycopg
+    except ImportError:
+        raise BadInputError(
+            "the A/B store is a PostgreSQL database, and psycopg is not installed: pip install 'psycopg[binary]'"
+        ) from None
+    try:
+        return psycopg.connect(location, autocommit=True)
+    except psycopg.OperationalError as error:
+        raise StoreError(f"cannot connect to the A/B store's PostgreSQL database: {str(error).strip()}") from None
+
+
+_TABLES = (
+    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS clips (sha256 TEXT PRIMARY KEY, body TEXT NOT NULL)",
+    """CREATE TABLE IF NOT EXISTS samples ({seq}, sample_id TEXT NOT NULL UNIQUE,
+        family TEXT NOT NULL, kind TEXT NOT NULL, body TEXT NOT NULL, created_at TEXT NOT NULL)""",
+    """CREATE TABLE IF NOT EXISTS raters (rater_id TEXT PRIMARY KEY, kind TEXT NOT NULL, token_sha256 TEXT UNIQUE,
+        created_at TEXT NOT NULL)""",
+    """CREATE TABLE IF NOT EXISTS assignments (assignment_id TEXT PRIMARY KEY, sample_id TEXT NOT NULL,
+        rater_id TEXT NOT NULL, swap INTEGER NOT NULL, served_at TEXT NOT NULL, UNIQUE (sample_id, rater_id))""",
+    """CREATE TABLE IF NOT EXISTS judgements ({seq}, record_id TEXT NOT NULL UNIQUE,
+        submission_id TEXT NOT NULL UNIQUE, sample_id TEXT NOT NULL, rater_id TEXT NOT NULL, protocol TEXT NOT NULL,
+        winner TEXT NOT NULL, body TEXT NOT NULL, created_at TEXT NOT NULL, UNIQUE (sample_id, rater_id))""",
+    "CREATE INDEX IF NOT EXISTS judgements_rater ON judgements (rater_id)",
+    "CREATE INDEX IF NOT EXISTS assignments_rater ON assignments (rater_id)",
+)
+# the records of people: quality control (raters per sample, third-rater queue) counts these only,
+# so a model rater's records in the same store never stand in for a person
+_HUMAN_VIEW = """human_judgements AS SELECT j.* FROM judgements j
+    LEFT JOIN raters r ON r.rater_id = j.rater_id WHERE COALESCE(r.kind, 'human') = 'human'"""
 
 SQLITE = Dialect(
     "sqlite",
     ddl=(
-        "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-        "CREATE TABLE IF NOT EXISTS clips (sha256 TEXT PRIMARY KEY, body TEXT NOT NULL)",
-        """CREATE TABLE IF NOT EXISTS samples (seq INTEGER PRIMARY KEY AUTOINCREMENT, sample_id TEXT NOT NULL UNIQUE,
-            family TEXT NOT NULL, kind TEXT NOT NULL, body TEXT NOT NULL, created_at TEXT NOT NULL)""",
-        """CREATE TABLE IF NOT EXISTS raters (rater_id TEXT PRIMARY KEY, kind TEXT NOT NULL, token_sha256 TEXT UNIQUE,
-            created_at TEXT NOT NULL)""",
-        """CREATE TABLE IF NOT EXISTS assignments (assignment_id TEXT PRIMARY KEY, sample_id TEXT NOT NULL,
-            rater_id TEXT NOT NULL, swap INTEGER NOT NULL, served_at TEXT NOT NULL, UNIQUE (sample_id, rater_id))""",
-        """CREATE TABLE IF NOT EXISTS judgements (seq INTEGER PRIMARY KEY AUTOINCREMENT, record_id TEXT NOT NULL UNIQUE,
-            submission_id TEXT NOT NULL UNIQUE, sample_id TEXT NOT NULL, rater_id TEXT NOT NULL, protocol TEXT NOT NULL,
-            winner TEXT NOT NULL, body TEXT NOT NULL, created_at TEXT NOT NULL, UNIQUE (sample_id, rater_id))""",
-        "CREATE INDEX IF NOT EXISTS judgements_rater ON judgements (rater_id)",
-        # the records of people: quality control (raters per sample, third-rater queue) counts these only,
-        # so a model rater's records in the same store never stand in for a person
-        """CREATE VIEW IF NOT EXISTS human_judgements AS SELECT j.* FROM judgements j
-            LEFT JOIN raters r ON r.rater_id = j.rater_id WHERE COALESCE(r.kind, 'human') = 'human'""",
-        "CREATE INDEX IF NOT EXISTS assignments_rater ON assignments (rater_id)",
+        *(t.format(seq="seq INTEGER PRIMARY KEY AUTOINCREMENT") for t in _TABLES),
+        f"CREATE VIEW IF NOT EXISTS {_HUMAN_VIEW}",
         """CREATE TRIGGER IF NOT EXISTS judgements_no_update BEFORE UPDATE ON judgements
             BEGIN SELECT RAISE(ABORT, 'judgements are append-only'); END""",
         """CREATE TRIGGER IF NOT EXISTS judgements_no_delete BEFORE DELETE ON judgements
             BEGIN SELECT RAISE(ABORT, 'judgements are append-only'); END""",
     ),
-    pragmas=("PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL", "PRAGMA busy_timeout=30000", "PRAGMA foreign_keys=ON"),
+    connect=_connect_sqlite,
+    begin=("BEGIN IMMEDIATE",),  # the write lock at once: concurrent writers queue rather than deadlock
 )
+
+POSTGRES = Dialect(
+    "postgresql",
+    ddl=(
+        *(t.format(seq="seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY") for t in _TABLES),
+        f"CREATE OR REPLACE VIEW {_HUMAN_VIEW}",
+        """CREATE OR REPLACE FUNCTION reeljudge_append_only() RETURNS trigger LANGUAGE plpgsql AS
+            $$ BEGIN RAISE EXCEPTION 'judgements are append-only'; END $$""",
+        """CREATE OR REPLACE TRIGGER judgements_append_only BEFORE UPDATE OR DELETE ON judgements
+            FOR EACH ROW EXECUTE FUNCTION reeljudge_append_only()""",
+        "CREATE OR REPLACE TRIGGER judgements_no_truncate BEFORE TRUNCATE ON judgements EXECUTE FUNCTION reeljudge_append_only()",
+    ),
+    connect=_connect_postgres,
+    # one writer at a time, across every process using the database, as SQLite's BEGIN IMMEDIATE gives
+    begin=("BEGIN", "SELECT pg_advisory_xact_lock(7243051)"),
+    placeholder="%s",
+)
+
+
+def dialect_for(location: str | Path) -> Dialect:
+    """The engine a store location names: a ``postgresql://`` URL, else a SQLite file path."""
+    text = str(location)
+    if text.startswith(POSTGRES_SCHEMES):
+        return POSTGRES
+    if "://" in text:
+        scheme = text.split("://", 1)[0]
+        raise BadInputError(f"the A/B store location {scheme}://… is not a database reeljudge knows: give a postgresql:// URL or a SQLite file path")
+    return SQLITE
 
 
 def token_hash(token: str) -> str:
@@ -85,26 +147,35 @@ def token_hash(token: str) -> str:
 
 
 class Store:
-    """One A/B store (a SQLite file by default). Thread-safe: one connection per thread."""
+    """One A/B store: a SQLite file, or a PostgreSQL database given by URL. Thread-safe: one connection per thread."""
 
-    def __init__(self, path: str | Path, dialect: Dialect = SQLITE) -> None:
-        self.path = Path(path)
-        self.dialect = dialect
+    def __init__(self, location: str | Path) -> None:
+        self.dialect = dialect_for(location)
+        self.location = str(location)
+        self.path = Path(location) if self.dialect is SQLITE else None  # the SQLite file
         self._local = threading.local()
-        self._write_lock = threading.Lock()  # writers of this process queue here, fairly, not in SQLite's busy sleeps
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._write_lock = threading.Lock()  # writers of this process queue here, fairly, not in the engine's lock waits
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
         with self.transaction() as db:
-            for statement in dialect.ddl:
+            for statement in self.dialect.ddl:
                 db.execute(statement)
             db.execute("INSERT INTO meta (key, value) VALUES ('schema_version', ?) ON CONFLICT DO NOTHING", (SCHEMA_VERSION,))
 
-    def _connection(self) -> sqlite3.Connection:
+    def describe(self) -> str:
+        """Where the store is, for messages: the SQLite file, or the PostgreSQL database without credentials."""
+        if self.path is not None:
+            return str(self.path)
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(self.location)
+        return f"postgresql://{parts.hostname or ''}{f':{parts.port}' if parts.port else ''}{parts.path}"
+
+    def _connection(self) -> Any:
         """This thread's connection, opened on first use."""
         conn = getattr(self._local, "conn", None)
         if conn is None:
-            conn = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=True)
-            for pragma in self.dialect.pragmas:
-                conn.execute(pragma)
+            conn = self.dialect.connect(self.location)
             self._local.conn = conn
         return conn
 
@@ -120,7 +191,8 @@ class Store:
         """A write transaction (taken at once, so concurrent writers queue rather than deadlock)."""
         conn = self._connection()
         with self._write_lock:
-            conn.execute("BEGIN IMMEDIATE")
+            for statement in self.dialect.begin:
+                conn.execute(statement)
             try:
                 yield _Tx(conn, self.dialect)
             except BaseException:
@@ -231,7 +303,7 @@ class Store:
 class _Tx:
     """A cursor inside ``Store.transaction``: execute (returns rows changed) and rows."""
 
-    def __init__(self, conn: sqlite3.Connection, dialect: Dialect) -> None:
+    def __init__(self, conn: Any, dialect: Dialect) -> None:
         self.conn, self.dialect = conn, dialect
 
     def execute(self, sql: str, params: tuple[Any, ...] = ()) -> int:

@@ -1,6 +1,8 @@
 """An A/B data folder: the store (``ab.sqlite``), the clip folder, the admin token and the protocol.
 
-Default folder ``.reeljudge/ab`` (``REELJUDGE_AB_DIR`` or ``--data`` to change it).
+Default folder ``.reeljudge/ab`` (``REELJUDGE_AB_DIR`` or ``--data`` to change it). A team server
+can keep the store in PostgreSQL instead: ``--database postgresql://…`` or ``REELJUDGE_AB_DATABASE``
+(one study per database or schema); the clips and the admin token stay in the folder.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from reeljudge.ab.samples import ClipStore
 from reeljudge.ab.store import Store
 
 DEFAULT_DIR = ".reeljudge/ab"
+STORE_FILE = "ab.sqlite"
+DATABASE_ENV = "REELJUDGE_AB_DATABASE"
 PROTOCOL_KEY = "protocol"
 
 
@@ -29,12 +33,13 @@ class Workspace:
     """Everything one A/B study keeps, in one folder."""
 
     root: Path
+    database: str | None = None  # a postgresql:// URL; default $REELJUDGE_AB_DATABASE, else <root>/ab.sqlite
     store: Store = field(init=False)
     clips: ClipStore = field(init=False)
 
     def __post_init__(self) -> None:
         self.root = Path(self.root)
-        self.store = Store(self.root / "ab.sqlite")
+        self.store = Store(self.database or os.environ.get(DATABASE_ENV) or self.root / STORE_FILE)
         self.clips = ClipStore(self.root / "clips")
 
     @property

@@ -19,7 +19,6 @@ from typing import Any, Mapping
 from reeljudge.calibration.inputs import HumanRatings, Item
 from reeljudge.gates.results import CannotCompare
 
-STORE_FILE = "ab.sqlite"
 
 
 @dataclass(frozen=True)
@@ -32,8 +31,15 @@ class Study:
 
 
 def is_study(path: str | Path) -> bool:
-    """Whether ``path`` is an A/B data folder (it holds the store)."""
-    return Path(path).is_dir() and (Path(path) / STORE_FILE).is_file()
+    """Whether ``path`` is an A/B data folder (it holds the store, or its clips with the store in PostgreSQL)."""
+    import os
+
+    from reeljudge.ab.workspace import DATABASE_ENV, STORE_FILE
+
+    folder = Path(path)
+    if not folder.is_dir():
+        return False
+    return (folder / STORE_FILE).is_file() or (bool(os.environ.get(DATABASE_ENV)) and (folder / "clips").is_dir())
 
 
 def read_study(path: str | Path, dimension: str | None) -> tuple[HumanRatings, Study]:
