@@ -127,3 +127,20 @@ def submit(client: Any, url: str, token: str, winner: str = "A", **extra: Any) -
     body = {"assignment_id": task["assignment_id"], "submission_id": extra.pop("submission_id", f"sub-{token[:8]}-{task['assignment_id'][:8]}"),
             "form": extra.pop("form", valid_form(winner)), "watch": extra.pop("watch", full_watch())}
     return client.post(f"{url}/api/r/{token}/submit", json=body)
+
+
+def rate_until_done(url: str, name: str, token: str, winner: str = "tie") -> list[str]:
+    """One rater takes and submits tasks until none is left; the record ids the server acknowledged."""
+    import httpx
+
+    stored = []
+    with httpx.Client(timeout=60) as client:
+        while True:
+            task = client.get(f"{url}/api/r/{token}/task").json()["task"]
+            if task is None:
+                return stored
+            body = {"assignment_id": task["assignment_id"], "submission_id": f"{name}-{task['assignment_id']}",
+                    "form": valid_form(winner), "watch": full_watch()}
+            response = client.post(f"{url}/api/r/{token}/submit", json=body)
+            assert response.status_code == 200, response.text
+            stored.append(response.json()["record_id"])

@@ -12,7 +12,7 @@ import httpx
 import psycopg
 import pytest
 
-from ab_support import full_watch, invite, make_study, running_server, submit, valid_form
+from ab_support import full_watch, invite, make_study, rate_until_done, running_server, submit, valid_form
 from reeljudge.ab.store import Store, StoreError
 from reeljudge.ab.workspace import Workspace
 from reeljudge.cli import main
@@ -66,23 +66,9 @@ def test_two_rating_servers_on_one_database_lose_and_double_nothing(tmp_path, da
     second = Workspace(first.root, database=database)  # a second server of the same study
     tokens = {f"rater{i}": invite(first, f"rater{i}") for i in range(8)}
 
-    def rate_all(item):
-        (name, token), url = item
-        stored = []
-        with httpx.Client(timeout=60) as client:
-            while True:
-                task = client.get(f"{url}/api/r/{token}/task").json()["task"]
-                if task is None:
-                    return stored
-                body = {"assignment_id": task["assignment_id"], "submission_id": f"{name}-{task['assignment_id']}",
-                        "form": valid_form("tie"), "watch": full_watch()}
-                response = client.post(f"{url}/api/r/{token}/submit", json=body)
-                assert response.status_code == 200, response.text
-                stored.append(response.json()["record_id"])
-
     with running_server(first) as url_1, running_server(second) as url_2, ThreadPoolExecutor(8) as pool:
-        jobs = [(item, url_1 if i % 2 else url_2) for i, item in enumerate(tokens.items())]
-        acknowledged = [rid for batch in pool.map(rate_all, jobs) for rid in batch]
+        jobs = [(url_1 if i % 2 else url_2, name, token) for i, (name, token) in enumerate(tokens.items())]
+        acknowledged = [rid for batch in pool.map(lambda job: rate_until_done(*job), jobs) for rid in batch]
     records = first.store.judgements()
     assert sorted(acknowledged) == sorted(r["record_id"] for r in records)
     per_sample: dict[str, list[str]] = {}

@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import pytest
 
-from ab_support import full_watch, invite, make_study, running_server, submit, valid_form
+from ab_support import full_watch, invite, make_study, rate_until_done, running_server, submit, valid_form
 from reeljudge.ab.assignment import QCOptions, side_swap
 
 
@@ -61,21 +61,8 @@ def test_eight_raters_submitting_concurrently_lose_nothing(tmp_path):
     ws = make_study(tmp_path, n_pairs=8)
     tokens = {f"rater{i}": invite(ws, f"rater{i}") for i in range(8)}
 
-    def rate_all(item):
-        name, token = item
-        stored = []
-        with httpx.Client(timeout=30) as client:
-            while True:
-                task = client.get(f"{url}/api/r/{token}/task").json()["task"]
-                if task is None:
-                    return stored
-                body = {"assignment_id": task["assignment_id"], "submission_id": f"{name}-{task['assignment_id']}", "form": valid_form("tie"), "watch": full_watch()}
-                response = client.post(f"{url}/api/r/{token}/submit", json=body)
-                assert response.status_code == 200, response.text
-                stored.append(response.json()["record_id"])
-
     with running_server(ws) as url, ThreadPoolExecutor(8) as pool:
-        acknowledged = [rid for batch in pool.map(rate_all, tokens.items()) for rid in batch]
+        acknowledged = [rid for batch in pool.map(lambda item: rate_until_done(url, *item), tokens.items()) for rid in batch]
     records = ws.store.judgements()
     assert sorted(acknowledged) == sorted(r["record_id"] for r in records)
     per_sample = {}
