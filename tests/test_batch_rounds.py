@@ -10,10 +10,9 @@ import sys
 from pathlib import Path
 
 import pytest
-import yaml
 
 from fake_gemini import json_reply
-from reeljudge.testing.gecko_scripts import script_prompt
+from reeljudge.testing.gecko_scripts import local_suite_env, script_local_suite
 
 ROOT = Path(__file__).resolve().parents[1]
 REELJUDGE = str(Path(sys.executable).parent / "reeljudge")
@@ -21,18 +20,9 @@ REELJUDGE = str(Path(sys.executable).parent / "reeljudge")
 
 @pytest.mark.e2e
 def test_gecko_suite_runs_in_three_batch_rounds_then_replays_at_zero_calls(fake, tmp_path):
-    pairs = yaml.safe_load((ROOT / "datasets" / "gecko" / "local_pairs.yaml").read_text())
-    for pair in pairs:
-        script_prompt(fake, pair["matched"], matched=True)
-        script_prompt(fake, pair["counter"], matched=False)
+    pairs = script_local_suite(fake)
     out = tmp_path / "results.json"
-    env = {
-        **os.environ,
-        "GEMINI_API_KEY": "test-key-not-real",
-        "GOOGLE_GEMINI_BASE_URL": fake.url,
-        "PROMPTFOO_CONFIG_DIR": str(tmp_path / "promptfoo"),
-        "REELJUDGE_GECKO_PAIRS_REPORT": str(tmp_path / "pairs.txt"),
-    }
+    env = local_suite_env(fake.url, tmp_path)
     eval_args = ["-c", "promptfooconfig.gecko.yaml", "-o", str(out), "--no-progress-bar", "--no-cache"]
     run = subprocess.run(
         [REELJUDGE, "batch", "run", "--no-progress", "--interval", "0.05", "--promptfoo", "bash scripts/promptfoo.sh", "--", *eval_args],

@@ -9,27 +9,17 @@ import sys
 from pathlib import Path
 
 import pytest
-import yaml
 
-from reeljudge.testing.gecko_scripts import script_prompt
+from reeljudge.testing.gecko_scripts import local_suite_env, script_local_suite, script_prompt
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.e2e
 def test_gecko_suite_through_promptfoo_has_per_tag_scores_components_and_ordered_pairs(fake, tmp_path):
-    pairs = yaml.safe_load((ROOT / "datasets" / "gecko" / "local_pairs.yaml").read_text())
-    for pair in pairs:
-        script_prompt(fake, pair["matched"], matched=True)
-        script_prompt(fake, pair["counter"], matched=False)
+    pairs = script_local_suite(fake)
     out = tmp_path / "results.json"
-    env = {
-        **os.environ,
-        "GEMINI_API_KEY": "test-key-not-real",
-        "GOOGLE_GEMINI_BASE_URL": fake.url,
-        "PROMPTFOO_CONFIG_DIR": str(tmp_path / "promptfoo"),
-        "REELJUDGE_GECKO_PAIRS_REPORT": str(tmp_path / "pairs.txt"),
-    }
+    env = local_suite_env(fake.url, tmp_path)
     run = subprocess.run(
         ["bash", "scripts/promptfoo.sh", "eval", "-c", "promptfooconfig.gecko.yaml", "-o", str(out), "--no-progress-bar", "--no-cache"],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,

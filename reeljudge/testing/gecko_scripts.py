@@ -9,6 +9,7 @@ for a counter-prompt, as a real judge should answer.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 from reeljudge.gemini.prompts import data_block
@@ -124,3 +125,30 @@ def script_prompt(fake: Any, prompt: str, *, matched: bool, drop_last: bool = Tr
     flags = [True] * len(kept) if matched else [i == 0 for i in range(len(kept))]
     fake.on(vqa_match(kept), {"kind": "text", "text": verdict_text(kept, flags), "finish": "STOP", "usage": (1500, 120), "logprobs": None})
     return kept
+
+
+LOCAL_PAIRS = Path(__file__).resolve().parents[2] / "datasets" / "gecko" / "local_pairs.yaml"
+
+
+def script_local_suite(fake: Any) -> list[dict[str, Any]]:
+    """Script replies for every matched and counter prompt of the local Gecko suite; its pairs."""
+    import yaml
+
+    pairs = yaml.safe_load(LOCAL_PAIRS.read_text())
+    for pair in pairs:
+        script_prompt(fake, pair["matched"], matched=True)
+        script_prompt(fake, pair["counter"], matched=False)
+    return pairs
+
+
+def local_suite_env(fake_url: str, work: Path) -> dict[str, str]:
+    """The environment for running the local Gecko suite against a fake server (on top of os.environ)."""
+    import os
+
+    return {
+        **os.environ,
+        "GEMINI_API_KEY": "test-key-not-real",
+        "GOOGLE_GEMINI_BASE_URL": fake_url,
+        "PROMPTFOO_CONFIG_DIR": str(work / "promptfoo"),
+        "REELJUDGE_GECKO_PAIRS_REPORT": str(work / "pairs.txt"),
+    }
