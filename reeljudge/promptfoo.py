@@ -1,6 +1,7 @@
 """The one place that speaks promptfoo: reading an assertion's context, building its result.
 
-- context readers: the test's label, its vars, the assertion's ``config:``, the clip a test names;
+- context readers: the test's label, its vars, the assertion's ``config:`` (the clip a test names:
+  :mod:`reeljudge.media.resolver`);
 - result builders: ``grading_result``, ``component``, ``failure`` (a judge that did not judge:
   always ``pass: false`` with the reason), ``run_judged`` (runs a grading and turns every
   ReelJudgeError into such a failure), and ``invert_verdict`` for tests that expect a judge to
@@ -16,8 +17,6 @@ from typing import Any, Callable, Mapping
 from reeljudge.errors import BadInputError, ReelJudgeError
 
 Result = dict[str, Any]
-#: vars that name a clip when the assertion names none and no provider made one
-CLIP_VARS: tuple[str, ...] = ("video", "clip")
 #: keys promptfoo itself reads from (or adds to) a Python provider's ``config:``; never ours
 PROMPTFOO_PROVIDER_KEYS = frozenset({"basePath", "pythonExecutable", "workers", "timeout"})
 
@@ -128,29 +127,6 @@ def require_var(context: Mapping[str, Any] | None, name: str, *, test: str) -> A
     if value is None or (isinstance(value, str) and not value.strip()):
         raise BadInputError(f"test {test!r}: var {name!r} is empty")
     return value
-
-
-def media_reference(context: Mapping[str, Any], output: Any, *, var: str | None, test: str) -> tuple[str, str]:
-    """The clip or image a test names, and where it came from: the assertion's ``var`` when set,
-    else the clip the provider made (``metadata.clip_path``), else a var in ``CLIP_VARS``, else
-    a one-line provider output."""
-    if var:
-        return str(require_var(context, var, test=test)).strip(), f"var {var!r}"
-    response = context.get("providerResponse") or {}
-    metadata = response.get("metadata") if isinstance(response, Mapping) else None
-    if isinstance(metadata, Mapping) and metadata.get("clip_path"):
-        return str(metadata["clip_path"]), "the provider's clip"
-    vars_ = vars_of(context)
-    for name in CLIP_VARS:
-        value = vars_.get(name)
-        if isinstance(value, str) and value.strip():
-            return value.strip(), f"var {name!r}"
-    if isinstance(output, str) and output.strip() and "\n" not in output.strip():
-        return output.strip(), "the provider output"
-    raise BadInputError(
-        f"test {test!r} names no clip: set the assertion's `var`, or a var {' or '.join(map(repr, CLIP_VARS))}, "
-        "or use a provider that makes a clip"
-    )
 
 
 def read_results_document(path: str | Path) -> dict[str, Any]:

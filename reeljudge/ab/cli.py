@@ -32,6 +32,8 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--family", default="text-to-video", help="task family when the source does not say (default text-to-video)")
     p.add_argument("--systems", nargs=2, metavar=("SYSTEM_1", "SYSTEM_2"), help="promptfoo: only this pair of provider labels")
     p.add_argument("--protocol", default="ab-v1", help="protocol version for a new study (default ab-v1)")
+    p.add_argument("--promptfoo-dir", type=Path, help="promptfoo's config folder holding its blob and media stores "
+                   "(default: $PROMPTFOO_CONFIG_DIR, else ~/.promptfoo)")
     p.set_defaults(func=cmd_import)
 
     p = common(sub.add_parser("gold", help="add gold pairs (clean clip vs the same clip with an injected fault)"))
@@ -101,7 +103,8 @@ def cmd_import(args: argparse.Namespace) -> int:
         try:
             protocol = ws.fix_protocol(args.protocol)
             if path.suffix.lower() == ".json":
-                specs = read_promptfoo(path, family=args.family, systems=tuple(args.systems) if args.systems else None)
+                specs = read_promptfoo(path, family=args.family, systems=tuple(args.systems) if args.systems else None,
+                                       promptfoo_dir=args.promptfoo_dir)
             elif path.suffix.lower() in (".yaml", ".yml", ".csv"):
                 specs = read_manifest(path, args.family)
             else:

@@ -52,6 +52,7 @@ class PairSpec:
     source: str | None = None
     base_dir: Path = Path(".")
     expected_sha: Mapping[str, str] = field(default_factory=dict)  # clip path -> sha256 the source claims
+    promptfoo_dir: Path | None = None  # promptfoo's config folder (blob and media stores); None: the environment's
 
 
 def build_samples(specs: Iterable[PairSpec], protocol: Protocol, clip_store: ClipStore) -> ImportResult:
@@ -98,16 +99,19 @@ def _one_sample(spec: PairSpec, protocol: Protocol, clip_store: ClipStore, clips
 
 
 def _intake(label: str, ref: str, spec: PairSpec, clip_store: ClipStore) -> Clip:
-    """Resolve a clip path against the source's folder, check and store it."""
-    from reeljudge.media.refs import resolve_media
+    """Open a clip reference (any carrier; paths from the source's folder), check and store it."""
+    from reeljudge.media.carriers import Where
+    from reeljudge.media.resolver import Candidate, open_candidate
+    from reeljudge.media.stores import suffix_of_mime
 
     try:
-        media = resolve_media(ref, base_dir=spec.base_dir, kinds=("video",))
+        located = open_candidate(Candidate(ref, label), ("video",), Where(base_dir=spec.base_dir, promptfoo_dir=spec.promptfoo_dir))
+        media = located.media.ref
         if media.path is None:
             raise BadInputError(f"{ref}: remote clips are not supported; download it first")
-        clip = clip_store.add(media.path)
+        clip = clip_store.add(media.path, suffix=media.path.suffix or suffix_of_mime(media.mime_type))
     except ReelJudgeError as error:
-        raise BadInputError(f"{label}: {error.message}") from None
+        raise BadInputError(error.message if error.message.startswith(label) else f"{label}: {error.message}") from None
     claimed = spec.expected_sha.get(ref)
     if claimed and claimed != clip.sha256:
         raise BadInputError(f"{label}: {ref} changed since the eval (sha256 {clip.sha256[:12]}…, results say {claimed[:12]}…)")
@@ -160,10 +164,14 @@ def _manifest_rows(path: Path) -> list[dict[str, Any]]:
     return [dict(r) for r in data]
 
 
-def read_promptfoo(path: Path, *, family: str = "text-to-video", systems: tuple[str, str] | None = None) -> list[PairSpec]:
+def read_promptfoo(path: Path, *, family: str = "text-to-video", systems: tuple[str, str] | None = None,
+                   promptfoo_dir: Path | None = None) -> list[PairSpec]:
     """Pair specs from a promptfoo results JSON: every two providers' clips for the same test.
 
-    A provider's clip is ``response.metadata.clip_path`` (the clip provider's, Veo's); the system is
+    A provider's clip is what its response carries, found by the media resolver: our providers'
+    ``metadata.clip_path``, promptfoo's ``video`` object (a blob of its Veo provider, a media-store
+    key of Sora/Azure, a URL), a markdown media link, a one-line output. Blobs and media-store keys
+    are read from ``promptfoo_dir`` (default: $PROMPTFOO_CONFIG_DIR, else ~/.promptfoo). The system is
     the provider's label (else id). ``systems`` keeps only that pair; a test's ``vars.family``
     overrides ``family``.
     """
@@ -185,7 +193,7 @@ def read_promptfoo(path: Path, *, family: str = "text-to-video", systems: tuple[
         shas = {c[1]: c[2] for c in clips if c[2]}
         for first, second in itertools.combinations(clips, 2):
             # clip paths in results are relative to the project promptfoo ran in (the working directory)
-            specs.append(PairSpec(where, fam, prompt, first[:2], second[:2], source, Path.cwd(), shas))
+            specs.append(PairSpec(where, fam, prompt, first[:2], second[:2], source, Path.cwd(), shas, promptfoo_dir))
     if problems:
         raise ImportRefused(problems)
     if not specs:
@@ -199,18 +207,27 @@ def _label(cell: Mapping[str, Any]) -> str:
 
 
 def _clips_of(group: list[Mapping[str, Any]], systems: tuple[str, str] | None) -> tuple[list[tuple[str, str, str | None]], list[str]]:
-    """(system, clip path, claimed sha256) per provider cell of one test, and problems."""
+    """(system, clip reference, claimed sha256) per provider cell of one test, and problems."""
+    from reeljudge.errors import MediaError
+    from reeljudge.media.resolver import response_reference
+
     clips, errors = [], []
     for cell in group:
         provider = cell.get("provider") or {}
         system = str(provider.get("label") or provider.get("id") or "")
         if systems and system not in systems:
             continue
-        meta = (cell.get("response") or {}).get("metadata") or {}
-        clip_path = meta.get("clip_path")
-        if not clip_path:
-            error = cell.get("error") or (cell.get("response") or {}).get("error")
-            errors.append(f"provider {system!r} has no clip" + (f" ({str(error)[:200]})" if error else " (response.metadata.clip_path missing)"))
+        response = cell.get("response") or {}
+        try:
+            found = response_reference(response, response.get("output"), ("video",))
+        except MediaError as error:
+            errors.append(f"provider {system!r}: {error.message}")
             continue
-        clips.append((system, str(clip_path), (meta.get("clip") or {}).get("sha256")))
+        if found is None:
+            error = cell.get("error") or response.get("error")
+            errors.append(f"provider {system!r} has no clip" + (f" ({str(error)[:200]})" if error else
+                          " (its response carries no video object, clip path, media link or one-line output)"))
+            continue
+        meta = response.get("metadata") or {}
+        clips.append((system, found.ref, (meta.get("clip") or {}).get("sha256") if meta.get("clip_path") else None))
     return clips, errors

@@ -93,12 +93,13 @@ class ClipStore:
         """Where a stored clip lives."""
         return self.root / clip.file
 
-    def add(self, source: Path) -> Clip:
-        """Check a clip decodes, hash it and copy it in (once); MediaError naming the file if it is unusable."""
+    def add(self, source: Path, *, suffix: str | None = None) -> Clip:
+        """Check a clip decodes, hash it and copy it in (once); MediaError naming the file if it is unusable.
+        ``suffix``: the clip's format when its file name has none (a blob in promptfoo's store)."""
         from reeljudge.media.refs import file_size, sha256_file
 
         size = file_size(source)
-        suffix = source.suffix.lower()
+        suffix = (suffix if suffix is not None else source.suffix).lower()
         if suffix not in PLAYABLE_SUFFIXES:
             raise MediaError(f"{source}: {suffix or 'no extension'} does not play in browsers; convert it to MP4 (H.264) or WebM")
         facts = probe_clip(source)

@@ -17,26 +17,37 @@ from reeljudge.ab_judge.verdict import PairVerdict
 from reeljudge.errors import JudgeError, MediaError
 from reeljudge.gemini.client import JudgeClient
 from reeljudge.gemini.settings import JudgeSettings
-from reeljudge.media.refs import ContentRef, content_ref, resolve_media
+from reeljudge.media.carriers import Where
+from reeljudge.media.refs import ContentRef
+from reeljudge.media.resolver import Candidate, Located, open_candidate
 from reeljudge.not_judged import NotJudged
 
 JUDGE_NAME = "ab_judge"
 OFFLINE_HINT = "; or choose judge: probes (offline: temporal and technical dimensions from the video probes, adherence not judged)"
 
 
-def resolve_clip(ref: str, role: str, base_dir: str | None) -> ContentRef:
-    """A clip reference resolved and hashed; MediaError naming ``role`` when it is unusable."""
-    try:
-        return content_ref(resolve_media(ref, base_dir=Path(base_dir) if base_dir else None, kinds=("video",)))
-    except MediaError as error:
-        raise MediaError(f"{role} = {ref!r}: {error.message}") from None
+def locate_clip(ref: str | Candidate, role: str, base_dir: str | None) -> Located:
+    """A clip reference (any carrier) opened and hashed; MediaError naming ``role``, the carrier and the problem."""
+    candidate = ref if isinstance(ref, Candidate) else Candidate(ref, role)
+    return open_candidate(candidate, ("video",), Where(base_dir=Path(base_dir) if base_dir else None))
 
 
-def make_pair(prompt: str, systems: tuple[str, str], refs: tuple[str, str], options: ABJudgeOptions, *, family: str | None = None,
-              source: str | None = None, roles: tuple[str, str] | None = None) -> Pair:
-    """The pair to judge, with its clips resolved and hashed (MediaError naming the clip that is unusable)."""
+def resolve_clip(ref: str | Candidate, role: str, base_dir: str | None) -> ContentRef:
+    """A clip reference (any carrier) opened and hashed; MediaError naming ``role`` when it is unusable."""
+    return locate_clip(ref, role, base_dir).media
+
+
+def make_pair(prompt: str, systems: tuple[str, str], refs: tuple[str | Candidate, str | Candidate], options: ABJudgeOptions, *,
+              family: str | None = None, source: str | None = None, roles: tuple[str, str] | None = None) -> Pair:
+    """The pair to judge, with its clips opened and hashed (MediaError naming the clip that is unusable)."""
     roles = roles or (f"{systems[0]} clip", f"{systems[1]} clip")
     clips = (resolve_clip(refs[0], roles[0], options.base_dir), resolve_clip(refs[1], roles[1], options.base_dir))
+    return pair_of(prompt, systems, clips, options, family=family, source=source, roles=roles)
+
+
+def pair_of(prompt: str, systems: tuple[str, str], clips: tuple[ContentRef, ContentRef], options: ABJudgeOptions, *,
+            family: str | None = None, source: str | None = None, roles: tuple[str, str] = ("clip A", "clip B")) -> Pair:
+    """The pair of two opened clips (MediaError when they are the same clip or the source clip is unusable)."""
     if clips[0].sha256 == clips[1].sha256:
         raise MediaError(f"{roles[0]} and {roles[1]} are the same clip ({clips[0].ref.name}): there is nothing to compare")
     src = resolve_clip(source, "source clip", options.base_dir) if source else None

@@ -16,7 +16,7 @@ from typing import Any, Mapping
 from reeljudge.ab_judge.options import load
 from reeljudge.errors import BadInputError
 from reeljudge.options import with_value
-from reeljudge.promptfoo import Result, config_of, invert_verdict, media_reference, require_var, run_judged, vars_of
+from reeljudge.promptfoo import Result, config_of, invert_verdict, require_var, run_judged, vars_of
 
 JUDGE_NAME = "ab_judge"
 SYSTEMS = ("new", "reference")
@@ -29,8 +29,9 @@ def get_assert(output: Any, context: Mapping[str, Any] | None) -> Result:
 
 def grade(output: Any, context: Mapping[str, Any], test: str) -> Result:
     """The full grading of one test."""
-    from reeljudge.ab_judge.api import judge, make_pair
+    from reeljudge.ab_judge.api import judge, locate_clip, pair_of
     from reeljudge.ab_judge.results import verdict_result
+    from reeljudge.media.resolver import Candidate, find_reference
 
     options, settings = load(config_of(context))
     vars_ = vars_of(context)
@@ -40,12 +41,15 @@ def grade(output: Any, context: Mapping[str, Any], test: str) -> Result:
     prompt = vars_.get(options.prompt_var) or context.get("prompt")
     if not isinstance(prompt, str) or not prompt.strip():
         raise BadInputError(f"test {test!r} has no prompt: set the var {options.prompt_var!r} (the prompt both clips were made from)")
-    new_ref, new_from = media_reference(context, output, var=options.media_var, test=test)
+    found = find_reference(context, output, var=options.media_var, test=test, kinds=("video",))
     reference = str(require_var(context, options.reference_var, test=test)).strip()
+    roles = (f"the new clip ({found.origin})", f"the reference clip (var {options.reference_var!r})")
+    new = locate_clip(Candidate(found.ref, roles[0], found.mime_hint), roles[0], options.base_dir)
+    ref = locate_clip(reference, roles[1], options.base_dir)
     source = vars_.get(options.source_var) or None
-    pair = make_pair(prompt, SYSTEMS, (new_ref, reference), options, source=str(source).strip() if source else None,
-                     roles=(f"the new clip ({new_from})", f"the reference clip (var {options.reference_var!r})"))
+    pair = pair_of(prompt, SYSTEMS, (new.media, ref.media), options, source=str(source).strip() if source else None, roles=roles)
     result = verdict_result(judge(pair, options, settings), options, test)
+    result.setdefault("metadata", {})["media"] = {"new": new.metadata(), "reference": ref.metadata()}
     if options.expect_fail:
         return invert_verdict(result, expected="the new clip (with a planted fault) to fail against the reference")
     return result

@@ -11,9 +11,7 @@ from typing import Any, Mapping
 
 from reeljudge.gecko.options import GeckoOptions, load
 from reeljudge.options import with_value
-from reeljudge.promptfoo import (
-    Result, component, config_of, grading_result, invert_verdict, media_reference, require_var, run_judged, vars_of,
-)
+from reeljudge.promptfoo import Result, component, config_of, grading_result, invert_verdict, require_var, run_judged, vars_of
 
 JUDGE_NAME = "gecko"
 METRIC = "gecko"
@@ -26,8 +24,9 @@ def get_assert(output: Any, context: Mapping[str, Any] | None) -> Result:
 
 def grade(output: Any, context: Mapping[str, Any], test: str) -> Result:
     """The full grading of one test."""
-    from reeljudge.gecko.pipeline import judge_media
+    from reeljudge.gecko.pipeline import media_kinds, run_gecko
     from reeljudge.gecko.questions import declared_questions
+    from reeljudge.media.resolver import locate_media
 
     options, settings = load(config_of(context))
     prompt = str(require_var(context, options.prompt_var, test=test))
@@ -35,14 +34,16 @@ def grade(output: Any, context: Mapping[str, Any], test: str) -> Result:
     if vars_.get(options.expect_var):
         options = with_value(options, "expect", vars_[options.expect_var], where=f"test {test!r}: var {options.expect_var!r}")
     declared = declared_questions(vars_[options.qas_var], test=test, var=options.qas_var) if vars_.get(options.qas_var) else None
-    ref, source = media_reference(context, output, var=options.media_var, test=test)
-    outcome = judge_media(prompt, ref, options, settings, declared=declared, source=source)
-    result = outcome_result(outcome, options)
+    located = locate_media(context, output, var=options.media_var, test=test, kinds=media_kinds(options),
+                           base_dir=options.base_dir)
+    outcome = run_gecko(prompt, located.media, options, settings, declared=declared)
+    result = outcome_result(outcome, options, located.metadata())
     return invert_verdict(result, expected="a counter-prompt (expect: mismatch) to score under threshold") if options.expect == "mismatch" else result
 
 
-def outcome_result(outcome: Any, options: GeckoOptions) -> Result:
-    """The promptfoo result of a Gecko outcome: score, coverage, per-tag named scores, per-question components."""
+def outcome_result(outcome: Any, options: GeckoOptions, found: Mapping[str, Any] | None = None) -> Result:
+    """The promptfoo result of a Gecko outcome: score, coverage, per-tag named scores, per-question components;
+    ``found``: how the media was found (carrier, file, hash), recorded under ``metadata.media``."""
     s = outcome.score
     question_set = outcome.question_set
     covered = s.coverage >= options.min_coverage
@@ -52,7 +53,8 @@ def outcome_result(outcome: Any, options: GeckoOptions) -> Result:
     metadata = {
         "judge": JUDGE_NAME,
         "prompt": outcome.prompt,
-        "media": {"ref": outcome.media.ref.ref, "name": outcome.media.ref.name, "sha256": outcome.media.sha256, "kind": outcome.kind},
+        "media": {"ref": outcome.media.ref.ref, "name": outcome.media.ref.name, **(found or {}),
+                  "sha256": outcome.media.sha256, "kind": outcome.kind},
         "expect": options.expect,
         "judged": covered,
         "score": s.score,

@@ -11,14 +11,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from reeljudge.errors import JudgeError, MediaError
+from reeljudge.errors import JudgeError
 from reeljudge.gecko.options import GeckoOptions
 from reeljudge.gecko.questions import Question, QuestionSet
 from reeljudge.gecko.scoring import GeckoScore, score_verdicts
 from reeljudge.gemini.client import JudgeClient, Usage
 from reeljudge.gemini.files import deliver_media, placeholder
 from reeljudge.gemini.settings import JudgeSettings
-from reeljudge.media.refs import ContentRef, content_ref, resolve_media
+from reeljudge.media.refs import ContentRef
 
 
 @dataclass
@@ -70,14 +70,18 @@ def judge_media(
     declared: list[Question] | None = None,
     source: str = "media",
 ) -> GeckoOutcome:
-    """Resolve and hash the media ``ref`` names, then judge it against ``prompt`` (see ``run_gecko``)."""
-    base = Path(options.base_dir) if options.base_dir else None
-    kinds = ("video", "image") if options.kind == "auto" else (options.kind,)
-    try:
-        media = content_ref(resolve_media(ref, base_dir=base, kinds=kinds))
-    except MediaError as error:
-        raise MediaError(f"{source} = {ref!r}: {error.message}") from None
-    return run_gecko(prompt, media, options, settings, declared=declared)
+    """Open and hash the media ``ref`` names (any carrier), then judge it against ``prompt`` (see ``run_gecko``)."""
+    from reeljudge.media.carriers import Where
+    from reeljudge.media.resolver import Candidate, open_candidate
+
+    where = Where(base_dir=Path(options.base_dir) if options.base_dir else None)
+    located = open_candidate(Candidate(ref, source), media_kinds(options), where)
+    return run_gecko(prompt, located.media, options, settings, declared=declared)
+
+
+def media_kinds(options: GeckoOptions) -> tuple[str, ...]:
+    """The media kinds the options accept (``kind: auto``: video or image)."""
+    return ("video", "image") if options.kind == "auto" else (options.kind,)
 
 
 def run_gecko(

@@ -92,7 +92,7 @@ def make_engine(args: argparse.Namespace) -> Any:
 
 def _run(args: argparse.Namespace) -> int:
     from reeljudge.cache import default_cache_dir
-    from reeljudge.library.fetch import DOWNLOAD_POLICY
+    from reeljudge.media.download import DOWNLOAD_POLICY
     from reeljudge.library.jsonl import open_results
     from reeljudge.library.manifest import read_library
     from reeljudge.library.probe_library import probe_library

@@ -109,7 +109,7 @@ def _local_copy(item: ClipItem, ctx: ProbeContext, timings: dict[str, float]) ->
 
     t0 = time.perf_counter()
     if is_remote_ref(item.location):
-        from reeljudge.library.fetch import fetch_url
+        from reeljudge.media.download import fetch_url
 
         resolve_media(item.location, kinds=("video",))  # checks the URL names a video
         path, sha = fetch_url(item.location, ctx.cache_dir, policy=ctx.download_policy)

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, Mapping
 
 from reeljudge.errors import MediaError
 from reeljudge.probes.options import load
 from reeljudge.probes.report import ProbesVerdict
-from reeljudge.promptfoo import Result, component, config_of, grading_result, invert_verdict, media_reference, run_judged, vars_of
+from reeljudge.promptfoo import Result, component, config_of, grading_result, invert_verdict, run_judged, vars_of
 
 JUDGE = "video_probes"
 
@@ -37,31 +36,39 @@ def verdict_result(verdict: ProbesVerdict, clip: str, metadata: Mapping[str, Any
     )
 
 
+def _display_name(located: Any) -> str:
+    """How the clip is named in the reason: its file name (with the dataset id), or its store reference or URL."""
+    media = located.media.ref
+    if located.opened.carrier != "file" or media.path is None:
+        return located.label
+    return media.path.name if media.dataset_id is None else f"{media.dataset_id} ({media.path.name})"
+
+
 def get_assert(output: Any, context: Mapping[str, Any] | None) -> Result:
     """promptfoo entry: probe the test's clip; a clip that cannot be probed fails with the reason."""
     context = context or {}
 
     def body(test: str) -> Result:
-        from reeljudge.media.refs import resolve_media
+        from reeljudge.media.resolver import locate_media
         from reeljudge.probes import probe_signals
         from reeljudge.probes.signals import measure
 
         assertion, options = load(config_of(context))
-        ref, source = media_reference(context, output, var=assertion.var, test=test)
-        base = Path(assertion.base_dir) if assertion.base_dir else Path.cwd()
+        located = locate_media(context, output, var=assertion.var, test=test, kinds=("video",), base_dir=assertion.base_dir)
+        media = located.media.ref
         try:
-            media = resolve_media(ref, base_dir=base, kinds=("video",))
             if media.path is None:
-                raise MediaError(f"{ref}: remote clips are not probed offline; download it first")
+                raise MediaError(f"{located.label}: remote clips are not probed offline; download it first")
             signals = measure(media.path, options)
         except MediaError as error:
-            raise MediaError(f"{source} = {ref!r}: {error.message}") from None
+            raise MediaError(f"{located.origin} ({located.opened.carrier}: {located.label}): {error.message}") from None
         prompt = str(vars_of(context).get(assertion.prompt_var) or context.get("prompt") or "")
         verdict = ProbesVerdict(probe_signals(signals, options, prompt), signals.info)
-        metadata = {"judge": JUDGE, "test": test, "clip": ref, "clip_info": signals.info.as_metadata()}
+        metadata = {"judge": JUDGE, "test": test, "clip": located.opened.file_name(), "media": located.metadata(),
+                    "clip_info": signals.info.as_metadata()}
         if signals.info.capped:
             metadata["bounded"] = signals.info.capped
-        name = media.path.name if media.dataset_id is None else f"{media.dataset_id} ({media.path.name})"
+        name = _display_name(located)
         result = verdict_result(verdict, name, metadata)
         return invert_verdict(result, expected="a planted fault (expect_fail: true) to be found") if assertion.expect_fail else result
 

@@ -1,0 +1,177 @@
+"""The one media resolver: which clip or image a test is about, found in a documented order, opened
+through its carrier (see :mod:`reeljudge.media.carriers`).
+
+The order (the first that names something wins):
+
+1. the assertion's ``var``, when set;
+2. the provider response: our providers' clip (``metadata.clip_path``, the original file whose viewer
+   copy is their ``video`` object), else the response's ``video`` / ``image`` object — its
+   ``blobRef`` (promptfoo's Veo), ``storageRef`` (Sora, Azure), else ``url``;
+3. a markdown image or media link in the output (``![…](…)``, ``[Video: …](…)``); two different
+   ones are ambiguous and refused (name the clip with ``var``);
+4. a var in the default list (``CLIP_VARS``);
+5. a one-line output that is a path, URL or URI.
+
+Everything here is standard library; downloads load their modules only when a URL is fetched.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from reeljudge.errors import BadInputError, MediaError
+from reeljudge.media.carriers import Opened, Where, carrier_of, open_reference
+from reeljudge.media.refs import IMAGE_MIME, VIDEO_MIME, ContentRef, MediaKind
+from reeljudge.media.stores import BLOB_SCHEME, STORAGE_REF_SCHEME
+from reeljudge.promptfoo import require_var, vars_of
+
+#: vars that name a clip when the assertion names none and the provider response carries none
+CLIP_VARS: tuple[str, ...] = ("video", "clip")
+_MARKDOWN = re.compile(r"(!?)\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)")
+_MEDIA_SUFFIXES = frozenset({*VIDEO_MIME, *IMAGE_MIME})
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A reference found for a test, before it is opened: the text, where it was found, a declared type."""
+
+    ref: str
+    origin: str
+    mime_hint: str = ""
+
+
+@dataclass(frozen=True)
+class Located:
+    """The media of a test: opened and hashed, with where it was found."""
+
+    opened: Opened
+    origin: str
+
+    @property
+    def media(self) -> ContentRef:
+        """The checked media with its content hash."""
+        return self.opened.media
+
+    @property
+    def label(self) -> str:
+        """A short name for reasons: the reference (a path, a store reference, a URL) or the data: URI's summary."""
+        return self.opened.label
+
+    def metadata(self) -> dict[str, Any]:
+        """What results record: carrier, where it was found, which file (never a machine path), content hash."""
+        media = self.opened.media
+        return {"carrier": self.opened.carrier, "found_in": self.origin, "file": self.opened.file_name(),
+                "sha256": media.sha256, "kind": media.ref.kind, "mime_type": media.ref.mime_type}
+
+
+def locate_media(context: Mapping[str, Any], output: Any, *, var: str | None, test: str,
+                 kinds: Iterable[MediaKind], base_dir: str | Path | None = None) -> Located:
+    """The clip or image of a test, found in the documented order and opened; BadInputError when the test names
+    none, MediaError naming where it was found, the carrier and the problem when it cannot be used."""
+    allowed = tuple(kinds)
+    candidate = find_reference(context, output, var=var, test=test, kinds=allowed)
+    return open_candidate(candidate, allowed, Where(base_dir=Path(base_dir) if base_dir else None))
+
+
+def open_candidate(candidate: Candidate, kinds: Iterable[MediaKind], where: Where = Where()) -> Located:
+    """A found reference opened; MediaError naming where it was found, its carrier and the problem."""
+    try:
+        opened = open_reference(candidate.ref, kinds, where, mime_hint=candidate.mime_hint)
+    except MediaError as error:
+        raise MediaError(f"{candidate.origin} ({carrier_of(candidate.ref)}: {short(candidate.ref)}): {error.message}") from None
+    return Located(opened, candidate.origin)
+
+
+def find_reference(context: Mapping[str, Any], output: Any, *, var: str | None, test: str,
+                   kinds: tuple[MediaKind, ...] = ("video", "image")) -> Candidate:
+    """Which reference names the test's media, in the documented order; BadInputError when nothing does."""
+    if var:
+        return Candidate(str(require_var(context, var, test=test)).strip(), f"var {var!r}")
+    response = context.get("providerResponse")
+    found = response_reference(response if isinstance(response, Mapping) else {}, output, kinds, one_line=False)
+    if found is not None:
+        return found
+    vars_ = vars_of(context)
+    for name in CLIP_VARS:
+        value = vars_.get(name)
+        if isinstance(value, str) and value.strip():
+            return Candidate(value.strip(), f"var {name!r}")
+    one_line = _one_line(output)
+    if one_line is not None:
+        return one_line
+    raise BadInputError(
+        f"test {test!r} names no clip or image: the provider response carries no video or image object or media link, "
+        f"and there is no var {' or '.join(map(repr, CLIP_VARS))}; set the assertion's `var`, or use a provider that makes media"
+    )
+
+
+def response_reference(response: Mapping[str, Any], output: Any, kinds: tuple[MediaKind, ...] = ("video", "image"),
+                       *, one_line: bool = True) -> Candidate | None:
+    """The media a provider response carries (steps 2–3, and 5 when ``one_line``), or None; MediaError when its
+    output has two different media links."""
+    metadata = response.get("metadata")
+    if isinstance(metadata, Mapping) and metadata.get("clip_path"):
+        return Candidate(str(metadata["clip_path"]), "the provider's clip (metadata.clip_path)")
+    for key in ("video", "image"):
+        found = _media_object(response.get(key), key) if key in kinds else None
+        if found is not None:
+            return found
+    text = output if output is not None else response.get("output")
+    found = markdown_reference(text if isinstance(text, str) else "")
+    if found is None and one_line:
+        found = _one_line(text)
+    return found
+
+
+def _media_object(obj: Any, key: str) -> Candidate | None:
+    """The reference in a response's ``video`` / ``image`` object: blobRef, else storageRef, else url."""
+    if not isinstance(obj, Mapping):
+        return None
+    blob = obj.get("blobRef")
+    if isinstance(blob, Mapping) and (blob.get("uri") or blob.get("hash")):
+        uri = str(blob.get("uri") or f"{BLOB_SCHEME}{blob.get('hash')}")
+        return Candidate(uri, f"the provider response's {key}.blobRef", str(blob.get("mimeType") or ""))
+    storage = obj.get("storageRef")
+    if isinstance(storage, Mapping) and storage.get("key"):
+        return Candidate(f"{STORAGE_REF_SCHEME}{storage['key']}", f"the provider response's {key}.storageRef")
+    url = obj.get("url")
+    if isinstance(url, str) and url.strip():
+        return Candidate(url.strip(), f"the provider response's {key}.url")
+    return None
+
+
+def markdown_reference(text: str) -> Candidate | None:
+    """The one media link or image in markdown ``text``, or None; MediaError when there are two different ones."""
+    targets: list[str] = []
+    for bang, target in _MARKDOWN.findall(text or ""):
+        if (bang or _is_media_target(target)) and target not in targets:
+            targets.append(target)
+    if len(targets) > 1:
+        listed = ", ".join(short(t, 48) for t in targets[:4])
+        raise MediaError(f"the provider output has {len(targets)} different media links ({listed}): which one is ambiguous; "
+                         "name the clip with the assertion's `var`")
+    return Candidate(targets[0], "a markdown link in the provider output") if targets else None
+
+
+def _is_media_target(target: str) -> bool:
+    """Whether a markdown link target names media: a store reference, a data: URI, or a media file name."""
+    if carrier_of(target) in ("promptfoo-blob", "media-store", "data-uri"):
+        return True
+    return Path(target.split("?", 1)[0].split("#", 1)[0]).suffix.lower() in _MEDIA_SUFFIXES
+
+
+def _one_line(output: Any) -> Candidate | None:
+    """A one-line provider output, taken as a path, URL or URI."""
+    if isinstance(output, str) and output.strip() and "\n" not in output.strip():
+        return Candidate(output.strip(), "the provider output")
+    return None
+
+
+def short(text: str, limit: int = 72) -> str:
+    """A reference shortened for a message (a data: URI is never printed whole)."""
+    if text.lower().startswith("data:"):
+        return text.split(",", 1)[0] + ",…"
+    return text if len(text) <= limit else text[:limit] + "…"
