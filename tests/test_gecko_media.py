@@ -115,11 +115,21 @@ def test_images_are_judged_with_the_image_prompt(answers, tmp_path):
     assert "image" in body["systemInstruction"]["parts"][0]["text"].split(".")[0]
 
 
-def test_https_url_is_passed_as_a_file_uri(answers):
-    url = "https://example.com/clips/beach.mp4"
-    result = get_assert(url, ctx(url))
-    assert result["pass"] is True
-    assert field(answers.calls()[0].body["contents"][0]["parts"][0]["fileData"], "fileUri") == url
+def test_http_url_is_downloaded_once_into_the_cache_and_judged(answers):
+    from clip_server import ClipServer
+
+    with ClipServer(CLIPS) as server:
+        url = f"{server.url}/clips/gen_clean.mp4"
+        result = get_assert(url, ctx(url))
+        again = get_assert(url, ctx(url, qas=OTHER_RUBRIC))
+    assert result["pass"] is True, result["reason"]
+    media = result["metadata"]["media"]
+    assert media["carrier"] == "url" and media["file"] == url and media["sha256"] == again["metadata"]["media"]["sha256"]
+    assert server.requests == ["/clips/gen_clean.mp4"]  # downloaded once, the second test read the cache
+    import hashlib
+
+    assert media["sha256"] == hashlib.sha256((CLIPS / "gen_clean.mp4").read_bytes()).hexdigest()
+    assert "inlineData" in answers.calls()[0].body["contents"][0]["parts"][0] or "inline_data" in answers.calls()[0].body["contents"][0]["parts"][0]
 
 
 def test_gs_uri_on_the_developer_api_fails_with_a_reason(answers):

@@ -100,18 +100,16 @@ def _one_sample(spec: PairSpec, protocol: Protocol, clip_store: ClipStore, clips
 
 def _intake(label: str, ref: str, spec: PairSpec, clip_store: ClipStore) -> Clip:
     """Open a clip reference (any carrier; paths from the source's folder), check and store it."""
-    from reeljudge.media.carriers import Where
-    from reeljudge.media.resolver import Candidate, open_candidate
+    from reeljudge.media.carriers import Where, open_reference
     from reeljudge.media.stores import suffix_of_mime
 
     try:
-        located = open_candidate(Candidate(ref, label), ("video",), Where(base_dir=spec.base_dir, promptfoo_dir=spec.promptfoo_dir))
-        media = located.media.ref
+        media = open_reference(ref, ("video",), Where(base_dir=spec.base_dir, promptfoo_dir=spec.promptfoo_dir)).media.ref
         if media.path is None:
             raise BadInputError(f"{ref}: remote clips are not supported; download it first")
         clip = clip_store.add(media.path, suffix=media.path.suffix or suffix_of_mime(media.mime_type))
     except ReelJudgeError as error:
-        raise BadInputError(error.message if error.message.startswith(label) else f"{label}: {error.message}") from None
+        raise BadInputError(f"{label}: {error.message}") from None
     claimed = spec.expected_sha.get(ref)
     if claimed and claimed != clip.sha256:
         raise BadInputError(f"{label}: {ref} changed since the eval (sha256 {clip.sha256[:12]}…, results say {claimed[:12]}…)")

@@ -81,7 +81,10 @@ def open_candidate(candidate: Candidate, kinds: Iterable[MediaKind], where: Wher
     try:
         opened = open_reference(candidate.ref, kinds, where, mime_hint=candidate.mime_hint)
     except MediaError as error:
-        raise MediaError(f"{candidate.origin} ({carrier_of(candidate.ref)}: {short(candidate.ref)}): {error.message}") from None
+        carrier = carrier_of(candidate.ref)
+        if carrier == "file":
+            raise MediaError(f"{candidate.origin} = {candidate.ref!r}: {error.message}") from None
+        raise MediaError(f"{candidate.origin} ({carrier} {short(candidate.ref)}): {error.message}") from None
     return Located(opened, candidate.origin)
 
 
