@@ -1,0 +1,128 @@
+"""End to end: clips and images stored by promptfoo's own blob and media stores (through its own
+storeBlob / storeMedia, see tests/providers/promptfoo_stores.mjs), in suites whose vars do not name
+the clip, are read by every judge; ``ab import`` takes them into a study that people rate."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import httpx
+import pytest
+
+from ab_support import invite, running_server, submit
+from promptfoo_run import rows, run_promptfoo_eval
+from reeljudge.media.refs import sha256_file
+from reeljudge.testing.ab_judge_scripts import prefer
+from reeljudge.testing.gecko_scripts import script_prompt
+
+ROOT = Path(__file__).resolve().parents[1]
+CLIPS = ROOT / "datasets" / "clips"
+VIDEO_SUITE = "tests/suites/promptfoo_media/video.yaml"
+IMAGE_SUITE = "tests/suites/promptfoo_media/images.yaml"
+PROMPT = "A red ball rolls past a textured wall, one continuous shot"
+CARRIERS = {"veo-like": ("promptfoo-blob", "gen_clean.mp4"), "sora-like": ("media-store", "bbb_excerpt.mp4")}
+
+
+def judged(cell: dict, judge: str, mode: str | None = None) -> dict:
+    """Our component result of ``judge`` (and A/B ``mode``) in a promptfoo result cell."""
+    return next(c for c in cell["gradingResult"]["componentResults"]
+                if (c.get("metadata") or {}).get("judge") == judge and (mode is None or c["metadata"].get("mode") == mode))
+
+
+def script_video_suite(fake) -> None:
+    """Gecko replies for the suite's prompt, and an A/B judge that prefers each provider's clip to the reference."""
+    script_prompt(fake, PROMPT, matched=True)
+    reference = sha256_file(CLIPS / "gen_flicker.mp4")
+    for _, clip in CARRIERS.values():
+        prefer(fake, PROMPT, sha256_file(CLIPS / clip), reference, tag="flicker")
+
+
+@pytest.fixture(scope="module")
+def video_run(tmp_path_factory):
+    """The video suite run once through promptfoo against a fake Gemini server: (results, output, work folder)."""
+    from fake_gemini import FakeGemini
+
+    work = tmp_path_factory.mktemp("media-e2e")
+    with FakeGemini() as fake:
+        script_video_suite(fake)
+        env = {"GEMINI_API_KEY": "test-key-not-real", "GOOGLE_GEMINI_BASE_URL": fake.url, "REELJUDGE_CACHE_DIR": str(work / "cache")}
+        code, results, output = run_promptfoo_eval(VIDEO_SUITE, work, env=env)
+    return code, results, output, work
+
+
+@pytest.mark.e2e
+def test_every_clip_judge_reads_clips_from_promptfoos_blob_and_media_stores(video_run):
+    code, results, output, work = video_run
+    assert code == 0, output[-3000:]
+    cells = {c["provider"]["label"]: c for c in rows(results)}
+    assert set(cells) == set(CARRIERS) and all(c["success"] for c in cells.values()), output[-3000:]
+    for label, (carrier, clip) in CARRIERS.items():
+        cell, sha = cells[label], sha256_file(CLIPS / clip)
+        assert "clip" not in cell["vars"] and "video" not in cell["vars"]  # only the response leads to the clip
+        for judge, mode in (("video_probes", None), ("gecko", None), ("ab_judge", "gemini"), ("ab_judge", "probes")):
+            meta = judged(cell, judge, mode)["metadata"]
+            media = meta["media"]["new"] if judge == "ab_judge" else meta["media"]
+            assert media["carrier"] == carrier and media["sha256"] == sha, (label, judge, media)
+            assert "the provider response's video." in media["found_in"]
+        assert judged(cell, "ab_judge", "gemini")["metadata"]["winner"] == "new"
+    veo, sora = cells["veo-like"]["response"], cells["sora-like"]["response"]
+    digest = sha256_file(CLIPS / "gen_clean.mp4")
+    # Veo's shape, kept as promptfoo made it (the viewer plays it): our results never replace the video object
+    assert veo["output"].endswith(f"(promptfoo://blob/{digest})") and veo["video"]["blobRef"]["hash"] == digest
+    assert veo["video"]["url"] == f"promptfoo://blob/{digest}"
+    assert sora["video"]["storageRef"]["key"].startswith("video/") and sora["output"].endswith(f"(storageRef:{sora['video']['storageRef']['key']})")
+    # promptfoo's own storeBlob wrote the file, its metadata and its database row
+    blob = work / "promptfoo" / "blobs" / digest[:2] / digest[2:4] / digest
+    assert blob.is_file() and blob.with_name(digest + ".meta.json").is_file()
+    with sqlite3.connect(work / "promptfoo" / "promptfoo.db") as db:
+        assert db.execute("SELECT mime_type FROM blob_assets WHERE hash = ?", (digest,)).fetchone() == ("video/mp4",)
+    assert str(ROOT) not in json.dumps(rows(results)) and str(work) not in json.dumps(rows(results))
+
+
+@pytest.mark.e2e
+def test_ab_import_takes_clips_from_both_stores_and_people_rate_them(video_run, tmp_path):
+    from reeljudge.ab.imports import build_samples, read_promptfoo
+    from reeljudge.ab.workspace import Workspace
+
+    code, _, output, work = video_run
+    assert code == 0, output[-3000:]
+    ws = Workspace(tmp_path / "study")
+    specs = read_promptfoo(work / "results.json", promptfoo_dir=work / "promptfoo")
+    result = build_samples(specs, ws.fix_protocol(), ws.clips)
+    ws.store.add_samples(result.samples, list(result.clips.values()))
+    [sample] = result.samples
+    assert {sample.system_a, sample.system_b} == set(CARRIERS)
+    assert {sample.clip_a, sample.clip_b} == {sha256_file(CLIPS / clip) for _, clip in CARRIERS.values()}
+    token = invite(ws, "ann")
+    with running_server(ws) as url, httpx.Client() as client:
+        task = client.get(f"{url}/api/r/{token}/task").json()["task"]
+        clip = client.get(url + task["clips"]["A"]["url"]) if "clips" in task else None
+        response = submit(client, url, token, winner="A")
+    assert response.status_code == 200, response.text
+    [record] = ws.store.judgements()
+    assert record["sample_id"] == sample.sample_id and record["rater"]["id"] == "ann"
+    if clip is not None:
+        assert clip.status_code in (200, 206) and len(clip.content) > 1000
+
+
+@pytest.mark.e2e
+def test_gecko_reads_images_from_markdown_and_data_uris_and_refuses_two_links(fake, tmp_path):
+    script_prompt(fake, "A red disc on a white background", matched=True)
+    env = {"GEMINI_API_KEY": "test-key-not-real", "GOOGLE_GEMINI_BASE_URL": fake.url, "REELJUDGE_CACHE_DIR": str(tmp_path / "cache")}
+    code, results, output = run_promptfoo_eval(IMAGE_SUITE, tmp_path, env=env)
+    cells = {c["provider"]["label"]: c for c in rows(results)}
+    assert set(cells) == {"image-markdown", "image-data", "two-links"}, output[-3000:]
+    for label, carrier in (("image-markdown", "media-store"), ("image-data", "data-uri")):
+        assert cells[label]["success"], cells[label]["gradingResult"]["reason"]
+        media = judged(cells[label], "gecko")["metadata"]["media"]
+        assert media["carrier"] == carrier and media["kind"] == "image" and media["mime_type"] == "image/png"
+    assert judged(cells["image-markdown"], "gecko")["metadata"]["media"]["found_in"] == "a markdown link in the provider output"
+    assert judged(cells["image-data"], "gecko")["metadata"]["media"]["file"].startswith("sha256:")
+    refused = cells["two-links"]
+    assert refused["success"] is False and code != 0
+    reason = refused["gradingResult"]["reason"]
+    assert "gecko did not judge (media_error) in test 'stores: a red disc on white'" in reason
+    assert "2 different media links" in reason and "ambiguous" in reason and "`var`" in reason
+    assert "base64," not in json.dumps(judged(cells["image-data"], "gecko")["metadata"])  # a data: URI is never copied into results
