@@ -1,0 +1,242 @@
+"""The one media resolver: the documented order, every carrier, and each refusal ending in a failing,
+explained result ("did not judge (media_error)" naming the test, the carrier and the problem)."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from clip_server import ClipServer
+from reeljudge.errors import BadInputError, MediaError
+from reeljudge.media.resolver import find_reference, locate_media, markdown_reference
+from reeljudge.probes.assertion import get_assert as probes
+
+ROOT = Path(__file__).resolve().parents[1]
+CLIPS = ROOT / "datasets" / "clips"
+CLEAN = CLIPS / "gen_clean.mp4"
+TEST = "resolver"
+
+
+def sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture
+def pf_dir(tmp_path, monkeypatch) -> Path:
+    """promptfoo's config folder for this test (its blob and media stores live under it)."""
+    folder = tmp_path / "promptfoo"
+    monkeypatch.setenv("PROMPTFOO_CONFIG_DIR", str(folder))
+    monkeypatch.delenv("PROMPTFOO_MEDIA_PATH", raising=False)
+    return folder
+
+
+def put_blob(pf_dir: Path, source: Path, mime: str = "video/mp4") -> str:
+    """A blob laid out as promptfoo's filesystem blob store keeps it; its hash."""
+    digest = sha(source)
+    target = pf_dir / "blobs" / digest[:2] / digest[2:4] / digest
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(source, target)
+    target.with_name(digest + ".meta.json").write_text(json.dumps({"mimeType": mime, "sizeBytes": source.stat().st_size}))
+    return digest
+
+
+def put_media(pf_dir: Path, source: Path, key: str) -> str:
+    """A file in promptfoo's media store under ``key``."""
+    target = pf_dir / "media" / key
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(source, target)
+    return key
+
+
+def veo_response(digest: str) -> dict:
+    uri = f"promptfoo://blob/{digest}"
+    return {"output": f"[Video: a red ball]({uri})", "video": {"blobRef": {"uri": uri, "hash": digest, "mimeType": "video/mp4"}, "url": uri}}
+
+
+def ctx(response: dict | None = None, **vars_) -> dict:
+    return {"vars": {"prompt": "a red ball", **vars_}, "providerResponse": response or {}, "test": {"description": TEST}, "config": {}}
+
+
+def refused(result: dict, *parts: str) -> None:
+    """The result fails as not judged, naming the test, and says every one of ``parts``."""
+    assert result["pass"] is False and result["metadata"]["judged"] is False, result
+    assert result["reason"].startswith(f"video_probes did not judge (media_error) in test {TEST!r}: "), result["reason"]
+    for part in parts:
+        assert part in result["reason"], (part, result["reason"])
+
+
+# --- the order -----------------------------------------------------------------------------------
+
+def test_the_assertions_var_comes_first(pf_dir):
+    digest = put_blob(pf_dir, CLEAN)
+    found = find_reference(ctx(veo_response(digest), take="gen_frozen"), veo_response(digest)["output"], var="take", test=TEST)
+    assert (found.ref, found.origin) == ("gen_frozen", "var 'take'")
+
+
+def test_the_response_video_object_comes_before_markdown_and_default_vars(pf_dir):
+    digest = put_blob(pf_dir, CLEAN)
+    response = veo_response(digest)
+    found = find_reference(ctx(response, video="gen_frozen"), response["output"], var=None, test=TEST)
+    assert found.ref == f"promptfoo://blob/{digest}" and found.origin == "the provider response's video.blobRef"
+    sora = {"video": {"storageRef": {"key": "video/abc.mp4"}, "url": "storageRef:video/abc.mp4"}}
+    assert find_reference(ctx(sora), "", var=None, test=TEST).ref == "storageRef:video/abc.mp4"
+    assert find_reference(ctx({"video": {"url": "https://x.test/a.mp4"}}), "", var=None, test=TEST).origin == "the provider response's video.url"
+
+
+def test_our_providers_clip_path_is_the_original_of_their_viewer_copy():
+    response = {"metadata": {"clip_path": "datasets/clips/gen_clean.mp4"}, "video": {"storageRef": {"key": "video/0123456789ab.mp4"}}}
+    found = find_reference(ctx(response), "gen_clean", var=None, test=TEST)
+    assert found.ref == "datasets/clips/gen_clean.mp4" and "clip_path" in found.origin
+
+
+def test_markdown_comes_before_default_vars_which_come_before_a_one_line_output():
+    md = "Here it is: ![a ball](clips/ball.png)"
+    assert find_reference(ctx(video="gen_frozen"), md, var=None, test=TEST).ref == "clips/ball.png"
+    assert find_reference(ctx(video="gen_frozen"), "gen_clean", var=None, test=TEST).ref == "gen_frozen"
+    assert find_reference(ctx(), "gen_clean", var=None, test=TEST).origin == "the provider output"
+    with pytest.raises(BadInputError, match="names no clip or image"):
+        find_reference(ctx(), "two\nlines", var=None, test=TEST)
+
+
+def test_markdown_links_to_pages_are_not_media_but_images_always_are():
+    assert markdown_reference("see [the docs](https://example.org/guide) for more") is None
+    assert markdown_reference("![](https://cdn.example.org/render?id=7)").ref == "https://cdn.example.org/render?id=7"
+    same = "[Video: a](promptfoo://blob/" + "a" * 64 + ") and again [Video: a](promptfoo://blob/" + "a" * 64 + ")"
+    assert markdown_reference(same).ref == "promptfoo://blob/" + "a" * 64  # the same link twice is one clip
+
+
+# --- carriers that work ----------------------------------------------------------------------------
+
+def test_a_blob_is_read_verified_and_recorded_by_hash(pf_dir):
+    digest = put_blob(pf_dir, CLEAN)
+    response = veo_response(digest)
+    result = probes(response["output"], ctx(response))
+    assert result["pass"] is True, result["reason"]
+    media = result["metadata"]["media"]
+    assert media == {"carrier": "promptfoo-blob", "found_in": "the provider response's video.blobRef",
+                     "file": f"promptfoo://blob/{digest}", "sha256": digest, "kind": "video", "mime_type": "video/mp4"}
+    assert str(pf_dir) not in json.dumps(result)
+
+
+def test_a_media_store_key_and_a_data_uri_and_a_file_uri(pf_dir, tmp_path):
+    key = put_media(pf_dir, CLEAN, "video/0123456789ab.mp4")
+    located = locate_media(ctx(), f"[Video: x](storageRef:{key})", var=None, test=TEST, kinds=("video",))
+    assert located.opened.carrier == "media-store" and located.media.sha256 == sha(CLEAN)
+    uri = "data:video/mp4;base64," + base64.b64encode(CLEAN.read_bytes()).decode()
+    located = locate_media(ctx(clip=uri), "", var=None, test=TEST, kinds=("video",))
+    assert located.opened.carrier == "data-uri" and located.media.sha256 == sha(CLEAN)
+    assert located.metadata()["file"] == f"sha256:{sha(CLEAN)}" and "base64" not in located.label
+    located = locate_media(ctx(clip="file://datasets/clips/gen_clean.mp4"), "", var=None, test=TEST, kinds=("video",), base_dir=ROOT)
+    assert located.opened.carrier == "file" and located.metadata()["file"] in ("datasets/clips/gen_clean.mp4", f"sha256:{sha(CLEAN)}")
+
+
+def test_data_uris_and_urls_land_in_the_library_download_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("REELJUDGE_CACHE_DIR", str(tmp_path / "cache"))
+    uri = "data:video/mp4;base64," + base64.b64encode(CLEAN.read_bytes()).decode()
+    located = locate_media(ctx(clip=uri), "", var=None, test=TEST, kinds=("video",))
+    assert located.media.ref.path == tmp_path / "cache" / "downloads" / "blobs" / f"{sha(CLEAN)}.mp4"
+    with ClipServer(CLIPS) as server:
+        url = f"{server.url}/clips/gen_clean.mp4"
+        first = locate_media(ctx(clip=url), "", var=None, test=TEST, kinds=("video",))
+        second = locate_media(ctx(clip=url), "", var=None, test=TEST, kinds=("video",))
+    assert first.media.ref.path == located.media.ref.path == second.media.ref.path  # one cache, content-addressed
+    assert server.requests == ["/clips/gen_clean.mp4"] and first.metadata()["file"] == url
+
+
+def test_the_ab_judges_reference_may_be_any_carrier(pf_dir):
+    from reeljudge.ab_judge.assertion import get_assert as ab_judge
+
+    digest = put_blob(pf_dir, CLIPS / "gen_flicker.mp4")
+    key = put_media(pf_dir, CLEAN, "video/0123456789ab.mp4")
+    response = {"output": f"[Video: x](storageRef:{key})", "video": {"storageRef": {"key": key}}}
+    context = {**ctx(response, reference=f"promptfoo://blob/{digest}"), "config": {"judge": "probes", "reference_var": "reference"}}
+    result = ab_judge(response["output"], context)
+    assert result["pass"] is True, result["reason"]
+    assert result["metadata"]["media"]["new"]["carrier"] == "media-store"
+    assert result["metadata"]["media"]["reference"] == {
+        "carrier": "promptfoo-blob", "found_in": "the reference clip (var 'reference')", "file": f"promptfoo://blob/{digest}",
+        "sha256": digest, "kind": "video", "mime_type": "video/mp4"}
+
+
+# --- refusals, each a failing, explained result --------------------------------------------------
+
+def test_refused_a_blob_missing_from_the_store(pf_dir):
+    digest = sha(CLEAN)
+    (pf_dir / "blobs").mkdir(parents=True)
+    response = veo_response(digest)
+    refused(probes(response["output"], ctx(response)), "the provider response's video.blobRef (promptfoo-blob promptfoo://blob/",
+            f"blob {digest[:12]}… is missing from promptfoo's blob store")
+
+
+def test_refused_a_blob_whose_bytes_do_not_match_its_hash(pf_dir):
+    digest = put_blob(pf_dir, CLEAN)
+    blob = pf_dir / "blobs" / digest[:2] / digest[2:4] / digest
+    blob.write_bytes((CLIPS / "gen_frozen.mp4").read_bytes())
+    response = veo_response(digest)
+    refused(probes(response["output"], ctx(response)), "promptfoo-blob", "hash mismatch", sha(CLIPS / "gen_frozen.mp4")[:12])
+
+
+@pytest.mark.parametrize("key", ["../../outside.mp4", "/etc/passwd", "video/../../../x.mp4"])
+def test_refused_a_storage_key_escaping_the_media_store(pf_dir, key):
+    (pf_dir / "media").mkdir(parents=True)
+    shutil.copyfile(CLEAN, pf_dir / "outside.mp4")
+    response = {"output": "x", "video": {"storageRef": {"key": key}}}
+    refused(probes("x", ctx(response)), "media-store", f"storage key {key!r} escapes promptfoo's media store", "refused")
+
+
+def test_refused_a_missing_media_store_key(pf_dir):
+    refused(probes("x", ctx({"video": {"storageRef": {"key": "video/ffffffffffff.mp4"}}})), "media-store", "is missing from promptfoo's media store")
+
+
+@pytest.mark.parametrize("uri, problem", [
+    ("data:text/plain;base64,aGVsbG8=", "text/plain is not a video or image we can judge"),
+    ("data:video/mp4;base64,@@@not-base64@@@", "the base64 data does not decode"),
+    ("data:image/png;base64,iVBORw0KGgo=", "is image (image/png), expected video"),
+])
+def test_refused_a_data_uri_that_is_not_a_usable_video(uri, problem):
+    result = probes("", ctx(clip=uri))
+    refused(result, "var 'clip' (data-uri data:", problem)
+    assert "aGVsbG8" not in result["reason"] and "iVBOR" not in result["reason"]  # the payload is never echoed
+
+
+def test_refused_a_url_that_answers_404(tmp_path):
+    with ClipServer(CLIPS) as server:
+        refused(probes("", ctx(clip=f"{server.url}/missing/gen_clean.mp4")), "var 'clip' (url http://127.0.0.1", "HTTP 404")
+
+
+def test_refused_a_url_too_large_before_its_body_is_read(monkeypatch):
+    monkeypatch.setenv("REELJUDGE_MAX_DOWNLOAD_BYTES", "1000")
+    with ClipServer(CLIPS) as server:
+        refused(probes("", ctx(clip=f"{server.url}/clips/gen_clean.mp4")), "(url ", "too large",
+                f"announces {CLEAN.stat().st_size} bytes, over the 1000-byte limit")
+
+
+def test_refused_a_url_that_times_out(monkeypatch):
+    monkeypatch.setenv("REELJUDGE_DOWNLOAD_TIMEOUT_S", "0.3")
+    monkeypatch.setenv("REELJUDGE_DOWNLOAD_DEADLINE_S", "1")
+    with ClipServer(CLIPS) as server:
+        refused(probes("", ctx(clip=f"{server.url}/stall/gen_clean.mp4")), "(url ", "timed out")
+
+
+def test_refused_markdown_with_two_different_media_links(pf_dir):
+    digest = put_blob(pf_dir, CLEAN)
+    output = f"take 1: [Video: a](promptfoo://blob/{digest}) take 2: [Video: b](storageRef:video/0123456789ab.mp4)"
+    refused(probes(output, ctx()), "2 different media links", "ambiguous", "`var`")
+    named = probes(output, {**ctx(take="gen_clean"), "config": {"var": "take"}})  # naming the var settles it
+    assert named["pass"] is True and named["metadata"]["media"]["found_in"] == "var 'take'"
+
+
+def test_a_bad_download_setting_is_a_clear_error(monkeypatch):
+    monkeypatch.setenv("REELJUDGE_MAX_DOWNLOAD_BYTES", "lots")
+    with pytest.raises(BadInputError, match="REELJUDGE_MAX_DOWNLOAD_BYTES='lots' is not a number"):
+        locate_media(ctx(clip="https://127.0.0.1:9/a.mp4"), "", var=None, test=TEST, kinds=("video",))
+
+
+def test_media_errors_are_media_errors():
+    with pytest.raises(MediaError, match="not a blob reference"):
+        locate_media(ctx(clip="promptfoo://blob/xyz"), "", var=None, test=TEST, kinds=("video",))
