@@ -4,6 +4,7 @@ the clip, are read by every judge; ``ab import`` takes them into a study that pe
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 from pathlib import Path
@@ -83,16 +84,16 @@ def test_every_clip_judge_reads_clips_from_promptfoos_blob_and_media_stores(vide
 
 @pytest.mark.e2e
 def test_ab_import_takes_clips_from_both_stores_and_people_rate_them(video_run, tmp_path):
-    from reeljudge.ab.imports import build_samples, read_promptfoo
     from reeljudge.ab.workspace import Workspace
+    from reeljudge.cli import main
 
     code, _, output, work = video_run
     assert code == 0, output[-3000:]
-    ws = Workspace(tmp_path / "study")
-    specs = read_promptfoo(work / "results.json", promptfoo_dir=work / "promptfoo")
-    result = build_samples(specs, ws.fix_protocol(), ws.clips)
-    ws.store.add_samples(result.samples, list(result.clips.values()))
-    [sample] = result.samples
+    study = tmp_path / "study"
+    # the stores are found through --promptfoo-dir, not the environment
+    assert main(["ab", "import", str(work / "results.json"), "--data", str(study), "--promptfoo-dir", str(work / "promptfoo")]) == 0
+    ws = Workspace(study)
+    [sample] = ws.store.samples()
     assert {sample.system_a, sample.system_b} == set(CARRIERS)
     assert {sample.clip_a, sample.clip_b} == {sha256_file(CLIPS / clip) for _, clip in CARRIERS.values()}
     token = invite(ws, "ann")
@@ -126,3 +127,41 @@ def test_gecko_reads_images_from_markdown_and_data_uris_and_refuses_two_links(fa
     assert "gecko did not judge (media_error) in test 'stores: a red disc on white'" in reason
     assert "2 different media links" in reason and "ambiguous" in reason and "`var`" in reason
     assert "base64," not in json.dumps(judged(cells["image-data"], "gecko")["metadata"])  # a data: URI is never copied into results
+
+
+@pytest.mark.e2e
+def test_the_viewer_still_serves_both_clips_after_our_judges_ran(video_run):
+    """promptfoo's web viewer plays what the response's video object names: the blob (its /api/blobs route
+    checks promptfoo's database reference that storeBlob wrote) and the media-store key."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    from ab_support import free_port
+
+    code, results, output, work = video_run
+    assert code == 0, output[-3000:]
+    cells = {c["provider"]["label"]: c for c in rows(results)}
+    digest = cells["veo-like"]["response"]["video"]["blobRef"]["hash"]
+    key = cells["sora-like"]["response"]["video"]["storageRef"]["key"]
+    port = free_port()
+    env = {**os.environ, "PROMPTFOO_CONFIG_DIR": str(work / "promptfoo")}
+    view = subprocess.Popen(["bash", "scripts/promptfoo.sh", "view", "-p", str(port), "-n"], cwd=ROOT, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        base, deadline = f"http://127.0.0.1:{port}", time.monotonic() + 90
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(base + "/health", timeout=2).status_code < 500:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.5)
+        blob = httpx.get(f"{base}/api/blobs/{digest}", timeout=30)
+        media = httpx.get(f"{base}/api/media/{key}", timeout=30)
+    finally:
+        os.killpg(view.pid, signal.SIGTERM)
+        view.wait(20)
+    assert blob.status_code == 200 and blob.headers["content-type"].startswith("video/mp4")
+    assert hashlib.sha256(blob.content).hexdigest() == digest
+    assert media.status_code == 200 and media.content == (CLIPS / "bbb_excerpt.mp4").read_bytes()

@@ -240,3 +240,50 @@ def test_a_bad_download_setting_is_a_clear_error(monkeypatch):
 def test_media_errors_are_media_errors():
     with pytest.raises(MediaError, match="not a blob reference"):
         locate_media(ctx(clip="promptfoo://blob/xyz"), "", var=None, test=TEST, kinds=("video",))
+
+
+# --- ab import and import weight ------------------------------------------------------------------
+
+def results_file(tmp_path: Path, responses: dict[str, dict]) -> Path:
+    """A promptfoo results file with one test and one cell per provider label."""
+    cells = [{"testIdx": 0, "vars": {"prompt": "a red ball"}, "provider": {"id": "x", "label": label}, "response": response,
+              "testCase": {"description": "one"}} for label, response in responses.items()]
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps({"results": {"results": cells}}))
+    return path
+
+
+def test_ab_import_refuses_a_missing_blob_naming_the_test_and_provider(pf_dir, tmp_path):
+    from reeljudge.ab.imports import ImportRefused, build_samples, read_promptfoo
+    from reeljudge.ab.workspace import Workspace
+
+    put_media(pf_dir, CLEAN, "video/0123456789ab.mp4")
+    missing = sha(CLIPS / "gen_frozen.mp4")
+    path = results_file(tmp_path, {"veo": veo_response(missing), "sora": {"video": {"storageRef": {"key": "video/0123456789ab.mp4"}}}})
+    ws = Workspace(tmp_path / "study")
+    with pytest.raises(ImportRefused, match=rf"results.json test 0 \(one\): clip_a: blob {missing[:12]}… is missing"):
+        build_samples(read_promptfoo(path), ws.fix_protocol(), ws.clips)
+    assert ws.store.samples() == []
+
+
+def test_ab_import_refuses_an_output_with_two_media_links(tmp_path):
+    from reeljudge.ab.imports import ImportRefused, read_promptfoo
+
+    two = {"output": "[a](promptfoo://blob/" + "a" * 64 + ") [b](storageRef:video/0123456789ab.mp4)"}
+    path = results_file(tmp_path, {"one": two, "two": {"output": "gen_clean"}})
+    with pytest.raises(ImportRefused, match="provider 'one': the provider output has 2 different media links"):
+        read_promptfoo(path)
+
+
+def test_locating_a_blob_imports_nothing_heavy(pf_dir):
+    import subprocess
+    import sys
+
+    digest = put_blob(pf_dir, CLEAN)
+    code = (
+        "import sys, json; from reeljudge.media.resolver import locate_media; "
+        f"r = locate_media({{'providerResponse': {veo_response(digest)!r}}}, '', var=None, test='t', kinds=('video',)); "
+        "print(json.dumps([r.media.sha256, sorted({m.split('.')[0] for m in sys.modules} & {'numpy', 'av', 'httpx', 'tenacity', 'google', 'cv2'})]))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True).stdout
+    assert json.loads(out) == [digest, []]
