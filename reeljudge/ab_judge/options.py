@@ -31,7 +31,7 @@ class ABJudgeOptions:
     protocol: str = option("ab-v1", doc="the A/B protocol version (protocols/<id>.yaml)")
     prompt_var: str = option("prompt", doc="the var holding the generation prompt")
     reference_var: str = option("reference", doc="the var naming the reference clip (a baseline, a previous release)")
-    media_var: str | None = option(None, doc="the var naming the new clip (null: the provider's clip, else var video/clip, else the output)")
+    media_var: str | None = option(None, doc="the var naming the new clip (null: the provider response's clip, else a markdown link, else var video/clip, else the output; docs/media.md)")
     source_var: str = option("source", doc="edit tasks: the var naming the source clip that was edited")
     media_resolution: Literal["low", "medium", "high"] | None = option(None, doc="tokens per frame: low ≈ 66, default 258")
     fps: float | None = option(None, minimum=0.01, maximum=24, doc="frames per second sampled from each clip (Gemini default 1)")

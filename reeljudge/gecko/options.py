@@ -17,7 +17,7 @@ class GeckoOptions:
     """What the Gecko judge checks, how it scores and how media reaches the judge."""
 
     prompt_var: str = option("prompt", doc="the var holding the generation prompt being checked")
-    media_var: str | None = option(None, doc="the var naming the clip or image (null: the provider's clip, else var video/clip, else the output)")
+    media_var: str | None = option(None, doc="the var naming the clip or image (null: the provider response's media, else a markdown link, else var video/clip, else the output; docs/media.md)")
     qas_var: str = option("qas", doc="a var with declared questions (used as is: no generation, no filter)")
     kind: Literal["auto", "video", "image"] = option("auto", doc="media kind (auto: by file extension)")
     threshold: float = option(0.7, minimum=0, maximum=1, doc="pass when the score reaches it (expect: match)")
