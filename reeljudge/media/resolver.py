@@ -55,6 +55,10 @@ class Located:
         """The checked media with its content hash."""
         return self.opened.media
 
+    def described(self) -> str:
+        """Where it was found and what it is, for a message (see ``described``)."""
+        return described(self.origin, self.opened.label)
+
     @property
     def label(self) -> str:
         """A short name for reasons: the reference (a path, a store reference, a URL) or the data: URI's summary."""
@@ -81,11 +85,15 @@ def open_candidate(candidate: Candidate, kinds: Iterable[MediaKind], where: Wher
     try:
         opened = open_reference(candidate.ref, kinds, where, mime_hint=candidate.mime_hint)
     except MediaError as error:
-        carrier = carrier_of(candidate.ref)
-        if carrier == "file":
-            raise MediaError(f"{candidate.origin} = {candidate.ref!r}: {error.message}") from None
-        raise MediaError(f"{candidate.origin} ({carrier} {short(candidate.ref)}): {error.message}") from None
+        raise MediaError(f"{described(candidate.origin, candidate.ref)}: {error.message}") from None
     return Located(opened, candidate.origin)
+
+
+def described(origin: str, ref: str) -> str:
+    """Where a reference was found and what it is, for a refusal: ``var 'clip' = 'x.mp4'``, or with its carrier
+    ``the provider response's video.blobRef (promptfoo-blob promptfoo://blob/…)``."""
+    carrier = carrier_of(ref)
+    return f"{origin} = {ref!r}" if carrier == "file" else f"{origin} ({carrier} {short(ref)})"
 
 
 def find_reference(context: Mapping[str, Any], output: Any, *, var: str | None, test: str,
@@ -175,6 +183,6 @@ def _one_line(output: Any) -> Candidate | None:
 
 def short(text: str, limit: int = 72) -> str:
     """A reference shortened for a message (a data: URI is never printed whole)."""
-    if text.lower().startswith("data:"):
-        return text.split(",", 1)[0] + ",…"
+    if text.lower().startswith("data:") and len(text) > limit:
+        return text.split(",", 1)[0][:limit] + ",…"
     return text if len(text) <= limit else text[:limit] + "…"

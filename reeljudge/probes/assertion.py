@@ -61,7 +61,7 @@ def get_assert(output: Any, context: Mapping[str, Any] | None) -> Result:
                 raise MediaError(f"{located.label}: remote clips are not probed offline; download it first")
             signals = measure(media.path, options)
         except MediaError as error:
-            raise MediaError(f"{located.origin} ({located.opened.carrier} {located.label}): {error.message}") from None
+            raise MediaError(f"{located.described()}: {error.message}") from None
         prompt = str(vars_of(context).get(assertion.prompt_var) or context.get("prompt") or "")
         verdict = ProbesVerdict(probe_signals(signals, options, prompt), signals.info)
         metadata = {"judge": JUDGE, "test": test, "clip": located.opened.file_name(), "media": located.metadata(),
