@@ -56,8 +56,10 @@ class Located:
         return self.opened.media
 
     def described(self) -> str:
-        """Where it was found and what it is, for a message (see ``described``)."""
-        return described(self.origin, self.opened.label)
+        """Where it was found and what it is, for a message (as ``described`` words a reference)."""
+        if self.opened.carrier == "file":
+            return f"{self.origin} = {self.opened.label!r}"
+        return f"{self.origin} ({self.opened.carrier} {self.opened.label})"
 
     @property
     def label(self) -> str:
@@ -183,6 +185,6 @@ def _one_line(output: Any) -> Candidate | None:
 
 def short(text: str, limit: int = 72) -> str:
     """A reference shortened for a message (a data: URI is never printed whole)."""
-    if text.lower().startswith("data:") and len(text) > limit:
+    if text.lower().startswith("data:"):
         return text.split(",", 1)[0][:limit] + ",…"
     return text if len(text) <= limit else text[:limit] + "…"
