@@ -6,7 +6,7 @@ import importlib
 import sys
 
 BENCHMARKS = ("filmability_cache", "gecko_calls", "probes", "probes_corpus", "ab_load", "term_accuracy",
-              "library_probes", "filmability_bulk", "compare_speed", "ab_judge_calls", "batch", "warm_path")
+              "library_probes", "filmability_bulk", "compare_speed", "ab_judge_calls", "batch", "warm_path", "media_resolver")
 
 
 def main(names: list[str]) -> None:
