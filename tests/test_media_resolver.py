@@ -110,6 +110,17 @@ def test_markdown_links_to_pages_are_not_media_but_images_always_are():
     assert markdown_reference(same).ref == "promptfoo://blob/" + "a" * 64  # the same link twice is one clip
 
 
+def test_an_images_list_gives_its_one_image_and_refuses_several():
+    png = "data:image/png;base64,iVBORw0KGgo="
+    one = {"output": "![x](https://cdn.example.org/x.png)", "images": [{"data": png, "mimeType": "image/png"}]}
+    found = find_reference(ctx(one), one["output"], var=None, test=TEST)
+    assert (found.ref, found.origin, found.mime_hint) == (png, "the provider response's images[0]", "image/png")
+    several = {"images": [{"data": png}, {"data": "https://cdn.example.org/2.png"}]}
+    with pytest.raises(MediaError, match="has 2 different images: which one is ambiguous"):
+        find_reference(ctx(several), "", var=None, test=TEST)
+    assert find_reference(ctx(several, video="gen_clean"), "", var=None, test=TEST, kinds=("video",)).ref == "gen_clean"
+
+
 # --- carriers that work ----------------------------------------------------------------------------
 
 def test_a_blob_is_read_verified_and_recorded_by_hash(pf_dir):

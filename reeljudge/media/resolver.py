@@ -6,7 +6,8 @@ The order (the first that names something wins):
 1. the assertion's ``var``, when set;
 2. the provider response: our providers' clip (``metadata.clip_path``, the original file whose viewer
    copy is their ``video`` object), else the response's ``video`` / ``image`` object — its
-   ``blobRef`` (promptfoo's Veo), ``storageRef`` (Sora, Azure), else ``url``;
+   ``blobRef`` (promptfoo's Veo), ``storageRef`` (Sora, Azure), else ``url`` — else its ``images``
+   list (promptfoo's image providers; several different images are ambiguous and refused);
 3. a markdown image or media link in the output (``![…](…)``, ``[Video: …](…)``); two different
    ones are ambiguous and refused (name the clip with ``var``);
 4. a var in the default list (``CLIP_VARS``);
@@ -132,6 +133,9 @@ def response_reference(response: Mapping[str, Any], output: Any, kinds: tuple[Me
         found = _media_object(response.get(key), key) if key in kinds else None
         if found is not None:
             return found
+    found = _images_list(response.get("images")) if "image" in kinds else None
+    if found is not None:
+        return found
     text = output if output is not None else response.get("output")
     found = markdown_reference(text if isinstance(text, str) else "")
     if found is None and one_line:
@@ -154,6 +158,21 @@ def _media_object(obj: Any, key: str) -> Candidate | None:
     if isinstance(url, str) and url.strip():
         return Candidate(url.strip(), f"the provider response's {key}.url")
     return None
+
+
+def _images_list(images: Any) -> Candidate | None:
+    """The one image of a response's ``images`` list (promptfoo's image providers: ``[{data, mimeType}]``), or None;
+    MediaError when it holds several different images."""
+    if not isinstance(images, list):
+        return None
+    entries = [e for e in images if isinstance(e, Mapping) and isinstance(e.get("data"), str) and e["data"].strip()]
+    distinct = list(dict.fromkeys(e["data"].strip() for e in entries))
+    if len(distinct) > 1:
+        raise MediaError(f"the provider response has {len(distinct)} different images: which one is ambiguous; "
+                         "generate one image per test (n: 1), or name the image with the assertion's `var`")
+    if not distinct:
+        return None
+    return Candidate(distinct[0], "the provider response's images[0]", str(entries[0].get("mimeType") or ""))
 
 
 def markdown_reference(text: str) -> Candidate | None:
