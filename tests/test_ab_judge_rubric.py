@@ -98,7 +98,7 @@ def test_reader_refuses_rule_breaking_replies_with_the_protocol_message():
     cases = {
         "A tie has no loser": {**good, "winner": "tie"},
         "is a reason for a tie": {**good, "primary_tag": "tie_both_good"},
-        "cannot also be a secondary tag": {**good, "secondary_tags": ["flicker"]},
+        "Each secondary tag may be chosen once": {**good, "secondary_tags": ["artifacts", "artifacts"]},
         "Keep the note to 2 sentences": {**good, "note": "One. Two. Three."},
     }
     for message, reply in cases.items():

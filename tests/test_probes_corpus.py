@@ -38,9 +38,9 @@ def _failed(results: dict, name: str) -> dict[str, str]:
 
 
 def test_the_corpus_covers_every_class_the_issue_names() -> None:
-    wanted_clean = {"locked_off", "slow_motion", "flat_animation", "vfr_pan", "real_vp9", "fade_out", "dissolve", "flash", "grain", "night", "pan_hold_1080p"}
+    wanted_clean = {"locked_off", "slow_motion", "flat_animation", "vfr_pan", "real_vp9", "fade_out", "dissolve", "flash", "flash_one_frame", "flash_three_frames", "grain", "night", "pan_hold_1080p"}
     wanted_faults = {f"flicker_{hz}hz_{scene}" for hz in (3, 5, 8, 12) for scene in ("static", "moving")}
-    wanted_faults |= {"cut", "frozen", "stall", "black", "shake", "truncated", "gray"}
+    wanted_faults |= {"cut", "cut_and_back", "frozen", "stall", "black", "shake", "truncated", "gray"}
     assert wanted_clean <= set(CLEAN) and wanted_faults <= set(FAULTS)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Hashable, Iterable, Mapping, Sequence
 
+from reeljudge.ab.contradiction import LOSER_RATED_HIGHER, contradiction
 from reeljudge.ab.protocol import Protocol
 from reeljudge.ab.records import TIE, Judgement, as_judgements
 from reeljudge.ab.samples import Sample
@@ -78,38 +79,18 @@ def outcomes(records: Iterable[Judgement]) -> list[Outcome]:
     return out
 
 
-def rating_preference(j: Judgement, protocol: Protocol) -> tuple[str | None, str | None, int]:
-    """Which system the ratings favour: (system or None, priority group that decides, margin).
-
-    Groups are compared in the protocol's priority order (adherence first); within a group the
-    ratings of its dimensions are summed; the first group where the clips differ decides.
-    """
-    x, y = j.systems
-    for group in protocol.priority:
-        dims = [d.id for d in protocol.dimensions_for(j.family) if d.priority == group]
-        rx = sum(j.ratings.get(x, {}).get(d, 0) for d in dims)
-        ry = sum(j.ratings.get(y, {}).get(d, 0) for d in dims)
-        if rx != ry:
-            return (x if rx > ry else y), group, abs(rx - ry)
-    return None, None, 0
-
-
 def contradictions(records: Iterable[Judgement], protocol: Protocol) -> list[dict[str, Any]]:
-    """Records whose own ratings contradict their winner: the loser rated better, or a tie rated apart."""
+    """Records whose own ratings contradict their winner, by the one rule of ``reeljudge.ab.contradiction``
+    (the one the A/B judge's reader refuses by): the loser rated better, or a tie rated apart."""
     found = []
     for j in records:
-        favoured, group, margin = rating_preference(j, protocol)
-        if favoured is None:
-            continue
-        if j.winner == TIE:
-            kind = "tie_rated_apart"
-        elif favoured != j.winner:
-            kind = "loser_rated_higher"
-        else:
+        c = contradiction(protocol, j.family, j.winner, j.ratings, j.systems)
+        if c is None:
             continue
         found.append({"record_id": j.record_id, "sample_id": j.sample_id, "rater": j.rater, "winner": j.winner,
-                      "ratings_favour": favoured, "deciding_group": group, "margin": margin, "kind": kind})
-    return sorted(found, key=lambda c: (c["kind"] != "loser_rated_higher", -c["margin"], c["sample_id"]))
+                      "ratings_favour": c.preference.favoured, "deciding_group": c.preference.group,
+                      "margin": c.preference.margin, "kind": c.kind})
+    return sorted(found, key=lambda c: (c["kind"] != LOSER_RATED_HIGHER, -c["margin"], c["sample_id"]))
 
 
 def disagreements(records: Sequence[Judgement], samples: Mapping[str, Sample], protocol: Protocol, top: int = 20) -> list[dict[str, Any]]:

@@ -2,26 +2,33 @@
 
 The request holds our instruction text (``rubrics/ab_judge.<protocol>.md``) as the system text, the
 prompt as delimited data, the source clip for edit tasks, both clips labelled A and B, and the reply
-schema narrowed to the task family. The reader validates the reply against that schema (through
-the one reply reader) and then against the protocol's rules with ``check_form``, the same check the
-rating server applies to people: a reply that breaks a rule is refused with the rule's message,
-which the judge client feeds back once; it is never fixed up.
+schema narrowed to the task family. The reader reads the reply through the one reply reader,
+repairs what has one reading (``reading``: a winner in a plain form of A, B or tie, an optional
+field left out, a secondary tag repeating the primary; each repair recorded), validates it against
+that schema, then against the protocol's rules with ``check_form`` (the check the rating server
+applies to people), then refuses a verdict whose ratings favour the clip it did not pick
+(``reeljudge.ab.contradiction``, the rule the rating server's report lists people's records by). A
+refused reply is refused with the rule's message, which the judge client feeds back once; a rule
+broken or a contradiction is never fixed up.
 """
 
 from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-from reeljudge.ab.protocol import check_form, load_protocol
+from reeljudge.ab.contradiction import contradiction
+from reeljudge.ab.protocol import SIDES, check_form, load_protocol
+from reeljudge.ab_judge.reading import repair_reply
 from reeljudge.ab_judge.rubric import family_schema, system_text
 from reeljudge.gemini.client import JudgeRequest, MediaInput
 from reeljudge.gemini.parsers import reply_parser
 from reeljudge.gemini.prompts import data_block
-from reeljudge.gemini.replies import ReplyInvalid, json_parser
+from reeljudge.gemini.replies import ReplyInvalid, read_json, schema_errors
 
 REQUEST_KIND = "ab.judge"
 USER_MARKER = "Compare clip A with clip B by the protocol"
 BREAKS_PROTOCOL = "breaks_protocol"
+SELF_CONTRADICTING = "self_contradicting"
 
 
 def order_request(
@@ -58,19 +65,27 @@ def order_request(
 
 @reply_parser("ab_judge.order")
 def order_parser(protocol_id: str, family: str) -> Callable[[str], dict[str, Any]]:
-    """The reader of one order's reply: the family's reply schema, then the protocol's rules.
+    """The reader of one order's reply: the one reply reader, the one-reading repairs (``reading``), the
+    family's reply schema, the protocol's rules, then the one rule of a self-contradicting verdict.
 
-    Its arguments are plain JSON, so the same reader can be rebuilt in another process.
+    Its arguments are plain JSON, so the same reader can be rebuilt in another process. The value
+    is the verdict in side terms plus ``repaired``: a line per repair made (empty when none).
     """
     protocol = load_protocol(protocol_id)
-    read = json_parser(family_schema(protocol, family))
+    schema = family_schema(protocol, family)
 
     def parse(text: str) -> dict[str, Any]:
-        value = read(text)
-        problems = check_form(protocol, family, value)
+        value, repaired = repair_reply(read_json(text, schema))
+        problems = schema_errors(value, schema)
         if problems:
-            rules = "; ".join(f"{p.field}: {p.message}" for p in problems)
+            raise ReplyInvalid("the JSON does not match the schema: " + "; ".join(problems))
+        broken = check_form(protocol, family, value)
+        if broken:
+            rules = "; ".join(f"{p.field}: {p.message}" for p in broken)
             raise ReplyInvalid(f"the verdict breaks the protocol's rules: {rules}", kind=BREAKS_PROTOCOL)
-        return value
+        found = contradiction(protocol, family, value["winner"], value["ratings"], SIDES)
+        if found is not None:
+            raise ReplyInvalid(f"the verdict contradicts itself ({found.kind}): {found.message()}", kind=SELF_CONTRADICTING)
+        return {**value, "repaired": repaired}
 
     return parse

@@ -78,8 +78,9 @@ def _order_component(number: int, o: OrderVerdict, v: PairVerdict) -> Result:
     layout = f"A = {o.shown['A']}, B = {o.shown['B']}"
     tags = ", ".join(o.tags)
     note = f"; note: {o.form['note']}" if o.form.get("note") else ""
+    repaired = f"; read with repairs: {'; '.join(o.form['repaired'])}" if o.form.get("repaired") else ""
     return component(name=f"order {number} ({layout})", passed=o.winner in (new, TIE), score=1.0 if o.winner == new else 0.5 if o.winner == TIE else 0.0,
-                     reason=f"winner {o.form['winner']} = {o.winner}; tags: {tags}{note}", **o.as_dict())
+                     reason=f"winner {o.form['winner']} = {o.winner}; tags: {tags}{note}{repaired}", **o.as_dict())
 
 
 def probes_result(v: ProbesPairVerdict, options: ABJudgeOptions, test: str) -> Result:

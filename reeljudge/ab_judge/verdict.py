@@ -32,7 +32,7 @@ class OrderVerdict:
     """One order's reply: which system was on which side, the reply as given (side terms), its call."""
 
     shown: Mapping[str, str]  # side -> system
-    form: Mapping[str, Any]  # winner A/B/tie, primary_tag, secondary_tags, ratings {A, B}, note
+    form: Mapping[str, Any]  # winner A/B/tie, primary_tag, secondary_tags, ratings {A, B}, note, repaired (the reader's repairs)
     call: Mapping[str, Any] = field(default_factory=dict)  # model, latency, cache hit, cost, attempts, key
     usage: Usage = field(default_factory=Usage)
 
@@ -57,7 +57,7 @@ class OrderVerdict:
         return {"shown": dict(self.shown), "winner_side": self.form["winner"], "winner": self.winner,
                 "primary_tag": self.form["primary_tag"], "secondary_tags": list(self.form.get("secondary_tags") or []),
                 "ratings": {s: dict(r) for s, r in self.form["ratings"].items()}, "note": self.form.get("note"),
-                "call": dict(self.call)}
+                "repaired": list(self.form.get("repaired") or []), "call": dict(self.call)}
 
 
 class Outcome:

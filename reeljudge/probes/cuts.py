@@ -1,4 +1,10 @@
-"""Scene-cut probe: adaptive content detector, reported as "scene reset / teleporting" in one-shot clips."""
+"""Scene-cut probe: adaptive content detector, reported as "scene reset / teleporting" in one-shot clips.
+
+A flash (camera flash, lightning) is not a cut: a short brightness excursion after which the
+picture is the same shot again makes two abrupt changes (into the flash and out of it), or one
+when the flash fades; both belong to one event, reported as a flash fact. A cut to another shot
+that comes back to the first one later is still two cuts (see ``flash_ranges``).
+"""
 
 from __future__ import annotations
 
@@ -23,7 +29,9 @@ def prompt_implies_one_shot(prompt: str) -> bool:
 
 
 def cut_frames(signals: Signals, options: ProbeOptions) -> list[int]:
-    """Frames that start a new shot: content change ≥ ``cut_ratio`` × its neighbours' mean and ≥ ``cut_min_content``.
+    """Frames where the picture changes abruptly: content change ≥ ``cut_ratio`` × its neighbours' mean
+    and ≥ ``cut_min_content``. These are the cuts and the edges of flashes (``shot_events`` tells them
+    apart); the other probes break their runs at all of them.
 
     Transitions to or from black belong to the black-frame probe. A frame right after a frozen or
     still run counts only when its change also reaches ``cut_resume_ratio`` × what the clip's
@@ -75,15 +83,77 @@ def thumb_distance(signals: Signals, a: int, b: int) -> float:
     return float(np.abs(z1 - z2).mean())
 
 
+def flash_ranges(signals: Signals, changes: list[int], options: ProbeOptions) -> list[tuple[int, int]]:
+    """The flashes among the abrupt ``changes``: (first, last) frame of each.
+
+    A flash is the frames strictly between a frame ``before`` and a frame ``after`` around a change,
+    the first flash frame at most ``flash_max_s`` before ``after``, where the flash frames' mean luma
+    moves ≥ ``flash_min_luma`` away from ``before``'s, ``after``'s luma is back within half that,
+    and ``after`` shows the same shot as ``before`` (``_same_shot``). The shortest such window
+    around a change is taken.
+    """
+    found: list[tuple[int, int]] = []
+    for change in changes:
+        if any(a <= change <= b + 1 for a, b in found):
+            continue
+        window = _flash_around(signals, change, options)
+        if window is not None:
+            found.append(window)
+    return sorted(found)
+
+
+def _flash_around(signals: Signals, change: int, options: ProbeOptions) -> tuple[int, int] | None:
+    """The shortest flash (first, last frame) whose edges enclose ``change``, or None."""
+    luma, times = signals.luma, signals.times
+    windows = []
+    for before in range(change - 1, -1, -1):
+        if times[change] - times[before + 1] > options.flash_max_s:
+            break
+        for after in range(max(change, before + 2), signals.count):
+            if times[after] - times[before + 1] > options.flash_max_s:
+                break
+            peak = max(abs(luma[j] - luma[before]) for j in range(before + 1, after))
+            back = abs(luma[after] - luma[before]) < options.flash_min_luma / 2
+            if peak >= options.flash_min_luma and back and _same_shot(signals, before, after, options):
+                windows.append((after - before, before + 1, after - 1))
+                break
+    return min(windows)[1:] if windows else None
+
+
+#: the least change allowed between two frames of one shot around a flash (standardised thumbnail
+#: distance; encoder noise after a flash on a still shot is ≈ 0.02–0.05, another shot ≈ 0.2–1.0)
+MATCH_FLOOR = 0.05
+
+
+def _same_shot(signals: Signals, before: int, after: int, options: ProbeOptions) -> bool:
+    """Whether frame ``after`` shows the shot of frame ``before``: their thumbnail distance is at most
+    ``flash_match_ratio`` × the change the clip shows over as many frames just before and after
+    (that change counted as at least ``MATCH_FLOOR``, for a still, noise-free shot)."""
+    span = after - before
+    spans = [(a, a + span) for a in (before - span, after) if a >= 0 and a + span < signals.count]
+    expected = sum(thumb_distance(signals, a, b) for a, b in spans) / len(spans) if spans else 0.0
+    return thumb_distance(signals, before, after) <= options.flash_match_ratio * max(expected, MATCH_FLOOR)
+
+
+def shot_events(signals: Signals, options: ProbeOptions) -> tuple[list[int], list[tuple[int, int]]]:
+    """The cuts (frames that start a new shot) and the flashes ((first, last) frame), told apart."""
+    changes = cut_frames(signals, options)
+    flashes = flash_ranges(signals, changes, options)
+    cuts = [c for c in changes if not any(a <= c <= b + 1 for a, b in flashes)]
+    return cuts, flashes
+
+
 def probe_cuts(signals: Signals, options: ProbeOptions, prompt: str = "") -> ProbeResult:
-    """Report scene cuts; fail them as scene resets when the clip should be one shot."""
-    cuts = cut_frames(signals, options)
+    """Report scene cuts; fail them as scene resets when the clip should be one shot. Flashes are facts."""
+    cuts, flashes = shot_events(signals, options)
     single = options.single_shot if options.single_shot is not None else prompt_implies_one_shot(prompt)
     where = list_ranges(signals, [(c, c) for c in cuts])
-    details = {"cuts": range_details(signals, [(c, c) for c in cuts]), "single_shot": single}
+    details = {"cuts": range_details(signals, [(c, c) for c in cuts]), "single_shot": single,
+               "flashes": range_details(signals, flashes)}
+    facts = f"; {len(flashes)} flash(es), the same shot before and after (not cuts): {list_ranges(signals, flashes)}" if flashes else ""
     if cuts and single:
-        reason = f"scene reset / teleporting: {len(cuts)} cut(s) in a one-shot clip at {where}"
+        reason = f"scene reset / teleporting: {len(cuts)} cut(s) in a one-shot clip at {where}{facts}"
         return ProbeResult("scene_cuts", False, 1.0 / (1 + len(cuts)), reason, details=details)
     if cuts:
-        return ProbeResult("scene_cuts", True, 1.0, f"{len(cuts)} cut(s) (multi-shot allowed) at {where}", details=details)
-    return ProbeResult("scene_cuts", True, 1.0, f"no scene cuts in {signals.count} analysed frames", details=details)
+        return ProbeResult("scene_cuts", True, 1.0, f"{len(cuts)} cut(s) (multi-shot allowed) at {where}{facts}", details=details)
+    return ProbeResult("scene_cuts", True, 1.0, f"no scene cuts in {signals.count} analysed frames{facts}", details=details)

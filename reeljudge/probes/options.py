@@ -71,6 +71,9 @@ class ProbeOptions:
     cut_ratio: float = option(3.0, minimum=0, doc="content score ÷ neighbours' mean must reach this …")
     cut_min_content: float = option(30.0, minimum=0, doc="… and the content score this (0–~150 scale)")
     cut_resume_ratio: float = option(2.0, minimum=0, doc="right after a still run: … and ≥ this × the clip's own change over as many frames")
+    flash_max_s: float = option(0.25, minimum=0, doc="a flash, not a cut: the picture is the same shot again within this long …")
+    flash_min_luma: float = option(20.0, minimum=0, doc="… after a brightness excursion of ≥ this (mean luma levels), back within half of it …")
+    flash_match_ratio: float = option(3.0, minimum=0, doc="… the frame after as close to the frame before as ≤ this × the clip's own change over as many frames")
     single_shot: bool | None = option(None, doc="None: infer from the prompt (one shot unless it asks for cuts)")
     # flicker
     flicker_min_delta: float = option(4.0, minimum=0, doc="a brightness swing (motion-compensated, levels) that counts")

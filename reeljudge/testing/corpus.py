@@ -4,7 +4,7 @@
 them. Variant 0 is the base (24 fps, 256×144); variants 1 and 2 change the seed, the frame rate
 (30, 25 fps), the size, the fault strengths and the lossy encoder settings, so a probe tuned to
 one clip does not pass by luck. Hard negatives are footage a probe must not fail (still,
-slow, flat, dark, grainy, variable-rate, re-encoded, faded, dissolved, flashed); fault clips
+slow, flat, dark, grainy, variable-rate, re-encoded, faded, dissolved, flashed for one to three frames); fault clips
 carry each fault the probes exist to find, with the probe and frames that must report it.
 Generated clips belong in a temporary or cache folder, never in git.
 """
@@ -109,6 +109,8 @@ def hard_negatives(v: _Variant) -> list[CorpusClip]:
         _clean("dip_to_black", v, _spec(v).with_faults(Fault("fade_out", f(1.0), f(0.5)), Fault("fade_in", f(1.6), f(0.5))), what="dip to black and back (a fade, not a cut)"),
         _clean("dissolve", v, _spec(v).with_faults(Fault("dissolve", f(1.2), f(0.6))), what="dissolve between two shots"),
         _clean("flash", v, _spec(v).with_faults(Fault("flash", f(1.5), 2)), what="one camera flash"),
+        _clean("flash_one_frame", v, _spec(v, pan_px=0.0, object_px=1.0).with_faults(Fault("flash", f(1.5), 1, strength=1.33)), what="a one-frame flash to white, static camera, an object moves (not a cut)"),
+        _clean("flash_three_frames", v, _spec(v, pan_px=0.0, object_px=1.0).with_faults(Fault("flash", f(1.5), 3, strength=1.33)), what="a three-frame flash to white, fading, static camera, an object moves (not a cut)"),
         _clean("exposure_ramp", v, _spec(v).with_faults(Fault("exposure", f(1.0), f(1.0))), what="exposure ramps up 40 % over a second"),
         _clean("grain", v, _spec(v, grain=10.0), what="heavy film grain on a pan"),
         _clean("night", v, _spec(v, scene="night", pan_px=0.5, object_px=3.0, grain=3.0), what="night street, low light, slow pan; a car drives in"),
@@ -136,6 +138,7 @@ def faults(v: _Variant) -> list[CorpusClip]:
     static = _spec(v, pan_px=0.0, object_px=0.0)
     clips = [
         _fault("cut", v, _spec(v).with_faults(Fault("cut", f(1.5))), Expected("scene_cuts", f(1.5), f(1.5)), what="hard cut in a one-shot clip"),
+        _fault("cut_and_back", v, _spec(v).with_faults(Fault("cut", f(1.0)), Fault("cut", f(2.0))), Expected("scene_cuts", f(1.0), f(1.0)), what="a cut to another shot and back to the first a second later"),
         _fault("jump", v, _spec(v).with_faults(Fault("jump", f(1.5))), Expected("scene_cuts", f(1.5), f(1.5)), what="camera teleports"),
         _fault("frozen", v, _spec(v).with_faults(Fault("frozen", f(1.25), f(0.5))), Expected("frozen_frames", f(1.25) - 1, f(1.75) - 1), what="playback freezes (exact duplicates) mid-pan"),
         _fault("frozen_end", v, _spec(v).with_faults(Fault("frozen", n - f(1.0), f(1.0))), Expected("frozen_frames", n - f(1.0) - 1, n - 1), what="playback freezes for the last second"),
