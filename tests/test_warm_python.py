@@ -90,7 +90,8 @@ def test_an_interpreter_that_cannot_run_fails_every_test_naming_it(package, tmp_
 
 def test_a_python_without_reeljudge_fails_every_test_saying_how_to_install_it(package, bare_python):
     results = call(package, node_env(PROMPTFOO_PYTHON=str(bare_python)))
-    assert_every_test_fails(results, f'the Python interpreter "{bare_python}" (from PROMPTFOO_PYTHON)', "cannot import reeljudge (No module named 'reeljudge')",
+    assert_every_test_fails(results, f'the Python interpreter "{bare_python}" (from PROMPTFOO_PYTHON; {bare_python}, Python ',
+                            ") cannot import reeljudge (No module named 'reeljudge')",
                             "install reeljudge into it (pip install reeljudge, or the wheel built from the repository")
 
 
@@ -99,13 +100,14 @@ def test_the_first_python3_on_path_is_used_when_nothing_is_set(package, bare_pyt
     (tmp_path / "bin" / "python3").symlink_to(bare_python)
     node = shutil.which("node")
     results = call(package, node_env(PATH=f"{tmp_path / 'bin'}{os.pathsep}{Path(node).parent}"))
-    assert_every_test_fails(results, 'the Python interpreter "python3" (from the first python3 on PATH)', "cannot import reeljudge")
+    assert_every_test_fails(results, f'the Python interpreter "python3" (from the first python3 on PATH; {tmp_path / "bin" / "python3"}, Python',
+                            "cannot import reeljudge")
 
 
 def test_a_python_that_is_too_old_fails_every_test_naming_its_version(package):
     version = ".".join(map(str, sys.version_info[:3]))
     results = call(package, node_env(REELJUDGE_PYTHON=sys.executable), min_python="3.99")
-    assert_every_test_fails(results, f'the Python interpreter "{sys.executable}" (from REELJUDGE_PYTHON) is Python {version}',
+    assert_every_test_fails(results, f'the Python interpreter "{sys.executable}" (from REELJUDGE_PYTHON; {sys.executable}) is Python {version};',
                             "reeljudge needs Python 3.99 or newer")
 
 

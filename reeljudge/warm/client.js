@@ -80,8 +80,8 @@ const FIX = 'set REELJUDGE_PYTHON (or PROMPTFOO_PYTHON) to the Python of the vir
 const INSTALL = 'install reeljudge into it (pip install reeljudge, or the wheel built from the repository: uv build, then pip install dist/reeljudge-*.whl), or ';
 
 // An error that no restart can cure: the interpreter itself is wrong. Every later call fails with it.
-function interpreterError(choice, problem, fix = FIX) {
-  const error = new Error(`the Python interpreter "${choice.command}" (from ${choice.source}) ${problem}; ${fix}`);
+function interpreterError(choice, problem, fix = FIX, found = '') {
+  const error = new Error(`the Python interpreter "${choice.command}" (from ${choice.source}${found ? `; ${found}` : ''}) ${problem}; ${fix}`);
   error.fatal = true;
   return error;
 }
@@ -89,9 +89,9 @@ function interpreterError(choice, problem, fix = FIX) {
 // The bootstrap's first line as an interpreter error, or null when the worker said READY.
 function bootstrapProblem(choice, line) {
   const [word, version, executable, ...rest] = line.trim().split(' ');
-  if (word === 'REELJUDGE_TOO_OLD') return interpreterError(choice, `is Python ${version} (${executable}); reeljudge needs Python ${settings.minPython} or newer`);
+  if (word === 'REELJUDGE_TOO_OLD') return interpreterError(choice, `is Python ${version}; reeljudge needs Python ${settings.minPython} or newer`, FIX, executable);
   if (word === 'REELJUDGE_MISSING') {
-    return interpreterError(choice, `(${executable}, Python ${version}) cannot import reeljudge (${rest.join(' ')})`, INSTALL + FIX);
+    return interpreterError(choice, `cannot import reeljudge (${rest.join(' ')})`, INSTALL + FIX, `${executable}, Python ${version}`);
   }
   return null;
 }
