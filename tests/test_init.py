@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib.util
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -92,3 +94,15 @@ def test_every_template_placeholder_is_filled():
     files = plan_project(InitOptions(python_entries=True))
     assert not [name for name, text in files.items() if "$" in text.replace("${{", "").replace("$schema", "")]
     assert Path("reeljudge_entries/ab_judge.py").as_posix() in files
+
+
+def test_the_workflow_passes_the_workflow_linter_once_its_placeholder_is_pinned(tmp_path, capsys):
+    init(capsys, str(tmp_path), "--judges", "probes")
+    workflow = tmp_path / ".github" / "workflows" / "reeljudge.yml"
+    zizmor = [str(Path(sys.executable).parent / "zizmor"), "--offline", "--pedantic", "--strict-collection", "--no-progress", str(workflow)]
+    placeholder = subprocess.run(zizmor, capture_output=True, text=True)
+    findings = [line for line in placeholder.stdout.splitlines() if line.startswith(("error[", "warning[", "info[", "help["))]
+    assert findings == ["error[unpinned-uses]: unpinned action reference"] and "OWNER/reeljudge@REF" in placeholder.stdout
+    workflow.write_text(workflow.read_text().replace("OWNER/reeljudge@REF", "example/reeljudge@" + "a" * 40 + " # v0.1.0"))
+    pinned = subprocess.run(zizmor, capture_output=True, text=True)
+    assert pinned.returncode == 0 and "No findings to report" in pinned.stdout + pinned.stderr, pinned.stdout
