@@ -40,13 +40,13 @@ const settings = { minPython: '3.11' }; // reeljudge's requires-python
 const BOOTSTRAP = [
   'import sys',
   'need = tuple(int(x) for x in sys.argv[1].split("."))',
-  'here = "%s %s" % (sys.version.split()[0], sys.executable)',
+  'here = "%s\\t%s" % (sys.version.split()[0], sys.executable)',
   'if tuple(sys.version_info[:2]) < need:',
-  '    sys.stdout.write("REELJUDGE_TOO_OLD %s\\n" % here); sys.stdout.flush(); sys.exit(3)',
+  '    sys.stdout.write("REELJUDGE_TOO_OLD\\t%s\\n" % here); sys.stdout.flush(); sys.exit(3)',
   'try:',
   '    from reeljudge.warm import worker',
   'except ImportError as error:',
-  '    sys.stdout.write("REELJUDGE_MISSING %s %s\\n" % (here, error)); sys.stdout.flush(); sys.exit(4)',
+  '    sys.stdout.write("REELJUDGE_MISSING\\t%s\\t%s\\n" % (here, error)); sys.stdout.flush(); sys.exit(4)',
   'worker.main(sys.argv[2:])',
 ].join('\n');
 const STATE = Symbol.for('reeljudge.warm.worker');
@@ -86,9 +86,10 @@ function interpreterError(choice, problem, fix = FIX, found = '') {
   return error;
 }
 
-// The bootstrap's first line as an interpreter error, or null when the worker said READY.
+// The bootstrap's first line (tab-separated: verdict, version, executable[, error]) as an interpreter
+// error, or null when the worker said READY.
 function bootstrapProblem(choice, line) {
-  const [word, version, executable, ...rest] = line.trim().split(' ');
+  const [word, version, executable, ...rest] = line.replace(/\r$/, '').split('\t');
   if (word === 'REELJUDGE_TOO_OLD') return interpreterError(choice, `is Python ${version}; reeljudge needs Python ${settings.minPython} or newer`, FIX, executable);
   if (word === 'REELJUDGE_MISSING') {
     return interpreterError(choice, `cannot import reeljudge (${rest.join(' ')})`, INSTALL + FIX, `${executable}, Python ${version}`);
