@@ -64,3 +64,13 @@ def test_no_product_code_walks_up_from_its_file_to_a_repository_root():
     found = [f"{p.relative_to(ROOT)}:{n}" for p in (ROOT / "reeljudge").rglob("*.py") if "testing" not in p.parts
              for n, line in enumerate(p.read_text().splitlines(), 1) if walking.search(line) or "parents[2]" in line]
     assert found == []
+
+
+def test_the_two_packages_carry_one_version():
+    import json
+    import tomllib
+
+    import reeljudge
+
+    python = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    assert json.loads((ROOT / "package.json").read_text())["version"] == python == reeljudge.__version__
