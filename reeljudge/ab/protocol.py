@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from reeljudge.errors import BadInputError
+from reeljudge.package_data import protocols_folder
 
-PROTOCOL_DIR = Path(__file__).resolve().parents[2] / "protocols"
+PROTOCOL_DIR = protocols_folder()
 DEFAULT_PROTOCOL = "ab-v1"
 SIDES = ("A", "B")
 

@@ -10,7 +10,6 @@ a thread pool; each thread has its own database connection.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from reeljudge.ab.assignment import QCOptions, assignment_by_id, next_assignment, progress
@@ -18,8 +17,9 @@ from reeljudge.ab.protocol import SIDES, check_form
 from reeljudge.ab.records import RecordError, build_record
 from reeljudge.ab.store import AlreadyJudged
 from reeljudge.ab.workspace import Workspace
+from reeljudge.package_data import rating_page_folder
 
-STATIC_DIR = Path(__file__).resolve().parent / "static"
+STATIC_DIR = rating_page_folder()
 MAX_BODY = 512 * 1024
 
 

@@ -15,12 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from reeljudge.errors import ReelJudgeError
+from reeljudge.package_data import rubrics_folder
 
 
 def rubrics_dir() -> Path:
-    """The rubrics folder: ``REELJUDGE_RUBRICS_DIR``, else ``rubrics/`` at the project root."""
+    """The prompts folder: ``REELJUDGE_RUBRICS_DIR`` (documented: try edited prompts without reinstalling), else the packaged one."""
     override = os.environ.get("REELJUDGE_RUBRICS_DIR")
-    return Path(override) if override else Path(__file__).resolve().parents[2] / "rubrics"
+    return Path(override) if override else rubrics_folder()
 
 
 def rubric_path(name: str) -> Path:

@@ -19,11 +19,12 @@ from typing import Any
 
 from reeljudge.errors import ReelJudgeError
 from reeljudge.library.manifest import ClipItem
+from reeljudge.package_data import package_path
 from reeljudge.probes.options import ProbeOptions
 from reeljudge.retry import RetryPolicy
 
 RECORD_KIND = "probes"
-_PROBES_DIR = Path(__file__).resolve().parent.parent / "probes"
+_PROBES_DIR = package_path("probes")
 
 
 def options_hash(options: ProbeOptions) -> str:

@@ -1,10 +1,17 @@
-// The warm path's in-process side: promptfoo loads a thin entry (assertions/<judge>.js) that calls
-// entry(__filename); each call is forwarded to one long-lived Python worker (reeljudge/warm/worker.py)
-// that runs assertions/<judge>.py's get_assert, so no test starts an interpreter or reloads a model.
+// The warm path's in-process side, the one client. Two ways in:
+// - the npm package (index.js at the repository root): `package:reeljudge:<judge>` calls
+//   moduleEntry(judge, 'reeljudge.<judge>.assertion'), run by the installed reeljudge;
+// - a clone's thin entries (assertions/<judge>.js) call entry(__filename), which runs
+//   assertions/<judge>.py's get_assert.
+// Each call is forwarded to one long-lived Python worker (reeljudge/warm/worker.py), so no test
+// starts an interpreter or reloads a model.
 //
-// - The worker is started on the first call of an eval (python -m reeljudge.warm.worker, with the
-//   interpreter promptfoo uses: PROMPTFOO_PYTHON, else "python"), listens on a Unix socket in a
-//   private temporary folder, and exits when promptfoo does (its standard input closes).
+// - The worker is started on the first call of an eval with the Python that has reeljudge:
+//   REELJUDGE_PYTHON, else PROMPTFOO_PYTHON, else the first python3 on PATH. A bootstrap checks
+//   that interpreter first (Python >= MIN_PYTHON, reeljudge importable); when it cannot run, is too
+//   old or lacks reeljudge, every test of the eval fails with a reason naming the interpreter
+//   tried and how to fix it (no restarts). The worker listens on a Unix socket in a private
+//   temporary folder, and exits when promptfoo does (its standard input closes).
 // - Arguments are serialised as promptfoo serialises them for a Python assertion (circular
 //   references dropped), and the result comes back unchanged: same pass, score, reason, named
 //   scores, components and metadata as the plain Python assertion.
@@ -24,7 +31,24 @@ const path = require('node:path');
 
 const MAX_STARTS = 3;
 const START_TIMEOUT_MS = 120000;
+// Where this file sits: in a clone, the repository (whose reeljudge/ joins PYTHONPATH, so the clone's
+// own code runs); in the npm package, node_modules/reeljudge (no Python there: the installed one runs).
 const PROJECT_ROOT = path.resolve(__dirname, '..', '..');
+const CLONE = fs.existsSync(path.join(PROJECT_ROOT, 'reeljudge', '__init__.py'));
+const settings = { minPython: '3.11' }; // reeljudge's requires-python
+// Runs in the chosen interpreter before the worker (kept valid in old Pythons, 2.7 included).
+const BOOTSTRAP = [
+  'import sys',
+  'need = tuple(int(x) for x in sys.argv[1].split("."))',
+  'here = "%s\\t%s" % (sys.version.split()[0], sys.executable)',
+  'if tuple(sys.version_info[:2]) < need:',
+  '    sys.stdout.write("REELJUDGE_TOO_OLD\\t%s\\n" % here); sys.stdout.flush(); sys.exit(3)',
+  'try:',
+  '    from reeljudge.warm import worker',
+  'except ImportError as error:',
+  '    sys.stdout.write("REELJUDGE_MISSING\\t%s\\t%s\\n" % (here, error)); sys.stdout.flush(); sys.exit(4)',
+  'worker.main(sys.argv[2:])',
+].join('\n');
 const STATE = Symbol.for('reeljudge.warm.worker');
 
 function state() {
@@ -45,14 +69,43 @@ function safeJsonStringify(value) {
   });
 }
 
+// The interpreter the worker runs in, and where that choice came from.
+function pythonChoice(env = process.env) {
+  if (env.REELJUDGE_PYTHON) return { command: env.REELJUDGE_PYTHON, source: 'REELJUDGE_PYTHON' };
+  if (env.PROMPTFOO_PYTHON) return { command: env.PROMPTFOO_PYTHON, source: 'PROMPTFOO_PYTHON' };
+  return { command: 'python3', source: 'the first python3 on PATH' };
+}
+
+const FIX = 'set REELJUDGE_PYTHON (or PROMPTFOO_PYTHON) to the Python of the virtualenv where reeljudge is installed, e.g. REELJUDGE_PYTHON=.venv/bin/python';
+const INSTALL = 'install reeljudge into it (pip install reeljudge, or the wheel built from the repository: uv build, then pip install dist/reeljudge-*.whl), or ';
+
+// An error that no restart can cure: the interpreter itself is wrong. Every later call fails with it.
+function interpreterError(choice, problem, fix = FIX, found = '') {
+  const error = new Error(`the Python interpreter "${choice.command}" (from ${choice.source}${found ? `; ${found}` : ''}) ${problem}; ${fix}`);
+  error.fatal = true;
+  return error;
+}
+
+// The bootstrap's first line (tab-separated: verdict, version, executable[, error]) as an interpreter
+// error, or null when the worker said READY.
+function bootstrapProblem(choice, line) {
+  const [word, version, executable, ...rest] = line.replace(/\r$/, '').split('\t');
+  if (word === 'REELJUDGE_TOO_OLD') return interpreterError(choice, `is Python ${version}; reeljudge needs Python ${settings.minPython} or newer`, FIX, executable);
+  if (word === 'REELJUDGE_MISSING') {
+    return interpreterError(choice, `cannot import reeljudge (${rest.join(' ')})`, INSTALL + FIX, `${executable}, Python ${version}`);
+  }
+  return null;
+}
+
 function startWorker() {
   const s = state();
   s.starts += 1;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'reeljudge-warm-'));
   const socket = path.join(dir, 'worker.sock');
-  const python = process.env.PROMPTFOO_PYTHON || 'python';
-  const env = { ...process.env, PYTHONPATH: [PROJECT_ROOT, process.env.PYTHONPATH].filter(Boolean).join(path.delimiter) };
-  const child = spawn(python, ['-m', 'reeljudge.warm.worker', '--socket', socket], { cwd: process.cwd(), env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const choice = pythonChoice();
+  const python = choice.command;
+  const env = CLONE ? { ...process.env, PYTHONPATH: [PROJECT_ROOT, process.env.PYTHONPATH].filter(Boolean).join(path.delimiter) } : process.env;
+  const child = spawn(python, ['-c', BOOTSTRAP, settings.minPython, '--socket', socket], { cwd: process.cwd(), env, stdio: ['pipe', 'pipe', 'pipe'] });
   let stderrTail = '';
   child.stderr.on('data', (chunk) => {
     process.stderr.write(chunk);
@@ -67,11 +120,12 @@ function startWorker() {
       out += chunk.toString('utf8');
       if (out.includes('\n')) {
         clearTimeout(timer);
+        const problem = bootstrapProblem(choice, out.split('\n')[0]);
         if (out.startsWith('READY ')) resolve(worker);
-        else reject(new Error(`the warm worker said ${JSON.stringify(out.slice(0, 200))} instead of READY`));
+        else reject(problem || new Error(`the warm worker said ${JSON.stringify(out.slice(0, 200))} instead of READY`));
       }
     });
-    child.on('error', (err) => { clearTimeout(timer); reject(new Error(`cannot run ${python}: ${err.message}`)); });
+    child.on('error', (err) => { clearTimeout(timer); reject(interpreterError(choice, `cannot be run (${err.message})`)); });
     child.on('exit', (code, signal) => {
       clearTimeout(timer);
       const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
@@ -80,7 +134,7 @@ function startWorker() {
       s.lastDeath = death;
       if (s.worker === worker) s.worker = null;
       fs.rm(dir, { recursive: true, force: true }, () => {});
-      reject(new Error(death));
+      child.once('close', () => reject(new Error(death))); // after its last output (a bootstrap's verdict) was read
     });
   });
   for (const stream of [child.stdin, child.stdout, child.stderr]) stream.unref?.();
@@ -92,11 +146,12 @@ function startWorker() {
 async function ensureWorker() {
   const s = state();
   if (s.worker) return s.worker;
+  if (s.fatal) throw s.fatal;
   if (!s.starting) {
     if (s.starts >= MAX_STARTS) throw new Error(`${s.lastDeath || 'the warm worker could not be started'}; not restarted again (${MAX_STARTS} starts in this eval)`);
     s.starting = startWorker().then(
       (worker) => { s.worker = worker; s.starting = null; s.lastDeath = null; return worker; },
-      (err) => { s.starting = null; throw err; },
+      (err) => { s.starting = null; if (err.fatal) s.fatal = err; throw err; },
     );
   }
   return s.starting;
@@ -125,17 +180,18 @@ function testLabel(context) {
   return vars.length ? `<test with ${vars.join(', ')}>` : '<unnamed test>';
 }
 
-function notJudged(judge, context, message) {
-  return { pass: false, score: 0, reason: `${judge} did not judge (warm_worker) in test '${testLabel(context)}': ${message}`,
-    metadata: { judge, error_kind: 'warm_worker', judged: false } };
+function notJudged(judge, context, message, kind = 'warm_worker') {
+  return { pass: false, score: 0, reason: `${judge} did not judge (${kind}) in test '${testLabel(context)}': ${message}`,
+    metadata: { judge, error_kind: kind, judged: false } };
 }
 
-function refuseUnsupported(jsPath, context) {
-  const mine = (a) => a && typeof a.value === 'string' && a.value.startsWith('file://') && path.basename(a.value.slice(7).split(':')[0]) === path.basename(jsPath);
+// `isMine(value)` says whether an assertion's value names this entry; `label` names it in errors.
+function refuseUnsupported(label, isMine, context) {
+  const mine = (a) => a && typeof a.value === 'string' && isMine(a.value);
   const asserts = ((context && context.test && context.test.assert) || []).flatMap((a) => (a && a.type === 'assert-set' ? a.assert || [] : [a]));
   for (const a of asserts.filter(mine)) {
-    if (String(a.type).startsWith('not-')) throw new Error(`${path.basename(jsPath)}: the warm path does not take promptfoo's not- prefix (its JavaScript and Python inversions differ); use the judge's expect: mismatch`);
-    if (a.threshold !== undefined) throw new Error(`${path.basename(jsPath)}: the warm path does not take promptfoo's assertion-level threshold (JavaScript and Python apply it differently); set config: {threshold: ...}`);
+    if (String(a.type).startsWith('not-')) throw new Error(`${label}: the warm path does not take promptfoo's not- prefix (its JavaScript and Python inversions differ); use the judge's expect: mismatch`);
+    if (a.threshold !== undefined) throw new Error(`${label}: the warm path does not take promptfoo's assertion-level threshold (JavaScript and Python apply it differently); set config: {threshold: ...}`);
   }
 }
 
@@ -155,6 +211,7 @@ async function judgeOnWorker(judge, context, body) {
     try {
       worker = await ensureWorker();
     } catch (err) {
+      if (err.fatal) return { failed: notJudged(judge, context, `cannot start the warm worker: ${err.message}`, 'python_interpreter') };
       return { failed: notJudged(judge, context, `could not start the warm worker: ${err.message}`) };
     }
     try {
@@ -171,13 +228,11 @@ async function judgeOnWorker(judge, context, body) {
   }
 }
 
-// The promptfoo assertion function for the Python entry beside `jsPath` (same name, .py).
-function entry(jsPath) {
-  const pyEntry = jsPath.replace(/\.[cm]?js$/, '.py');
-  const judge = path.basename(pyEntry, '.py');
-  return async function warmAssertion(output, context) {
-    refuseUnsupported(jsPath, context);
-    const body = safeJsonStringify({ entry: pyEntry, function: 'get_assert', args: [output, context] });
+// A promptfoo assertion function that sends each call ({entry} file or {module}) to the worker.
+function warmAssertion(judge, label, isMine, target) {
+  return async function warmJudge(output, context) {
+    refuseUnsupported(label, isMine, context);
+    const body = safeJsonStringify({ ...target, function: 'get_assert', args: [output, context] });
     const { reply, failed } = await judgeOnWorker(judge, context, body);
     if (failed) return failed;
     if (reply.ok) return reply.data;
@@ -185,4 +240,17 @@ function entry(jsPath) {
   };
 }
 
-module.exports = { entry, safeJsonStringify };
+// The assertion for the Python entry beside `jsPath` (same name, .py): a clone's assertions/<judge>.js.
+function entry(jsPath) {
+  const pyEntry = jsPath.replace(/\.[cm]?js$/, '.py');
+  const isMine = (value) => value.startsWith('file://') && path.basename(value.slice(7).split(':')[0]) === path.basename(jsPath);
+  return warmAssertion(path.basename(pyEntry, '.py'), path.basename(jsPath), isMine, { entry: pyEntry });
+}
+
+// The assertion `package:reeljudge:<exportName>`: `get_assert` of the installed module `moduleName`.
+function moduleEntry(exportName, judge, moduleName) {
+  const reference = `package:reeljudge:${exportName}`;
+  return warmAssertion(judge, reference, (value) => value === reference, { module: moduleName });
+}
+
+module.exports = { entry, moduleEntry, pythonChoice, safeJsonStringify, settings };

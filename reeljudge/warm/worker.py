@@ -1,13 +1,14 @@
 """The warm worker: runs promptfoo Python assertion entries in one long-lived process.
 
-Started by ``reeljudge/warm/client.js`` (``python -m reeljudge.warm.worker --socket PATH``) the
-first time a warm entry is called in an eval. It listens on a Unix socket in a private folder,
+Started by ``reeljudge/warm/client.js`` (through a bootstrap that checks the interpreter, then
+``worker.main(["--socket", PATH])``) the first time a warm entry is called in an eval. It listens on a Unix socket in a private folder,
 prints ``READY <pid>`` once listening, and exits when its standard input closes (promptfoo
 ended, however it ended).
 
 ``POST /assert`` with ``{"entry": <absolute path of a .py entry>, "function": "get_assert",
 "args": [output, context]}`` runs ``entry.function(*args)`` exactly as promptfoo's own Python
-wrapper does (the entry file imported as a module from its own folder, once, then kept) and
+wrapper does (the entry file imported as a module from its own folder, once, then kept); the npm
+package sends ``{"module": "reeljudge.<judge>.assertion", …}`` instead, an installed module. It
 answers ``{"ok": true, "data": <result>}`` or ``{"ok": false, "error": <traceback>}``.
 Requests are served on threads, so Gemini calls of several tests overlap as they do when
 promptfoo starts one process per test. ``GET /health`` says how many calls were served.
@@ -16,6 +17,7 @@ promptfoo starts one process per test. ``GET /health`` says how many calls were 
 from __future__ import annotations
 
 import argparse
+import importlib
 import importlib.util
 import json
 import os
@@ -51,13 +53,25 @@ def load_entry(path: str) -> ModuleType:
         return module
 
 
+def load_module(name: str) -> ModuleType:
+    """The installed reeljudge module ``name`` (only reeljudge's own modules are served)."""
+    if not name.startswith("reeljudge.") or not name.endswith(".assertion"):
+        raise ImportError(f"the warm worker serves reeljudge.<judge>.assertion modules, not {name!r}")
+    return importlib.import_module(name)
+
+
+def _target(request: dict[str, Any]) -> str:
+    """What a request runs: its module name, else its entry file."""
+    return str(request["module"]) if request.get("module") else str(request.get("entry"))
+
+
 def run(request: dict[str, Any]) -> dict[str, Any]:
     """One call: ``{"ok": true, "data": …}`` or ``{"ok": false, "error": …}`` (never raises).
 
     The first call of an entry runs alone (the others wait for it): it imports the entry and
     usually loads what the judge keeps loaded (norms, embedding model), once, not once per thread.
     """
-    entry = str(request.get("entry"))
+    entry = _target(request)
     with _LOCK:
         first = entry not in _FIRST
         done = _FIRST.setdefault(entry, threading.Event())
@@ -71,9 +85,13 @@ def run(request: dict[str, Any]) -> dict[str, Any]:
 
 def _call(entry: str, request: dict[str, Any]) -> dict[str, Any]:
     try:
-        if not entry.endswith(".py") or not os.path.isfile(entry):
+        if request.get("module"):
+            module = load_module(entry)
+        elif not entry.endswith(".py") or not os.path.isfile(entry):
             raise FileNotFoundError(f"no Python entry file at {entry}")
-        function = getattr(load_entry(entry), str(request.get("function") or "get_assert"))
+        else:
+            module = load_entry(entry)
+        function = getattr(module, str(request.get("function") or "get_assert"))
         data = function(*request.get("args", []))
         return {"ok": True, "data": data}
     except BaseException as error:  # noqa: BLE001 - reported to the caller like promptfoo reports a script error

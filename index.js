@@ -1,0 +1,15 @@
+// The npm package `reeljudge`: promptfoo assertions on the warm path, run by the Python reeljudge
+// installed in REELJUDGE_PYTHON (else PROMPTFOO_PYTHON, else the first python3 on PATH).
+//   assert:
+//     - type: javascript
+//       value: package:reeljudge:filmability   # or gecko, videoProbes, abJudge
+//       config: {judge: local}
+// The client is the one warm client (reeljudge/warm/client.js), shared with a clone's assertions/*.js.
+'use strict';
+
+const { moduleEntry } = require('./reeljudge/warm/client.js');
+
+exports.filmability = moduleEntry('filmability', 'filmability', 'reeljudge.filmability.assertion');
+exports.gecko = moduleEntry('gecko', 'gecko', 'reeljudge.gecko.assertion');
+exports.videoProbes = moduleEntry('videoProbes', 'video_probes', 'reeljudge.probes.assertion');
+exports.abJudge = moduleEntry('abJudge', 'ab_judge', 'reeljudge.ab_judge.assertion');

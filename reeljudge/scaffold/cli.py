@@ -1,0 +1,60 @@
+"""``reeljudge init [DIR]``: scaffold a promptfoo project that uses reeljudge's judges."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from reeljudge.scaffold.project import JUDGES, InitOptions, config_name, gitignore_lines, plan_project
+from reeljudge.scaffold.write import WriteReport, write_project
+
+
+def _options(args: argparse.Namespace) -> InitOptions:
+    judges = tuple(j.strip() for j in args.judges.split(",") if j.strip())
+    return InitOptions(judges=judges, narration_var=args.narration_var, prompt_var=args.prompt_var, video_var=args.video_var,
+                       reference_var=args.reference_var, python_entries=args.python_entries)
+
+
+def next_commands(options: InitOptions) -> list[str]:
+    """The commands a user runs next (install, then one eval per judge)."""
+    python = "pip install reeljudge            # or the wheel built from the reeljudge repository (uv build)"
+    npm = "npm install --save-dev promptfoo" + ("" if options.python_entries else " reeljudge   # or the tarball from npm pack")
+    runs = [f"npx promptfoo eval -c {config_name(j)}" for j in options.judges]
+    return [python, npm, "export PROMPTFOO_PYTHON=$PWD/.venv/bin/python   # the Python that has reeljudge (also REELJUDGE_PYTHON for the warm path)", *runs]
+
+
+def describe(report: WriteReport) -> list[str]:
+    """The report as lines for the terminal."""
+    lines = [f"  {word} {path}" for word, paths in (("created", report.created), ("replaced", report.replaced)) for path in paths]
+    lines += [f"  kept {path} (it differs from the template; --force replaces it)" for path in report.kept]
+    if report.gitignore_added:
+        lines.append(f"  .gitignore: added {report.gitignore_added} lines")
+    if not report.changed:
+        lines.insert(0, "nothing changed: every file is already there" + (" (some kept as you edited them)" if report.kept else ""))
+    return lines
+
+
+def _init(args: argparse.Namespace) -> int:
+    options = _options(args)
+    folder = Path(args.dir)
+    report = write_project(folder, plan_project(options), gitignore_lines(), force=args.force)
+    print(f"reeljudge init {folder}:")
+    print("\n".join(describe(report)))
+    if report.changed:
+        print("\nnext:\n" + "\n".join(f"  {command}" for command in next_commands(options)))
+    return 0
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """``reeljudge init [DIR] [--judges ...] [--python-entries] [--force]``."""
+    p = sub.add_parser("init", help="scaffold a promptfoo project that uses reeljudge (never overwrites without --force)")
+    p.add_argument("dir", nargs="?", default=".", help="the project folder (default: the current folder)")
+    p.add_argument("--judges", default=",".join(JUDGES), help=f"comma-separated judges (default: {','.join(JUDGES)})")
+    p.add_argument("--narration-var", default="narration", help="filmability: the var holding the narration")
+    p.add_argument("--prompt-var", default="prompt", help="probes, gecko, ab: the var holding the generation prompt")
+    p.add_argument("--video-var", default="video", help="probes, gecko, ab: the var naming the clip")
+    p.add_argument("--reference-var", default="reference", help="ab: the var naming the reference clip")
+    p.add_argument("--python-entries", action="store_true",
+                   help="write three-line Python entry files (type: python) instead of npm package references")
+    p.add_argument("--force", action="store_true", help="replace files that differ from the templates")
+    p.set_defaults(func=_init)

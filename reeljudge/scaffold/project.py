@@ -1,0 +1,85 @@
+"""What ``reeljudge init`` writes: every file of a starter project, as text, from the packaged templates.
+
+Pure: ``plan_project`` returns {relative path: text}; writing (and the no-overwrite rule) is
+``reeljudge.scaffold.write``'s job.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from string import Template
+
+from reeljudge.errors import BadInputError
+from reeljudge.package_data import init_templates_folder
+
+#: judge name → (npm export, installed assertion module, entry file stem)
+JUDGES: dict[str, tuple[str, str, str]] = {
+    "filmability": ("filmability", "reeljudge.filmability.assertion", "filmability"),
+    "probes": ("videoProbes", "reeljudge.probes.assertion", "video_probes"),
+    "gecko": ("gecko", "reeljudge.gecko.assertion", "gecko"),
+    "ab": ("abJudge", "reeljudge.ab_judge.assertion", "ab_judge"),
+}
+ENTRY_FOLDER = "reeljudge_entries"
+GATE_FILE = "reeljudge.gate.yaml"
+WORKFLOW_FILE = ".github/workflows/reeljudge.yml"
+_VAR_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+@dataclass(frozen=True)
+class InitOptions:
+    """What the user chose: the judges, their own var names, and the entry form."""
+
+    judges: tuple[str, ...] = tuple(JUDGES)
+    narration_var: str = "narration"
+    prompt_var: str = "prompt"
+    video_var: str = "video"
+    reference_var: str = "reference"
+    python_entries: bool = False
+
+    def __post_init__(self) -> None:
+        unknown = [j for j in self.judges if j not in JUDGES]
+        if unknown or not self.judges:
+            raise BadInputError(f"--judges: unknown judge(s) {', '.join(unknown) or '(none given)'}; choose from {', '.join(JUDGES)}")
+        for name in ("narration_var", "prompt_var", "video_var", "reference_var"):
+            if not _VAR_NAME.match(getattr(self, name)):
+                raise BadInputError(f"--{name.replace('_', '-')}: {getattr(self, name)!r} is not a var name (letters, digits, _)")
+
+
+def config_name(judge: str) -> str:
+    """The file name of one judge's starter config."""
+    return f"promptfooconfig.{judge}.yaml"
+
+
+def _template(name: str) -> Template:
+    return Template((init_templates_folder() / name).read_text(encoding="utf-8"))
+
+
+def _entry(judge: str, options: InitOptions) -> tuple[str, str]:
+    """(assertion type, value) for one judge: the npm package reference, or the Python entry file."""
+    export, _module, stem = JUDGES[judge]
+    if options.python_entries:
+        return "python", f"file://{ENTRY_FOLDER}/{stem}.py"
+    return "javascript", f"package:reeljudge:{export}"
+
+
+def plan_project(options: InitOptions) -> dict[str, str]:
+    """Every file of the starter project, {path relative to the project folder: text}."""
+    files: dict[str, str] = {}
+    for judge in options.judges:
+        kind, value = _entry(judge, options)
+        files[config_name(judge)] = _template(f"{judge}.yaml").substitute(
+            config=config_name(judge), assert_type=kind, entry=value, narration_var=options.narration_var,
+            prompt_var=options.prompt_var, video_var=options.video_var, reference_var=options.reference_var)
+        if options.python_entries:
+            _export, module, stem = JUDGES[judge]
+            files[f"{ENTRY_FOLDER}/{stem}.py"] = _template("entry.py.template").substitute(judge=judge, module=module)
+    files[GATE_FILE] = _template("reeljudge.gate.yaml").substitute()
+    configs = " ".join(config_name(j) for j in options.judges)
+    files[WORKFLOW_FILE] = _template("workflow.yml").substitute(configs=configs)
+    return files
+
+
+def gitignore_lines() -> list[str]:
+    """The lines ``init`` makes sure the project's .gitignore has (judge cache, results, promptfoo's store)."""
+    return (init_templates_folder() / "gitignore").read_text(encoding="utf-8").splitlines()

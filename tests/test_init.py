@@ -1,0 +1,108 @@
+"""``reeljudge init``: a starter project in the user's folder, never overwriting without --force."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from reeljudge.cli import main
+from reeljudge.gates.gatefile import load_gate
+from reeljudge.scaffold.project import InitOptions, plan_project
+
+
+def init(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    code = main(["init", *args])
+    out = capsys.readouterr()
+    return code, out.out + out.err
+
+
+def test_init_writes_a_project_with_the_users_var_names_and_package_references(tmp_path, capsys):
+    code, out = init(capsys, str(tmp_path), "--judges", "filmability,ab", "--narration-var", "voiceover", "--video-var", "clip_file")
+    assert code == 0 and "created promptfooconfig.filmability.yaml" in out and "npx promptfoo eval -c promptfooconfig.ab.yaml" in out
+    assert not (tmp_path / "promptfooconfig.gecko.yaml").exists() and not (tmp_path / "reeljudge_entries").exists()
+    film = yaml.safe_load((tmp_path / "promptfooconfig.filmability.yaml").read_text())
+    check = film["defaultTest"]["assert"][0]
+    assert check["type"] == "javascript" and check["value"] == "package:reeljudge:filmability"
+    assert check["config"]["narration_var"] == "voiceover" and "voiceover" in film["tests"][0]["vars"]
+    ab = yaml.safe_load((tmp_path / "promptfooconfig.ab.yaml").read_text())["defaultTest"]["assert"][0]
+    assert ab["value"] == "package:reeljudge:abJudge" and ab["config"]["media_var"] == "clip_file"
+    assert load_gate(tmp_path / "reeljudge.gate.yaml").tolerance == 0.02  # the gate loader (unknown keys refused) reads it
+    workflow = yaml.safe_load((tmp_path / ".github" / "workflows" / "reeljudge.yml").read_text())
+    step = workflow["jobs"]["judge"]["steps"][1]
+    assert step["uses"] == "OWNER/reeljudge@REF" and step["with"]["configs"] == "promptfooconfig.filmability.yaml promptfooconfig.ab.yaml"
+    assert step["with"]["baseline"] == "${{ github.event.pull_request.base.sha }}"
+    assert {".reeljudge/cache/", "results/", ".promptfoo/"} <= set((tmp_path / ".gitignore").read_text().splitlines())
+
+
+def test_a_second_run_changes_nothing_and_says_so(tmp_path, capsys):
+    init(capsys, str(tmp_path))
+    before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    code, out = init(capsys, str(tmp_path))
+    assert code == 0 and out.splitlines()[1] == "nothing changed: every file is already there"
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
+
+
+def test_init_never_overwrites_an_edited_file_without_force(tmp_path, capsys):
+    init(capsys, str(tmp_path), "--judges", "probes")
+    config = tmp_path / "promptfooconfig.probes.yaml"
+    config.write_text("# mine\n")
+    code, out = init(capsys, str(tmp_path), "--judges", "probes")
+    assert code == 0 and config.read_text() == "# mine\n"
+    assert "kept promptfooconfig.probes.yaml (it differs from the template; --force replaces it)" in out and "nothing changed" in out
+    code, out = init(capsys, str(tmp_path), "--judges", "probes", "--force")
+    assert "replaced promptfooconfig.probes.yaml" in out and "package:reeljudge:videoProbes" in config.read_text()
+
+
+def test_init_appends_missing_gitignore_lines_and_keeps_the_users(tmp_path, capsys):
+    (tmp_path / ".gitignore").write_text("node_modules/\nresults/")  # no final newline
+    init(capsys, str(tmp_path), "--judges", "gecko")
+    lines = (tmp_path / ".gitignore").read_text().splitlines()
+    assert lines[:2] == ["node_modules/", "results/"] and lines.count("results/") == 1 and ".promptfoo/" in lines
+
+
+def test_python_entries_are_three_lines_that_import_the_installed_judge(tmp_path, capsys):
+    code, _ = init(capsys, str(tmp_path), "--python-entries")
+    assert code == 0
+    for stem, module in (("filmability", "filmability"), ("video_probes", "probes"), ("gecko", "gecko"), ("ab_judge", "ab_judge")):
+        entry = tmp_path / "reeljudge_entries" / f"{stem}.py"
+        assert len(entry.read_text().splitlines()) == 3
+        spec = importlib.util.spec_from_file_location(f"entry_{stem}", entry)
+        loaded = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(loaded)
+        assert loaded.get_assert.__module__ == f"reeljudge.{module}.assertion"
+    config = yaml.safe_load((tmp_path / "promptfooconfig.gecko.yaml").read_text())["defaultTest"]["assert"][0]
+    assert config == {**config, "type": "python", "value": "file://reeljudge_entries/gecko.py"}
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--judges", "filmability,veo"], "--judges: unknown judge(s) veo; choose from filmability, probes, gecko, ab"),
+    (["--judges", ","], "--judges: unknown judge(s) (none given)"),
+    (["--video-var", "my clip"], "--video-var: 'my clip' is not a var name"),
+])
+def test_bad_options_are_refused_naming_the_option_and_nothing_is_written(tmp_path, capsys, args, message):
+    code, out = init(capsys, str(tmp_path), *args)
+    assert code == 2 and message in out
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_every_template_placeholder_is_filled():
+    files = plan_project(InitOptions(python_entries=True))
+    assert not [name for name, text in files.items() if "$" in text.replace("${{", "").replace("$schema", "")]
+    assert Path("reeljudge_entries/ab_judge.py").as_posix() in files
+
+
+def test_the_workflow_passes_the_workflow_linter_once_its_placeholder_is_pinned(tmp_path, capsys):
+    init(capsys, str(tmp_path), "--judges", "probes")
+    workflow = tmp_path / ".github" / "workflows" / "reeljudge.yml"
+    zizmor = [str(Path(sys.executable).parent / "zizmor"), "--offline", "--pedantic", "--strict-collection", "--no-progress", str(workflow)]
+    placeholder = subprocess.run(zizmor, capture_output=True, text=True)
+    findings = [line for line in placeholder.stdout.splitlines() if line.startswith(("error[", "warning[", "info[", "help["))]
+    assert findings == ["error[unpinned-uses]: unpinned action reference"] and "OWNER/reeljudge@REF" in placeholder.stdout
+    workflow.write_text(workflow.read_text().replace("OWNER/reeljudge@REF", "example/reeljudge@" + "a" * 40 + " # v0.1.0"))
+    pinned = subprocess.run(zizmor, capture_output=True, text=True)
+    assert pinned.returncode == 0 and "No findings to report" in pinned.stdout + pinned.stderr, pinned.stdout

@@ -1,0 +1,176 @@
+"""reeljudge in a user's own promptfoo project, from the built artifacts only.
+
+Builds the wheel and the npm tarball once, makes a project outside the repository (own package.json
+pinning promptfoo, own virtualenv with only the wheel), runs the installed ``reeljudge init`` there
+(package references, and ``--python-entries`` in a subfolder), then one ``promptfoo eval`` of every
+suite through both entry forms: filmability with the offline judge, the video probes, the A/B judge
+with ``judge: probes``, and filmability, Gecko and the A/B judge against the fake Gemini server.
+Every reeljudge module and data file any Python process opened must come from the installed package.
+Runs on the promptfoo under test (REELJUDGE_PROMPTFOO: pinned or latest; scripts/test.sh runs both).
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from fake_gemini import FakeGemini, json_reply
+from test_warm import comparable, judgement
+from user_project import ROOT, artifacts, foreign_loads, loaded_paths, promptfoo_project, run_eval, site_packages, user_env, user_python  # noqa: F401
+from reeljudge.testing.ab_judge_scripts import prefer
+from reeljudge.testing.gecko_scripts import script_prompt
+
+pytestmark = pytest.mark.e2e
+
+CLIPS = ROOT / "datasets" / "clips"
+VARS = {"narration": "voiceover", "prompt": "brief", "video": "clip_file", "reference": "baseline_clip"}  # the user's own names
+AB_PROMPT = "A red ball rolls past a textured wall while the camera pans; one continuous shot."
+GECKO_PROMPT = "A disc gliding over a colourful texture"
+KINDS = ("package", "python")
+
+
+def init(python: Path, folder: Path, *args: str) -> str:
+    """Run the installed ``reeljudge init`` (the venv's console script); its output."""
+    names = [f"--{k.replace('_', '-')}-var={v}" for k, v in VARS.items()]
+    proc = subprocess.run([str(python.parent / "reeljudge"), "init", str(folder), *names, *args], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc.stdout
+
+
+def starter_assert(project: Path, suite: str, kind: str, config: dict[str, Any]) -> dict[str, Any]:
+    """The assertion ``init`` wrote for ``suite`` (from the python-entries subfolder for kind python), with ``config`` on top."""
+    folder = project if kind == "package" else project / "py"
+    written = yaml.safe_load((folder / f"promptfooconfig.{suite}.yaml").read_text())["defaultTest"]["assert"][0]
+    assertion = copy.deepcopy(written)
+    if kind == "python":
+        assertion["value"] = "file://py/" + assertion["value"].removeprefix("file://")
+    assertion["config"].update(config)
+    return assertion
+
+
+def suites(project: Path, kind: str) -> list[dict[str, Any]]:
+    """Every suite's tests for one entry form, each with the assertion ``init`` wrote for its judge."""
+    clip = lambda name: f"clips/{name}.mp4"  # noqa: E731 - relative to the project, as a user writes it
+    n, p, v, r = VARS["narration"], VARS["prompt"], VARS["video"], VARS["reference"]
+
+    def test(name: str, suite: str, vars_: dict[str, str], **config: Any) -> dict[str, Any]:
+        return {"description": f"{kind}: {name}", "vars": vars_, "assert": [starter_assert(project, suite, kind, config)]}
+
+    return [
+        test("film local good", "filmability", {n: "Redis stores everything in memory, making it fast",
+                                                "terms": '["server room", "computer RAM", "data center lights"]'}, judge="local"),
+        test("film local abstract", "filmability", {n: "Redis stores everything in memory", "terms": '["performance", "efficiency", "caching"]'},
+             judge="local"),
+        test("probes clean", "probes", {p: AB_PROMPT, v: clip("gen_clean"), "terms": "x"}),
+        test("probes black", "probes", {p: AB_PROMPT, v: clip("gen_black"), "terms": "x"}),
+        test("ab probes", "ab", {p: AB_PROMPT, v: clip("gen_clean"), r: clip("gen_flicker")}, judge="probes"),
+        test("film gemini", "filmability", {n: "Servers hum in a cold room", "terms": "server rack, cold aisle"}, judge="gemini"),
+        test("gecko gemini", "gecko", {p: GECKO_PROMPT, v: clip("gen_clean")}),
+        test("ab gemini", "ab", {p: AB_PROMPT, v: clip("gen_clean"), r: clip("gen_flicker")}, judge="gemini"),
+    ]
+
+
+def sha(name: str) -> str:
+    return hashlib.sha256((CLIPS / f"{name}.mp4").read_bytes()).hexdigest()
+
+
+@pytest.fixture(scope="module")
+def user_run(promptfoo_project, user_python, tmp_path_factory):  # noqa: F811 - fixtures from user_project
+    """One eval of every suite in both entry forms, in the user's project: (results by description, what it opened, ...)."""
+    project, node = promptfoo_project
+    first = init(user_python, project)
+    again = init(user_python, project)
+    init(user_python, project / "py", "--python-entries")
+    (project / "clips").mkdir()
+    for name in ("gen_clean", "gen_black", "gen_flicker"):
+        shutil.copy(CLIPS / f"{name}.mp4", project / "clips")
+    config = {"description": "a user's project", "prompts": ["{{terms}}"], "providers": ["echo"],
+              "tests": [t for kind in KINDS for t in suites(project, kind)]}
+    (project / "all.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    trace = tmp_path_factory.mktemp("trace")
+    with FakeGemini() as fake:
+        fake.on("Servers hum", json_reply(judgement(3, 3, 1)))
+        script_prompt(fake, GECKO_PROMPT, matched=True)
+        prefer(fake, AB_PROMPT, sha("gen_clean"), sha("gen_flicker"))
+        env = user_env(project, user_python, node=node, GEMINI_API_KEY="test-key-not-real", GOOGLE_GEMINI_BASE_URL=fake.url,
+                       REELJUDGE_CACHE="off", REELJUDGE_MAX_ATTEMPTS="1", REELJUDGE_E2E_TRACE=str(trace), REELJUDGE_E2E_REPO=str(ROOT))
+        code, results, output = run_eval(project, "all.yaml", env, "-j", "4")
+    assert code in (0, 100) and results, output[-4000:]
+    by = {r["testCase"]["description"]: r for r in results["results"]["results"]}
+    return {"by": by, "output": output, "project": project, "python": user_python, "trace": trace, "init": (first, again)}
+
+
+def test_init_scaffolds_once_and_a_second_run_changes_nothing(user_run):
+    first, again = user_run["init"]
+    assert "created promptfooconfig.filmability.yaml" in first and "created reeljudge.gate.yaml" in first
+    assert "nothing changed" in again and "created" not in again
+    written = yaml.safe_load((user_run["project"] / "promptfooconfig.ab.yaml").read_text())["defaultTest"]["assert"][0]
+    assert written["value"] == "package:reeljudge:abJudge" and written["config"]["reference_var"] == VARS["reference"]
+    assert (user_run["project"] / "py" / "reeljudge_entries" / "gecko.py").read_text().count("\n") == 3
+
+
+def reason(row: dict[str, Any]) -> str:
+    """The judge's own reason (the first component's)."""
+    return row["gradingResult"]["componentResults"][0]["reason"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_judge_works_from_the_users_project(user_run, kind):
+    by = {name.split(": ", 1)[1]: row for name, row in user_run["by"].items() if name.startswith(f"{kind}: ")}
+    assert len(by) == 8, sorted(user_run["by"])
+    expected_type = "javascript" if kind == "package" else "python"
+    assert all(r["gradingResult"]["componentResults"][0]["assertion"]["type"] == expected_type for r in by.values())
+    good, abstract = by["film local good"], by["film local abstract"]
+    assert good["success"] and set(good["namedScores"]) >= {"film_score", "film_relevance", "film_filmability", "film_variety"}, good["gradingResult"]
+    assert "local judge" in reason(good)
+    assert not abstract["success"] and abstract["namedScores"]["film_score"] < 0.8
+    assert by["probes clean"]["success"] and {"black_frames", "frozen_frames", "flicker"} <= set(by["probes clean"]["namedScores"])
+    assert not by["probes black"]["success"] and "black" in reason(by["probes black"]).lower()
+    ab = by["ab probes"]
+    assert ab["success"] and ab["score"] == 1.0 and ab["namedScores"]["ab_probes_new_temporal_consistency"] == 1.0, ab["gradingResult"]
+    assert by["film gemini"]["success"] and by["film gemini"]["namedScores"]["film_score"] == 1.0, by["film gemini"]["gradingResult"]
+    gecko = by["gecko gemini"]
+    assert gecko["success"] and "gecko_coverage" in gecko["namedScores"], gecko["gradingResult"]
+    pair = by["ab gemini"]
+    assert pair["success"] and pair["namedScores"]["ab_win"] == 1.0 and pair["namedScores"]["ab_consistent"] == 1.0, pair["gradingResult"]
+
+
+def same(result: dict[str, Any], kind: str) -> Any:
+    """A result without timings, and without its test's name (the one thing the two forms' tests differ in)."""
+    return json.loads(json.dumps(comparable(result)).replace(f"{kind}: ", ""))
+
+
+def test_the_package_reference_and_the_python_entry_give_the_same_results(user_run):
+    by = user_run["by"]
+    for name in [n.split(": ", 1)[1] for n in by if n.startswith("package: ")]:
+        a, b = by[f"package: {name}"], by[f"python: {name}"]
+        assert (a["success"], a["score"]) == (b["success"], b["score"]), name
+        assert same(a["gradingResult"], "package") == same(b["gradingResult"], "python"), name
+
+
+def source(path: Path) -> Path:
+    """A module's source path for its cached bytecode (``x/__pycache__/m.cpython-311.pyc`` → ``x/m.py``)."""
+    if path.parent.name == "__pycache__":
+        return path.parent.parent / (path.name.split(".")[0] + ".py")
+    return path
+
+
+def test_every_reeljudge_file_loaded_came_from_the_installed_package(user_run):
+    site = site_packages(user_run["python"])
+    opened = loaded_paths(user_run["trace"])
+    assert foreign_loads(opened, site, user_run["project"]) == []
+    package = {source(p).relative_to(site).as_posix() for p in opened if p.is_relative_to(site / "reeljudge")}
+    for needed in ("reeljudge/__init__.py", "reeljudge/warm/worker.py", "reeljudge/data/rubrics/filmability.md",
+                   "reeljudge/data/rubrics/gecko_video_generate.md", "reeljudge/data/rubrics/ab_judge.ab-v1.md",
+                   "reeljudge/data/protocols/ab-v1.yaml"):
+        assert needed in package, (needed, sorted(package)[:40])
+    cfg = (user_run["python"].parent.parent / "pyvenv.cfg").read_text()
+    assert str(ROOT) not in cfg
