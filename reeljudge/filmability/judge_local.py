@@ -39,7 +39,7 @@ class LocalJudgeOptions:
     their own calibration). Defaults are calibrated as described in docs/decisions.md.
     """
 
-    #: a term is filmable when its concreteness (1–5 norms scale) reaches this
+    #: a term is filmable when its concreteness (1–5 norms scale) is above this
     concreteness_threshold: float = DEFAULT_THRESHOLD
     #: a concrete head is still not filmable when its Lancaster visual strength (0–5) is at most this
     #: ("birdsong" 0.83, "smell" 0.16: heard or smelt, not seen)
@@ -175,7 +175,7 @@ def _filmability_reason(conc: list[TermConcreteness], points: int, o: LocalJudge
         if items:
             groups.append(f"{label}: " + ", ".join(items))
     n_f = sum(c.status == "filmable" for c in conc)
-    head = f"{n_f} of {len(conc)} terms reach concreteness {o.concreteness_threshold} (1–5 scale) → {points}/3."
+    head = f"{n_f} of {len(conc)} terms are rated above concreteness {o.concreteness_threshold} (1–5 scale) → {points}/3."
     if domain.software:
         head += f" Read as {domain.describe()}."
     return head + " " + "; ".join(groups) + ("." if groups else "")
