@@ -110,6 +110,15 @@ def split_metrics(judged: list[Judged]) -> dict[str, dict[str, Any]]:
     return out
 
 
+def relevance_confusion(judged: list[Judged], split: str) -> list[list[int]]:
+    """Counts of (labelled relevance, judged relevance) in one split: rows labelled 0–3, columns judged 0–3."""
+    table = [[0] * 4 for _ in range(4)]
+    for j in judged:
+        if j.split == split:
+            table[j.label["relevance"]][j.breakdown.relevance] += 1
+    return table
+
+
 def held_out_shortfalls(metrics: dict[str, dict[str, Any]]) -> list[str]:
     """The issue's held-out targets that the ``test`` split misses (empty when all are met)."""
     test = metrics["test"]
@@ -150,6 +159,8 @@ def main() -> None:
             print(f"  {name:<21} {ok:>3}/{total:<3} = {ok / total if total else 0:.3f}")
         print(f"  abstract at 0.8+      {len(m['abstract_at_pass'])}/{m['abstract_lists']}"
               + (f": {', '.join(m['abstract_at_pass'])}" if m["abstract_at_pass"] else ""))
+        rows = relevance_confusion(judged, split)
+        print("  relevance labelled→judged 0..3: " + "  ".join(f"{i}:{row}" for i, row in enumerate(rows)))
     misses = held_out_shortfalls(metrics)
     print("held-out targets: " + ("all met" if not misses else "; ".join(misses)))
     if args.errors:
