@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from reeljudge.filmability.lexicon import DEFAULT_THRESHOLD
-from reeljudge.filmability.relevance import STOPWORDS  # re-exported: the term generators use it
+from reeljudge.filmability.relevance import STOPWORDS  # noqa: F401  (re-exported: the term generators use it)
 from reeljudge.filmability.score_table import Breakdown
 from reeljudge.filmability.senses import NarrationDomain, narration_domain
 from reeljudge.filmability.term_reading import DEFAULT_MIN_VISUAL, TermConcreteness, term_concreteness
