@@ -11,4 +11,4 @@ SOURCES: tuple[str, ...] = (
     "term_reading.py", "heads.py", "senses.py", "relevance.py",
 )
 LOCAL_JUDGE_VERSION = 4  # 3: terms read by head, phrase and sense (issue 11); 4: relevance against rival topics (issue 20)
-SOURCES_SHA256 = "a76ab9666a603f9e"
+SOURCES_SHA256 = "859bb7e5dbde1751"

@@ -102,11 +102,24 @@ def narration_chunks(narration: str) -> list[str]:
     return list(dict.fromkeys(c for c in chunks if c))
 
 
-def rival_topics(model: "Embedder", chunks: list[str], software: bool, o: RelevanceThresholds) -> tuple[list[str], "np.ndarray"]:
-    """The other topics (names and vectors): the bank minus those the narration itself is about."""
-    own_text = chunks + (list(TECH_GLOSSES) if software else [])
-    bank = model.embed(list(OTHER_TOPICS))
-    closeness = (bank @ model.embed(own_text).T).max(axis=1)
+_FIXED: dict[tuple[int, str], "np.ndarray"] = {}
+
+
+def fixed_vectors(model: "Embedder", name: str, texts: Sequence[str]) -> "np.ndarray":
+    """Vectors of a fixed phrase list (the topic bank, the glosses), embedded once per model and process."""
+    key = (id(model), name)
+    if key not in _FIXED:
+        _FIXED[key] = model.embed(list(texts))
+    return _FIXED[key]
+
+
+def rival_topics(model: "Embedder", chunk_vectors: "np.ndarray", software: bool, o: RelevanceThresholds) -> tuple[list[str], "np.ndarray"]:
+    """The other topics (names and vectors): the bank minus those the narration (its chunks' vectors) is about."""
+    import numpy as np
+
+    own = np.vstack([chunk_vectors, fixed_vectors(model, "glosses", TECH_GLOSSES)]) if software else chunk_vectors
+    bank = fixed_vectors(model, "topics", OTHER_TOPICS)
+    closeness = (bank @ own.T).max(axis=1)
     keep = [i for i, c in enumerate(closeness) if c < o.own_topic_similarity]
     return [OTHER_TOPICS[i] for i in keep], bank[keep]
 
@@ -149,11 +162,12 @@ def read_relevance(
     """Each term's relevance to the narration (see module doc); ``filmable`` caps abstract terms."""
     chunks = narration_chunks(narration)
     tv = model.embed(list(terms))
-    sim = tv @ model.embed(chunks).T
-    names, rivals = rival_topics(model, chunks, software, o)
+    cv = model.embed(chunks)
+    sim = tv @ cv.T
+    names, rivals = rival_topics(model, cv, software, o)
     rsim = tv @ rivals.T if names else None
-    background = (tv @ model.embed(list(OTHER_TOPICS)).T).mean(axis=1)
-    gloss = (tv @ model.embed(list(TECH_GLOSSES)).T).max(axis=1) if software else None
+    background = (tv @ fixed_vectors(model, "topics", OTHER_TOPICS).T).mean(axis=1)
+    gloss = (tv @ fixed_vectors(model, "glosses", TECH_GLOSSES).T).max(axis=1) if software else None
     out = []
     for i, term in enumerate(terms):
         j = int(sim[i].argmax())
