@@ -15,8 +15,8 @@ expression is one unit):
    complement ("in the rain").
 2. In English compounds the head is the last word: "garbage truck", "water usage",
    "efficient engine".
-3. "X of Y" where X counts, groups or frames things ("row of houses", "close-up of hands") is
-   read from Y; a shot word at the end of a compound ("hard disk close-up") is read from the word
+3. "X of Y" where X counts, groups or frames things ("row of houses", "close-up of hands"), and
+   "X from Y" where X is a shot word ("view from a plane window"), are read from Y; a shot word at the end of a compound ("hard disk close-up") is read from the word
    before it.
 4. A noun followed by a verb's -ing form is an agent and its action ("developer typing",
    "programmer thinking", "waves crashing"): the agent decides — unless the -ing word is itself a
@@ -167,7 +167,10 @@ def find_head(units: list[UnitMatch], threshold: float) -> HeadParse:
     for i in comp:
         roles[i] = "complement"
     last = main[-1]
-    if prep is not None and units[prep].text == "of" and comp and _key(units[last]) in LIGHT_NOUNS | VIEW_NOUNS:
+    framing = (units[prep].text == "of" and _key(units[last]) in LIGHT_NOUNS | VIEW_NOUNS) or (
+        units[prep].text == "from" and _key(units[last]) in VIEW_NOUNS
+    ) if prep is not None else False
+    if framing and comp:
         inner = find_head(units[start:], threshold)
         if inner.head is not None:
             head = inner.head + start

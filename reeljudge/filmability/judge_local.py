@@ -8,12 +8,11 @@ labelled pairs in ``benchmarks/embeddings_compare.py``; see docs/decisions.md):
 - filmability (0–3): each term read by its head, as a phrase and in the narration's domain
   (:mod:`reeljudge.filmability.term_reading`); 3 all filmable, 2 one non-filmable term (or ≥ 75 %
   filmable), 1 a mix (≥ 50 %), 0 mostly abstract.
-- relevance (0–3): each term gets a level from its best match to the narration — the whole
-  sentence, its content words and word pairs — minus the term's mean similarity to a fixed set of
-  unrelated background words (small models rate some phrases close to everything); plus, when the
-  narration reads as a software explainer (:func:`reeljudge.filmability.senses.narration_domain`),
-  its similarity to short topic glosses ("computer programming"). Abstract or unknown terms count at most 1 ("related concepts but not
-  visuals"). The criterion is the level that at least half the terms reach.
+- relevance (0–3): each term is matched against the narration and against the other everyday topics
+  it could be about (:mod:`reeljudge.filmability.relevance`): 3 when the narration fits it at least
+  as well as any other topic, 2 nearly as well, 1 loosely; in a software explainer a programming
+  visual is at least generally related. Abstract or unknown terms count at most 1 ("related
+  concepts but not visuals"). The criterion is the level that at least half the terms reach.
 - variety (0–1): 1 when at least two terms are filmable and their mean pairwise cosine similarity
   is below ``variety_max_mean_similarity``.
 
@@ -26,24 +25,11 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from reeljudge.filmability.lexicon import DEFAULT_THRESHOLD, tokenize
+from reeljudge.filmability.lexicon import DEFAULT_THRESHOLD
+from reeljudge.filmability.relevance import STOPWORDS  # noqa: F401  (re-exported: the term generators use it)
 from reeljudge.filmability.score_table import Breakdown
 from reeljudge.filmability.senses import NarrationDomain, narration_domain
 from reeljudge.filmability.term_reading import DEFAULT_MIN_VISUAL, TermConcreteness, term_concreteness
-
-STOPWORDS = frozenset(
-    "a an the and or but of to in on at for with by from is are was were be been being it its this that these "
-    "those you your we our they their he she his her i me my how what when where why which who whom need needs "
-    "make making makes made just so as into than then there here do does did can could will would should may "
-    "might must about over under up down out all every everything very really also more most much many some any "
-    "no not only own same such too get gets got let lets keep keeps".split()
-)
-BACKGROUND_WORDS = (
-    "weather music money family history garden animal city sport book car food water school health light time "
-    "house game people"
-).split()
-TECH_GLOSSES = ("computer programming", "computers and servers")
-
 
 @dataclass(frozen=True)
 class LocalJudgeOptions:
@@ -53,18 +39,20 @@ class LocalJudgeOptions:
     their own calibration). Defaults are calibrated as described in docs/decisions.md.
     """
 
-    #: a term is filmable when its concreteness (1–5 norms scale) reaches this
+    #: a term is filmable when its concreteness (1–5 norms scale) is above this
     concreteness_threshold: float = DEFAULT_THRESHOLD
     #: a concrete head is still not filmable when its Lancaster visual strength (0–5) is at most this
     #: ("birdsong" 0.83, "smell" 0.16: heard or smelt, not seen)
     min_visual_strength: float = DEFAULT_MIN_VISUAL
-    #: background-corrected best narration match for "directly related" (level 3)
-    direct_match: float = 0.20
-    #: … for "generally related" (level 2)
-    general_match: float = 0.10
-    #: … for "loosely connected" (level 1)
-    loose_match: float = 0.09
-    #: similarity to a topic gloss that counts as "generally related" (level 2) / "loosely" (level 1)
+    #: an everyday topic this close (cosine) to a narration chunk is the narration's own, not a rival
+    own_topic_similarity: float = 0.50
+    #: a term is directly related (level 3) when its narration match beats every rival topic by this
+    direct_margin: float = 0.0
+    #: … generally related (level 2) when it trails the closest rival topic by less than this
+    general_margin: float = -0.10
+    #: … loosely related (level 1) when its narration match exceeds its mean cosine to all topics by this
+    loose_over_background: float = 0.08
+    #: in a software explainer, similarity to a programming gloss that counts as level 2 / level 1
     topic_general: float = 0.40
     topic_loose: float = 0.25
     #: highest relevance level an abstract or unknown term can contribute
@@ -89,15 +77,6 @@ class LocalJudgement:
     details: dict[str, Any] = field(default_factory=dict)
 
 
-def narration_chunks(narration: str) -> list[str]:
-    """The narration, its content words and adjacent content-word pairs (deduplicated)."""
-    tokens = tokenize(narration)
-    content = [t for t in tokens if t not in STOPWORDS]
-    pairs = [f"{a} {b}" for a, b in zip(tokens, tokens[1:]) if a not in STOPWORDS and b not in STOPWORDS]
-    chunks = [narration.strip()] + content + pairs
-    return list(dict.fromkeys(c for c in chunks if c))
-
-
 def uses_tech_jargon(narration: str) -> list[str]:
     """Software words of the narration when it reads as a software explainer, else none."""
     return list(narration_domain(narration).evidence)
@@ -113,17 +92,6 @@ def read_terms(
         term_concreteness(t, o.concreteness_threshold, domain=domain, min_visual=o.min_visual_strength) for t in terms
     ]
     return readings, domain
-
-
-def _relevance_level(match: float, topic: float, o: LocalJudgeOptions) -> int:
-    """A term's relevance level 0–3 from its corrected narration match and topic similarity."""
-    if match >= o.direct_match:
-        return 3
-    if match >= o.general_match or topic >= o.topic_general:
-        return 2
-    if match >= o.loose_match or topic >= o.topic_loose:
-        return 1
-    return 0
 
 
 def filmability_points(n_terms: int, n_filmable: int, o: LocalJudgeOptions) -> int:
@@ -207,7 +175,7 @@ def _filmability_reason(conc: list[TermConcreteness], points: int, o: LocalJudge
         if items:
             groups.append(f"{label}: " + ", ".join(items))
     n_f = sum(c.status == "filmable" for c in conc)
-    head = f"{n_f} of {len(conc)} terms reach concreteness {o.concreteness_threshold} (1–5 scale) → {points}/3."
+    head = f"{n_f} of {len(conc)} terms are rated above concreteness {o.concreteness_threshold} (1–5 scale) → {points}/3."
     if domain.software:
         head += f" Read as {domain.describe()}."
     return head + " " + "; ".join(groups) + ("." if groups else "")
@@ -258,36 +226,16 @@ def _embedding_criteria(
             f"{o.min_narration_coverage:.0%}): it looks non-English, and the offline English model cannot "
             "rate relevance → 0/3."
         ), var, var_reason
-    chunks = narration_chunks(narration)
+    from reeljudge.filmability.relevance import describe, list_level, read_relevance
+
     jargon = list(domain.evidence)
-    cv = model.embed(chunks)
-    bg = model.embed(BACKGROUND_WORDS)
-    sim = tv @ cv.T
-    base = (tv @ bg.T).mean(axis=1)
-    topic = (tv @ model.embed(list(TECH_GLOSSES)).T).max(axis=1) if jargon else None
-    per_term = []
-    levels = []
-    for i, c in enumerate(conc):
-        j = int(sim[i].argmax())
-        match = float(sim[i, j] - base[i])
-        top = float(topic[i]) if topic is not None else 0.0
-        level = _relevance_level(match, top, o)
-        if c.status != "filmable":
-            level = min(level, o.abstract_relevance_cap)
-        levels.append(level)
-        per_term.append({"term": c.term, "best_chunk": chunks[j], "similarity": round(float(sim[i, j]), 4),
-                         "background": round(float(base[i]), 4), "match": round(match, 4),
-                         "topic": round(top, 4), "level": level})
-    details["relevance"] = per_term
+    readings = read_relevance(model, narration, terms, [c.status == "filmable" for c in conc], domain.software, o)
+    details["relevance"] = [r.as_dict() for r in readings]
     details["tech_jargon"] = jargon
-    ranked = sorted(levels, reverse=True)
-    rel = ranked[(len(ranked) + 1) // 2 - 1]
-    names = {3: "direct", 2: "general", 1: "loose", 0: "none"}
-    parts = [f"'{p['term']}' {names[p['level']]} (best '{p['best_chunk']}' {p['match']:+.2f}"
-             + (f", topic {p['topic']:.2f}" if jargon else "") + ")" for p in per_term]
+    rel = list_level(readings)
     capped = [c.term for c in conc if c.status != "filmable"]
     rel_reason = (
-        f"at least half the terms reach level {rel} → {rel}/3: " + "; ".join(parts) + "."
+        describe(readings, rel, o)
         + (f" Abstract/unknown terms count at most {o.abstract_relevance_cap}: " + ", ".join(capped) + "." if capped else "")
         + (f" Software jargon in the narration ({', '.join(jargon)}) lets programming visuals count as related." if jargon else "")
     )

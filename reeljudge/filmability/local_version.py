@@ -8,7 +8,7 @@ whenever they change: then bump ``LOCAL_JUDGE_VERSION`` and set ``SOURCES_SHA256
 #: files (in reeljudge/filmability/) whose content decides the offline judge's verdicts
 SOURCES: tuple[str, ...] = (
     "judge_local.py", "lexicon.py", "concreteness_overrides.py", "embeddings.py",
-    "term_reading.py", "heads.py", "senses.py",
+    "term_reading.py", "heads.py", "senses.py", "relevance.py",
 )
-LOCAL_JUDGE_VERSION = 3  # 3: terms read by head, phrase and sense (issue 11)
-SOURCES_SHA256 = "050ca6450fa1f3fc"
+LOCAL_JUDGE_VERSION = 4  # 3: terms read by head, phrase and sense (issue 11); 4: relevance against rival topics (issue 20)
+SOURCES_SHA256 = "859bb7e5dbde1751"

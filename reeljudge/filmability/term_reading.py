@@ -14,7 +14,9 @@ How a term is read (documented in docs/decisions.md; measured by ``benchmarks/te
    "pipeline") unless a concrete word in the term names the visible thing ("leaking pipe").
 4. **Seen, not only sensed**: a concrete head that is hardly visual in the Lancaster norms
    ("birdsong", "smell": visual strength ≤ ``min_visual``) is not filmable.
-5. Filmable when the deciding rating reaches ``threshold``. A head the norms do not rate falls back
+5. Filmable when the deciding rating is above ``threshold``: a rating exactly at the scale's
+   midpoint ("transport" 3.50, "climate" 3.50) means the raters were split, and a term whose
+   filmability has two readings is not counted as filmable. A head the norms do not rate falls back
    to the term's most concrete rated word; a term with fewer than half its words rated is
    ``unknown``, never guessed. Conjunctions: the most concrete conjunct decides.
 """
@@ -90,7 +92,7 @@ def _read_conjunct(
     sense = read_sense(units, head, others, domain, threshold)
     if sense.software:
         score = SOFTWARE_SENSE_RATING
-    status = "filmable" if score >= threshold else "abstract"
+    status = "filmable" if score > threshold else "abstract"
     seen = visual_strength(unit.entry or unit.text) if status == "filmable" else None
     if seen is not None and seen[0] <= min_visual:
         status = "abstract"
@@ -109,7 +111,7 @@ def _explain(
     unit = units[head]
     if sense and score == SOFTWARE_SENSE_RATING:
         return sense
-    kind = "filmable" if score >= threshold else "abstract"
+    kind = "filmable" if score > threshold else "abstract"
     what = f"'{unit.text}' {score:.2f}"
     if parse.form == "agent-action":
         action = next(units[i].text for i, r in parse.roles.items() if r == "action")
@@ -123,9 +125,9 @@ def _explain(
     else:
         text = f"head {what} is {kind}"
     mods = [units[i] for i, r in parse.roles.items() if r in ("modifier", "complement") and i != head and units[i].rating is not None]
-    if kind == "abstract" and (concrete := [m for m in mods if (m.rating or 0.0) >= threshold]):
+    if kind == "abstract" and (concrete := [m for m in mods if (m.rating or 0.0) > threshold]):
         text += f"; the concrete word '{concrete[0].text}' ({concrete[0].rating:.2f}) does not make it filmable"
-    elif kind == "filmable" and (vague := [m for m in mods if (m.rating or 0.0) < threshold]):
+    elif kind == "filmable" and (vague := [m for m in mods if (m.rating or 0.0) <= threshold]):
         text += f"; '{vague[0].text}' only describes it"
     if sense:
         text += f"; {sense}"

@@ -1,0 +1,171 @@
+"""List-level agreement of the offline filmability judge with people, on ``datasets/relevance_labelled.yaml``.
+
+Every labelled term list is judged offline (``judge_terms_locally``, default options) and compared
+with its labels, per split (train: rules may be tuned on it; test: held out, only reported):
+
+- relevance exact and within one (0–3);
+- score band: the judge's table score equals the labelled score;
+- pass/fail: both at or above 0.8, or both below (the filmability assertion's default threshold);
+- pair order: for every two lists of one narration with different labelled scores, the judge
+  scores the better one strictly higher (a tie is not an order);
+- abstract at 0.8+: lists labelled mostly or all abstract (filmability 0) that the judge scores
+  0.8 or above — must be none.
+
+Run: ``.venv/bin/python -m benchmarks.relevance`` (``--errors train`` lists the train lists where the
+judge disagrees, with its relevance reason; ``--errors test`` does the same for the held-out split,
+for reporting only). :func:`held_out_shortfalls` is the quality gate the tests keep.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections import defaultdict
+from dataclasses import dataclass
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from reeljudge.filmability.judge_local import LocalJudgeOptions, judge_terms_locally
+from reeljudge.filmability.score_table import Breakdown, score_breakdown
+
+ROOT = Path(__file__).resolve().parents[1]
+DATASET = ROOT / "datasets" / "relevance_labelled.yaml"
+PASS_THRESHOLD = 0.8
+#: held-out targets of issue 20 (shares; abstract_at_pass is a count)
+TARGETS = {"pass_fail": 0.95, "pair_order": 0.90, "relevance_exact": 0.75}
+
+
+@dataclass(frozen=True)
+class Judged:
+    """One labelled list with the judge's breakdown and score."""
+
+    narration_id: str
+    list_id: str
+    split: str
+    narration: str
+    terms: list[str]
+    label: dict[str, Any]
+    breakdown: Breakdown
+    score: float
+
+
+def load_lists(path: Path = DATASET) -> list[dict[str, Any]]:
+    """One dict per labelled list; raises ValueError when a label's score disagrees with the table."""
+    rows = yaml.safe_load(path.read_text(encoding="utf-8"))
+    out = []
+    for n in rows:
+        for lst in n["lists"]:
+            table = score_breakdown(Breakdown(lst["relevance"], lst["filmability"], lst["variety"])).score
+            if abs(table - lst["score"]) > 1e-9:
+                raise ValueError(f"{n['id']}/{lst['id']}: labelled score {lst['score']} but the table gives {table}")
+            out.append({"narration_id": n["id"], "split": n["split"], "domain": n["domain"],
+                        "narration": n["narration"], **lst})
+    return out
+
+
+def judge_lists(items: list[dict[str, Any]], options: LocalJudgeOptions | None = None) -> list[Judged]:
+    """Each labelled list judged offline."""
+    out = []
+    for item in items:
+        bd = judge_terms_locally(item["narration"], list(item["terms"]), options=options).breakdown
+        label = {k: item[k] for k in ("relevance", "filmability", "variety", "score")}
+        out.append(Judged(item["narration_id"], item["id"], item["split"], item["narration"], list(item["terms"]),
+                          label, bd, score_breakdown(bd).score))
+    return out
+
+
+def _pairs(judged: list[Judged]) -> list[tuple[Judged, Judged]]:
+    """(better, worse) for every two lists of one narration whose labelled scores differ."""
+    by_narration: dict[str, list[Judged]] = defaultdict(list)
+    for j in judged:
+        by_narration[j.narration_id].append(j)
+    pairs = []
+    for group in by_narration.values():
+        for a, b in combinations(group, 2):
+            if a.label["score"] != b.label["score"]:
+                pairs.append((a, b) if a.label["score"] > b.label["score"] else (b, a))
+    return pairs
+
+
+def split_metrics(judged: list[Judged]) -> dict[str, dict[str, Any]]:
+    """Agreement figures per split: shares with counts, and the abstract lists at 0.8 or above."""
+    out: dict[str, dict[str, Any]] = {}
+    for split in sorted({j.split for j in judged}):
+        part = [j for j in judged if j.split == split]
+        pairs = _pairs(part)
+        abstract = [j for j in part if j.label["filmability"] == 0]
+        counts = {
+            "relevance_exact": sum(j.breakdown.relevance == j.label["relevance"] for j in part),
+            "relevance_within_one": sum(abs(j.breakdown.relevance - j.label["relevance"]) <= 1 for j in part),
+            "score_band": sum(abs(j.score - j.label["score"]) < 1e-9 for j in part),
+            "pass_fail": sum((j.score >= PASS_THRESHOLD) == (j.label["score"] >= PASS_THRESHOLD) for j in part),
+        }
+        metrics: dict[str, Any] = {k: (v, len(part)) for k, v in counts.items()}
+        metrics["pair_order"] = (sum(b.score > w.score for b, w in pairs), len(pairs))
+        metrics["abstract_at_pass"] = [f"{j.narration_id}/{j.list_id}" for j in abstract if j.score >= PASS_THRESHOLD]
+        metrics["abstract_lists"] = len(abstract)
+        out[split] = metrics
+    return out
+
+
+def relevance_confusion(judged: list[Judged], split: str) -> list[list[int]]:
+    """Counts of (labelled relevance, judged relevance) in one split: rows labelled 0–3, columns judged 0–3."""
+    table = [[0] * 4 for _ in range(4)]
+    for j in judged:
+        if j.split == split:
+            table[j.label["relevance"]][j.breakdown.relevance] += 1
+    return table
+
+
+def held_out_shortfalls(metrics: dict[str, dict[str, Any]]) -> list[str]:
+    """The issue's held-out targets that the ``test`` split misses (empty when all are met)."""
+    test = metrics["test"]
+    misses = []
+    for name, target in TARGETS.items():
+        ok, total = test[name]
+        if total == 0 or ok / total < target:
+            misses.append(f"{name} {ok}/{total} below {target:.0%}")
+    if test["abstract_at_pass"]:
+        misses.append("mostly-abstract lists at 0.8 or above: " + ", ".join(test["abstract_at_pass"]))
+    return misses
+
+
+def _errors(judged: list[Judged], split: str) -> None:
+    """Print the lists of one split where the judge disagrees with the labels."""
+    for j in judged:
+        b, lab = j.breakdown, j.label
+        got = (b.relevance, b.filmability, b.variety, j.score)
+        want = (lab["relevance"], lab["filmability"], lab["variety"], lab["score"])
+        if j.split == split and got != want:
+            print(f"  [{j.narration_id}/{j.list_id}] labelled {want}, judged {got}")
+            print(f"    relevance: {b.criterion_reasons.get('relevance', '')}")
+            if got[1] != want[1]:
+                print(f"    filmability: {b.criterion_reasons.get('filmability', '')}")
+
+
+def main() -> None:
+    """Print the agreement figures per split; optionally the disagreements of one split."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--errors", choices=("train", "test"), help="list the disagreements of this split")
+    args = parser.parse_args()
+    judged = judge_lists(load_lists())
+    metrics = split_metrics(judged)
+    for split, m in metrics.items():
+        print(f"{split}: {m['score_band'][1]} lists, {m['pair_order'][1]} pairs")
+        for name in ("relevance_exact", "relevance_within_one", "score_band", "pass_fail", "pair_order"):
+            ok, total = m[name]
+            print(f"  {name:<21} {ok:>3}/{total:<3} = {ok / total if total else 0:.3f}")
+        print(f"  abstract at 0.8+      {len(m['abstract_at_pass'])}/{m['abstract_lists']}"
+              + (f": {', '.join(m['abstract_at_pass'])}" if m["abstract_at_pass"] else ""))
+        rows = relevance_confusion(judged, split)
+        print("  relevance labelled→judged 0..3: " + "  ".join(f"{i}:{row}" for i, row in enumerate(rows)))
+    misses = held_out_shortfalls(metrics)
+    print("held-out targets: " + ("all met" if not misses else "; ".join(misses)))
+    if args.errors:
+        _errors(judged, args.errors)
+
+
+if __name__ == "__main__":
+    main()

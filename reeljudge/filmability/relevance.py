@@ -1,0 +1,197 @@
+"""How closely each search term relates to its narration, read against the other topics it could be about.
+
+A small sentence-embedding model rates some phrases close to everything and rates a concrete
+scene low against an abstract sentence ("coins in a jar" against "Putting a little money aside
+every week…"), so a raw similarity says little. The question a person asks is comparative: does
+this narration explain the term, or is the term about something else? So each term is matched
+twice (measured by ``benchmarks/relevance.py``; docs/decisions.md):
+
+- its **match**: best cosine to the narration, its content words and adjacent content-word pairs;
+- its **rival**: best cosine to a fixed bank of everyday stock-footage topics (:data:`OTHER_TOPICS`)
+  minus the narration's own topics (those within ``own_topic_similarity`` of any narration chunk;
+  in a software explainer also those of the programming glosses).
+
+Level 3 ("directly") when the narration fits the term at least as well as any other topic (margin
+≥ ``direct_margin``), 2 ("generally") when nearly as well, 1 ("loosely") when the match alone is
+clearly above its mean similarity to all the topics (small models rate some phrases close to
+everything: "typing" ~ "pasta" 0.36), else 0. In a software explainer a term close to a programming gloss is at least generally
+related (the spec's "developer coding" for a closures narration). Terms read as abstract or unknown
+count at most ``abstract_relevance_cap`` ("related concepts but not visuals"). The list's relevance
+is the level that at least half its terms reach.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol, Sequence
+
+from reeljudge.filmability.lexicon import tokenize
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    import numpy as np
+
+    from reeljudge.filmability.embeddings import Embedder
+
+STOPWORDS = frozenset(
+    "a an the and or but of to in on at for with by from is are was were be been being it its this that these "
+    "those you your we our they their he she his her i me my how what when where why which who whom need needs "
+    "make making makes made just so as into than then there here do does did can could will would should may "
+    "might must about over under up down out all every everything very really also more most much many some any "
+    "no not only own same such too get gets got let lets keep keeps".split()
+)
+#: everyday subjects of stock footage: a term closer to one of these than to its narration is about
+#: something else. Broad themes, one or two words each, none taken from a labelled term list.
+OTHER_TOPICS: tuple[str, ...] = tuple(
+    t.strip()
+    for t in (
+        "money; shopping; business; cooking; food; restaurant; health; hospital; medicine; sleep; exercise; sport; "
+        "football; swimming; running; history; war; ancient ruins; outer space; stars; science; laboratory; school; "
+        "classroom; university; books; office; factory; computers; technology; travel; airport; hotel; beach; ocean; "
+        "mountains; snow; forest; flowers; garden; animals; farm; weather; rain; city; traffic; cars; home; family; "
+        "children; music; art; fashion; religion; politics; law; water; fire; night; party"
+    ).split(";")
+)
+TECH_GLOSSES = ("computer programming", "computers and servers")
+LEVEL_NAMES = {3: "direct", 2: "general", 1: "loose", 0: "none"}
+
+
+class RelevanceThresholds(Protocol):
+    """The options this module reads (``LocalJudgeOptions`` has them)."""
+
+    own_topic_similarity: float
+    direct_margin: float
+    general_margin: float
+    loose_over_background: float
+    topic_general: float
+    topic_loose: float
+    abstract_relevance_cap: int
+
+
+@dataclass(frozen=True)
+class TermRelevance:
+    """One term's relevance level and the evidence for it."""
+
+    term: str
+    level: int
+    best_chunk: str
+    similarity: float  # cosine to the best narration chunk
+    rival: str | None  # the closest other topic
+    rival_similarity: float
+    gloss: float  # similarity to a programming gloss (0.0 outside software explainers)
+    why: str
+
+    @property
+    def margin(self) -> float:
+        """How much better the narration fits than the closest other topic."""
+        return self.similarity - self.rival_similarity
+
+    def as_dict(self) -> dict[str, object]:
+        """JSON-serialisable evidence (rounded)."""
+        return {"term": self.term, "level": self.level, "best_chunk": self.best_chunk,
+                "similarity": round(self.similarity, 4), "rival_topic": self.rival,
+                "rival_similarity": round(self.rival_similarity, 4), "match": round(self.margin, 4),
+                "topic": round(self.gloss, 4), "why": self.why}
+
+
+def narration_chunks(narration: str) -> list[str]:
+    """The narration, its content words and adjacent content-word pairs (deduplicated)."""
+    tokens = tokenize(narration)
+    content = [t for t in tokens if t not in STOPWORDS]
+    pairs = [f"{a} {b}" for a, b in zip(tokens, tokens[1:]) if a not in STOPWORDS and b not in STOPWORDS]
+    chunks = [narration.strip()] + content + pairs
+    return list(dict.fromkeys(c for c in chunks if c))
+
+
+_FIXED: dict[tuple[int, str], "np.ndarray"] = {}
+
+
+def fixed_vectors(model: "Embedder", name: str, texts: Sequence[str]) -> "np.ndarray":
+    """Vectors of a fixed phrase list (the topic bank, the glosses), embedded once per model and process."""
+    key = (id(model), name)
+    if key not in _FIXED:
+        _FIXED[key] = model.embed(list(texts))
+    return _FIXED[key]
+
+
+def rival_topics(model: "Embedder", chunk_vectors: "np.ndarray", software: bool, o: RelevanceThresholds) -> tuple[list[str], "np.ndarray"]:
+    """The other topics (names and vectors): the bank minus those the narration (its chunks' vectors) is about."""
+    import numpy as np
+
+    own = np.vstack([chunk_vectors, fixed_vectors(model, "glosses", TECH_GLOSSES)]) if software else chunk_vectors
+    bank = fixed_vectors(model, "topics", OTHER_TOPICS)
+    closeness = (bank @ own.T).max(axis=1)
+    keep = [i for i, c in enumerate(closeness) if c < o.own_topic_similarity]
+    return [OTHER_TOPICS[i] for i in keep], bank[keep]
+
+
+def _margin_level(sim: float, rival: float, background: float, o: RelevanceThresholds) -> int:
+    """A term's level from its narration match against the closest other topic and all topics' mean."""
+    margin = sim - rival
+    if margin >= o.direct_margin:
+        return 3
+    if margin >= o.general_margin:
+        return 2
+    return 1 if sim - background >= o.loose_over_background else 0
+
+
+def _gloss_level(gloss: float, o: RelevanceThresholds) -> int:
+    """The level a programming gloss gives in a software explainer (0 when it gives none)."""
+    return 2 if gloss >= o.topic_general else 1 if gloss >= o.topic_loose else 0
+
+
+def _why(plain: int, level: int, capped: bool, chunk: str, sim: float, rival: str | None, rsim: float, gloss: float) -> str:
+    """One clause: why the term was read as related or not (``plain``: the level before gloss and cap)."""
+    rival_txt = f"other topic '{rival}' {rsim:.2f}" if rival else "no other topic"
+    if capped:
+        return f"relates to '{chunk}' {sim:.2f} but is not a visual, so at most {level}"
+    if level > plain:
+        return f"a programming visual in a software narration (gloss {gloss:.2f}); '{chunk}' {sim:.2f}, {rival_txt}"
+    if level == 3:
+        return f"the narration fits it best: '{chunk}' {sim:.2f}, {rival_txt}"
+    if level == 2:
+        return f"'{chunk}' {sim:.2f}, nearly as close to the {rival_txt}"
+    if level == 1:
+        return f"about something else: the {rival_txt} beats '{chunk}' {sim:.2f}"
+    return f"unrelated: best '{chunk}' {sim:.2f}, {rival_txt}"
+
+
+def read_relevance(
+    model: "Embedder", narration: str, terms: Sequence[str], filmable: Sequence[bool], software: bool,
+    o: RelevanceThresholds,
+) -> list[TermRelevance]:
+    """Each term's relevance to the narration (see module doc); ``filmable`` caps abstract terms."""
+    chunks = narration_chunks(narration)
+    tv = model.embed(list(terms))
+    cv = model.embed(chunks)
+    sim = tv @ cv.T
+    names, rivals = rival_topics(model, cv, software, o)
+    rsim = tv @ rivals.T if names else None
+    background = (tv @ fixed_vectors(model, "topics", OTHER_TOPICS).T).mean(axis=1)
+    gloss = (tv @ fixed_vectors(model, "glosses", TECH_GLOSSES).T).max(axis=1) if software else None
+    out = []
+    for i, term in enumerate(terms):
+        j = int(sim[i].argmax())
+        k = int(rsim[i].argmax()) if rsim is not None else None
+        s, r = float(sim[i, j]), float(rsim[i, k]) if k is not None else -1.0
+        g = float(gloss[i]) if gloss is not None else 0.0
+        plain = _margin_level(s, r, float(background[i]), o)
+        level = max(plain, _gloss_level(g, o))
+        capped = not filmable[i] and level > o.abstract_relevance_cap
+        if not filmable[i]:
+            level = min(level, o.abstract_relevance_cap)
+        rival = names[k] if k is not None else None
+        out.append(TermRelevance(term, level, chunks[j], s, rival, r, g,
+                                 _why(plain, level, capped, chunks[j], s, rival, r, g)))
+    return out
+
+
+def list_level(readings: Sequence[TermRelevance]) -> int:
+    """The level that at least half the terms reach (0 for no terms)."""
+    ranked = sorted((r.level for r in readings), reverse=True)
+    return ranked[(len(ranked) + 1) // 2 - 1] if ranked else 0
+
+
+def describe(readings: Sequence[TermRelevance], rel: int, o: RelevanceThresholds) -> str:
+    """The relevance criterion's reason: the list level, then each term and why."""
+    parts = [f"'{r.term}' {LEVEL_NAMES[r.level]} ({r.why})" for r in readings]
+    return f"at least half the terms reach level {rel} → {rel}/3: " + "; ".join(parts) + "."

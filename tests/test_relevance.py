@@ -1,0 +1,107 @@
+"""Offline relevance (issue 20): scenes of the narration's subject are directly related, terms about
+another topic are not, mostly-abstract lists fail, and the held-out targets hold."""
+
+from __future__ import annotations
+
+import pytest
+
+from reeljudge.filmability.embeddings import get_embedder
+from reeljudge.filmability.judge_local import judge_terms_locally
+from reeljudge.filmability.score_table import score_breakdown
+from reeljudge.filmability.term_reading import term_concreteness
+
+SAVING = "Putting a little money aside every week adds up faster than you think."
+REMOTE = "Working from home means more video calls and fewer commutes."
+ELECTRIC = "Electric cars are replacing petrol cars in cities."
+AUTUMN = "Autumn turns the forest red and gold."
+
+
+@pytest.fixture(scope="module")
+def model():
+    """Load the embedding model once for the module."""
+    return get_embedder()
+
+
+def _levels(narration: str, terms: list[str]) -> dict[str, int]:
+    """Each term's relevance level as the judge reads it."""
+    details = judge_terms_locally(narration, terms).details
+    return {r["term"]: r["level"] for r in details["relevance"]}
+
+
+def test_scenes_of_saving_money_are_directly_related(model) -> None:
+    terms = ["coins in a jar", "calculator and bills", "piggy bank", "person counting cash"]
+    levels = _levels(SAVING, terms)
+    assert levels["coins in a jar"] >= 2 and levels["calculator and bills"] >= 2  # were 0 and 2 (issue 20)
+    b = judge_terms_locally(SAVING, terms).breakdown
+    assert (b.relevance, b.filmability, b.variety) == (3, 3, 1)
+    assert score_breakdown(b).score == 1.0
+
+
+def test_a_video_call_is_directly_related_to_remote_work(model) -> None:
+    assert _levels(REMOTE, ["video call on laptop", "home office desk"])["video call on laptop"] == 3
+
+
+def test_mostly_abstract_list_fails_and_green_transport_is_not_filmable(model) -> None:
+    terms = ["clean mobility", "electric car charging", "green transport", "sustainability"]
+    b = judge_terms_locally(ELECTRIC, terms).breakdown
+    assert b.filmability == 0 and "green transport" in b.unfilmable_terms
+    assert score_breakdown(b).score < 0.8
+    assert "'green transport' 3.50" in b.criterion_reasons["filmability"]
+
+
+def test_a_rating_at_the_midpoint_is_not_filmable() -> None:
+    reading = term_concreteness("transport")
+    assert reading.score == 3.5 and reading.status == "abstract"
+    assert term_concreteness("public transport").status == "filmable"  # rated 4.40 as a phrase
+
+
+def test_a_shot_word_from_a_place_is_read_by_the_place() -> None:
+    reading = term_concreteness("view from airplane window")
+    assert reading.status == "filmable" and reading.anchor in ("airplane window", "window", "airplane")
+    assert reading.form != "compound"
+
+
+def test_a_term_about_another_topic_is_only_loosely_related(model) -> None:
+    levels = _levels(AUTUMN, ["red maple leaves", "snowy mountains"])
+    assert levels["red maple leaves"] == 3
+    assert levels["snowy mountains"] < 3
+
+
+def test_the_reason_says_per_term_why_it_is_related_or_not(model) -> None:
+    b = judge_terms_locally(AUTUMN, ["red maple leaves", "snowy mountains", "change"]).breakdown
+    reason = b.criterion_reasons["relevance"]
+    assert "'red maple leaves' direct (the narration fits it best:" in reason
+    assert "'snowy mountains'" in reason and "other topic 'mountains'" in reason
+    assert "'change'" in reason and "not a visual" in reason or "'change' none" in reason or "'change' loose" in reason
+
+
+def test_unrelated_filmable_terms_stay_unrelated(model) -> None:
+    b = judge_terms_locally("Add fresh basil just before serving the pasta", ["server room", "computer RAM", "typing"]).breakdown
+    assert b.relevance == 0
+    assert "'computer RAM' none (unrelated" in b.criterion_reasons["relevance"]
+
+
+@pytest.fixture(scope="module")
+def held_out(model) -> dict:
+    """The benchmark's figures for the held-out split, computed once by the benchmark's own code."""
+    from benchmarks.relevance import judge_lists, load_lists, split_metrics
+
+    return split_metrics(judge_lists([i for i in load_lists() if i["split"] == "test"]))["test"]
+
+
+@pytest.mark.xfail(strict=True, reason="issue 20 held-out targets not all met yet (docs/decisions.md, issue 20): "
+                                       "pair order 44/49, relevance exact 32/47, two abstract lists at 0.8")
+def test_held_out_targets_hold(held_out) -> None:
+    """Quality gate of issue 20 on the held-out split (not a timing); strict xfail turns red once it passes."""
+    from benchmarks.relevance import held_out_shortfalls
+
+    assert held_out_shortfalls({"test": held_out}) == []
+
+
+def test_held_out_figures_do_not_drop(held_out) -> None:
+    """The held-out figures measured when the relevance reading landed are a floor (pass/fail meets its target)."""
+    share = {k: held_out[k][0] / held_out[k][1] for k in ("pass_fail", "pair_order", "relevance_exact", "relevance_within_one")}
+    assert share["pass_fail"] >= 0.95
+    assert held_out["pair_order"][0] >= 44 and held_out["relevance_exact"][0] >= 32
+    assert share["relevance_within_one"] >= 0.93
+    assert len(held_out["abstract_at_pass"]) <= 2
