@@ -14,9 +14,10 @@ from __future__ import annotations
 import random
 import time
 from dataclasses import dataclass
-from typing import Callable, TypeVar
+from typing import TYPE_CHECKING, Callable, TypeVar
 
-import tenacity
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    import tenacity
 
 T = TypeVar("T")
 Clock = Callable[[], float]
@@ -82,6 +83,8 @@ def call(
     A retryable failure is tried again after the backoff unless the attempts are used up or the
     wait would pass ``deadline`` (absolute, on ``clock``; default: now + ``policy.deadline_s``).
     """
+    import tenacity  # here, not at the top: a cache hit never retries, and importing tenacity costs ~100 ms
+
     end = deadline if deadline is not None else clock() + policy.deadline_s
     last: dict[str, Problem] = {}
 
