@@ -26,7 +26,10 @@ COMMANDS: tuple[str, ...] = (
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser for every subcommand."""
+    from reeljudge import __version__
+
     parser = argparse.ArgumentParser(prog="reeljudge", description="reeljudge: judges for video pipelines")
+    parser.add_argument("--version", action="version", version=f"reeljudge {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     for module in COMMANDS:
         importlib.import_module(module).add_parser(sub)
