@@ -7,6 +7,7 @@ says which system's clip the rater saw on which side. ``Judgement`` is the typed
 
 from __future__ import annotations
 
+import re
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -20,6 +21,8 @@ from reeljudge.errors import BadInputError
 SCHEMA_ID = "reeljudge.ab.judgement/1"
 SCHEMA_FILE = PROTOCOL_DIR / "judgement.schema.json"
 TIE = "tie"
+#: what a rater's name may be (a person's invite name or a model judge's); never "tie"
+RATER_ID = re.compile(r"^[A-Za-z0-9_.:@-]{1,64}$")
 
 
 class RecordError(BadInputError):

@@ -14,7 +14,7 @@ from typing import Any, Callable, Mapping
 
 from reeljudge.ab.protocol import check_form, load_protocol
 from reeljudge.ab_judge.rubric import family_schema, system_text
-from reeljudge.gemini.client import JudgeRequest, MediaInput
+from reeljudge.gemini.request import JudgeRequest, MediaInput
 from reeljudge.gemini.parsers import reply_parser
 from reeljudge.gemini.prompts import data_block
 from reeljudge.gemini.replies import ReplyInvalid, json_parser
