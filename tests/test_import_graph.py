@@ -15,6 +15,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "reeljudge"
 #: low to high; a unit is a package or a module (longest name wins)
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("reeljudge.errors",),
+    ("reeljudge.extras",),
     ("reeljudge.atomic", "reeljudge.options", "reeljudge.not_judged", "reeljudge.stats",
      "reeljudge.testing"),  # reeljudge.testing: clip generators and servers for tests, importing no reeljudge layer
     ("reeljudge.promptfoo", "reeljudge.retry", "reeljudge.cache"),

@@ -137,6 +137,9 @@ def cmd_invite(args: argparse.Namespace) -> int:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     """Run the server until interrupted."""
+    from reeljudge.extras import require
+
+    require("reeljudge ab serve", "uvicorn", "starlette")
     import uvicorn
 
     from reeljudge.ab.assignment import QCOptions
