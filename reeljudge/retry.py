@@ -11,7 +11,6 @@ the last problem, and the caller turns it into the judge's own error.
 
 from __future__ import annotations
 
-import random
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, TypeVar
@@ -38,6 +37,8 @@ class RetryPolicy:
         """Seconds to wait after failed attempt ``attempt``: the server's hint, else jittered exponential."""
         if hint_s is not None:
             return min(hint_s, self.backoff_max_s)
+        import random  # here: a cache hit never waits
+
         base = self.backoff_initial_s * (2 ** (attempt - 1))
         return min(base * (0.5 + random.random() / 2), self.backoff_max_s)
 

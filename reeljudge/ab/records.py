@@ -8,7 +8,6 @@ says which system's clip the rater saw on which side. ``Judgement`` is the typed
 from __future__ import annotations
 
 import re
-import uuid
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import lru_cache
@@ -102,6 +101,7 @@ def build_record(
     ``shown`` maps side → system and ``clips`` side → clip sha256. ``extra`` may set the model
     rater fields ``inconsistent`` and ``judge``. The result is validated before it is returned.
     """
+    import uuid  # here: uuid imports platform, and a cache hit builds no record
     submitted = now_iso()
     winner_side = form["winner"]
     record: dict[str, Any] = {
