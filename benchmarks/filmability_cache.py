@@ -143,19 +143,20 @@ def _eval_seconds(config: Path, work: Path, env: dict[str, str]) -> tuple[float,
     return elapsed, cpu, json.loads(out.read_text())["results"]["stats"]
 
 
-def measure(judge: str, work: Path, entries: list[Path]) -> None:
-    """Fill the cache, then alternate the evals ROUNDS times; print medians and ratios to trivial."""
+def measure(judge: str, work: Path, entries: list[Path], rounds: int = ROUNDS) -> None:
+    """Fill the cache, then alternate the evals ``rounds`` times; print medians and ratios to trivial."""
     tests = fill(judge, work / f"cache-{judge}")
     trivial = work / "trivial_assert.py"
     trivial.write_text(TRIVIAL)
-    env = {**{k: v for k, v in os.environ.items() if not k.startswith(("GEMINI", "GOOGLE_API"))},
+    # as a user runs it: no key, and Python writing its bytecode (the first round compiles; the median drops it)
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith(("GEMINI", "GOOGLE_API")) and k != "PYTHONDONTWRITEBYTECODE"},
            "REELJUDGE_CACHE_DIR": str(work / f"cache-{judge}"), "REELJUDGE_CACHE": "replay",
            "GOOGLE_GEMINI_BASE_URL": "http://127.0.0.1:9", "PROMPTFOO_CONFIG_DIR": str(work / "pf")}
     configs = {"trivial": _config(work, tests, f"file://{trivial}", judge, "trivial")}
     for i, root in enumerate(entries):
         configs[str(root)] = _config(work, tests, f"file://{root / 'assertions' / (judge + '.py')}", judge, f"entries{i}")
     runs: dict[str, list[tuple[float, float]]] = {name: [] for name in configs}
-    for _ in range(ROUNDS):
+    for _ in range(rounds):
         for name, config in configs.items():
             wall, cpu, stats = _eval_seconds(config, work, env)
             if stats["successes"] != N_TESTS:
@@ -175,10 +176,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--judges", default="filmability", help="comma-separated: filmability, gecko, ab_judge")
     parser.add_argument("--entries", action="append", type=Path, default=[],
                         help="another checkout whose assertions/ (and reeljudge) to measure too; repeatable")
+    parser.add_argument("--rounds", type=int, default=ROUNDS, help=f"evals of each kind, alternating (default {ROUNDS})")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         for judge in args.judges.split(","):
-            measure(judge.strip(), Path(tmp), [ROOT, *[e.resolve() for e in args.entries]])
+            measure(judge.strip(), Path(tmp), [ROOT, *[e.resolve() for e in args.entries]], args.rounds)
 
 
 if __name__ == "__main__":
