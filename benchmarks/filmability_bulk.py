@@ -41,7 +41,7 @@ ASSERT_ONE = (
 
 def make_rows(count: int) -> list[dict[str, Any]]:
     """``count`` distinct rows: each narration with each generator's terms, suffixed when repeated."""
-    from reeljudge.providers.terms.offline import GENERATORS
+    from reeljudge.filmability.generators import GENERATORS
 
     base = [row["narration"] for row in yaml.safe_load((ROOT / "datasets" / "narrations.yaml").read_text())]
     rows: list[dict[str, Any]] = []

@@ -25,7 +25,7 @@ __all__ = ["judge_terms", "score_gecko", "run_probes", "probe_library_file", "ju
 _FACES = {
     "judge_terms": "reeljudge.filmability.api",
     "score_gecko": "reeljudge.gecko.api",
-    "run_probes": "reeljudge.probes",
+    "run_probes": "reeljudge.probes.api",
     "probe_library_file": "reeljudge.library.probe_library",
     "judge_narrations_file": "reeljudge.filmability.bulk",
     "judge_pair": "reeljudge.ab_judge.api",

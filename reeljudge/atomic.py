@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
@@ -27,6 +26,8 @@ def atomic_path(target: str | os.PathLike[str], *, suffix: str = "", sync: bool 
     (``sync_all``) before relying on it."""
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
+    import tempfile  # here: tempfile imports shutil and random, which a cache hit (a read) never needs
+
     handle, name = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=suffix, dir=target.parent)
     os.close(handle)
     tmp = Path(name)

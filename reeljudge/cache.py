@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -151,6 +150,8 @@ class JudgeCache:
     def clear(self) -> int:
         """Delete every entry and temp file; returns how many entries were removed."""
         removed = self.stats().entries
+        import shutil  # here: only clearing needs it
+
         if self.root.is_dir():
             for sub in self.root.iterdir():
                 if sub.is_dir() and len(sub.name) == 2:

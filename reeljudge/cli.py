@@ -1,7 +1,9 @@
 """The ``reeljudge`` command: one subcommand per module listed in ``COMMANDS``.
 
 Each listed module defines ``add_parser(subparsers)``, which adds its subcommand and sets ``func``
-on the parser (``func(args) -> exit code``). Modules are imported when the CLI starts, so they keep
+on the parser (``func(args) -> exit code``); a module listed in ``SUBCOMMANDS`` adds a subcommand
+under another module's command, to the subcommands' action that module's ``add_parser`` returns
+(so a command's own module need not import the layer above it). Modules are imported when the CLI starts, so they keep
 their own heavy imports inside their functions.
 """
 
@@ -24,13 +26,21 @@ COMMANDS: tuple[str, ...] = (
     "reeljudge.scaffold.cli",
 )
 
+#: modules that add a subcommand under another module's command: ``reeljudge ab judge``
+SUBCOMMANDS: dict[str, tuple[str, ...]] = {"reeljudge.ab.cli": ("reeljudge.ab_judge.cli",)}
+
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser for every subcommand."""
+    from reeljudge import __version__
+
     parser = argparse.ArgumentParser(prog="reeljudge", description="reeljudge: judges for video pipelines")
+    parser.add_argument("--version", action="version", version=f"reeljudge {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     for module in COMMANDS:
-        importlib.import_module(module).add_parser(sub)
+        nested = importlib.import_module(module).add_parser(sub)
+        for child in SUBCOMMANDS.get(module, ()):
+            importlib.import_module(child).add_parser(nested)
     return parser
 
 

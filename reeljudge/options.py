@@ -18,7 +18,6 @@ A key that no class declares is an error with a did-you-mean suggestion
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import os
 import types
 import typing
@@ -268,6 +267,8 @@ def _unknown_message(key: str, owner: str, owners: Mapping[str, tuple[int, datac
     by_name = {f.name: k for k, (_, f) in owners.items()}
     if key in by_name:
         return f"unknown option {key!r} for {owner}; did you mean {by_name[key]!r}?"
+    import difflib  # here: only a bad option needs it
+
     close = difflib.get_close_matches(key, [*owners, *by_name], n=1, cutoff=0.6)
     hint = f"; did you mean {by_name.get(close[0], close[0])!r}?" if close else f" (known options: {', '.join(sorted(owners))})"
     return f"unknown option {key!r} for {owner}{hint}"

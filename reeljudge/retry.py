@@ -11,12 +11,12 @@ the last problem, and the caller turns it into the judge's own error.
 
 from __future__ import annotations
 
-import random
 import time
 from dataclasses import dataclass
-from typing import Callable, TypeVar
+from typing import TYPE_CHECKING, Callable, TypeVar
 
-import tenacity
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    import tenacity
 
 T = TypeVar("T")
 Clock = Callable[[], float]
@@ -37,6 +37,8 @@ class RetryPolicy:
         """Seconds to wait after failed attempt ``attempt``: the server's hint, else jittered exponential."""
         if hint_s is not None:
             return min(hint_s, self.backoff_max_s)
+        import random  # here: a cache hit never waits
+
         base = self.backoff_initial_s * (2 ** (attempt - 1))
         return min(base * (0.5 + random.random() / 2), self.backoff_max_s)
 
@@ -82,6 +84,8 @@ def call(
     A retryable failure is tried again after the backoff unless the attempts are used up or the
     wait would pass ``deadline`` (absolute, on ``clock``; default: now + ``policy.deadline_s``).
     """
+    import tenacity  # here, not at the top: a cache hit never retries, and importing tenacity costs ~100 ms
+
     end = deadline if deadline is not None else clock() + policy.deadline_s
     last: dict[str, Problem] = {}
 

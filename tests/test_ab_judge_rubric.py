@@ -11,7 +11,7 @@ import pytest
 from reeljudge.ab.protocol import load_protocol
 from reeljudge.ab_judge import rubric
 from reeljudge.ab_judge.request import order_request, order_parser
-from reeljudge.gemini.client import MediaInput
+from reeljudge.gemini.request import MediaInput
 from reeljudge.gemini.replies import ReplyInvalid
 from reeljudge.testing.ab_judge_scripts import verdict_reply
 

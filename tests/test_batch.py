@@ -9,6 +9,7 @@ import pytest
 
 from fake_gemini import json_reply
 from reeljudge.batch.collect import collect, wait
+from reeljudge.batch.planner import planner_for
 from reeljudge.batch.store import BatchStore
 from reeljudge.batch.submit import SubmitOptions, submit
 from reeljudge.filmability.assertion import get_assert
@@ -32,7 +33,8 @@ def ctx(narration, **config):
 
 
 def client(**config) -> JudgeClient:
-    return JudgeClient(load_settings(config), sleep=lambda _s: None)
+    settings = load_settings(config)
+    return JudgeClient(settings, sleep=lambda _s: None, planner=planner_for(settings))
 
 
 def plan_all(monkeypatch, narrations=NARRATIONS):

@@ -9,13 +9,15 @@ import pytest
 from fake_gemini import blocked_reply, error_reply, json_reply, text_reply, truncated_reply
 from reeljudge.batch import submit as submit_module
 from reeljudge.batch.collect import collect, wait
+from reeljudge.batch.plan import plan_request
 from reeljudge.batch.store import BatchStore
 from reeljudge.batch.submit import SubmitOptions, submit
 from reeljudge.cache import JudgeCache
 from reeljudge.cli import main
 from reeljudge.errors import JudgeError
-from reeljudge.gemini.client import JudgeClient, JudgeRequest
+from reeljudge.gemini.client import JudgeClient
 from reeljudge.gemini.pricing import estimate_cost
+from reeljudge.gemini.request import JudgeRequest
 from reeljudge.gemini.settings import load_settings
 from test_batch import NARRATIONS, client, judge_reply, plan_all, submit_and_collect
 
@@ -188,15 +190,19 @@ def test_a_clip_that_changed_after_planning_is_not_sent(gemini_env, monkeypatch,
 
 
 def test_plan_refuses_what_cannot_be_batched(gemini_env, monkeypatch):
-    c = JudgeClient(load_settings({"cache": "plan"}))
+    c = JudgeClient(load_settings({"cache": "plan"}), planner=plan_request)
     with pytest.raises(JudgeError) as plain:
         c.ask(JudgeRequest(kind="custom", system="s", parts=("hi",)), lambda text: text)
     assert plain.value.kind == "not_batchable" and "reply_parser" in plain.value.message
-    vertex = JudgeClient(load_settings({"cache": "plan", "backend": "vertex"}))
+    vertex = JudgeClient(load_settings({"cache": "plan", "backend": "vertex"}), planner=plan_request)
     with pytest.raises(JudgeError) as refused:
         vertex.ask(JudgeRequest(kind="custom", system="s", parts=("hi",)), lambda text: text)
     assert refused.value.kind == "not_batchable" and "Developer API" in refused.value.message
     assert list(store().planned()) == []
+    without = JudgeClient(load_settings({"cache": "plan"}))  # the client itself knows no batches
+    with pytest.raises(JudgeError) as unplanned:
+        without.ask(JudgeRequest(kind="custom", system="s", parts=("hi",)), lambda text: text)
+    assert unplanned.value.kind == "not_batchable" and "without a planner" in unplanned.value.message
 
 
 def test_batch_prices_are_half_of_online():

@@ -134,7 +134,7 @@ def test_bad_rows_are_listed_and_the_rest_judged(tmp_path: Path, capsys: pytest.
 
 
 def test_a_generator_makes_terms_for_rows_without_any(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from reeljudge.providers.terms.visual import visual_terms
+    from reeljudge.filmability.generators.visual import visual_terms
 
     rows = [{"id": "t", "narration": ROWS[0]["narration"]}, dict(ROWS[1])]
     out = tmp_path / "out.jsonl"

@@ -10,8 +10,8 @@ import pytest
 import yaml
 
 from reeljudge.filmability.term_reading import term_concreteness
-from reeljudge.providers.terms.keywords import keyword_terms
-from reeljudge.providers.terms.visual import visual_terms
+from reeljudge.filmability.generators.keywords import keyword_terms
+from reeljudge.filmability.generators.visual import visual_terms
 
 ROOT = Path(__file__).resolve().parents[1]
 NARRATIONS = yaml.safe_load((ROOT / "datasets" / "narrations.yaml").read_text(encoding="utf-8"))

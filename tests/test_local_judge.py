@@ -119,7 +119,7 @@ def test_unknown_backend_raises_a_reeljudge_error() -> None:
 
 def test_importing_the_judge_loads_no_heavy_modules() -> None:
     code = (
-        "import sys, reeljudge.filmability.judge_local, reeljudge.providers.terms.visual;"
+        "import sys, reeljudge.filmability.judge_local, reeljudge.filmability.generators.visual;"
         "print(sorted(m for m in ('numpy','onnxruntime','tokenizers','lemminflect','nltk') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -123,7 +123,8 @@ def test_poll_gives_up_at_the_deadline():
 
 
 def _ask(settings_config=None):
-    from reeljudge.gemini.client import JudgeClient, JudgeRequest
+    from reeljudge.gemini.client import JudgeClient
+    from reeljudge.gemini.request import JudgeRequest
     from reeljudge.gemini.replies import json_parser
     from reeljudge.gemini.settings import load_settings
 

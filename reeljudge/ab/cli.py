@@ -5,27 +5,18 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sys
 from pathlib import Path
 from typing import Any
 
-RATER_ID = re.compile(r"^[A-Za-z0-9_.:@-]{1,64}$")
 
-
-def add_parser(subparsers: Any) -> None:
-    """Add ``reeljudge ab`` and its subcommands."""
+def add_parser(subparsers: Any) -> Any:
+    """Add ``reeljudge ab`` and its subcommands; the subcommands' action, for ``reeljudge ab judge``
+    (added by ``reeljudge.ab_judge.cli``, see ``reeljudge.cli.SUBCOMMANDS``)."""
     ab = subparsers.add_parser("ab", help="A/B rating: import pairs, serve the rating page, judge with a model, report agreement and rankings")
     ab.set_defaults(func=lambda args: (ab.print_help(), 2)[1])
     sub = ab.add_subparsers(dest="ab_command")
-
-    def common(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
-        p.add_argument("--data", type=Path, default=None, help="the study folder (default $REELJUDGE_AB_DIR or .reeljudge/ab)")
-        p.add_argument(
-            "--database", default=None, metavar="URL",
-            help="keep the store in this PostgreSQL database (postgresql://…; default $REELJUDGE_AB_DATABASE, else <data>/ab.sqlite)",
-        )
-        return p
+    common = study_arguments
 
     p = common(sub.add_parser("import", help="import pairs from promptfoo results (.json) or a manifest (.yaml/.yml/.csv)"))
     p.add_argument("files", nargs="+", type=Path)
@@ -60,18 +51,6 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--first-n", type=int, default=2, help="records per sample used for agreement (default 2)")
     p.set_defaults(func=cmd_report)
 
-    p = common(sub.add_parser("judge", help="the A/B judge (Gemini) as one more rater: judge the study's pairs, store its records"))
-    p.add_argument("--config", type=Path, default=None, help="a YAML file of judge options (the ab_judge assertion's config keys)")
-    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="one judge option, over --config (repeatable)")
-    p.add_argument("--orders", type=int, choices=(1, 2), default=None, help="2: both orders (default); 1: once, cheaper")
-    p.add_argument("--model", default=None, help="the Gemini model (default gemini-2.5-flash or $REELJUDGE_MODEL)")
-    p.add_argument("--rater", default=None, help="the rater name its records carry (default: the model)")
-    p.add_argument("--samples", nargs="+", default=None, metavar="SAMPLE_ID", help="only these samples")
-    p.add_argument("--limit", type=int, default=None, help="judge at most this many samples")
-    p.add_argument("--gold", action="store_true", help="judge the gold pairs too")
-    p.add_argument("--workers", type=int, default=4, help="pairs judged at once (default 4)")
-    p.set_defaults(func=cmd_judge)
-
     p = common(sub.add_parser("export", help="write the judgement records as JSONL or CSV"))
     p.add_argument("--format", choices=("jsonl", "csv"), default="jsonl")
     p.add_argument("-o", "--output", type=Path, default=None, help="file to write (default: standard output)")
@@ -79,9 +58,21 @@ def add_parser(subparsers: Any) -> None:
 
     p = common(sub.add_parser("status", help="progress, third-rater queue and gold accuracy as JSON"))
     p.set_defaults(func=cmd_status)
+    return sub
 
 
-def _workspace(args: argparse.Namespace) -> Any:
+def study_arguments(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Add the options every ``reeljudge ab`` subcommand takes: where the study is kept."""
+    p.add_argument("--data", type=Path, default=None, help="the study folder (default $REELJUDGE_AB_DIR or .reeljudge/ab)")
+    p.add_argument(
+        "--database", default=None, metavar="URL",
+        help="keep the store in this PostgreSQL database (postgresql://…; default $REELJUDGE_AB_DATABASE, else <data>/ab.sqlite)",
+    )
+    return p
+
+
+def workspace_of(args: argparse.Namespace) -> Any:
+    """The study the arguments name (``--data``, ``--database``)."""
     from reeljudge.ab.workspace import Workspace, default_dir
 
     return Workspace(args.data or default_dir(), database=args.database)
@@ -97,7 +88,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     from reeljudge.ab.imports import build_samples, read_manifest, read_promptfoo
     from reeljudge.errors import ReelJudgeError
 
-    ws = _workspace(args)
+    ws = workspace_of(args)
     status = 0
     for path in args.files:
         try:
@@ -122,7 +113,7 @@ def cmd_gold(args: argparse.Namespace) -> int:
     """Render gold pairs and add them."""
     from reeljudge.ab.gold import make_gold
 
-    ws = _workspace(args)
+    ws = workspace_of(args)
     ws.fix_protocol(ws.store.meta("protocol") or "ab-v1")
     samples, clips = make_gold(ws.clips, args.count, frames=args.frames)
     added, existing = ws.store.add_samples(samples, clips)
@@ -132,9 +123,10 @@ def cmd_gold(args: argparse.Namespace) -> int:
 
 def cmd_invite(args: argparse.Namespace) -> int:
     """Create or re-issue invite links."""
+    from reeljudge.ab.records import RATER_ID
     from reeljudge.ab.workspace import new_invite_token
 
-    ws = _workspace(args)
+    ws = workspace_of(args)
     base = (args.base_url or ws.store.meta("base_url") or "http://127.0.0.1:8765").rstrip("/")
     bad = [r for r in args.raters if not RATER_ID.match(r) or r in ("tie",)]
     if bad:
@@ -148,12 +140,15 @@ def cmd_invite(args: argparse.Namespace) -> int:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     """Run the server until interrupted."""
+    from reeljudge.extras import require
+
+    require("reeljudge ab serve", "uvicorn", "starlette")
     import uvicorn
 
     from reeljudge.ab.assignment import QCOptions
     from reeljudge.ab.server import ServeOptions, create_app
 
-    ws = _workspace(args)
+    ws = workspace_of(args)
     if args.min_raters < 2 or args.max_raters < args.min_raters:
         return _fail("--min-raters must be at least 2 and --max-raters at least --min-raters")
     options = ServeOptions(args.host, args.port, QCOptions(args.min_raters, args.max_raters, args.gold_every))
@@ -169,7 +164,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     from reeljudge.ab.report import ReportOptions, build_report
     from reeljudge.ab.report_html import render
 
-    ws = _workspace(args)
+    ws = workspace_of(args)
     out = args.out or ws.root / "report"
     out.mkdir(parents=True, exist_ok=True)
     report = build_report(ws.store.judgements(), ws.store.samples(), ws.protocol, ReportOptions(first_n=args.first_n, n_resamples=args.resamples))
@@ -184,46 +179,11 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_judge(args: argparse.Namespace) -> int:
-    """Judge the study's pairs with the A/B judge and store its records; 1 when a pair was not judged."""
-    from reeljudge.ab_judge.batch import judge_study
-
-    config = _judge_config(args)
-    report = judge_study(_workspace(args), config, rater=args.rater, sample_ids=args.samples, limit=args.limit,
-                         include_gold=args.gold, workers=args.workers, progress=lambda line: print(line, file=sys.stderr, flush=True))
-    print("\n".join(report.lines()))
-    return 1 if report.not_judged else 0
-
-
-def _judge_config(args: argparse.Namespace) -> dict[str, Any]:
-    """Judge options from --config, then --set, then the shortcut flags."""
-    import yaml
-
-    from reeljudge.errors import BadInputError
-
-    config: dict[str, Any] = {}
-    if args.config is not None:
-        try:
-            loaded = yaml.safe_load(args.config.read_text(encoding="utf-8")) or {}
-        except (OSError, yaml.YAMLError) as error:
-            raise BadInputError(f"--config {args.config}: cannot read ({error})") from None
-        if not isinstance(loaded, dict):
-            raise BadInputError(f"--config {args.config}: must be a mapping of option: value")
-        config.update(loaded)
-    for item in args.set:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise BadInputError(f"--set {item!r}: write KEY=VALUE")
-        config[key.strip()] = yaml.safe_load(value) if value.strip() else None
-    config.update({k: v for k, v in (("orders", args.orders), ("model", args.model)) if v is not None})
-    return config
-
-
 def cmd_export(args: argparse.Namespace) -> int:
     """Write the records."""
     from reeljudge.ab.exports import to_csv, to_jsonl
 
-    ws = _workspace(args)
+    ws = workspace_of(args)
     records = ws.store.judgements()
     text = to_jsonl(records) if args.format == "jsonl" else to_csv(records, ws.protocol)
     if args.output:
@@ -239,5 +199,5 @@ def cmd_status(args: argparse.Namespace) -> int:
     from reeljudge.ab.admin import _Admin
     from reeljudge.ab.server import ServeOptions
 
-    print(json.dumps(_Admin(_workspace(args), ServeOptions()).status(), indent=1))
+    print(json.dumps(_Admin(workspace_of(args), ServeOptions()).status(), indent=1))
     return 0

@@ -7,7 +7,7 @@ says which system's clip the rater saw on which side. ``Judgement`` is the typed
 
 from __future__ import annotations
 
-import uuid
+import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import lru_cache
@@ -20,6 +20,8 @@ from reeljudge.errors import BadInputError
 SCHEMA_ID = "reeljudge.ab.judgement/1"
 SCHEMA_FILE = PROTOCOL_DIR / "judgement.schema.json"
 TIE = "tie"
+#: what a rater's name may be (a person's invite name or a model judge's); never "tie"
+RATER_ID = re.compile(r"^[A-Za-z0-9_.:@-]{1,64}$")
 
 
 class RecordError(BadInputError):
@@ -99,6 +101,7 @@ def build_record(
     ``shown`` maps side → system and ``clips`` side → clip sha256. ``extra`` may set the model
     rater fields ``inconsistent`` and ``judge``. The result is validated before it is returned.
     """
+    import uuid  # here: uuid imports platform, and a cache hit builds no record
     submitted = now_iso()
     winner_side = form["winner"]
     record: dict[str, Any] = {

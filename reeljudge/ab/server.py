@@ -15,6 +15,7 @@ from typing import Any
 from reeljudge.ab.assignment import QCOptions, assignment_by_id, next_assignment, progress
 from reeljudge.ab.protocol import SIDES, check_form
 from reeljudge.ab.records import RecordError, build_record
+from reeljudge.extras import require
 from reeljudge.ab.store import AlreadyJudged
 from reeljudge.ab.workspace import Workspace
 from reeljudge.package_data import rating_page_folder
@@ -44,6 +45,7 @@ class ServeOptions:
 
 def create_app(workspace: Workspace, options: ServeOptions = ServeOptions()) -> Any:
     """The ASGI app for one workspace."""
+    require("the A/B rating server", "starlette")
     from starlette.applications import Starlette
     from starlette.routing import Mount, Route
     from starlette.staticfiles import StaticFiles

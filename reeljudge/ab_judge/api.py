@@ -15,6 +15,7 @@ from reeljudge.ab_judge.pair import MediaParts, Pair, judge_pair_media
 from reeljudge.ab_judge.probes_judge import ProbesPairVerdict, judge_with_probes
 from reeljudge.ab_judge.verdict import PairVerdict
 from reeljudge.errors import JudgeError, MediaError
+from reeljudge.batch.planner import planner_for
 from reeljudge.gemini.client import JudgeClient
 from reeljudge.gemini.settings import JudgeSettings
 from reeljudge.media.carriers import Where
@@ -59,7 +60,7 @@ def judge(pair: Pair, options: ABJudgeOptions, settings: JudgeSettings, *, clien
     """The verdict of the judge ``options.judge`` names; JudgeError/MediaError when it did not judge."""
     if options.judge == "probes":
         return judge_with_probes(pair.prompt, pair.systems, pair.clips, pair.family, options.protocol, options.pass_on)
-    client = client or JudgeClient(settings)
+    client = client or JudgeClient(settings, planner=planner_for(settings))
     try:
         return judge_pair_media(pair, options, client, media)
     except JudgeError as error:

@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping
 
-from reeljudge.ab.records import TIE, build_record
+from reeljudge.ab.records import RATER_ID, TIE, build_record
 from reeljudge.ab.samples import Sample
 from reeljudge.ab.store import AlreadyJudged
 from reeljudge.ab.workspace import Workspace
@@ -26,7 +26,9 @@ from reeljudge.ab_judge.pair import MediaParts, Pair, judge_pair_media
 from reeljudge.ab_judge.rubric import rubric_name
 from reeljudge.ab_judge.verdict import PairVerdict
 from reeljudge.errors import BadInputError, JudgeError, MediaError
-from reeljudge.gemini.client import JudgeClient, Usage
+from reeljudge.batch.planner import planner_for
+from reeljudge.gemini.client import JudgeClient
+from reeljudge.gemini.request import Usage
 from reeljudge.gemini.settings import JudgeSettings
 from reeljudge.media.refs import ContentRef, resolve_media
 
@@ -96,8 +98,6 @@ def judge_study(ws: Workspace, config: Mapping[str, Any], *, rater: str | None =
                 limit: int | None = None, include_gold: bool = False, workers: int = 4,
                 progress: Callable[[str], None] | None = None) -> BatchReport:
     """Judge the study's samples this rater has not judged and store the records (see the module doc)."""
-    from reeljudge.ab.cli import RATER_ID
-
     options, settings = study_options(ws, config)
     rater = rater or settings.model
     if not RATER_ID.match(rater) or rater == TIE:
@@ -110,11 +110,11 @@ def judge_study(ws: Workspace, config: Mapping[str, Any], *, rater: str | None =
     todo = [s for s in samples if s.sample_id not in done][: limit if limit is not None else None]
     local = threading.local()
     lock = threading.Lock()
-    media = MediaParts(JudgeClient(settings), options)
+    media = MediaParts(JudgeClient(settings, planner=planner_for(settings)), options)
 
     def one(sample: Sample) -> None:
         if getattr(local, "client", None) is None:
-            local.client = JudgeClient(settings)
+            local.client = JudgeClient(settings, planner=planner_for(settings))
         try:
             verdict = judge_pair_media(pair_of(ws, sample), options, local.client, media)
             ws.store.append_judgement(record_of(verdict, sample, rater, settings, options))

@@ -22,7 +22,8 @@ from reeljudge.ab_judge.options import ABJudgeOptions
 from reeljudge.ab_judge.request import order_request, order_parser
 from reeljudge.ab_judge.verdict import OrderVerdict, PairVerdict, combine
 from reeljudge.errors import JudgeError, MediaError, ReelJudgeError
-from reeljudge.gemini.client import JudgeClient, MediaInput
+from reeljudge.gemini.client import JudgeClient
+from reeljudge.gemini.request import MediaInput
 from reeljudge.gemini.files import deliver_media, placeholder
 from reeljudge.media.refs import ContentRef
 

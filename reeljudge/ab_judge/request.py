@@ -20,7 +20,7 @@ from reeljudge.ab.contradiction import contradiction
 from reeljudge.ab.protocol import SIDES, check_form, load_protocol
 from reeljudge.ab_judge.reading import repair_reply
 from reeljudge.ab_judge.rubric import family_schema, system_text
-from reeljudge.gemini.client import JudgeRequest, MediaInput
+from reeljudge.gemini.request import JudgeRequest, MediaInput
 from reeljudge.gemini.parsers import reply_parser
 from reeljudge.gemini.prompts import data_block
 from reeljudge.gemini.replies import ReplyInvalid, read_json, schema_errors

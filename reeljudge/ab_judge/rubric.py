@@ -13,7 +13,6 @@ For one request the schema is narrowed to the task family (its dimensions requir
 
 from __future__ import annotations
 
-import argparse
 import copy
 import json
 import re
@@ -180,6 +179,8 @@ def write(protocol_id: str, template_protocol: str = "ab-v1") -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m reeljudge.ab_judge.rubric [--protocol ID] [--write]``: check (exit 1 when stale) or rewrite."""
+    import argparse  # here: the check command only
+
     parser = argparse.ArgumentParser(description="Check or regenerate the A/B judge's rubric and reply schema from the protocol file.")
     parser.add_argument("--protocol", default="ab-v1")
     parser.add_argument("--write", action="store_true", help="rewrite the generated parts")

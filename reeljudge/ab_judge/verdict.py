@@ -21,7 +21,7 @@ from typing import Any, Mapping
 
 from reeljudge.ab.protocol import Protocol
 from reeljudge.ab.records import TIE
-from reeljudge.gemini.client import Usage
+from reeljudge.gemini.request import Usage
 
 INCONSISTENT_TAG = "tie_both_flawed"
 INCONSISTENT_NOTE = "Position-inconsistent: the verdict changed when the clips swapped sides."

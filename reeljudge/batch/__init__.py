@@ -2,7 +2,7 @@
 
 1. **plan** — run a suite with the judge cache in mode ``plan`` (``REELJUDGE_CACHE=plan``): a judge
    request that misses the cache is recorded in the plan store (``<cache>/batch/planned/``) instead
-   of sent, and its assertion fails as "queued for batch" (``plan.py``, called by ``JudgeClient.ask``);
+   of sent, and its assertion fails as "queued for batch" (``plan.py``, the planner ``planner.py`` hands the judge client);
 2. **submit** — the planned requests go to the Gemini Batch API, one job per model, inline for
    small sets and as a JSONL file through the Files API for large ones (``submit.py``);
 3. **collect** — the job is polled; each result goes through the same checks and reply reader as an

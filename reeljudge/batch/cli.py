@@ -140,7 +140,7 @@ def _safe(func: Any) -> Any:
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """``reeljudge batch …``."""
-    batch = sub.add_parser("batch", help="send planned judge requests through the Gemini Batch API (50% price)")
+    batch = sub.add_parser("batch", help="send planned judge requests through the Gemini Batch API (50%% price)")
     actions = batch.add_subparsers(dest="action", required=True)
 
     def command(name: str, func: Any, text: str) -> argparse.ArgumentParser:

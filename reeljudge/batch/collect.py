@@ -33,7 +33,8 @@ from reeljudge.batch.submit import job_state
 from reeljudge.cache import JudgeCache
 from reeljudge.errors import JudgeError
 from reeljudge.gemini import wire
-from reeljudge.gemini.client import JudgeClient, Usage, reply_entry
+from reeljudge.gemini.client import JudgeClient, reply_entry
+from reeljudge.gemini.request import Usage
 from reeljudge.gemini.parsers import NamedParser, rebuild
 from reeljudge.gemini.pricing import estimate_cost
 from reeljudge.gemini.replies import ReplyInvalid

@@ -1,6 +1,6 @@
 """Planning: a judge request that misses the cache in mode ``plan`` is recorded, not sent.
 
-``JudgeClient.ask`` calls :func:`plan_request` for such a request. The planned record holds
+:func:`plan_request` is the client's planner for such a request (handed in by ``planner.py``). The planned record holds
 everything needed to send it later from another process and read its reply the same way: the
 model and generation settings, the system text, the content parts (text, media by content hash
 with where it is: a remote URI, or a local file to send inline or upload at submit time), the
@@ -21,7 +21,8 @@ from reeljudge.errors import JudgeError
 from reeljudge.gemini.parsers import identity_of
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
-    from reeljudge.gemini.client import JudgeClient, JudgeRequest, MediaInput
+    from reeljudge.gemini.client import JudgeClient
+    from reeljudge.gemini.request import JudgeRequest, MediaInput
 
 QUEUED = "queued_for_batch"
 NOT_BATCHABLE = "not_batchable"

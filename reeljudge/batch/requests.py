@@ -19,7 +19,8 @@ from typing import Any
 from reeljudge.cache import request_key
 from reeljudge.errors import JudgeError, MediaError
 from reeljudge.gemini import wire
-from reeljudge.gemini.client import JudgeClient, JudgeRequest, MediaInput
+from reeljudge.gemini.client import JudgeClient
+from reeljudge.gemini.request import JudgeRequest, MediaInput
 from reeljudge.gemini.settings import JudgeSettings
 
 

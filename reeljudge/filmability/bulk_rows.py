@@ -69,7 +69,7 @@ def _generator(name: str | None) -> Any:
     """The offline term generator called ``name`` (None for none); BadInputError naming the choices."""
     if name is None:
         return None
-    from reeljudge.providers.terms.offline import GENERATORS
+    from reeljudge.filmability.generators import GENERATORS
 
     if name not in GENERATORS:
         raise BadInputError(f"unknown term generator {name!r} (choose one of {', '.join(sorted(GENERATORS))})")

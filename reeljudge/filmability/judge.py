@@ -113,9 +113,10 @@ def _verdict(terms: list[str], reply: Mapping[str, Any], options: FilmabilityOpt
 def _gemini(narration: str, terms: list[str], options: FilmabilityOptions, settings: JudgeSettings) -> FilmabilityVerdict:
     """A verdict from Gemini (or its cached reply)."""
     from reeljudge.filmability.judge_gemini import judge_terms_with_gemini
+    from reeljudge.batch.planner import planner_for
     from reeljudge.gemini.client import JudgeClient
 
-    reply = judge_terms_with_gemini(narration, terms, JudgeClient(settings))
+    reply = judge_terms_with_gemini(narration, terms, JudgeClient(settings, planner=planner_for(settings)))
     meta = {"judge": "gemini", **reply.metadata()}
     return _verdict(terms, reply.value, options, "gemini", meta, reply.usage.tokens_used(), trusted_total=False)
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from reeljudge.gemini.client import JudgeClient, JudgeReply, JudgeRequest
+from reeljudge.gemini.client import JudgeClient, JudgeReply
+from reeljudge.gemini.request import JudgeRequest
 from reeljudge.gemini.prompts import data_block, json_block, load_schema, read_rubric
 from reeljudge.gemini.parsers import reply_parser
 from reeljudge.gemini.replies import ReplyInvalid, json_parser

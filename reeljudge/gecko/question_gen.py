@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from reeljudge.gemini.client import JudgeClient, JudgeReply, JudgeRequest
+from reeljudge.gemini.client import JudgeClient, JudgeReply
+from reeljudge.gemini.request import JudgeRequest
 from reeljudge.gemini.parsers import reply_parser
 from reeljudge.gemini.prompts import data_block, load_schema, read_rubric
 from reeljudge.gemini.replies import ReplyInvalid, read_json, require_count, schema_errors

@@ -12,7 +12,8 @@ import re
 from typing import Any
 
 from reeljudge.gecko.questions import Dropped, Question, QuestionSet, choice_map, questions_from_json, questions_to_json
-from reeljudge.gemini.client import JudgeClient, JudgeReply, JudgeRequest
+from reeljudge.gemini.client import JudgeClient, JudgeReply
+from reeljudge.gemini.request import JudgeRequest
 from reeljudge.gemini.parsers import reply_parser
 from reeljudge.gemini.prompts import data_block, load_schema, read_rubric
 from reeljudge.gemini.replies import (

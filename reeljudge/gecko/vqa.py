@@ -18,7 +18,7 @@ from typing import Any
 
 from reeljudge.gecko.questions import Question, choice_map, questions_from_json, questions_to_json
 from reeljudge.gecko.validity import numbered_questions
-from reeljudge.gemini.client import JudgeRequest, MediaInput
+from reeljudge.gemini.request import JudgeRequest, MediaInput
 from reeljudge.gemini.parsers import reply_parser
 from reeljudge.gemini.prompts import data_block, read_rubric
 from reeljudge.gemini.replies import Choice, ReplyInvalid, merge_choices, read_choice

@@ -11,98 +11,15 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, NoReturn
 
 from reeljudge.cache import JudgeCache, open_cache, request_key
 from reeljudge.errors import JudgeError
 from reeljudge.gemini import wire
 from reeljudge.gemini.replies import ReplyInvalid
+from reeljudge.gemini.request import JudgeRequest, Usage
 from reeljudge.gemini.settings import JudgeSettings, require_credentials
 from reeljudge.retry import GaveUp, call
-
-
-@dataclass(frozen=True)
-class MediaInput:
-    """A clip or image as sent to the judge: its content hash plus where or what it is.
-
-    ``local_path`` (with ``upload``) is media planned for the Batch API: a local file, sent inline
-    or uploaded when the batch is submitted, not before (``reeljudge.batch``).
-    """
-
-    sha256: str
-    mime_type: str
-    file_uri: str | None = None
-    data: bytes | None = None
-    fps: float | None = None
-    start_offset_s: float | None = None
-    end_offset_s: float | None = None
-    local_path: str | None = None
-    upload: bool = False
-
-    def fingerprint(self) -> dict[str, Any]:
-        """What of this media shapes a reply (the content, not where it is stored)."""
-        return {"sha256": self.sha256, "mime": self.mime_type, "fps": self.fps,
-                "start": self.start_offset_s, "end": self.end_offset_s}
-
-
-Part = str | MediaInput
-
-
-@dataclass(frozen=True)
-class JudgeRequest:
-    """One question to the judge: instructions, content parts, and the JSON Schema of the answer."""
-
-    kind: str
-    system: str
-    parts: tuple[Part, ...]
-    schema: Mapping[str, Any] | None = None
-    media_resolution: str | None = None
-    response_logprobs: bool = False
-
-    def cache_payload(self, settings: JudgeSettings) -> dict[str, Any]:
-        """Everything that shapes the reply, as a JSON-able dict for the cache key."""
-        return {
-            "kind": self.kind,
-            "system": self.system,
-            "parts": [p if isinstance(p, str) else p.fingerprint() for p in self.parts],
-            "schema": self.schema,
-            "media_resolution": self.media_resolution,
-            "logprobs": self.response_logprobs,
-            "settings": settings.generation_fingerprint(),
-        }
-
-
-@dataclass
-class Usage:
-    """Tokens, requests and estimated cost, summed over one or more judge calls."""
-
-    prompt_tokens: int = 0
-    output_tokens: int = 0
-    requests: int = 0
-    cached_requests: int = 0
-    cached_tokens: int = 0
-    cost_usd: float | None = 0.0
-
-    def __add__(self, other: "Usage") -> "Usage":
-        cost = None if self.cost_usd is None or other.cost_usd is None else self.cost_usd + other.cost_usd
-        return Usage(
-            self.prompt_tokens + other.prompt_tokens,
-            self.output_tokens + other.output_tokens,
-            self.requests + other.requests,
-            self.cached_requests + other.cached_requests,
-            self.cached_tokens + other.cached_tokens,
-            cost,
-        )
-
-    def tokens_used(self) -> dict[str, int]:
-        """promptfoo's ``tokensUsed`` shape."""
-        return {
-            "total": self.prompt_tokens + self.output_tokens + self.cached_tokens,
-            "prompt": self.prompt_tokens,
-            "completion": self.output_tokens,
-            "cached": self.cached_tokens,
-            "numRequests": self.requests,
-        }
 
 
 @dataclass
@@ -147,6 +64,12 @@ class _Call:
     logprobs: Any = None
 
 
+#: where a client in cache mode ``plan`` sends a request that missed the cache, with its reply
+#: parser and cache key: it records the request for later and raises JudgeError (never returns).
+#: The batch layer hands one in (``reeljudge.batch.planner``); the client knows nothing of batches.
+Planner = Callable[["JudgeClient", JudgeRequest, Callable[[str], Any], str], NoReturn]
+
+
 @dataclass
 class JudgeClient:
     """Asks Gemini (or the cache) for structured judgements under one set of settings."""
@@ -154,6 +77,7 @@ class JudgeClient:
     settings: JudgeSettings
     cache: JudgeCache | None = None
     sleep: Callable[[float], None] = time.sleep
+    planner: Planner | None = None
     _genai: Any = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
@@ -178,9 +102,10 @@ class JudgeClient:
         if entry is not None:
             return _reply_from_cache(entry, key, started)
         if self.cache.mode == "plan":
-            from reeljudge.batch.plan import plan_request
-
-            plan_request(self, request, parse, key)  # records it, then raises JudgeError(queued_for_batch)
+            if self.planner is None:
+                raise JudgeError(f"cache mode 'plan' records requests for a batch, but the client of this {request.kind} "
+                                 "request was made without a planner", kind="not_batchable")
+            self.planner(self, request, parse, key)  # records it, then raises JudgeError(queued_for_batch)
         require_credentials(self.settings, f"the {request.kind} request",
                             "; or run with cache: replay on replies recorded earlier")
         deadline = started + self.settings.deadline_s

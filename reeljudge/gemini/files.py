@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from reeljudge.errors import JudgeError, MediaError
-from reeljudge.gemini.client import JudgeClient, MediaInput
+from reeljudge.gemini.client import JudgeClient
+from reeljudge.gemini.request import MediaInput
 from reeljudge.gemini.settings import require_credentials
 from reeljudge.gemini.wire import describe_error
 from reeljudge.media.refs import ContentRef, portable_path

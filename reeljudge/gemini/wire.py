@@ -11,10 +11,11 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from reeljudge.errors import JudgeError
 from reeljudge.gemini.pricing import estimate_cost
+from reeljudge.gemini.request import Usage
 from reeljudge.retry import Problem
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
-    from reeljudge.gemini.client import JudgeRequest, MediaInput, Usage
+    from reeljudge.gemini.request import JudgeRequest, MediaInput
     from reeljudge.gemini.settings import JudgeSettings
 
 RETRYABLE_CODES = frozenset({408, 429, 500, 502, 503, 504})
@@ -144,10 +145,8 @@ def checked_reply(response: Any, max_output_tokens: int) -> tuple[str, str, Any]
     return text, finish or "STOP", logprobs
 
 
-def usage_of(response: Any, model: str, *, batch: bool = False) -> "Usage":
+def usage_of(response: Any, model: str, *, batch: bool = False) -> Usage:
     """Token counts and cost of one call from ``usage_metadata`` (``batch``: at Batch API prices)."""
-    from reeljudge.gemini.client import Usage
-
     meta = getattr(response, "usage_metadata", None)
     prompt = int(getattr(meta, "prompt_token_count", 0) or 0)
     output = int(getattr(meta, "candidates_token_count", 0) or 0) + int(getattr(meta, "thoughts_token_count", 0) or 0)

@@ -1,7 +1,8 @@
 """Offline video probes: one streaming decode feeding every probe at a reduced analysis resolution.
 
 ``run_probes(path, options, prompt=…)`` decodes a clip once and returns a ``ProbesVerdict``: one
-``ProbeResult`` per probe named in ``options.probes`` (``reeljudge.run_probes`` is the same call). Importing this package is cheap; PyAV, OpenCV and numpy load
+``ProbeResult`` per probe named in ``options.probes`` (``reeljudge.run_probes``, in ``api.py``, is the
+same call returning ``NotJudged`` where this one raises MediaError). Importing this package is cheap; PyAV, OpenCV and numpy load
 only when a clip is measured.
 """
 

@@ -19,6 +19,7 @@ from typing import Any, Hashable, Iterable, Mapping, Sequence
 
 from dataclasses import replace
 
+from reeljudge.extras import require
 from reeljudge.stats.bootstrap import DEFAULT_RESAMPLES, Interval, bootstrap_weighted
 
 Labels = Mapping[Hashable, Mapping[str, Hashable]]
@@ -118,6 +119,7 @@ def cohen_kappa(labels: Labels, rater_a: str, rater_b: str, categories: Sequence
 
 def _kappa_of(pairs: Any, k: int) -> float:
     """Cohen's κ (statsmodels) of an (n, 2) array of category codes; NaN when chance agreement is 1."""
+    require("Cohen's kappa", "statsmodels")
     import numpy as np
     from statsmodels.stats.inter_rater import cohens_kappa as sm_kappa
 
@@ -163,6 +165,7 @@ def fleiss_kappa(labels: Labels, categories: Sequence[Hashable], *, raters_per_u
 
 def _fleiss_of(table: Any) -> float:
     """Fleiss' κ (statsmodels) of a units × categories count table; NaN when only one category occurs."""
+    require("Fleiss' kappa", "statsmodels")
     from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
 
     if (table.sum(0) > 0).sum() < 2:
@@ -207,6 +210,7 @@ def krippendorff_alpha(labels: Labels, level: str = "nominal", *, value_domain: 
 
 def _alpha_of(data: Any, level: str, domain: list[float]) -> float:
     """α (``krippendorff``) of a raters × units matrix (NaN = missing); NaN when it is undefined."""
+    require("Krippendorff's alpha", "krippendorff")
     import krippendorff
     import numpy as np
 

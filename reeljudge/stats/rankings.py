@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
+from reeljudge.extras import require
 from reeljudge.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Interval
 
 Outcome = tuple[str, str, float]
@@ -50,6 +51,7 @@ def wilson_interval(successes: float, n: int, confidence: float = 0.95) -> tuple
     """Wilson score interval of a proportion (statsmodels ``proportion_confint``); (nan, nan) for n = 0."""
     if n <= 0:
         return (math.nan, math.nan)
+    require("the Wilson interval", "statsmodels")
     from statsmodels.stats.proportion import proportion_confint
 
     low, high = proportion_confint(successes, n, alpha=1 - confidence, method="wilson")

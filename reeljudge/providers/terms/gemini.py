@@ -6,7 +6,9 @@ import json
 from typing import Any, Mapping
 
 from reeljudge.errors import ReelJudgeError
-from reeljudge.gemini.client import JudgeClient, JudgeRequest
+from reeljudge.batch.planner import planner_for
+from reeljudge.gemini.client import JudgeClient
+from reeljudge.gemini.request import JudgeRequest
 from reeljudge.gemini.prompts import load_schema
 from reeljudge.gemini.parsers import reply_parser
 from reeljudge.gemini.replies import json_parser
@@ -33,7 +35,7 @@ def generate_terms(prompt: str, options: Mapping[str, Any] | None = None) -> dic
         settings = load_one(provider_config(options), JudgeSettings, owner="gemini term generator")
         schema = load_schema(SCHEMA_FILE)
         request = JudgeRequest(kind="generator.search_terms", system=SYSTEM, parts=(prompt,), schema=schema)
-        reply = JudgeClient(settings).ask(request, search_terms_parser())
+        reply = JudgeClient(settings, planner=planner_for(settings)).ask(request, search_terms_parser())
     except ReelJudgeError as error:
         return {"error": f"gemini term generator ({error.kind}): {error.message}"}
     return {

@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
 from reeljudge.errors import ReelJudgeError
+from reeljudge.filmability.generators import GENERATORS
 from reeljudge.options import load_one, option
 from reeljudge.promptfoo import provider_config, test_label
-from reeljudge.providers.terms.keywords import keyword_terms
-from reeljudge.providers.terms.visual import visual_terms
-
-GENERATORS: dict[str, Callable[[str], list[str]]] = {"keywords": keyword_terms, "visual": visual_terms}
 
 
 @dataclass(frozen=True)

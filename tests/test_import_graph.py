@@ -1,0 +1,163 @@
+"""The import graph of the whole package: no cycles, and nothing imports upward.
+
+Read from the source with ``ast`` (every import, also inside functions and under TYPE_CHECKING), so
+a lazy import counts like a top-level one. Each module belongs to the unit with the longest
+matching name in ``LAYERS``; a module imports only from its own unit or from a lower layer.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1] / "reeljudge"
+
+#: low to high; a unit is a package or a module (longest name wins)
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("reeljudge.errors",),
+    ("reeljudge.extras",),
+    ("reeljudge.atomic", "reeljudge.options", "reeljudge.not_judged", "reeljudge.stats",
+     "reeljudge.testing"),  # reeljudge.testing: clip generators and servers for tests, importing no reeljudge layer
+    ("reeljudge.promptfoo", "reeljudge.retry", "reeljudge.cache"),
+    ("reeljudge.media",),
+    ("reeljudge.gemini", "reeljudge.stock", "reeljudge.probes"),  # the Gemini client below everything that plans or judges
+    ("reeljudge.batch", "reeljudge.library"),
+    ("reeljudge.filmability", "reeljudge.gecko", "reeljudge.ab"),
+    ("reeljudge.ab_judge", "reeljudge.providers", "reeljudge.gates"),
+    ("reeljudge.calibration", "reeljudge.warm",
+     "reeljudge.testing.ab_judge_scripts", "reeljudge.testing.gecko_scripts", "reeljudge.testing.results_fixtures"),
+    ("reeljudge",),  # the faces, each imported lazily by name when used
+    ("reeljudge.cli", "reeljudge.cache_cli"),
+)
+LAYER_OF = {unit: level for level, units in enumerate(LAYERS) for unit in units}
+
+
+def modules() -> dict[str, Path]:
+    """Every module of the package by dotted name."""
+    found = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return found
+
+
+def imported(name: str, path: Path, known: dict[str, Path]) -> set[str]:
+    """The package's modules that ``name`` imports, anywhere in its source (``from p import m``: ``p.m``)."""
+    targets: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            targets.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = name.split(".")[: len(name.split(".")) - (node.level - (path.name == "__init__.py"))]
+                base = ".".join(anchor + ([node.module] if node.module else []))
+            subs = [f"{base}.{alias.name}" for alias in node.names if f"{base}.{alias.name}" in known]
+            targets.update(subs or [base])
+    resolved = set()
+    for target in targets:
+        while target and target not in known:
+            target = target.rpartition(".")[0]
+        if target and target != name:
+            resolved.add(target)
+    return resolved
+
+
+def graph() -> dict[str, set[str]]:
+    """Module → the package modules it imports."""
+    known = modules()
+    return {name: imported(name, path, known) for name, path in known.items()}
+
+
+def unit_of(module: str) -> str:
+    """The LAYERS unit ``module`` belongs to (the longest matching name)."""
+    return max((u for u in LAYER_OF if module == u or module.startswith(u + ".")), key=len)
+
+
+def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one member (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+    for root in edges:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(edges[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is None:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = stack[stack.index(node):]
+                    del stack[stack.index(node):]
+                    if len(component) > 1:
+                        found.append(sorted(component))
+            elif child not in index:
+                index[child] = low[child] = len(index)
+                stack.append(child)
+                work.append((child, iter(sorted(edges[child]))))
+            elif child in stack:
+                low[node] = min(low[node], index[child])
+    return found
+
+
+def test_every_module_has_a_layer():
+    assert [m for m in modules() if not any(m == u or m.startswith(u + ".") for u in LAYER_OF)] == []
+
+
+def test_no_import_cycles_between_modules_or_units():
+    edges = graph()
+    assert cycles(edges) == []
+    units: dict[str, set[str]] = {}
+    for module, targets in edges.items():
+        units.setdefault(unit_of(module), set()).update(unit_of(t) for t in targets if unit_of(t) != unit_of(module))
+    assert cycles({u: units.get(u, set()) & set(LAYER_OF) for u in LAYER_OF}) == []
+
+
+def test_nothing_imports_upward():
+    upward = sorted(
+        f"{module} ({unit_of(module)}, layer {LAYER_OF[unit_of(module)]}) imports {target} (layer {LAYER_OF[unit_of(target)]})"
+        for module, targets in graph().items() for target in targets
+        if unit_of(target) != unit_of(module) and LAYER_OF[unit_of(target)] >= LAYER_OF[unit_of(module)]
+    )
+    assert upward == []
+
+
+def test_the_named_separations_hold():
+    edges = graph()
+    reach = _reachable(edges)
+    assert not any(m.startswith("reeljudge.batch") for m in reach["reeljudge.gemini.client"])
+    assert "reeljudge.ab_judge.batch" not in reach["reeljudge.ab.cli"]
+    assert "reeljudge.ab.cli" not in reach["reeljudge.ab_judge.batch"]
+
+
+def test_the_checker_sees_cycles_and_lazy_typing_and_relative_imports(tmp_path):
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    source = tmp_path / "client.py"
+    source.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from reeljudge.ab import cli\n"
+                      "def ask():\n    from reeljudge.batch import plan\n    from . import wire\n")
+    known = {m: Path() for m in ("reeljudge.gemini.client", "reeljudge.gemini.wire", "reeljudge.batch", "reeljudge.batch.plan",
+                                 "reeljudge.ab", "reeljudge.ab.cli")}
+    assert imported("reeljudge.gemini.client", source, known) == {"reeljudge.batch.plan", "reeljudge.gemini.wire", "reeljudge.ab.cli"}
+    assert unit_of("reeljudge.testing.gecko_scripts") == "reeljudge.testing.gecko_scripts"
+    assert unit_of("reeljudge.testing.clipgen") == "reeljudge.testing"
+
+
+def _reachable(edges: dict[str, set[str]]) -> dict[str, set[str]]:
+    """Module → every module it imports directly or through others."""
+    out = {}
+    for start in edges:
+        seen, todo = set(), [start]
+        while todo:
+            for nxt in edges[todo.pop()]:
+                if nxt not in seen:
+                    seen.add(nxt)
+                    todo.append(nxt)
+        out[start] = seen
+    return out
