@@ -15,7 +15,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "reeljudge"
 #: low to high; a unit is a package or a module (longest name wins)
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("reeljudge.errors",),
-    ("reeljudge.extras",),
+    ("reeljudge.extras", "reeljudge.package_data"),  # package_data: where the packaged data files are
     ("reeljudge.atomic", "reeljudge.options", "reeljudge.not_judged", "reeljudge.stats",
      "reeljudge.testing"),  # reeljudge.testing: clip generators and servers for tests, importing no reeljudge layer
     ("reeljudge.promptfoo", "reeljudge.retry", "reeljudge.cache"),
@@ -24,7 +24,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("reeljudge.batch", "reeljudge.library"),
     ("reeljudge.filmability", "reeljudge.gecko", "reeljudge.ab"),
     ("reeljudge.ab_judge", "reeljudge.providers", "reeljudge.gates"),
-    ("reeljudge.calibration", "reeljudge.warm",
+    ("reeljudge.calibration", "reeljudge.warm", "reeljudge.scaffold",
      "reeljudge.testing.ab_judge_scripts", "reeljudge.testing.gecko_scripts", "reeljudge.testing.results_fixtures"),
     ("reeljudge",),  # the faces, each imported lazily by name when used
     ("reeljudge.cli", "reeljudge.cache_cli"),
