@@ -121,26 +121,53 @@ def valid_form(winner: str = "A", family: str = "text-to-video", primary: str | 
     return {"winner": winner, "primary_tag": tag, "secondary_tags": [], "ratings": ratings, "note": None}
 
 
-def submit(client: Any, url: str, token: str, winner: str = "A", **extra: Any) -> Any:
-    """Take the rater's task and submit a valid verdict; the response."""
+def min_seconds(task: dict[str, Any]) -> float:
+    """The least time the server wants between handing out ``task`` and its submit."""
+    longest = max(clip["duration"] for clip in task["clips"].values())
+    return task["min_full_plays"] * longest / task["max_speed"]
+
+
+def watch_task(client: Any, url: str, task: dict[str, Any], handed_out: float) -> dict[str, Any]:
+    """What an honest rater's page does: load both clips in full, stay the minimum time; the page's watch log.
+
+    ``handed_out``: ``time.monotonic()`` when the task response arrived.
+    """
+    for side in ("A", "B"):
+        response = client.get(url + task["clips"][side]["url"])
+        assert response.status_code == 200, response.text
+    time.sleep(max(0.0, handed_out + min_seconds(task) + 0.05 - time.monotonic()))
+    return full_watch()
+
+
+def take_task(client: Any, url: str, token: str) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """The rater's next task and the watch log after watching it honestly (None, None when nothing is left)."""
     task = client.get(f"{url}/api/r/{token}/task").json()["task"]
+    if task is None:
+        return None, None
+    return task, watch_task(client, url, task, time.monotonic())
+
+
+def submit(client: Any, url: str, token: str, winner: str = "A", **extra: Any) -> Any:
+    """Take the rater's task, watch it as the page would, and submit a valid verdict; the response."""
+    task, watch = take_task(client, url, token)
+    assert task is not None
     body = {"assignment_id": task["assignment_id"], "submission_id": extra.pop("submission_id", f"sub-{token[:8]}-{task['assignment_id'][:8]}"),
-            "form": extra.pop("form", valid_form(winner)), "watch": extra.pop("watch", full_watch())}
+            "form": extra.pop("form", valid_form(winner)), "watch": extra.pop("watch", watch)}
     return client.post(f"{url}/api/r/{token}/submit", json=body)
 
 
 def rate_until_done(url: str, name: str, token: str, winner: str = "tie") -> list[str]:
-    """One rater takes and submits tasks until none is left; the record ids the server acknowledged."""
+    """One rater takes, watches and submits tasks until none is left; the record ids the server acknowledged."""
     import httpx
 
     stored = []
     with httpx.Client(timeout=60) as client:
         while True:
-            task = client.get(f"{url}/api/r/{token}/task").json()["task"]
+            task, watch = take_task(client, url, token)
             if task is None:
                 return stored
             body = {"assignment_id": task["assignment_id"], "submission_id": f"{name}-{task['assignment_id']}",
-                    "form": valid_form(winner), "watch": full_watch()}
+                    "form": valid_form(winner), "watch": watch}
             response = client.post(f"{url}/api/r/{token}/submit", json=body)
             assert response.status_code == 200, response.text
             stored.append(response.json()["record_id"])
