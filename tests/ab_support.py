@@ -124,7 +124,7 @@ def valid_form(winner: str = "A", family: str = "text-to-video", primary: str | 
 def min_seconds(task: dict[str, Any]) -> float:
     """The least time the server wants between handing out ``task`` and its submit."""
     longest = max(clip["duration"] for clip in task["clips"].values())
-    return task["min_full_plays"] * longest / task["max_speed"]
+    return task["min_full_plays"] * longest / task.get("max_speed", 2.0)
 
 
 def watch_task(client: Any, url: str, task: dict[str, Any], handed_out: float) -> dict[str, Any]:

@@ -79,10 +79,12 @@ def add_parser(subparsers: Any) -> None:
     p.set_defaults(func=cmd_status)
 
 
-def _workspace(args: argparse.Namespace) -> Any:
-    from reeljudge.ab.workspace import Workspace, default_dir
+def _workspace(args: argparse.Namespace, create: bool = False) -> Any:
+    """The study ``--data``/``--database`` name; unless ``create``, an error when it holds no study."""
+    from reeljudge.ab.workspace import Workspace, default_dir, open_study
 
-    return Workspace(args.data or default_dir(), database=args.database)
+    root = args.data or default_dir()
+    return Workspace(root, database=args.database) if create else open_study(root, database=args.database)
 
 
 def _fail(message: str) -> int:
@@ -95,7 +97,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     from reeljudge.ab.imports import build_samples, read_manifest, read_promptfoo
     from reeljudge.errors import ReelJudgeError
 
-    ws = _workspace(args)
+    ws = _workspace(args, create=True)
     status = 0
     for path in args.files:
         try:
@@ -119,7 +121,7 @@ def cmd_gold(args: argparse.Namespace) -> int:
     """Render gold pairs and add them."""
     from reeljudge.ab.gold import make_gold
 
-    ws = _workspace(args)
+    ws = _workspace(args, create=True)
     ws.fix_protocol(ws.store.meta("protocol") or "ab-v1")
     samples, clips = make_gold(ws.clips, args.count, frames=args.frames)
     added, existing = ws.store.add_samples(samples, clips)

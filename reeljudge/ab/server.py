@@ -198,7 +198,10 @@ class _RaterApi:
             stored, created = self.ws.store.append_judgement(record)
         except RecordError as error:
             return _json({"stored": False, "violations": [{"field": "record", "message": error.message}]}, 422)
-        except (AlreadyJudged, SubmissionIdTaken) as error:
+        except AlreadyJudged:
+            message = "you already submitted another verdict for this task; it stands (records are never changed)"
+            return _json({"stored": False, "error": message}, 409)
+        except SubmissionIdTaken as error:
             return _json({"stored": False, "error": error.message}, 409)
         return _json({"stored": created, "duplicate": not created, "record_id": stored["record_id"]})
 
