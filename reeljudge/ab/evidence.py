@@ -103,3 +103,17 @@ def gather(
     elapsed = (datetime.now(timezone.utc) - start).total_seconds()
     longest = max(durations.values(), default=0.0)
     return Evidence(served, max(0.0, elapsed), min_full_plays * longest / max_speed, min_full_plays * longest)
+
+
+def evidence_by_rater(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per human rater: records, records whose server evidence is thin (with ids and reasons), records without any."""
+    out: dict[str, dict[str, Any]] = {}
+    for r in records:
+        entry = out.setdefault(r["rater"]["id"], {"records": 0, "thin": [], "without_evidence": 0})
+        entry["records"] += 1
+        server = (r.get("watch") or {}).get("server")
+        if server is None:
+            entry["without_evidence"] += 1
+        elif server["thin"]:
+            entry["thin"].append({"record_id": r["record_id"], "sample_id": r["sample_id"], "reasons": list(server["thin"])})
+    return out
