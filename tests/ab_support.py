@@ -103,12 +103,12 @@ def running_server(ws: Workspace, qc: QCOptions = QCOptions(gold_every=0)) -> It
         thread.join(10)
 
 
-def full_watch(plays: int = 2) -> dict[str, Any]:
-    """A watch log with ``plays`` full plays of each side."""
+def full_watch(plays: int = 2, seconds: float = 1.0) -> dict[str, Any]:
+    """A watch log with ``plays`` full plays of each side (clips of ``seconds``)."""
     log = [{"side": "both", "event": "play", "t": 0, "at_ms": 0}]
     for k in range(plays):
         for side in ("A", "B"):
-            log.append({"side": side, "event": "full_play", "t": 1.0, "at_ms": 1000 * (k + 1), "value": k + 1})
+            log.append({"side": side, "event": "full_play", "t": seconds, "at_ms": 1000 * (k + 1), "value": k + 1})
     return {"log": log}
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from reeljudge.ab.assignment import QCOptions, assignment_by_id, next_assignment, progress
 from reeljudge.ab.bodies import BodyError, parse_object, read_capped
@@ -132,7 +132,6 @@ class _RaterApi:
         }
 
     def clip(self, request: Any) -> Any:
-        from starlette.background import BackgroundTask
         from starlette.responses import FileResponse, PlainTextResponse
 
         rater = self._rater(request)
@@ -144,10 +143,9 @@ class _RaterApi:
         clip = self.ws.store.clip(sha) if sha else None
         if clip is None:
             return PlainTextResponse("not found", status_code=404)
-        # logged only once the response was sent to the end (a dropped connection logs nothing)
         spans = requested_spans(request.headers.get("range"), clip.bytes)
-        log = BackgroundTask(self.ws.store.log_serve, assignment.assignment_id, which, spans)
-        return FileResponse(self.ws.clips.path(clip), media_type=clip.mime, headers={"Cache-Control": "private, max-age=3600"}, background=log)
+        response = FileResponse(self.ws.clips.path(clip), media_type=clip.mime, headers={"Cache-Control": "private, max-age=3600"})
+        return _Logged(response, lambda: self.ws.store.log_serve(assignment.assignment_id, which, spans))
 
     def mine(self, request: Any) -> Any:
         rater = self._rater(request)
@@ -204,6 +202,32 @@ class _RaterApi:
         except SubmissionIdTaken as error:
             return _json({"stored": False, "error": error.message}, 409)
         return _json({"stored": created, "duplicate": not created, "record_id": stored["record_id"]})
+
+
+class _Logged:
+    """An ASGI response that logs a clip's byte spans after its body was sent and before its last message.
+
+    So a dropped connection or an error status logs nothing, and the log is committed before the
+    client sees the response complete (a submit right after cannot outrun it).
+    """
+
+    def __init__(self, response: Any, log: Callable[[], None]) -> None:
+        self.response, self.log = response, log
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        from starlette.concurrency import run_in_threadpool
+
+        status = 0
+
+        async def sending(message: dict[str, Any]) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            elif message["type"] == "http.response.body" and not message.get("more_body", False) and status in (200, 206):
+                await run_in_threadpool(self.log)
+            await send(message)
+
+        await self.response(scope, receive, sending)
 
 
 WATCH_EVENTS = {"play", "pause", "seek", "ended", "full_play", "rate", "step", "loop"}
