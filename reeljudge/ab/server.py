@@ -159,7 +159,10 @@ class _RaterApi:
         try:
             body = parse_object(await read_capped(request))
         except BodyError as error:
-            return _json({"error": error.message}, error.status)
+            response = _json({"error": error.message}, error.status)
+            if error.status == 413:
+                response.headers["Connection"] = "close"  # the rest of the body is not read: end the connection
+            return response
         return await run_in_threadpool(self._submit, request.path_params["token"], body)
 
     def _submit(self, token: str, body: dict[str, Any]) -> Any:

@@ -1,0 +1,120 @@
+"""The rating server's memory under large request bodies (issue 19): peak RSS before and after.
+
+Starts ``reeljudge ab serve`` (a real uvicorn process), reads its peak resident memory (VmHWM in
+/proc) once it has answered a first request, then sends, to a submit URL with a bogus token:
+one 256 MB body with its Content-Length declared, one 256 MB body in chunks without a length, and
+four 128 MB chunked bodies at once. After each it reads VmHWM again and prints the growth, the
+status the client got and how many bytes it managed to send. ``--src`` runs the server from
+another source tree (e.g. ``git archive`` of an older commit) to compare in the same conditions.
+
+Usage: ``.venv/bin/python -m benchmarks.ab_body_memory [--src DIR] [--mb 256]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+PIECE = b"\0" * 65536
+
+
+def peak_rss_mb(pid: int) -> float:
+    """The process's peak resident set size so far (VmHWM), in MiB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmHWM")
+
+
+def post(port: int, total: int, chunked: bool) -> tuple[str, int]:
+    """POST ``total`` zero bytes to a bogus submit URL; (status line or '' if closed, bytes sent before the answer)."""
+    sock = socket.create_connection(("127.0.0.1", port), timeout=120)
+    framing = "Transfer-Encoding: chunked" if chunked else f"Content-Length: {total}"
+    sock.sendall(f"POST /api/r/bogus/submit HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n{framing}\r\n\r\n".encode())
+    sent, answer = 0, b""
+    sock.setblocking(False)
+    try:
+        while sent < total and not answer:
+            try:
+                answer = sock.recv(4096)
+                if not answer:
+                    break  # closed
+            except BlockingIOError:
+                pass
+            data = (b"%x\r\n" % len(PIECE) + PIECE + b"\r\n") if chunked else PIECE
+            try:
+                sock.sendall(data)
+                sent += len(PIECE)
+            except BlockingIOError:
+                time.sleep(0.002)
+        if chunked and sent >= total and not answer:
+            sock.sendall(b"0\r\n\r\n")
+        sock.setblocking(True)
+        while b"\r\n" not in answer:
+            more = sock.recv(4096)
+            if not more:
+                break
+            answer += more
+    except (BrokenPipeError, ConnectionResetError):
+        pass
+    finally:
+        sock.close()
+    return answer.split(b"\r\n", 1)[0].decode(errors="replace"), sent
+
+
+def run(src: Path, mb: int) -> None:
+    import httpx
+
+    from ab_support import free_port, make_study
+
+    with tempfile.TemporaryDirectory(prefix="reeljudge-ab-mem-") as tmp:
+        ws = make_study(Path(tmp), n_pairs=1)
+        port = free_port()
+        env = {**os.environ, "PYTHONPATH": str(src)}
+        server = subprocess.Popen([sys.executable, "-m", "reeljudge.cli", "ab", "serve", "--data", str(ws.root), "--port", str(port)],
+                                  cwd=src, env=env, stdout=subprocess.DEVNULL)
+        try:
+            for _ in range(300):
+                try:
+                    if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    time.sleep(0.1)
+            base = peak_rss_mb(server.pid)
+            print(f"server from {src}: peak RSS after start {base:.0f} MiB")
+            for label, jobs, size, chunked in ((f"1 × {mb} MB, Content-Length declared", 1, mb << 20, False),
+                                               (f"1 × {mb} MB, chunked", 1, mb << 20, True),
+                                               (f"4 × {mb // 2} MB at once, chunked", 4, (mb // 2) << 20, True)):
+                start, cpu = time.perf_counter(), time.process_time()
+                with ThreadPoolExecutor(jobs) as pool:
+                    results = list(pool.map(lambda _: post(port, size, chunked), range(jobs)))
+                wall = time.perf_counter() - start
+                peak = peak_rss_mb(server.pid)
+                statuses = sorted({status or "closed" for status, _ in results})
+                sent = max(s for _, s in results) / 2**20
+                print(f"  {label}: peak RSS {peak:.0f} MiB (+{peak - base:.0f} MiB over start); answered {statuses}; "
+                      f"the client sent at most {sent:.1f} MiB; {wall:.1f} s wall, client CPU {time.process_time() - cpu:.1f} s")
+        finally:
+            server.terminate()
+            server.wait(10)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--src", type=Path, default=ROOT, help="run the server from this source tree (default: this one)")
+    parser.add_argument("--mb", type=int, default=256)
+    args = parser.parse_args()
+    run(args.src.resolve(), args.mb)
+
+
+if __name__ == "__main__":
+    main()
