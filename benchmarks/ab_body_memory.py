@@ -36,30 +36,26 @@ def peak_rss_mb(pid: int) -> float:
 
 
 def post(port: int, total: int, chunked: bool) -> tuple[str, int]:
-    """POST ``total`` zero bytes to a bogus submit URL; (status line or '' if closed, bytes sent before the answer)."""
+    """POST ``total`` zero bytes to a bogus submit URL; (status line or '' if closed, body bytes sent before the answer)."""
+    import select
+
     sock = socket.create_connection(("127.0.0.1", port), timeout=120)
     framing = "Transfer-Encoding: chunked" if chunked else f"Content-Length: {total}"
     sock.sendall(f"POST /api/r/bogus/submit HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n{framing}\r\n\r\n".encode())
-    sent, answer = 0, b""
-    sock.setblocking(False)
+    frame = (b"%x\r\n" % len(PIECE) + PIECE + b"\r\n") if chunked else PIECE
+    sent, pending, answer = 0, b"", b""
     try:
-        while sent < total and not answer:
-            try:
-                answer = sock.recv(4096)
-                if not answer:
-                    break  # closed
-            except BlockingIOError:
-                pass
-            data = (b"%x\r\n" % len(PIECE) + PIECE + b"\r\n") if chunked else PIECE
-            try:
-                sock.sendall(data)
-                sent += len(PIECE)
-            except BlockingIOError:
-                time.sleep(0.002)
-        if chunked and sent >= total and not answer:
-            sock.sendall(b"0\r\n\r\n")
-        sock.setblocking(True)
-        while b"\r\n" not in answer:
+        while not answer:
+            if not pending and sent < total:
+                pending, sent = frame, sent + len(PIECE)
+            elif not pending and chunked and sent >= total:
+                pending, chunked = b"0\r\n\r\n", False
+            readable, writable, _ = select.select([sock], [sock] if pending else [], [], 120)
+            if readable:
+                answer = sock.recv(4096) or b"closed"
+            elif writable:
+                pending = pending[sock.send(pending):]
+        while b"\r\n" not in answer and answer != b"closed":
             more = sock.recv(4096)
             if not more:
                 break
@@ -68,7 +64,7 @@ def post(port: int, total: int, chunked: bool) -> tuple[str, int]:
         pass
     finally:
         sock.close()
-    return answer.split(b"\r\n", 1)[0].decode(errors="replace"), sent
+    return ("" if answer == b"closed" else answer.split(b"\r\n", 1)[0].decode(errors="replace")), sent
 
 
 def run(src: Path, mb: int) -> None:
