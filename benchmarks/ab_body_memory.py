@@ -13,9 +13,7 @@ Usage: ``.venv/bin/python -m benchmarks.ab_body_memory [--src DIR] [--mb 256]``
 from __future__ import annotations
 
 import argparse
-import os
 import socket
-import subprocess
 import sys
 import tempfile
 import time
@@ -68,23 +66,14 @@ def post(port: int, total: int, chunked: bool) -> tuple[str, int]:
 
 
 def run(src: Path, mb: int) -> None:
-    import httpx
-
     from ab_support import free_port, make_study
+    from benchmarks.ab_load import serve_process
 
     with tempfile.TemporaryDirectory(prefix="reeljudge-ab-mem-") as tmp:
         ws = make_study(Path(tmp), n_pairs=1)
         port = free_port()
-        env = {**os.environ, "PYTHONPATH": str(src)}
-        server = subprocess.Popen([sys.executable, "-m", "reeljudge.cli", "ab", "serve", "--data", str(ws.root), "--port", str(port)],
-                                  cwd=src, env=env, stdout=subprocess.DEVNULL)
+        server = serve_process(ws.root, port, src)
         try:
-            for _ in range(300):
-                try:
-                    if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    time.sleep(0.1)
             base = peak_rss_mb(server.pid)
             print(f"server from {src}: peak RSS after start {base:.0f} MiB")
             for label, jobs, size, chunked in ((f"1 × {mb} MB, Content-Length declared", 1, mb << 20, False),

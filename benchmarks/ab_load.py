@@ -84,6 +84,24 @@ async def _load(url: str, tokens: list[str]) -> tuple[int, float, list[float]]:
         return sum(counts), time.perf_counter() - start, latencies
 
 
+def serve_process(data: Path, port: int, src: Path = ROOT, *extra: str) -> subprocess.Popen:
+    """``reeljudge ab serve`` on ``port`` as a process running the code of ``src``, once it answers /healthz."""
+    import os
+
+    import httpx
+
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    server = subprocess.Popen([sys.executable, "-m", "reeljudge.cli", "ab", "serve", "--data", str(data), "--port", str(port), *extra],
+                              cwd=src, env=env, stdout=subprocess.DEVNULL)
+    for _ in range(300):
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
+                break
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    return server
+
+
 def _cpu_seconds(pid: int) -> float:
     """User + system CPU seconds of a running process (Linux /proc)."""
     import os
@@ -93,26 +111,14 @@ def _cpu_seconds(pid: int) -> float:
 
 
 def bench_load(raters: int, samples: int, src: Path = ROOT) -> None:
-    import httpx
-
     from ab_support import free_port, invite
 
     with tempfile.TemporaryDirectory(prefix="reeljudge-ab-bench-") as tmp:
         ws = fake_study(Path(tmp) / "study", samples)
         tokens = [invite(ws, f"rater{i:02d}") for i in range(raters)]
         port = free_port()
-        import os
-
-        env = {**os.environ, "PYTHONPATH": str(src)}
-        server = subprocess.Popen([sys.executable, "-m", "reeljudge.cli", "ab", "serve", "--data", str(ws.root), "--port", str(port),
-                                   "--gold-every", "0", "--max-raters", "2"], cwd=src, env=env, stdout=subprocess.DEVNULL)
+        server = serve_process(ws.root, port, src, "--gold-every", "0", "--max-raters", "2")
         try:
-            for _ in range(300):
-                try:
-                    if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    time.sleep(0.1)
             cpu_start = _cpu_seconds(server.pid)
             n, seconds, lat = asyncio.run(_load(f"http://127.0.0.1:{port}", tokens))
             cpu = _cpu_seconds(server.pid) - cpu_start
