@@ -200,7 +200,7 @@ def test_nothing_a_rater_can_request_names_a_system_or_marks_gold(tmp_path):
     assert len(mine) == 4 and {r["winner"] for r in mine} == {"B"} and set(mine[0]["ratings"]) == {"A", "B"}
 
 
-@pytest.mark.parametrize("command", [["report"], ["status"], ["export"], ["invite", "ann"], ["serve", "--port", "1"], ["judge"]])
+@pytest.mark.parametrize("command", [["report"], ["status"], ["export"], ["invite", "ann"], ["serve", "--port", "1"], ["judge"]], ids=lambda c: c[0])
 def test_a_mistyped_data_folder_is_an_error_naming_it(tmp_path, capsys, command):
     """Finding 9: a mistyped --data silently created an empty study; report, status, judge exited 0 with 0 samples."""
     missing = tmp_path / "studdy"
