@@ -43,6 +43,8 @@ def test_made_up_full_plays_without_the_clips_are_refused(study):
         peeked = client.post(f"{url}/api/r/{token}/submit", json=body)
         watch_task(client, url, task, time.monotonic())
         honest = client.post(f"{url}/api/r/{token}/submit", json=body)
+        status = client.get(f"{url}/admin/api/status", headers={"Authorization": f"Bearer {study.admin_token()}"}).json()
+    assert status["raters"][0]["thin_evidence"] == 1  # the coordinator sees it on the dashboard
     messages = [v["message"] for v in forged.json()["violations"]]
     assert forged.status_code == 422 and len(messages) == 3, messages
     assert messages[0].startswith("Clip A has not been loaded in full from the server for this task (0 of ")
