@@ -53,21 +53,37 @@ def fake_study(root: Path, n_samples: int, systems: tuple[str, ...] = ("sys-a", 
     return ws
 
 
+RETRIED = [0]  # requests sent again after the connection dropped (a keep-alive connection closed under load)
+
+
+async def _send(client, method: str, url: str, **kwargs):
+    """One request, sent again (at most twice) when the connection drops; every request here is idempotent."""
+    import httpx
+
+    for attempt in range(3):
+        try:
+            return await client.request(method, url, **kwargs)
+        except (httpx.ReadError, httpx.RemoteProtocolError, httpx.WriteError):
+            if attempt == 2:
+                raise
+            RETRIED[0] += 1
+
+
 async def _rater(client, url: str, token: str, latencies: list[float]) -> int:
     from ab_support import full_watch, valid_form
 
     done = 0
     while True:
-        task = (await client.get(f"{url}/api/r/{token}/task")).json()["task"]
+        task = (await _send(client, "GET", f"{url}/api/r/{token}/task")).json()["task"]
         if task is None:
             return done
         for side in ("A", "B"):  # the page loads both clips; the server logs what it sent
-            assert (await client.get(url + task["clips"][side]["url"])).status_code == 200
+            assert (await _send(client, "GET", url + task["clips"][side]["url"])).status_code == 200
         await asyncio.sleep(task["min_full_plays"] * CLIP_SECONDS / task.get("max_speed", 2.0))
         body = {"assignment_id": task["assignment_id"], "submission_id": f"bench-{task['assignment_id']}",
                 "form": valid_form(random.choice("AB")), "watch": full_watch(seconds=CLIP_SECONDS)}
         start = time.perf_counter()
-        response = await client.post(f"{url}/api/r/{token}/submit", json=body)
+        response = await _send(client, "POST", f"{url}/api/r/{token}/submit", json=body)  # idempotent: same submission_id
         latencies.append(time.perf_counter() - start)
         assert response.status_code == 200, response.text
         done += 1
@@ -130,7 +146,7 @@ def bench_load(raters: int, samples: int, src: Path = ROOT) -> None:
     pct = lambda p: 1000 * lat[min(len(lat) - 1, int(p * len(lat)))]  # noqa: E731
     print(f"load: {raters} raters, {samples} samples → {n} submits in {seconds:.1f} s = {n / seconds:.0f} submits/s "
           f"(task fetch + submit per rating); submit latency p50 {pct(0.5):.0f} ms, p99 {pct(0.99):.0f} ms, max {1000 * lat[-1]:.0f} ms; "
-          f"stored {stored} (expected {2 * samples}); server CPU {cpu:.1f} s over {seconds:.1f} s wall ({src})")
+          f"stored {stored} (expected {2 * samples}); server CPU {cpu:.1f} s over {seconds:.1f} s wall; {RETRIED[0]} requests resent after a dropped connection ({src})")
 
 
 def synthetic_records(n: int) -> tuple[list, list]:
