@@ -96,8 +96,10 @@ def test_large_bodies_are_refused_before_they_are_read(study):
         declared = list(pool.map(lambda _: _raw_post(port, "/api/r/bogus/submit", {"Content-Length": str(128 << 20)}, 128 << 20), range(4)))
         streamed = list(pool.map(lambda _: _raw_post(port, "/api/r/bogus/submit", {"Transfer-Encoding": "chunked"}, 128 << 20, True), range(4)))
         alive = httpx.get(url + "/healthz").status_code
-    # declared too large: answered at once, without waiting for the 128 MB
-    assert [status for status, _ in declared] == ["HTTP/1.1 413 Request Entity Too Large"] * 4, declared
+    # declared too large: answered at once, without waiting for the 128 MB (a client still sending when the
+    # server closes may see the connection reset before it reads the 413: TCP drops unread data on close)
+    too_large = "HTTP/1.1 413 Request Entity Too Large"
+    assert {status for status, _ in declared} <= {too_large, ""} and too_large in {status for status, _ in declared}, declared
     assert all(sent < 32 << 20 for _, sent in declared), declared
     # no length declared: the server stops reading at the cap; the client could not push the whole body in
     assert all(status.startswith("HTTP/1.1 413") or status == "" for status, _ in streamed), streamed
