@@ -13,7 +13,6 @@ Usage: ``.venv/bin/python -m benchmarks.ab_body_memory [--src DIR] [--mb 256]``
 from __future__ import annotations
 
 import argparse
-import socket
 import sys
 import tempfile
 import time
@@ -22,7 +21,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
-PIECE = b"\0" * 65536
 
 
 def peak_rss_mb(pid: int) -> float:
@@ -33,40 +31,8 @@ def peak_rss_mb(pid: int) -> float:
     raise RuntimeError("no VmHWM")
 
 
-def post(port: int, total: int, chunked: bool) -> tuple[str, int]:
-    """POST ``total`` zero bytes to a bogus submit URL; (status line or '' if closed, body bytes sent before the answer)."""
-    import select
-
-    sock = socket.create_connection(("127.0.0.1", port), timeout=120)
-    framing = "Transfer-Encoding: chunked" if chunked else f"Content-Length: {total}"
-    sock.sendall(f"POST /api/r/bogus/submit HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n{framing}\r\n\r\n".encode())
-    frame = (b"%x\r\n" % len(PIECE) + PIECE + b"\r\n") if chunked else PIECE
-    sent, pending, answer = 0, b"", b""
-    try:
-        while not answer:
-            if not pending and sent < total:
-                pending, sent = frame, sent + len(PIECE)
-            elif not pending and chunked and sent >= total:
-                pending, chunked = b"0\r\n\r\n", False
-            readable, writable, _ = select.select([sock], [sock] if pending else [], [], 120)
-            if readable:
-                answer = sock.recv(4096) or b"closed"
-            elif writable:
-                pending = pending[sock.send(pending):]
-        while b"\r\n" not in answer and answer != b"closed":
-            more = sock.recv(4096)
-            if not more:
-                break
-            answer += more
-    except (BrokenPipeError, ConnectionResetError):
-        pass
-    finally:
-        sock.close()
-    return ("" if answer == b"closed" else answer.split(b"\r\n", 1)[0].decode(errors="replace")), sent
-
-
 def run(src: Path, mb: int) -> None:
-    from ab_support import free_port, make_study
+    from ab_support import free_port, make_study, raw_post
     from benchmarks.ab_load import serve_process
 
     with tempfile.TemporaryDirectory(prefix="reeljudge-ab-mem-") as tmp:
@@ -81,7 +47,7 @@ def run(src: Path, mb: int) -> None:
                                                (f"4 × {mb // 2} MB at once, chunked", 4, (mb // 2) << 20, True)):
                 start, cpu = time.perf_counter(), time.process_time()
                 with ThreadPoolExecutor(jobs) as pool:
-                    results = list(pool.map(lambda _: post(port, size, chunked), range(jobs)))
+                    results = list(pool.map(lambda _: raw_post(port, "/api/r/bogus/submit", size, chunked), range(jobs)))
                 wall = time.perf_counter() - start
                 peak = peak_rss_mb(server.pid)
                 statuses = sorted({status or "closed" for status, _ in results})

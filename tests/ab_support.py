@@ -171,3 +171,40 @@ def rate_until_done(url: str, name: str, token: str, winner: str = "tie") -> lis
             response = client.post(f"{url}/api/r/{token}/submit", json=body)
             assert response.status_code == 200, response.text
             stored.append(response.json()["record_id"])
+
+
+def raw_post(port: int, path: str, total: int, chunked: bool = False) -> tuple[str, int]:
+    """POST ``total`` zero bytes over a raw socket (Content-Length declared, or chunked), stopping when the server answers.
+
+    Returns the status line ('' if the connection was closed or reset first) and the body bytes sent by then.
+    """
+    import select
+    import socket
+
+    sock = socket.create_connection(("127.0.0.1", port), timeout=120)
+    framing = "Transfer-Encoding: chunked" if chunked else f"Content-Length: {total}"
+    sock.sendall(f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n{framing}\r\n\r\n".encode())
+    piece = b"\0" * 65536
+    frame = (b"%x\r\n" % len(piece) + piece + b"\r\n") if chunked else piece
+    sent, pending, answer = 0, b"", b""
+    try:
+        while not answer:
+            if not pending and sent < total:
+                pending, sent = frame, sent + len(piece)
+            elif not pending and chunked and sent >= total:
+                pending, chunked = b"0\r\n\r\n", False
+            readable, writable, _ = select.select([sock], [sock] if pending else [], [], 120)
+            if readable:
+                answer = sock.recv(4096) or b"closed"
+            elif writable:
+                pending = pending[sock.send(pending):]
+        while b"\r\n" not in answer and answer != b"closed":
+            more = sock.recv(4096)
+            if not more:
+                break
+            answer += more
+    except (BrokenPipeError, ConnectionResetError):
+        pass
+    finally:
+        sock.close()
+    return ("" if answer == b"closed" else answer.split(b"\r\n", 1)[0].decode(errors="replace")), sent

@@ -5,14 +5,13 @@ from __future__ import annotations
 import csv
 import io
 import json
-import socket
 import time
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
 
-from ab_support import full_watch, invite, make_study, min_seconds, running_server, submit, take_task, valid_form, watch_task
+from ab_support import full_watch, invite, make_study, min_seconds, raw_post, running_server, submit, take_task, valid_form, watch_task
 from reeljudge.ab.assignment import QCOptions
 from reeljudge.cli import main
 
@@ -60,41 +59,12 @@ def test_made_up_full_plays_without_the_clips_are_refused(study):
     assert size_a > 100
 
 
-def _raw_post(port: int, path: str, headers: dict[str, str], body_bytes: int, chunked: bool = False) -> tuple[str, int]:
-    """POST up to ``body_bytes`` zeros over a raw socket, stopping when the server answers or closes; (status line, bytes sent)."""
-    import select
-
-    sock = socket.create_connection(("127.0.0.1", port), timeout=30)
-    head = f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-    sock.sendall((head + "".join(f"{k}: {v}\r\n" for k, v in headers.items()) + "\r\n").encode())
-    piece = b"\0" * 65536
-    frame = (b"%x\r\n" % len(piece) + piece + b"\r\n") if chunked else piece
-    sent, pending, answer = 0, b"", b""
-    try:
-        while not answer and (pending or sent < body_bytes):
-            if not pending:
-                pending, sent = frame, sent + len(piece)
-            readable, writable, _ = select.select([sock], [sock], [], 30)
-            if readable:
-                answer = sock.recv(4096) or b"closed"
-            elif writable:
-                pending = pending[sock.send(pending):]
-        if not answer:  # everything sent: wait for the answer
-            readable, _, _ = select.select([sock], [], [], 30)
-            answer = (sock.recv(4096) or b"closed") if readable else b""
-    except (BrokenPipeError, ConnectionResetError):
-        pass
-    finally:
-        sock.close()
-    return ("" if answer == b"closed" else answer.split(b"\r\n", 1)[0].decode(errors="replace")), sent
-
-
 def test_large_bodies_are_refused_before_they_are_read(study):
     """Finding 2: a 256 MB POST with a bogus token was read whole (51 → 573 MB) before its 413."""
     with running_server(study) as url, ThreadPoolExecutor(4) as pool:
         port = int(url.rsplit(":", 1)[1])
-        declared = list(pool.map(lambda _: _raw_post(port, "/api/r/bogus/submit", {"Content-Length": str(128 << 20)}, 128 << 20), range(4)))
-        streamed = list(pool.map(lambda _: _raw_post(port, "/api/r/bogus/submit", {"Transfer-Encoding": "chunked"}, 128 << 20, True), range(4)))
+        declared = list(pool.map(lambda _: raw_post(port, "/api/r/bogus/submit", 128 << 20), range(4)))
+        streamed = list(pool.map(lambda _: raw_post(port, "/api/r/bogus/submit", 128 << 20, chunked=True), range(4)))
         alive = httpx.get(url + "/healthz").status_code
     # declared too large: answered at once, without waiting for the 128 MB (a client still sending when the
     # server closes may see the connection reset before it reads the 413: TCP drops unread data on close)
