@@ -1,13 +1,16 @@
 """A/B store and report at scale.
 
 1. Load: ``--raters`` (50) concurrent raters against ``reeljudge ab serve`` (a real uvicorn
-   process, embedded SQLite store), each taking a task and submitting, until every sample has
-   its two raters. Prints submits per second and submit latency percentiles (client-side, HTTP
-   round trip, one asyncio client process).
+   process, embedded SQLite store), each taking a task, loading both clips in full (as the page
+   does; the server logs what it sent) and submitting, until every sample has its two raters.
+   The clips are one tiny file of 0.02 s, so the server's minimum watching time does not pace the
+   raters. Prints submits per second and submit latency percentiles (client-side, HTTP round trip,
+   one asyncio client process) and the server's CPU time. ``--src`` runs the server from another
+   source tree (e.g. ``git archive`` of an older commit) to compare in the same conditions.
 2. Report: ``--judgements`` (10,000) synthetic judgements (2 families × 4 systems, 2 raters per
    sample) → ``build_report`` with 1,000 bootstrap resamples, then HTML; prints time and sizes.
 
-Usage: ``.venv/bin/python -m benchmarks.ab_load [--raters 50] [--samples 1000] [--judgements 10000]``
+Usage: ``.venv/bin/python -m benchmarks.ab_load [--raters 50] [--samples 1000] [--judgements 10000] [--src DIR] [--skip-report]``
 """
 
 from __future__ import annotations
@@ -27,8 +30,11 @@ sys.path.insert(0, str(ROOT / "tests"))
 DIMS = ("prompt_adherence", "temporal_consistency", "identity_consistency", "motion_physics")
 
 
+CLIP_BYTES, CLIP_SECONDS = 4096, 0.02
+
+
 def fake_study(root: Path, n_samples: int, systems: tuple[str, ...] = ("sys-a", "sys-b"), families: tuple[str, ...] = ("text-to-video",)):
-    """A workspace with ``n_samples`` pair samples whose clips are registered but never served."""
+    """A workspace with ``n_samples`` pair samples whose clips all point at one tiny file (served, never decoded)."""
     from reeljudge.ab.samples import Clip, make_sample
     from reeljudge.ab.workspace import Workspace
 
@@ -39,10 +45,28 @@ def fake_study(root: Path, n_samples: int, systems: tuple[str, ...] = ("sys-a", 
     for i in range(n_samples):
         a, b = rng.sample(systems, 2)
         shas = (f"{2 * i:064x}", f"{2 * i + 1:064x}")
-        clips += [Clip(s, f"{s}.mp4", 1000, "video/mp4", 1.0, 24.0, 128, 72) for s in shas]
+        clips += [Clip(s, "shared.mp4", CLIP_BYTES, "video/mp4", CLIP_SECONDS, 24.0, 128, 72) for s in shas]
         samples.append(make_sample(families[i % len(families)], f"prompt {i}", (a, shas[0]), (b, shas[1])))
     ws.store.add_samples(samples, clips)
+    ws.clips.root.mkdir(parents=True, exist_ok=True)
+    (ws.clips.root / "shared.mp4").write_bytes(bytes(rng.randrange(256) for _ in range(CLIP_BYTES)))
     return ws
+
+
+RETRIED = [0]  # requests sent again after the connection dropped (a keep-alive connection closed under load)
+
+
+async def _send(client, method: str, url: str, **kwargs):
+    """One request, sent again (at most twice) when the connection drops; every request here is idempotent."""
+    import httpx
+
+    for attempt in range(3):
+        try:
+            return await client.request(method, url, **kwargs)
+        except (httpx.ReadError, httpx.RemoteProtocolError, httpx.WriteError):
+            if attempt == 2:
+                raise
+            RETRIED[0] += 1
 
 
 async def _rater(client, url: str, token: str, latencies: list[float]) -> int:
@@ -50,13 +74,16 @@ async def _rater(client, url: str, token: str, latencies: list[float]) -> int:
 
     done = 0
     while True:
-        task = (await client.get(f"{url}/api/r/{token}/task")).json()["task"]
+        task = (await _send(client, "GET", f"{url}/api/r/{token}/task")).json()["task"]
         if task is None:
             return done
+        for side in ("A", "B"):  # the page loads both clips; the server logs what it sent
+            assert (await _send(client, "GET", url + task["clips"][side]["url"])).status_code == 200
+        await asyncio.sleep(task["min_full_plays"] * CLIP_SECONDS / task.get("max_speed", 2.0))
         body = {"assignment_id": task["assignment_id"], "submission_id": f"bench-{task['assignment_id']}",
-                "form": valid_form(random.choice("AB")), "watch": full_watch()}
+                "form": valid_form(random.choice("AB")), "watch": full_watch(seconds=CLIP_SECONDS)}
         start = time.perf_counter()
-        response = await client.post(f"{url}/api/r/{token}/submit", json=body)
+        response = await _send(client, "POST", f"{url}/api/r/{token}/submit", json=body)  # idempotent: same submission_id
         latencies.append(time.perf_counter() - start)
         assert response.status_code == 200, response.text
         done += 1
@@ -73,25 +100,44 @@ async def _load(url: str, tokens: list[str]) -> tuple[int, float, list[float]]:
         return sum(counts), time.perf_counter() - start, latencies
 
 
-def bench_load(raters: int, samples: int) -> None:
+def serve_process(data: Path, port: int, src: Path = ROOT, *extra: str) -> subprocess.Popen:
+    """``reeljudge ab serve`` on ``port`` as a process running the code of ``src``, once it answers /healthz."""
+    import os
+
     import httpx
 
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    server = subprocess.Popen([sys.executable, "-m", "reeljudge.cli", "ab", "serve", "--data", str(data), "--port", str(port), *extra],
+                              cwd=src, env=env, stdout=subprocess.DEVNULL)
+    for _ in range(300):
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
+                break
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    return server
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a running process (Linux /proc)."""
+    import os
+
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def bench_load(raters: int, samples: int, src: Path = ROOT) -> None:
     from ab_support import free_port, invite
 
     with tempfile.TemporaryDirectory(prefix="reeljudge-ab-bench-") as tmp:
         ws = fake_study(Path(tmp) / "study", samples)
         tokens = [invite(ws, f"rater{i:02d}") for i in range(raters)]
         port = free_port()
-        server = subprocess.Popen([sys.executable, "-m", "reeljudge.cli", "ab", "serve", "--data", str(ws.root), "--port", str(port),
-                                   "--gold-every", "0", "--max-raters", "2"], cwd=ROOT, stdout=subprocess.DEVNULL)
+        server = serve_process(ws.root, port, src, "--gold-every", "0", "--max-raters", "2")
         try:
-            for _ in range(300):
-                try:
-                    if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    time.sleep(0.1)
+            cpu_start = _cpu_seconds(server.pid)
             n, seconds, lat = asyncio.run(_load(f"http://127.0.0.1:{port}", tokens))
+            cpu = _cpu_seconds(server.pid) - cpu_start
         finally:
             server.terminate()
             server.wait(10)
@@ -100,7 +146,7 @@ def bench_load(raters: int, samples: int) -> None:
     pct = lambda p: 1000 * lat[min(len(lat) - 1, int(p * len(lat)))]  # noqa: E731
     print(f"load: {raters} raters, {samples} samples → {n} submits in {seconds:.1f} s = {n / seconds:.0f} submits/s "
           f"(task fetch + submit per rating); submit latency p50 {pct(0.5):.0f} ms, p99 {pct(0.99):.0f} ms, max {1000 * lat[-1]:.0f} ms; "
-          f"stored {stored} (expected {2 * samples})")
+          f"stored {stored} (expected {2 * samples}); server CPU {cpu:.1f} s over {seconds:.1f} s wall; {RETRIED[0]} requests resent after a dropped connection ({src})")
 
 
 def synthetic_records(n: int) -> tuple[list, list]:
@@ -157,9 +203,12 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=1000)
     parser.add_argument("--judgements", type=int, default=10000)
     parser.add_argument("--resamples", type=int, default=1000)
+    parser.add_argument("--src", type=Path, default=ROOT, help="run the server from this source tree (default: this one)")
+    parser.add_argument("--skip-report", action="store_true", help="the load part only")
     args = parser.parse_args()
-    bench_load(args.raters, args.samples)
-    bench_report(args.judgements, args.resamples)
+    bench_load(args.raters, args.samples, args.src.resolve())
+    if not args.skip_report:
+        bench_report(args.judgements, args.resamples)
 
 
 if __name__ == "__main__":

@@ -103,12 +103,12 @@ def running_server(ws: Workspace, qc: QCOptions = QCOptions(gold_every=0)) -> It
         thread.join(10)
 
 
-def full_watch(plays: int = 2) -> dict[str, Any]:
-    """A watch log with ``plays`` full plays of each side."""
+def full_watch(plays: int = 2, seconds: float = 1.0) -> dict[str, Any]:
+    """A watch log with ``plays`` full plays of each side (clips of ``seconds``)."""
     log = [{"side": "both", "event": "play", "t": 0, "at_ms": 0}]
     for k in range(plays):
         for side in ("A", "B"):
-            log.append({"side": side, "event": "full_play", "t": 1.0, "at_ms": 1000 * (k + 1), "value": k + 1})
+            log.append({"side": side, "event": "full_play", "t": seconds, "at_ms": 1000 * (k + 1), "value": k + 1})
     return {"log": log}
 
 
@@ -121,26 +121,90 @@ def valid_form(winner: str = "A", family: str = "text-to-video", primary: str | 
     return {"winner": winner, "primary_tag": tag, "secondary_tags": [], "ratings": ratings, "note": None}
 
 
-def submit(client: Any, url: str, token: str, winner: str = "A", **extra: Any) -> Any:
-    """Take the rater's task and submit a valid verdict; the response."""
+def min_seconds(task: dict[str, Any]) -> float:
+    """The least time the server wants between handing out ``task`` and its submit."""
+    longest = max(clip["duration"] for clip in task["clips"].values())
+    return task["min_full_plays"] * longest / task.get("max_speed", 2.0)
+
+
+def watch_task(client: Any, url: str, task: dict[str, Any], handed_out: float) -> dict[str, Any]:
+    """What an honest rater's page does: load both clips in full, stay the minimum time; the page's watch log.
+
+    ``handed_out``: ``time.monotonic()`` when the task response arrived.
+    """
+    for side in ("A", "B"):
+        response = client.get(url + task["clips"][side]["url"])
+        assert response.status_code == 200, response.text
+    time.sleep(max(0.0, handed_out + min_seconds(task) + 0.05 - time.monotonic()))
+    return full_watch()
+
+
+def take_task(client: Any, url: str, token: str) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """The rater's next task and the watch log after watching it honestly (None, None when nothing is left)."""
     task = client.get(f"{url}/api/r/{token}/task").json()["task"]
+    if task is None:
+        return None, None
+    return task, watch_task(client, url, task, time.monotonic())
+
+
+def submit(client: Any, url: str, token: str, winner: str = "A", **extra: Any) -> Any:
+    """Take the rater's task, watch it as the page would, and submit a valid verdict; the response."""
+    task, watch = take_task(client, url, token)
+    assert task is not None
     body = {"assignment_id": task["assignment_id"], "submission_id": extra.pop("submission_id", f"sub-{token[:8]}-{task['assignment_id'][:8]}"),
-            "form": extra.pop("form", valid_form(winner)), "watch": extra.pop("watch", full_watch())}
+            "form": extra.pop("form", valid_form(winner)), "watch": extra.pop("watch", watch)}
     return client.post(f"{url}/api/r/{token}/submit", json=body)
 
 
 def rate_until_done(url: str, name: str, token: str, winner: str = "tie") -> list[str]:
-    """One rater takes and submits tasks until none is left; the record ids the server acknowledged."""
+    """One rater takes, watches and submits tasks until none is left; the record ids the server acknowledged."""
     import httpx
 
     stored = []
     with httpx.Client(timeout=60) as client:
         while True:
-            task = client.get(f"{url}/api/r/{token}/task").json()["task"]
+            task, watch = take_task(client, url, token)
             if task is None:
                 return stored
             body = {"assignment_id": task["assignment_id"], "submission_id": f"{name}-{task['assignment_id']}",
-                    "form": valid_form(winner), "watch": full_watch()}
+                    "form": valid_form(winner), "watch": watch}
             response = client.post(f"{url}/api/r/{token}/submit", json=body)
             assert response.status_code == 200, response.text
             stored.append(response.json()["record_id"])
+
+
+def raw_post(port: int, path: str, total: int, chunked: bool = False) -> tuple[str, int]:
+    """POST ``total`` zero bytes over a raw socket (Content-Length declared, or chunked), stopping when the server answers.
+
+    Returns the status line ('' if the connection was closed or reset first) and the body bytes sent by then.
+    """
+    import select
+    import socket
+
+    sock = socket.create_connection(("127.0.0.1", port), timeout=120)
+    framing = "Transfer-Encoding: chunked" if chunked else f"Content-Length: {total}"
+    sock.sendall(f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n{framing}\r\n\r\n".encode())
+    piece = b"\0" * 65536
+    frame = (b"%x\r\n" % len(piece) + piece + b"\r\n") if chunked else piece
+    sent, pending, answer = 0, b"", b""
+    try:
+        while not answer:
+            if not pending and sent < total:
+                pending, sent = frame, sent + len(piece)
+            elif not pending and chunked and sent >= total:
+                pending, chunked = b"0\r\n\r\n", False
+            readable, writable, _ = select.select([sock], [sock] if pending else [], [], 120)
+            if readable:
+                answer = sock.recv(4096) or b"closed"
+            elif writable:
+                pending = pending[sock.send(pending):]
+        while b"\r\n" not in answer and answer != b"closed":
+            more = sock.recv(4096)
+            if not more:
+                break
+            answer += more
+    except (BrokenPipeError, ConnectionResetError):
+        pass
+    finally:
+        sock.close()
+    return ("" if answer == b"closed" else answer.split(b"\r\n", 1)[0].decode(errors="replace")), sent

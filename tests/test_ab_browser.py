@@ -195,3 +195,68 @@ def test_bad_forms_get_their_message_and_store_nothing(tmp_path, page):
         page.click("#submit")
         records = wait_records(ws, 1)
     assert len(records) == 1 and sorted(records[0]["secondary_tags"]) == ["artifacts", "missed_constraint", "scene_reset"]
+
+
+def test_a_forced_playback_rate_unlocks_the_page_but_the_server_refuses_and_the_page_says_why(tmp_path, page):
+    """Issue 19, finding 1: playbackRate = 16 from the console unlocked Submit in 0.6 s and the record was stored."""
+    ws = make_study(tmp_path, n_pairs=1, frames=240)  # 10 s clips: two plays at 2× take at least 10 s
+    token = invite(ws, "ann")
+    with running_server(ws) as url:
+        open_task(page, url, token)
+        page.evaluate("() => { for (const v of document.querySelectorAll('#players video')) v.playbackRate = 16; }")
+        watch_twice(page, keyboard=False)
+        fill(page)
+        assert page.is_enabled("#submit")  # the page believes the plays
+        page.click("#submit")
+        page.wait_for_selector(".violation[data-field=watch]")
+        message = page.locator(".violation[data-field=watch]").all_inner_texts()
+        state = page.evaluate("window.reeljudgeAB.state()")
+    assert any("at up to 2× takes at least 10.0 s" in m for m in message), message
+    assert ws.store.judgements() == []
+    assert any(e["event"] == "rate" and e["value"] == 16 for e in state["log"])  # the page logs the forced rate
+
+
+def test_loop_mode_counts_every_play_of_each_clip(tmp_path, page):
+    """Issue 19, finding 3: when both clips ended in the same tick, one clip's restart cleared the other's progress."""
+    ws = make_study(tmp_path, n_pairs=1, frames=12)  # two clips of equal length (0.5 s)
+    token = invite(ws, "ann")
+    with running_server(ws) as url:
+        open_task(page, url, token)
+        page.check("#loop")
+        for _ in range(2):
+            # half way through, hold the page's main thread past both clips' end: their "ended" events
+            # then wait in the same queue, as when two clips end in the same tick
+            page.click("#play")
+            page.wait_for_function("() => document.querySelector('#video-A').currentTime >= 0.25")
+            page.evaluate("() => { const until = performance.now() + 600; while (performance.now() < until) {} }")
+            page.wait_for_timeout(150)
+            page.keyboard.press("k")  # pause the next loop pass before it ends
+            page.wait_for_timeout(100)
+            page.evaluate("() => { for (const v of document.querySelectorAll('#players video')) { v.pause(); v.currentTime = 0; } }")
+        plays = page.evaluate("window.reeljudgeAB.state().plays")
+    assert plays == {"A": 2, "B": 2}
+
+
+def test_the_page_says_why_submit_is_locked_and_shows_the_anchors_on_a_laptop_screen(tmp_path, page):
+    """Issue 19, finding 10: no reason for a locked Submit, anchors only in a tooltip, an unlabelled counter, the form below the players."""
+    ws = make_study(tmp_path, n_pairs=2)
+    token = invite(ws, "ann")
+    page.set_viewport_size({"width": 1366, "height": 768})
+    with running_server(ws) as url:
+        open_task(page, url, token)
+        reason = page.inner_text("#lock-reason")
+        assert "played clip A 2 more times and clip B 2 more times to the end" in reason
+        assert "the winner, a primary reason, 8 ratings" in reason
+        page.check("input[name=winner][value='A']")
+        page.check("input[name='r-A-prompt_adherence'][value='4']")
+        assert "Still to fix or fill in: a primary reason, 7 ratings." in page.inner_text("#lock-reason")
+        anchors = page.locator("#ratings ul.anchors").all_inner_texts()
+        assert len(anchors) == 4 and all(a.count("\n") == 2 for a in anchors) and "5 All constraints satisfied" in anchors[0]
+        assert page.locator("#ratings ul.anchors").first.is_visible()
+        assert page.inner_text("#progress") == "Your progress: 0 of 2 tasks done"
+        boxes = page.evaluate("""() => Object.fromEntries(['#players', '#winner-set', '#primary_tag', '#ratings tbody tr'].map(
+            (s) => [s, document.querySelector(s).getBoundingClientRect().toJSON()]))""")
+        watch_twice(page)
+        assert page.inner_text("#lock-reason") == "Still to fix or fill in: a primary reason, 7 ratings."
+    assert boxes["#players"]["bottom"] <= boxes["#winner-set"]["top"] < boxes["#winner-set"]["bottom"] <= 768
+    assert boxes["#primary_tag"]["bottom"] <= 768 and boxes["#ratings tbody tr"]["bottom"] <= 768

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import httpx
 
-from ab_support import free_port, full_watch, invite, make_study, valid_form
+from ab_support import free_port, invite, make_study, take_task, valid_form
 from reeljudge.ab.records import validate_record
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -50,11 +50,11 @@ def test_sigkill_mid_write_keeps_every_acknowledged_record_and_no_torn_one(tmp_p
         with httpx.Client(timeout=5) as client:
             while not stop.is_set():
                 try:
-                    task = client.get(f"{url}/api/r/{token}/task").json()["task"]
+                    task, watch = take_task(client, url, token)
                     if task is None:
                         return
                     body = {"assignment_id": task["assignment_id"], "submission_id": f"{name}-{task['assignment_id']}",
-                            "form": valid_form("tie"), "watch": full_watch()}
+                            "form": valid_form("tie"), "watch": watch}
                     response = client.post(f"{url}/api/r/{token}/submit", json=body)
                 except httpx.HTTPError:
                     return  # the server is gone

@@ -12,7 +12,7 @@ import httpx
 import psycopg
 import pytest
 
-from ab_support import full_watch, invite, make_study, rate_until_done, running_server, submit, valid_form
+from ab_support import invite, make_study, rate_until_done, running_server, submit, take_task, valid_form
 from reeljudge.ab.store import Store, StoreError
 from reeljudge.ab.workspace import Workspace
 from reeljudge.cli import main
@@ -45,7 +45,7 @@ def test_the_store_lives_in_postgresql_not_in_the_folder(tmp_path, database):
     assert {len(s.samples()) for s in stores} == {2} and stores[0].meta("schema_version") == "1"
     with psycopg.connect(database) as conn:
         tables = {r[0] for r in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")}
-    assert tables == {"meta", "clips", "samples", "raters", "assignments", "judgements"}
+    assert tables == {"meta", "clips", "samples", "raters", "assignments", "judgements", "clip_serves"}
 
 
 def test_judgements_are_append_only_in_postgresql(tmp_path, database):
@@ -84,8 +84,8 @@ def test_duplicate_submit_is_idempotent_and_disagreement_queues_a_third_rater(tm
     ws = make_study(tmp_path, n_pairs=2, database=database)
     ann, bob = invite(ws, "ann"), invite(ws, "bob")
     with running_server(ws) as url, httpx.Client() as client:
-        task = client.get(f"{url}/api/r/{ann}/task").json()["task"]
-        body = {"assignment_id": task["assignment_id"], "submission_id": "dup-0001", "form": valid_form("tie"), "watch": full_watch()}
+        task, watch = take_task(client, url, ann)
+        body = {"assignment_id": task["assignment_id"], "submission_id": "dup-0001", "form": valid_form("tie"), "watch": watch}
         with ThreadPoolExecutor(8) as pool:
             responses = list(pool.map(lambda _: client.post(f"{url}/api/r/{ann}/submit", json=body), range(8)))
         assert all(r.status_code == 200 for r in responses) and sum(r.json()["stored"] for r in responses) == 1

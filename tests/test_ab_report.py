@@ -131,3 +131,29 @@ def test_cli_report_writes_html_and_json(tmp_path):
     assert "Top disagreements" in (ws.root / "report" / "report.html").read_text()
     assert main(["ab", "export", "--data", str(ws.root), "--format", "csv", "-o", str(tmp_path / "j.csv")]) == 0
     assert len((tmp_path / "j.csv").read_text().splitlines()) == 15
+
+
+def test_the_report_for_people_full_labels_notes_thin_evidence_and_undefined_kappa():
+    """Issue 19, finding 10: labels cut at 28 characters, values over the lines, notes absent, a degenerate κ as 0.00 [0.00, 0.00]."""
+    import re
+
+    samples = [make_sample("text-to-video", f"p{i}", ("x", sha(200 + 2 * i)), ("y", sha(201 + 2 * i))) for i in range(4)]
+    records = []
+    for i, s in enumerate(samples):
+        records.append(record(s, "ann", "x", "flicker"))  # ann always picks x: κ cannot tell her from chance
+        records.append(record(s, "bob", "x" if i % 2 else "y", "flicker"))
+    thin = {"served": {"A": {"bytes": 10, "sent": 10, "responses": 1}, "B": {"bytes": 10, "sent": 10, "responses": 1}},
+            "elapsed_s": 1.2, "min_elapsed_s": 1.0, "thin": ["open 1.2 s, less than 2.0 s of real-time viewing at 1×"]}
+    records[1] = {**records[1], "note": "=B looked <b>smeared</b> at 0:02", "watch": {**WATCH, "server": thin}}
+    report = build_report(records, samples, P, ReportOptions(n_resamples=100))
+    page = render(report, lambda h: f"clips/{h}.mp4")
+    [pair] = report["agreement"]["cohen_kappa"]
+    assert pair["kappa"]["estimate"] == 0.0 and pair["undefined"].startswith("ann gave the same verdict on every shared sample")
+    assert "0.00 [0.00, 0.00]" not in page and "undefined (ann gave the same verdict on every shared sample" in page
+    assert report["notes"][0]["note"] == "=B looked <b>smeared</b> at 0:02" and "=B looked &lt;b&gt;smeared&lt;/b&gt; at 0:02" in page
+    assert report["watch_evidence"]["bob"]["thin"][0]["reasons"] == thin["thin"] and report["watch_evidence"]["ann"]["without_evidence"] == 4
+    assert "Motion / physics plausibility" in page  # 29 characters, once cut to 28
+    for svg in re.findall(r"<svg.*?</svg>", page):
+        line_ends = [float(v) for v in re.findall(r"<line x1='[\d.]+' y1='\d+' x2='([\d.]+)'", svg)]
+        values = [float(v) for v in re.findall(r"<text x='([\d.]+)' y='\d+' text-anchor='end'>", svg)]
+        assert not values or max(line_ends, default=0) < min(values) - 40  # the value column is clear of every interval

@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import pytest
 
-from ab_support import full_watch, invite, make_study, rate_until_done, running_server, submit, valid_form
+from ab_support import full_watch, invite, make_study, rate_until_done, running_server, submit, take_task, valid_form
 from reeljudge.ab.assignment import QCOptions, side_swap
 
 
@@ -44,8 +44,8 @@ def test_a_broken_form_stores_nothing(study):
 def test_duplicate_submit_is_idempotent_even_when_concurrent(study):
     token = invite(study, "ann")
     with running_server(study) as url, httpx.Client() as client:
-        task = client.get(f"{url}/api/r/{token}/task").json()["task"]
-        body = {"assignment_id": task["assignment_id"], "submission_id": "dup-0001", "form": valid_form("A"), "watch": full_watch()}
+        task, watch = take_task(client, url, token)
+        body = {"assignment_id": task["assignment_id"], "submission_id": "dup-0001", "form": valid_form("A"), "watch": watch}
         with ThreadPoolExecutor(8) as pool:
             responses = list(pool.map(lambda _: client.post(f"{url}/api/r/{token}/submit", json=body), range(8)))
         again = client.post(f"{url}/api/r/{token}/submit", json=body)
@@ -74,18 +74,18 @@ def test_eight_raters_submitting_concurrently_lose_nothing(tmp_path):
 def test_a_raters_link_cannot_read_or_write_another_raters_work(study):
     ann, bob = invite(study, "ann"), invite(study, "bob")
     with running_server(study) as url, httpx.Client() as client:
-        task = client.get(f"{url}/api/r/{ann}/task").json()["task"]
-        assert client.get(url + task["clips"]["A"]["url"]).status_code == 200
+        task, watch = take_task(client, url, ann)
         stolen = task["clips"]["A"]["url"].replace(ann, bob)
         assert client.get(url + stolen).status_code == 404
-        body = {"assignment_id": task["assignment_id"], "submission_id": "bob-steals-1", "form": valid_form("B"), "watch": full_watch()}
+        body = {"assignment_id": task["assignment_id"], "submission_id": "bob-steals-1", "form": valid_form("B"), "watch": watch}
         assert client.post(f"{url}/api/r/{bob}/submit", json=body).status_code == 404
         assert client.post(f"{url}/api/r/not-a-token/submit", json=body).status_code == 404
         assert client.get(f"{url}/r/not-a-token").status_code == 404
         assert client.post(f"{url}/api/r/{ann}/submit", json={**body, "submission_id": "ann-own-1"}).status_code == 200
         assert client.get(f"{url}/api/r/{bob}/mine").json()["records"] == []
         mine = client.get(f"{url}/api/r/{ann}/mine").json()["records"]
-    assert [r["rater"]["id"] for r in mine] == ["ann"] and [r["rater"]["id"] for r in study.store.judgements()] == ["ann"]
+    stored = study.store.judgements()
+    assert [r["record_id"] for r in mine] == [r["record_id"] for r in stored] and [r["rater"]["id"] for r in stored] == ["ann"]
 
 
 def test_clips_are_served_with_http_range(study):
@@ -111,12 +111,12 @@ def test_sides_follow_the_stored_seed_and_records_map_back_to_systems(tmp_path):
     with running_server(ws, QCOptions(min_raters=10, max_raters=10, gold_every=0)) as url, httpx.Client() as client:
         for rater in raters:
             token = invite(ws, rater)
-            task = client.get(f"{url}/api/r/{token}/task").json()["task"]
+            task, watch = take_task(client, url, token)
             expected_a = sample.system_b if swaps[rater] else sample.system_a
             served = hashlib.sha256(client.get(url + task["clips"]["A"]["url"]).content).hexdigest()
             assert served == sample.clip_of(expected_a)
             assert expected_a not in str(task)  # system names are never sent to the page
-            body = {"assignment_id": task["assignment_id"], "submission_id": f"sub-{rater}-0001", "form": valid_form("A"), "watch": full_watch()}
+            body = {"assignment_id": task["assignment_id"], "submission_id": f"sub-{rater}-0001", "form": valid_form("A"), "watch": watch}
             assert client.post(f"{url}/api/r/{token}/submit", json=body).status_code == 200
     for record in ws.store.judgements():
         expected_a = sample.system_b if swaps[record["rater"]["id"]] else sample.system_a

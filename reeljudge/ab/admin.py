@@ -10,6 +10,7 @@ from html import escape
 from typing import Any
 
 from reeljudge.ab.assignment import gold_accuracy, progress, third_rater_queue
+from reeljudge.ab.evidence import evidence_by_rater
 from reeljudge.ab.exports import to_csv, to_jsonl
 from reeljudge.ab.workspace import Workspace
 
@@ -53,6 +54,7 @@ class _Admin:
         records = store.judgements()
         samples = store.samples()
         gold = gold_accuracy(records, samples)
+        evidence = evidence_by_rater(r for r in records if r["rater"]["kind"] == "human")
         judged: dict[str, int] = {}
         for r in records:
             if r["rater"]["kind"] == "human":
@@ -65,7 +67,8 @@ class _Admin:
                 raters.append({"rater": rater_id, "kind": kind, "done": done, "total": None, "gold": gold.get(rater_id)})
                 continue
             done, total = progress(store, rater_id, self.options.qc)
-            raters.append({"rater": rater_id, "kind": kind, "done": done, "total": total, "gold": gold.get(rater_id)})
+            thin = len(evidence[rater_id]["thin"]) if rater_id in evidence else 0
+            raters.append({"rater": rater_id, "kind": kind, "done": done, "total": total, "gold": gold.get(rater_id), "thin_evidence": thin})
         return {
             "samples": len(pairs), "gold_samples": len(samples) - len(pairs), "judgements": len(records),
             "complete": sum(1 for s in pairs if judged.get(s.sample_id, 0) >= self.options.qc.min_raters),
@@ -110,7 +113,7 @@ def render_dashboard(status: dict[str, Any]) -> str:
     """The dashboard page (plain HTML, refreshes itself every 10 s)."""
     rows = "".join(
         f"<tr><td>{escape(r['rater'])}</td><td>{r['kind']}</td><td>{r['done']}{'' if r['total'] is None else ' of ' + str(r['total'])}</td>"
-        f"<td>{_gold(r['gold'])}</td></tr>"
+        f"<td>{_gold(r['gold'])}</td><td>{r.get('thin_evidence', '–')}</td></tr>"
         for r in status["raters"]
     )
     queue = "".join(
@@ -124,7 +127,7 @@ def render_dashboard(status: dict[str, Any]) -> str:
 <p>{status['samples']} pair samples ({status['complete']} with enough raters), {status['gold_samples']} gold pairs,
 {status['judgements']} judgements.</p>
 <h2>Third-rater queue</h2><ul id="third-rater-queue">{queue}</ul>
-<h2>Raters</h2><table id="raters"><thead><tr><th>rater</th><th>kind</th><th>progress</th><th>gold accuracy</th></tr></thead>
+<h2>Raters</h2><table id="raters"><thead><tr><th>rater</th><th>kind</th><th>progress</th><th>gold accuracy</th><th>records with thin evidence of watching</th></tr></thead>
 <tbody>{rows}</tbody></table>
 <h2>Exports</h2><p><a href="/admin/export.jsonl">judgements.jsonl</a> · <a href="/admin/export.csv">judgements.csv</a>
 · report: <code>reeljudge ab report</code></p></body></html>"""

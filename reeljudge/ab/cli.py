@@ -71,11 +71,12 @@ def study_arguments(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     return p
 
 
-def workspace_of(args: argparse.Namespace) -> Any:
-    """The study the arguments name (``--data``, ``--database``)."""
-    from reeljudge.ab.workspace import Workspace, default_dir
+def workspace_of(args: argparse.Namespace, create: bool = False) -> Any:
+    """The study ``--data``/``--database`` name; unless ``create``, an error when it holds no study."""
+    from reeljudge.ab.workspace import Workspace, default_dir, open_study
 
-    return Workspace(args.data or default_dir(), database=args.database)
+    root = args.data or default_dir()
+    return Workspace(root, database=args.database) if create else open_study(root, database=args.database)
 
 
 def _fail(message: str) -> int:
@@ -88,7 +89,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     from reeljudge.ab.imports import build_samples, read_manifest, read_promptfoo
     from reeljudge.errors import ReelJudgeError
 
-    ws = workspace_of(args)
+    ws = workspace_of(args, create=True)
     status = 0
     for path in args.files:
         try:
@@ -113,7 +114,7 @@ def cmd_gold(args: argparse.Namespace) -> int:
     """Render gold pairs and add them."""
     from reeljudge.ab.gold import make_gold
 
-    ws = workspace_of(args)
+    ws = workspace_of(args, create=True)
     ws.fix_protocol(ws.store.meta("protocol") or "ab-v1")
     samples, clips = make_gold(ws.clips, args.count, frames=args.frames)
     added, existing = ws.store.add_samples(samples, clips)

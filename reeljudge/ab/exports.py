@@ -1,10 +1,16 @@
-"""Exports of judgement records: JSONL (the records as stored) and CSV (one flat row per record)."""
+"""Exports of judgement records: JSONL (the records as stored) and CSV (one flat row per record).
+
+The JSONL is strict JSON (no NaN or Infinity: a non-finite number is written as null). A CSV
+cell that a spreadsheet would read as a formula (it begins with ``=``, ``+``, ``-``, ``@``, a tab
+or a carriage return) is prefixed with ``'`` (OWASP's rule against CSV injection).
+"""
 
 from __future__ import annotations
 
 import csv
 import io
 import json
+import math
 from typing import Any, Iterable, Mapping
 
 from reeljudge.ab.protocol import Protocol
@@ -16,9 +22,30 @@ BASE_COLUMNS = (
 )
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
 def to_jsonl(records: Iterable[Mapping[str, Any]]) -> str:
-    """One JSON record per line."""
-    return "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in records)
+    """One strict JSON record per line."""
+    return "".join(json.dumps(_finite(r), ensure_ascii=False, sort_keys=True, allow_nan=False) + "\n" for r in records)
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with every NaN or infinite number replaced by None (JSON has neither)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, Mapping):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
+
+
+def safe_cell(value: Any) -> Any:
+    """A CSV cell a spreadsheet will not run: text beginning with a formula character gets a leading ``'``."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
 
 
 def csv_columns(protocol: Protocol) -> list[str]:
@@ -45,5 +72,5 @@ def to_csv(records: Iterable[Mapping[str, Any]], protocol: Protocol) -> str:
         for side, system in shown.items():
             for dim, value in (r["ratings"].get(system) or {}).items():
                 row[f"{side}_{dim}"] = value
-        writer.writerow(row)
+        writer.writerow({k: safe_cell(v) for k, v in row.items()})
     return out.getvalue()

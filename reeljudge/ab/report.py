@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from reeljudge.ab import analysis as an
 from reeljudge.ab.assignment import gold_accuracy
+from reeljudge.ab.evidence import evidence_by_rater
 from reeljudge.ab.protocol import Protocol
 from reeljudge.ab.records import Judgement, as_judgements, now_iso
 from reeljudge.ab.samples import Sample
@@ -63,6 +64,8 @@ def build_report(records: Sequence[Any], samples: Sequence[Sample], protocol: Pr
         "gold": gold_accuracy([j for j in everything if j.rater_kind == "human"], samples),
         "rankings": {f: _rankings([j for j in humans if j.family == f], kw) for f in families},
         "models": _models(everything, samples, protocol, options.first_n, kw),
+        "notes": _notes(everything),
+        "watch_evidence": evidence_by_rater(r.record for r in everything if r.rater_kind == "human"),
     }
 
 
@@ -93,8 +96,24 @@ def _cohen_pairs(design: Sequence[Judgement], options: ReportOptions, kw: dict[s
     for a, b in combinations(raters, 2):
         shared = sum(1 for u in labels.values() if a in u and b in u)
         if shared >= options.min_shared:
-            out.append({"raters": [a, b], "shared": shared, "kappa": ag.cohen_kappa(labels, a, b, list(an.WINNER_CATEGORIES), **kw).as_dict()})
+            kappa = ag.cohen_kappa(labels, a, b, list(an.WINNER_CATEGORIES), **kw).as_dict()
+            out.append({"raters": [a, b], "shared": shared, "kappa": kappa, "undefined": _kappa_undefined(labels, a, b)})
     return out
+
+
+def _kappa_undefined(labels: Mapping[Any, Mapping[str, str]], a: str, b: str) -> str | None:
+    """Why Cohen's κ of two raters says nothing, or None: a rater who gives one verdict throughout leaves κ 0 or undefined by construction."""
+    for rater in (a, b):
+        verdicts = {u[rater] for u in labels.values() if a in u and b in u}
+        if len(verdicts) == 1:
+            return f"{rater} gave the same verdict on every shared sample, so κ cannot tell agreement from chance"
+    return None
+
+
+def _notes(records: Sequence[Judgement]) -> list[dict[str, Any]]:
+    """Every record that carries a rater's note, with what the note is about."""
+    return [{"record_id": j.record_id, "sample_id": j.sample_id, "family": j.family, "rater": j.rater, "winner": j.winner,
+             "primary_tag": j.primary_tag, "note": j.record["note"]} for j in records if j.record.get("note")]
 
 
 def _dimensions(design: Sequence[Judgement], protocol: Protocol, kw: dict[str, Any]) -> dict[str, Any]:

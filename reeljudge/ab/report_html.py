@@ -27,6 +27,8 @@ def render(report: dict[str, Any], clip_href: Callable[[str], str]) -> str:
         "<h2>Top disagreements</h2>", _disagreements(report["disagreements"], clip_href),
         "<h2>Ratings that contradict the winner</h2>", _contradictions(report["contradictions"]),
         "<h2>Gold pairs (attention checks)</h2>", _gold(report["gold"]),
+        "<h2>Evidence of watching (server side)</h2>", _evidence(report.get("watch_evidence") or {}),
+        "<h2>Notes from raters</h2>", _notes(report.get("notes") or []),
         "<h2>Model raters against the people</h2>",
         "<p>Each model rater against the strict majority of the human raters on the samples it judged (raw agreement with a "
         "bootstrap interval, Cohen's κ, raw without ties), the share of agreeing model–human pairs, and as the ceiling the "
@@ -54,15 +56,24 @@ def _f(x: Any, digits: int = 2, pct: bool = False) -> str:
 
 def _ci(interval: dict[str, Any], pct: bool = False) -> str:
     if interval.get("estimate") is None:
-        return "undefined"
+        return _undefined(interval)
     return f"{_f(interval['estimate'], pct=pct)} [{_f(interval.get('low'), pct=pct)}, {_f(interval.get('high'), pct=pct)}]"
+
+
+def _undefined(interval: dict[str, Any]) -> str:
+    """'undefined' with the reason an agreement statistic has no value."""
+    if (interval.get("n_units") or 0) < 2:
+        reason = "fewer than 2 samples"
+    else:
+        reason = "every answer was the same, so agreement cannot be told from chance"
+    return f"<span class='undefined'>undefined ({reason})</span>"
 
 
 def _head(report: dict[str, Any]) -> str:
     c = report["counts"]
     return f"""<!doctype html><html lang="en"><head><meta charset="utf-8"><title>reeljudge A/B report</title>
 <style>body{{font:14px/1.4 system-ui,sans-serif;max-width:1100px;margin:auto;padding:0 1rem 3rem}}table{{border-collapse:collapse;margin:.5rem 0}}
-td,th{{border:1px solid #ccc;padding:.2rem .5rem;text-align:left;vertical-align:top}}svg text{{font:12px system-ui,sans-serif}}.sev2{{color:#a3122a}}</style>
+td,th{{border:1px solid #ccc;padding:.2rem .5rem;text-align:left;vertical-align:top}}svg text{{font:12px system-ui,sans-serif}}.sev2{{color:#a3122a}}.undefined{{color:#6b4a00}}</style>
 </head><body><h1>reeljudge A/B report</h1>
 <p>Protocol {escape(report['protocol'])} · {c['pair_samples']} pair samples, {c['gold_samples']} gold · {c['judgements']} judgements by
 {c['human_raters']} human and {c['model_raters']} model raters · generated {escape(report['generated_at'])}.
@@ -81,7 +92,11 @@ def _agreement_table(ag: dict[str, Any]) -> str:
 def _cohen_table(pairs: list[dict[str, Any]]) -> str:
     if not pairs:
         return "<p>No two raters share enough samples.</p>"
-    rows = "".join(f"<tr><td>{escape(' – '.join(p['raters']))}</td><td>{p['shared']}</td><td>{_ci(p['kappa'])}</td></tr>" for p in pairs)
+    rows = "".join(
+        f"<tr><td>{escape(' – '.join(p['raters']))}</td><td>{p['shared']}</td>"
+        f"<td>{_ci(p['kappa']) if not p.get('undefined') else '<span class=undefined>undefined (' + escape(p['undefined']) + ')</span>'}</td></tr>"
+        for p in pairs
+    )
     return f"<table><tr><th>raters</th><th>shared samples</th><th>Cohen's κ</th></tr>{rows}</table>"
 
 
@@ -97,24 +112,40 @@ def _tag_table(tags: list[dict[str, Any]]) -> str:
 
 
 def _chart(rows: Sequence[Row], lo: float, hi: float, title: str, pct: bool = False) -> str:
-    """Horizontal dot-and-whisker chart of estimates with intervals."""
+    """Horizontal dot-and-whisker chart of estimates with intervals; labels wrap, values sit in their own column."""
     if not rows:
         return "<p>No data.</p>"
-    width, left, height = 640, 200, 24 * len(rows) + 30
-    x = lambda v: left + (max(lo, min(hi, v)) - lo) / (hi - lo) * (width - left - 20)  # noqa: E731
-    items = [f"<text x='{left}' y='12'>{escape(title)}</text>", f"<line x1='{x(0 if lo < 0 else lo)}' y1='16' x2='{x(0 if lo < 0 else lo)}' y2='{height}' stroke='#999'/>"]
+    width, left, value_col, step = 760, 290, 64, 34
+    height = step * len(rows) + 30
+    right = width - value_col - 10
+    x = lambda v: left + (max(lo, min(hi, v)) - lo) / (hi - lo) * (right - left)  # noqa: E731
+    axis = x(0 if lo < 0 else lo)
+    items = [f"<text x='{left}' y='12'>{escape(title)}</text>", f"<line x1='{axis}' y1='16' x2='{axis}' y2='{height}' stroke='#999'/>"]
     for k, (label, est, low, high) in enumerate(rows):
-        y = 30 + 24 * k
-        items.append(f"<text x='4' y='{y + 4}'>{escape(label)[:28]}</text>")
+        y = 34 + step * k
+        items.append(_label(label, y))
         if est is None:
             items.append(f"<text x='{left}' y='{y + 4}'>undefined</text>")
             continue
         if low is not None and high is not None:
             items.append(f"<line x1='{x(low):.1f}' y1='{y}' x2='{x(high):.1f}' y2='{y}' stroke='#555' stroke-width='2'/>")
-        zero = x(0.0 if lo < 0 else lo)
-        items.append(f"<rect x='{min(zero, x(est)):.1f}' y='{y - 7}' width='{abs(x(est) - zero):.1f}' height='14' fill='#7aa6d6' opacity='.5'/>")
-        items.append(f"<circle cx='{x(est):.1f}' cy='{y}' r='4' fill='#1f4e8c'/><text x='{width - 16}' y='{y + 4}' text-anchor='end'>{_f(est, pct=pct)}</text>")
+        items.append(f"<rect x='{min(axis, x(est)):.1f}' y='{y - 7}' width='{abs(x(est) - axis):.1f}' height='14' fill='#7aa6d6' opacity='.5'/>")
+        items.append(f"<circle cx='{x(est):.1f}' cy='{y}' r='4' fill='#1f4e8c'/><text x='{width - 4}' y='{y + 4}' text-anchor='end'>{_f(est, pct=pct)}</text>")
     return f"<svg width='{width}' height='{height}' role='img' aria-label='{escape(title)}'>{''.join(items)}</svg>"
+
+
+def _label(label: str, y: int, per_line: int = 44) -> str:
+    """A chart label in full, on up to two lines (a longer one is shortened with … and kept whole in its tooltip)."""
+    words, lines = label.split(), [""]
+    for word in words:
+        if len(lines[-1]) + len(word) + 1 > per_line and lines[-1]:
+            lines.append("")
+        lines[-1] = f"{lines[-1]} {word}".strip()
+    if len(lines) > 2:
+        lines = [lines[0], (" ".join(lines[1:]))[: per_line - 1] + "…"]
+    spans = "".join(f"<tspan x='4' dy='{0 if i == 0 else 13}'>{escape(line)}</tspan>" for i, line in enumerate(lines))
+    top = y + 4 - (6 if len(lines) > 1 else 0)
+    return f"<text x='4' y='{top}'><title>{escape(label)}</title>{spans}</text>"
 
 
 def _ranking(family: str, r: dict[str, Any]) -> str:
@@ -206,3 +237,31 @@ def _unanimous(rows: list[dict[str, Any]], clip_href: Callable[[str], str]) -> s
                      f"{r['n_humans']} people: {escape(r['humans'])} ({escape(', '.join(r['human_tags']))}); "
                      f"model: {escape(r['model'])}{flag} ({escape(', '.join(r['model_tags']))})<br>clips: {clips}</li>")
     return f"<ol class='unanimous'>{''.join(items)}</ol>"
+
+
+def _evidence(by_rater: dict[str, dict[str, Any]]) -> str:
+    """Per rater: records, records accepted with thin server evidence, records from before the server kept any."""
+    if not by_rater:
+        return "<p>No human records.</p>"
+    rows = "".join(
+        f"<tr><td>{escape(rater)}</td><td>{e['records']}</td><td>{len(e['thin'])}</td><td>{e['without_evidence']}</td>"
+        f"<td>{'; '.join(escape(t['record_id'][:8] + ': ' + ', '.join(t['reasons'])) for t in e['thin'][:5]) or '–'}</td></tr>"
+        for rater, e in sorted(by_rater.items())
+    )
+    return ("<p>The server logs the bytes of each clip it sent for a task and the time from handing the task out to the submit; "
+            "it refuses a submit without both clips sent in full or faster than the fastest offered speed allows. Accepted records "
+            "that were open for less than real-time viewing at 1× are <em>thin</em>. It cannot prove that anyone looked at the screen.</p>"
+            "<table id='watch-evidence'><tr><th>rater</th><th>records</th><th>thin evidence</th><th>no server evidence (older records)</th>"
+            f"<th>thin records (first 5)</th></tr>{rows}</table>")
+
+
+def _notes(notes: list[dict[str, Any]]) -> str:
+    """Every note a rater left, with the record it belongs to."""
+    if not notes:
+        return "<p>No notes.</p>"
+    rows = "".join(
+        f"<tr><td>{escape(n['rater'])}</td><td><code>{escape(n['sample_id'])}</code></td><td>{escape(n['family'])}</td>"
+        f"<td>{escape(n['winner'])}</td><td>{escape(n['primary_tag'])}</td><td>{escape(n['note'])}</td></tr>"
+        for n in notes
+    )
+    return f"<table id='notes'><tr><th>rater</th><th>sample</th><th>family</th><th>winner</th><th>primary reason</th><th>note</th></tr>{rows}</table>"

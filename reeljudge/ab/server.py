@@ -10,18 +10,19 @@ a thread pool; each thread has its own database connection.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from reeljudge.ab.assignment import QCOptions, assignment_by_id, next_assignment, progress
+from reeljudge.ab.bodies import BodyError, parse_object, read_capped
+from reeljudge.ab.evidence import MAX_SPEED, gather, requested_spans
 from reeljudge.ab.protocol import SIDES, check_form
 from reeljudge.ab.records import RecordError, build_record
+from reeljudge.ab.store import AlreadyJudged, SubmissionIdTaken
 from reeljudge.extras import require
-from reeljudge.ab.store import AlreadyJudged
 from reeljudge.ab.workspace import Workspace
 from reeljudge.package_data import rating_page_folder
 
 STATIC_DIR = rating_page_folder()
-MAX_BODY = 512 * 1024
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,8 @@ class ServeOptions:
         qc: quality-control settings (raters per sample, third raters, gold frequency).
         break_every: remind the rater to take a break after this many tasks in a row.
         break_minutes: … or after this many minutes of rating.
+        max_speed: the fastest playback speed the page offers; a submit needs at least
+            ``min_full_plays`` × the longer clip's duration ÷ this many seconds after the task was handed out.
     """
 
     host: str = "127.0.0.1"
@@ -41,6 +44,7 @@ class ServeOptions:
     qc: QCOptions = field(default_factory=QCOptions)
     break_every: int = 15
     break_minutes: float = 25.0
+    max_speed: float = MAX_SPEED
 
 
 def create_app(workspace: Workspace, options: ServeOptions = ServeOptions()) -> Any:
@@ -126,7 +130,7 @@ class _RaterApi:
         return {
             "assignment_id": assignment.assignment_id, "prompt": sample.prompt, "family": sample.family,
             "family_label": self.protocol.families[sample.family].label, "clips": clips, "source": source,
-            "min_full_plays": self.protocol.rules.min_full_plays,
+            "min_full_plays": self.protocol.rules.min_full_plays, "max_speed": self.options.max_speed,
         }
 
     def clip(self, request: Any) -> Any:
@@ -141,28 +145,26 @@ class _RaterApi:
         clip = self.ws.store.clip(sha) if sha else None
         if clip is None:
             return PlainTextResponse("not found", status_code=404)
-        return FileResponse(self.ws.clips.path(clip), media_type=clip.mime, headers={"Cache-Control": "private, max-age=3600"})
+        spans = requested_spans(request.headers.get("range"), clip.bytes)
+        response = FileResponse(self.ws.clips.path(clip), media_type=clip.mime, headers={"Cache-Control": "private, max-age=3600"})
+        return _Logged(response, lambda: self.ws.store.log_serve(assignment.assignment_id, which, spans))
 
     def mine(self, request: Any) -> Any:
         rater = self._rater(request)
         if rater is None:
             return _json({"error": "unknown invite link"}, 404)
-        return _json({"rater": rater, "records": self.ws.store.judgements(rater_id=rater)})
+        return _json({"records": [blinded(r) for r in self.ws.store.judgements(rater_id=rater)]})
 
     async def submit(self, request: Any) -> Any:
         from starlette.concurrency import run_in_threadpool
 
-        raw = await request.body()
-        if len(raw) > MAX_BODY:
-            return _json({"error": "request too large"}, 413)
         try:
-            import json
-
-            body = json.loads(raw)
-            if not isinstance(body, dict):
-                raise ValueError
-        except ValueError:
-            return _json({"error": "the body must be a JSON object"}, 400)
+            body = parse_object(await read_capped(request))
+        except BodyError as error:
+            response = _json({"error": error.message}, error.status)
+            if error.status == 413:
+                response.headers["Connection"] = "close"  # the rest of the body is not read: end the connection
+            return response
         return await run_in_threadpool(self._submit, request.path_params["token"], body)
 
     def _submit(self, token: str, body: dict[str, Any]) -> Any:
@@ -175,9 +177,15 @@ class _RaterApi:
             if record["submission_id"] == submission_id:
                 return _json({"stored": False, "duplicate": True, "record_id": record["record_id"]})
         form = body.get("form") if isinstance(body.get("form"), dict) else {}
-        watch = _watch(body.get("watch"))
-        problems = [v.as_dict() for v in check_form(self.protocol, assignment.sample.family, form)]
+        clips = {side: self.ws.store.clip(sha) for side, sha in assignment.clips.items()}
+        durations = {side: clip.duration if clip else 0.0 for side, clip in clips.items()}
+        watch, problems = _watch(body.get("watch"), durations)
+        problems += [v.as_dict() for v in check_form(self.protocol, assignment.sample.family, form)]
         problems += _watch_problems(watch, self.protocol.rules.min_full_plays)
+        evidence = gather(self.ws.store.serves(assignment.assignment_id), {s: c.bytes if c else 0 for s, c in clips.items()},
+                          durations, assignment.served_at, self.protocol.rules.min_full_plays, self.options.max_speed)
+        problems += evidence.violations(self.protocol.rules.min_full_plays)
+        watch["server"] = evidence.as_dict()
         if problems:
             return _json({"stored": False, "violations": problems}, 422)
         return self._store(rater, assignment, form, watch, submission_id)
@@ -193,35 +201,88 @@ class _RaterApi:
             stored, created = self.ws.store.append_judgement(record)
         except RecordError as error:
             return _json({"stored": False, "violations": [{"field": "record", "message": error.message}]}, 422)
-        except AlreadyJudged as error:
+        except AlreadyJudged:
+            message = "you already submitted another verdict for this task; it stands (records are never changed)"
+            return _json({"stored": False, "error": message}, 409)
+        except SubmissionIdTaken as error:
             return _json({"stored": False, "error": error.message}, 409)
         return _json({"stored": created, "duplicate": not created, "record_id": stored["record_id"]})
 
 
+class _Logged:
+    """An ASGI response that logs a clip's byte spans after its body was sent and before its last message.
+
+    So a dropped connection or an error status logs nothing, and the log is committed before the
+    client sees the response complete (a submit right after cannot outrun it).
+    """
+
+    def __init__(self, response: Any, log: Callable[[], None]) -> None:
+        self.response, self.log = response, log
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        from starlette.concurrency import run_in_threadpool
+
+        status = 0
+
+        async def sending(message: dict[str, Any]) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            elif message["type"] == "http.response.body" and not message.get("more_body", False) and status in (200, 206):
+                await run_in_threadpool(self.log)
+            await send(message)
+
+        await self.response(scope, receive, sending)
+
+
 WATCH_EVENTS = {"play", "pause", "seek", "ended", "full_play", "rate", "step", "loop"}
+MAX_AT_MS = 7 * 24 * 3600 * 1000  # a page open longer than a week is not a rating session
+SLACK_S = 0.1  # a media clock may read a little past the last frame
 
 
-def _watch(raw: Any) -> dict[str, Any]:
-    """The watch log as posted (well-formed events only, at most 2000) and full plays counted from it."""
-    log = []
-    for event in (raw or {}).get("log", []) if isinstance(raw, dict) else []:
-        if isinstance(event, dict) and event.get("side") in ("A", "B", "both") and event.get("event") in WATCH_EVENTS:
-            item = {k: event.get(k) for k in ("side", "event", "t", "at_ms")}
-            if not all(isinstance(item[k], (int, float)) and not isinstance(item[k], bool) and item[k] >= 0 for k in ("t", "at_ms")):
-                continue
-            if isinstance(event.get("value"), (int, float, str, bool)) or event.get("value") is None:
-                item["value"] = event.get("value")
-            log.append(item)
+def _watch(raw: Any, durations: dict[str, float]) -> tuple[dict[str, Any], list[dict[str, str]]]:
+    """The watch log as posted (well-formed events, at most 2000), full plays counted, and violations.
+
+    Times are numbers ≥ 0 (the body parser already refused NaN and Infinity); ``t`` is at most the
+    clip's duration and ``at_ms`` at most a week: a number out of bounds refuses the submit.
+    """
+    log, problems = [], []
+    longest = max(durations.values(), default=0.0)
+    for i, event in enumerate((raw or {}).get("log", []) if isinstance(raw, dict) else []):
+        if not (isinstance(event, dict) and event.get("side") in ("A", "B", "both") and event.get("event") in WATCH_EVENTS):
+            continue
+        item = {k: event.get(k) for k in ("side", "event", "t", "at_ms")}
+        if not all(isinstance(item[k], (int, float)) and not isinstance(item[k], bool) for k in ("t", "at_ms")):
+            continue
+        bound = durations.get(item["side"], longest) + SLACK_S
+        if not (0 <= item["t"] <= bound and 0 <= item["at_ms"] <= MAX_AT_MS):
+            problems.append({"field": "watch", "message": (
+                f"watch log event {i}: t = {item['t']} s and at_ms = {item['at_ms']} must lie within the clip "
+                f"(0 to {bound - SLACK_S:.2f} s) and the session (0 to {MAX_AT_MS} ms)")})
+            continue
+        value = event.get("value")
+        if isinstance(value, (bool, str)) or value is None or (isinstance(value, (int, float)) and abs(value) <= 1e6):
+            item["value"] = value[:64] if isinstance(value, str) else value
+        log.append(item)
     log = log[-2000:]
     plays = {side: sum(1 for e in log if e["side"] == side and e["event"] == "full_play") for side in SIDES}
-    return {"full_plays": plays, "log": log}
+    return {"full_plays": plays, "log": log}, problems[:5]
 
 
 def _watch_problems(watch: dict[str, Any], minimum: int) -> list[dict[str, str]]:
-    """A violation per clip not yet played to the end ``minimum`` times."""
+    """A violation per clip the page did not report played to the end ``minimum`` times."""
     return [
         {"field": "watch", "message": f"Play clip {side} to the end {minimum} times before submitting (so far {n})."}
         for side, n in watch["full_plays"].items() if n < minimum
     ]
 
 
+def blinded(record: dict[str, Any]) -> dict[str, Any]:
+    """A rater's own record as the rater saw it: sides, never systems, sample ids or gold marks."""
+    side_of = {record["shown"][side]["system"]: side for side in SIDES}
+    return {
+        "record_id": record["record_id"], "submission_id": record["submission_id"], "winner": record["winner_side"],
+        "primary_tag": record["primary_tag"], "secondary_tags": record["secondary_tags"],
+        "ratings": {side_of[system]: values for system, values in record["ratings"].items() if system in side_of},
+        "note": record["note"], "created_at": record["created_at"],
+    }

@@ -39,6 +39,12 @@ class AlreadyJudged(StoreError):
     kind = "already_judged"
 
 
+class SubmissionIdTaken(StoreError):
+    """The submission id already names a record of another rater or another sample."""
+
+    kind = "submission_id_taken"
+
+
 @dataclass(frozen=True)
 class Dialect:
     """What differs between SQL engines: DDL, connecting, the write-lock statements, parameter style."""
@@ -90,6 +96,10 @@ _TABLES = (
     """CREATE TABLE IF NOT EXISTS judgements ({seq}, record_id TEXT NOT NULL UNIQUE,
         submission_id TEXT NOT NULL UNIQUE, sample_id TEXT NOT NULL, rater_id TEXT NOT NULL, protocol TEXT NOT NULL,
         winner TEXT NOT NULL, body TEXT NOT NULL, created_at TEXT NOT NULL, UNIQUE (sample_id, rater_id))""",
+    # the server's own evidence of watching: each clip response sent to the end, as a byte span
+    """CREATE TABLE IF NOT EXISTS clip_serves ({seq}, assignment_id TEXT NOT NULL, side TEXT NOT NULL,
+        first_byte BIGINT NOT NULL, last_byte BIGINT NOT NULL, served_at TEXT NOT NULL)""",
+    "CREATE INDEX IF NOT EXISTS clip_serves_assignment ON clip_serves (assignment_id)",
     "CREATE INDEX IF NOT EXISTS judgements_rater ON judgements (rater_id)",
     "CREATE INDEX IF NOT EXISTS assignments_rater ON assignments (rater_id)",
 )
@@ -272,9 +282,14 @@ class Store:
         validate_record(record)
         rater, kind = record["rater"]["id"], record["rater"]["kind"]
         with self.transaction() as db:
-            same = db.rows("SELECT body FROM judgements WHERE submission_id = ?", (record["submission_id"],))
-            if same:
+            same = db.rows("SELECT body, rater_id, sample_id FROM judgements WHERE submission_id = ?", (record["submission_id"],))
+            if same and (same[0][1], same[0][2]) == (rater, record["sample_id"]):
                 return json.loads(same[0][0]), False
+            if same:
+                raise SubmissionIdTaken(
+                    f"submission id {record['submission_id']} already names another record (another rater's, or another task's): "
+                    "nothing was stored; reload the page to submit with a fresh id"
+                )
             known = db.rows("SELECT kind FROM raters WHERE rater_id = ?", (rater,))
             if known and known[0][0] != kind:
                 raise StoreError(f"rater {rater} is a {known[0][0]} rater; a {kind} rater's record needs another name")
@@ -298,6 +313,22 @@ class Store:
             sql += " WHERE " + " AND ".join(f"{c} = ?" for c, _ in where)
             params = [v for _, v in where]
         return [json.loads(b) for (b,) in self.query(sql + " ORDER BY seq", tuple(params))]
+
+
+    # evidence of watching -----------------------------------------------------------------------
+    def log_serve(self, assignment_id: str, side: str, spans: list[tuple[int, int]]) -> None:
+        """Log byte spans of a clip sent in full to the rater of ``assignment_id``."""
+        if not spans:
+            return
+        with self.transaction() as db:
+            for first, last in spans:
+                db.execute("INSERT INTO clip_serves (assignment_id, side, first_byte, last_byte, served_at) VALUES (?, ?, ?, ?, ?)",
+                           (assignment_id, side, first, last, now_iso()))
+
+    def serves(self, assignment_id: str) -> list[tuple[str, int, int]]:
+        """(side, first byte, last byte) of every clip span logged for a task."""
+        rows = self.query("SELECT side, first_byte, last_byte FROM clip_serves WHERE assignment_id = ? ORDER BY seq", (assignment_id,))
+        return [(side, int(first), int(last)) for side, first, last in rows]
 
 
 class _Tx:

@@ -16,6 +16,7 @@ from pathlib import Path
 from reeljudge.ab.protocol import DEFAULT_PROTOCOL, Protocol, load_protocol
 from reeljudge.ab.samples import ClipStore
 from reeljudge.ab.store import Store
+from reeljudge.errors import BadInputError
 
 DEFAULT_DIR = ".reeljudge/ab"
 STORE_FILE = "ab.sqlite"
@@ -66,6 +67,22 @@ class Workspace:
     def is_admin(self, token: str | None) -> bool:
         """Constant-time check of an admin token."""
         return bool(token) and hmac.compare_digest(token.encode(), self.admin_token().encode())  # type: ignore[union-attr]
+
+
+def open_study(root: str | os.PathLike[str], database: str | None = None) -> Workspace:
+    """An existing study; BadInputError naming the folder (or database) when it holds none.
+
+    Only the commands that create a study (``import``, ``gold``) open a folder with ``Workspace``
+    directly; every other command comes here, so a mistyped ``--data`` is an error, not an empty study.
+    """
+    root = Path(root)
+    location = database or os.environ.get(DATABASE_ENV)
+    if not location and not (root / STORE_FILE).is_file():
+        raise BadInputError(f"--data {root}: no A/B study there (no {STORE_FILE}); `reeljudge ab import` creates one")
+    ws = Workspace(root, database=database)
+    if ws.store.meta(PROTOCOL_KEY) is None:
+        raise BadInputError(f"{ws.store.describe()}: holds no A/B study (nothing imported); `reeljudge ab import` creates one")
+    return ws
 
 
 def new_invite_token() -> str:

@@ -10,7 +10,8 @@
   const videos = { A: $("#video-A"), B: $("#video-B") };
   let protocol = null, task = null, log = [], submissionId = null, inFlight = false;
   let plays = { A: 0, B: 0 }, covered = { A: 0, B: 0 }, lastT = { A: 0, B: 0 }, lastWall = { A: 0, B: 0 };
-  let sessionTasks = 0, sessionStart = Date.now(), breakRule = { every: 15, minutes: 25 };
+  let finished = { A: false, B: false };  // this pass of the clip has been counted (loop mode restarts both)
+  let sessionTasks = 0, sessionStart = Date.now(), breakRule = { every: 15, minutes: 25 }, sessionTotal = 0;
 
   const now = () => Math.round(performance.now() - t0);
   const record = (side, event, value) => {
@@ -26,14 +27,18 @@
     if (!res.ok) return fatal(res.status === 404 ? "This invite link is not valid." : `The server answered ${res.status}.`);
     const body = await res.json();
     protocol = body.protocol; breakRule = body.break || breakRule;
-    $("#progress").textContent = `${body.progress.done} of ${body.progress.total}`;
+    // the total is the session's first count, so it does not shift as other raters take pairs
+    sessionTotal = Math.max(sessionTotal, body.progress.total);
+    const total = body.task ? sessionTotal : body.progress.done;
+    $("#progress").textContent = `Your progress: ${body.progress.done} of ${total} tasks done`;
+    $("#progress").title = "The total can only shrink when other raters complete pairs before you reach them.";
     if (!body.task) { $("#task").hidden = true; $("#done").hidden = false; return; }
     show(body.task);
   }
 
   function show(t) {
     task = t; log = []; submissionId = newId();
-    plays = { A: 0, B: 0 }; covered = { A: 0, B: 0 }; lastT = { A: 0, B: 0 };
+    plays = { A: 0, B: 0 }; covered = { A: 0, B: 0 }; lastT = { A: 0, B: 0 }; finished = { A: false, B: false };
     $("#prompt").textContent = t.prompt;
     $("#family").textContent = `(${t.family_label})`;
     $("#instruction-list").replaceChildren(...protocol.instructions.map((s) => el("li", {}, s)));
@@ -41,6 +46,7 @@
     $("#source-box").hidden = !t.source;
     if (t.source) $("#video-source").src = t.source.url;
     buildForm(t.family);
+    for (const option of $("#rate").options) option.hidden = option.disabled = Number(option.value) > (t.max_speed || 2);
     updatePlays(); clearMessages();
     $("#submit-state").textContent = "";
     $("#task").hidden = false; $("#done").hidden = true;
@@ -73,14 +79,14 @@
     body.replaceChildren();
     for (const dim of protocol.dimensions.filter((d) => applies(d, family))) {
       const row = el("tr", { "data-dimension": dim.id });
-      const anchors = Object.entries(dim.anchors).map(([k, v]) => `${k}: ${v}`).join("\n");
-      row.append(el("th", { title: anchors }, dim.label));
+      const anchors = Object.entries(dim.anchors).sort(([a], [b]) => Number(b) - Number(a)).map(([k, v]) => el("li", {}, el("b", {}, k), ` ${v}`));
+      row.append(el("th", { scope: "row" }, dim.label, el("ul", { class: "anchors" }, ...anchors)));
       for (const side of SIDES) {
         const cell = el("td", { role: "radiogroup", "aria-label": `${dim.label}, clip ${side}` });
         for (let value = 1; value <= 5; value++) {
           cell.append(el("label", {}, el("input", { type: "radio", name: `r-${side}-${dim.id}`, value: String(value), "data-side": side, "data-dimension": dim.id }), String(value)));
         }
-        row.append(cell, );
+        row.append(cell);
       }
       row.append(el("td", { class: "msg", "data-for": `ratings-${dim.id}` }));
       body.append(row);
@@ -137,6 +143,21 @@
     return out.map(([field, message]) => ({ field, message }));
   }
 
+  // why Submit is locked, or what is still missing: shown beside the button at all times
+  function lockReason() {
+    if (!task) return "";
+    const need = task.min_full_plays, parts = [];
+    const short = SIDES.filter((s) => plays[s] < need).map((s) => `clip ${s} ${need - plays[s]} more time${need - plays[s] === 1 ? "" : "s"}`);
+    if (short.length) parts.push(`Submit unlocks when you have played ${short.join(" and ")} to the end.`);
+    const missing = check(readForm()).filter((v) => v.field !== "watch");
+    const names = [...new Set(missing.map((v) => v.field.startsWith("ratings.") ? "ratings" : v.field))];
+    const ratingsLeft = missing.filter((v) => v.field.startsWith("ratings.")).length;
+    const label = { winner: "the winner", primary_tag: "a primary reason", secondary_tags: "secondary reasons", note: "the note", ratings: `${ratingsLeft} rating${ratingsLeft === 1 ? "" : "s"}` };
+    if (names.length) parts.push(`Still to fix or fill in: ${names.map((n) => label[n] || n).join(", ")}.`);
+    return parts.join(" ");
+  }
+  function showLockReason() { $("#lock-reason").textContent = lockReason(); }
+
   function clearMessages() { for (const m of document.querySelectorAll(".msg")) m.textContent = ""; }
   function showMessages(violations) {
     clearMessages();
@@ -192,7 +213,7 @@
   function playPause() {
     if (anyPlaying()) { for (const s of SIDES) videos[s].pause(); record("both", "pause"); }
     else {
-      for (const s of SIDES) { if (videos[s].ended) { videos[s].currentTime = 0; lastT[s] = 0; } videos[s].play().catch(() => {}); }
+      for (const s of SIDES) { if (videos[s].ended) { videos[s].currentTime = 0; lastT[s] = 0; finished[s] = false; } videos[s].play().catch(() => {}); }
       record("both", "play");
     }
     syncButton();
@@ -207,7 +228,7 @@
     record("both", event, value);
   }
   function step(frames) { for (const s of SIDES) videos[s].pause(); seekTo(master().currentTime + frames / fps(), "step", frames); syncButton(); }
-  function setRate(rate) { for (const s of SIDES) videos[s].playbackRate = rate; $("#rate").value = String(rate); record("both", "rate", rate); }
+  function setRate(rate) { rate = Math.min(rate, (task && task.max_speed) || 2); for (const s of SIDES) videos[s].playbackRate = rate; $("#rate").value = String(rate); record("both", "rate", rate); }
   function toggleLoop() { $("#loop").checked = !$("#loop").checked; record("both", "loop", $("#loop").checked); }
 
   for (const side of SIDES) {
@@ -227,20 +248,31 @@
       }
     });
     v.addEventListener("seeked", () => { lastT[side] = v.currentTime; lastWall[side] = performance.now(); });
-    v.addEventListener("play", () => { lastWall[side] = performance.now(); });
+    v.addEventListener("play", () => { lastWall[side] = performance.now(); finished[side] = false; });
     v.addEventListener("ended", () => {
-      credit(side, v.duration - lastT[side]);
-      record(side, "ended");
-      if (v.duration && covered[side] >= 0.85 * v.duration) { plays[side] += 1; record(side, "full_play", plays[side]); }
-      covered[side] = 0; lastT[side] = 0;
-      updatePlays();
+      if (!v.ended) return;  // a stale event: loop mode already restarted this clip after counting its pass
+      finishPass(side);
       if (SIDES.every((s) => videos[s].ended || videos[s].paused)) {
         if ($("#loop").checked) {
-          for (const s of SIDES) { videos[s].currentTime = 0; lastT[s] = 0; covered[s] = 0; videos[s].play().catch(() => {}); }
+          for (const s of SIDES) if (videos[s].ended) finishPass(s);  // count the other clip's pass before its restart
+          for (const s of SIDES) { videos[s].currentTime = 0; lastT[s] = 0; covered[s] = 0; finished[s] = false; videos[s].play().catch(() => {}); }
         }
         syncButton();
       }
     });
+    v.addEventListener("ratechange", () => record(side, "rate", v.playbackRate));
+  }
+
+  // one pass of a clip that reached its end: counted once, however its ended event and a loop restart interleave
+  function finishPass(side) {
+    if (finished[side]) return;
+    const v = videos[side];
+    finished[side] = true;
+    credit(side, v.duration - lastT[side]);
+    record(side, "ended");
+    if (v.duration && covered[side] >= 0.85 * v.duration) { plays[side] += 1; record(side, "full_play", plays[side]); }
+    covered[side] = 0; lastT[side] = 0;
+    updatePlays();
   }
 
   function updatePlays() {
@@ -253,6 +285,7 @@
     const ready = task && SIDES.every((s) => plays[s] >= need);
     $("#submit").disabled = !ready;
     $("#watch-msg").textContent = "";
+    showLockReason();
   }
 
   $("#play").addEventListener("click", playPause);
@@ -262,6 +295,8 @@
   $("#rate").addEventListener("change", (e) => setRate(Number(e.target.value)));
   $("#loop").addEventListener("change", () => record("both", "loop", $("#loop").checked));
   $("#verdict").addEventListener("submit", (e) => { e.preventDefault(); submit(); });
+  $("#verdict").addEventListener("input", showLockReason);
+  $("#verdict").addEventListener("change", showLockReason);
   $("#help-button").addEventListener("click", () => { $("#help").hidden = !$("#help").hidden; });
 
   // ---- keyboard ----

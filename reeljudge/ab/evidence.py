@@ -1,0 +1,119 @@
+"""Server-side evidence of watching: which bytes of each clip the server sent, and how long the task was open.
+
+The page's watch log is the rater's own account; this is the server's. Every clip response that
+was sent to the end is logged as byte spans (assignment, side, first, last byte). At submit, each
+clip must have been sent in full for this task, and the time since the task was handed out must
+be at least ``min_full_plays`` × the longer clip's duration ÷ the fastest speed the page offers.
+What this cannot prove: that the bytes were decoded and shown, that anyone looked at the screen,
+or that a later play did not come from the browser's cache (it usually does). A record that passes
+but took less time than real-time viewing at 1× is accepted and flagged ``thin`` for the report.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Iterable, Mapping
+
+MAX_SPEED = 2.0
+_SPEC = re.compile(r"^\s*(\d*)\s*-\s*(\d*)\s*$")
+
+
+def requested_spans(range_header: str | None, size: int) -> list[tuple[int, int]]:
+    """The byte spans (first, last; inclusive) a response to this Range header sends of a ``size``-byte file.
+
+    No header: the whole file. A header this reading cannot make sense of: no spans (nothing is credited).
+    """
+    if size <= 0:
+        return []
+    if not range_header:
+        return [(0, size - 1)]
+    unit, _, specs = range_header.partition("=")
+    if unit.strip().lower() != "bytes":
+        return []
+    spans = []
+    for spec in specs.split(","):
+        match = _SPEC.match(spec)
+        if match is None or match.group(1) == match.group(2) == "":
+            return []
+        first, last = match.group(1), match.group(2)
+        if first == "":
+            start, end = max(0, size - int(last)), size - 1
+        else:
+            start, end = int(first), min(size - 1, int(last)) if last else size - 1
+        if start <= end:
+            spans.append((start, end))
+    return spans
+
+
+def covered_bytes(spans: Iterable[tuple[int, int]]) -> int:
+    """How many distinct bytes the spans cover."""
+    total, reach = 0, -1
+    for first, last in sorted(spans):
+        if last > reach:
+            total += last - max(first, reach + 1) + 1
+            reach = last
+    return total
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What the server saw of one task: bytes sent per side, seconds open, and what that falls short of."""
+
+    served: Mapping[str, Mapping[str, int]]  # side -> {"bytes": size, "sent": distinct bytes sent, "responses": n}
+    elapsed_s: float
+    min_elapsed_s: float
+    realtime_s: float  # min_full_plays × the longer clip at 1×
+
+    def violations(self, min_full_plays: int) -> list[dict[str, str]]:
+        """Why a submit must be refused (empty when the evidence is enough)."""
+        out = []
+        for side, s in self.served.items():
+            if s["sent"] < s["bytes"]:
+                out.append({"field": "watch", "message": (
+                    f"Clip {side} has not been loaded in full from the server for this task ({s['sent']} of {s['bytes']} bytes): "
+                    f"play it to the end.")})
+        if self.elapsed_s < self.min_elapsed_s:
+            out.append({"field": "watch", "message": (
+                f"Submitted {self.elapsed_s:.1f} s after the task was handed out; playing both clips {min_full_plays} times "
+                f"at up to {MAX_SPEED:g}× takes at least {self.min_elapsed_s:.1f} s. Watch the clips, then submit again.")})
+        return out
+
+    def as_dict(self) -> dict[str, Any]:
+        """The form stored in the record's ``watch.server``, with ``thin`` reasons for the report."""
+        thin = []
+        if self.elapsed_s < self.realtime_s:
+            thin.append(f"open {self.elapsed_s:.1f} s, less than {self.realtime_s:.1f} s of real-time viewing at 1×")
+        return {"served": {k: dict(v) for k, v in self.served.items()}, "elapsed_s": round(self.elapsed_s, 3),
+                "min_elapsed_s": round(self.min_elapsed_s, 3), "thin": thin}
+
+
+def gather(
+    serves: Iterable[tuple[str, int, int]], sizes: Mapping[str, int], durations: Mapping[str, float],
+    served_at: str, min_full_plays: int, max_speed: float = MAX_SPEED,
+) -> Evidence:
+    """The evidence from logged serves (side, first, last), clip sizes and durations per side, and the hand-out time."""
+    spans: dict[str, list[tuple[int, int]]] = {side: [] for side in sizes}
+    for side, first, last in serves:
+        if side in spans:
+            spans[side].append((first, last))
+    served = {side: {"bytes": sizes[side], "sent": covered_bytes(spans[side]), "responses": len(spans[side])} for side in sizes}
+    start = datetime.fromisoformat(served_at.replace("Z", "+00:00"))
+    elapsed = (datetime.now(timezone.utc) - start).total_seconds()
+    longest = max(durations.values(), default=0.0)
+    return Evidence(served, max(0.0, elapsed), min_full_plays * longest / max_speed, min_full_plays * longest)
+
+
+def evidence_by_rater(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per human rater: records, records whose server evidence is thin (with ids and reasons), records without any."""
+    out: dict[str, dict[str, Any]] = {}
+    for r in records:
+        entry = out.setdefault(r["rater"]["id"], {"records": 0, "thin": [], "without_evidence": 0})
+        entry["records"] += 1
+        server = (r.get("watch") or {}).get("server")
+        if server is None:
+            entry["without_evidence"] += 1
+        elif server["thin"]:
+            entry["thin"].append({"record_id": r["record_id"], "sample_id": r["sample_id"], "reasons": list(server["thin"])})
+    return out
