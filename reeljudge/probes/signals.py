@@ -18,7 +18,7 @@ from typing import Any, Iterator
 
 from reeljudge.errors import MediaError
 from reeljudge.media.container import ClipInfo, ffmpeg_reason, open_info, threaded_decoding
-from reeljudge.probes.measures import quartiles, textured_points, thumb_difference, top5
+from reeljudge.probes.measures import flow_sample, median_difference, quartiles, textured_points, thumb_difference, top5
 from reeljudge.probes.options import ProbeOptions
 
 
@@ -246,15 +246,14 @@ class _FrameAnalyser:
         flow = self.dis.calc(prev_y, y, None)
         textured = textured_points(prev_y)
         s.texture.append(float(np.count_nonzero(textured)) / textured.size)
-        sample = flow[:-2:2, :-2:2][textured] if np.count_nonzero(textured) >= 64 else flow[::2, ::2].reshape(-1, 2)
-        x1, gdx, x3 = quartiles(sample[..., 0])
-        y1, gdy, y3 = quartiles(sample[..., 1])
+        fx, fy = flow_sample(flow, textured)
+        x1, gdx, x3 = quartiles(fx)
+        y1, gdy, y3 = quartiles(fy)
         s.gdx.append(gdx)
         s.gdy.append(gdy)
         s.gd_spread.append(math.hypot(x3 - x1, y3 - y1))
         warped = cv2.remap(y, self.inner_grid + flow[self.inner], None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        resid = warped.astype(np.int16) - prev_y[self.inner].astype(np.int16)
-        s.mc_delta.append(float(np.median(resid)))
+        s.mc_delta.append(median_difference(warped, prev_y[self.inner]))
         if s.dd_interval == 1:
             s.dd_pairs.append((self.index - 1, self.index, top5(flow)))
 
