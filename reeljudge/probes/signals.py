@@ -74,6 +74,7 @@ def measure(path: str | Path, options: ProbeOptions | None = None) -> Signals:
     threaded_decoding(stream)
     w, h = analysis_size(info.width, info.height, options.analysis_short_side)
     info.analysis_width, info.analysis_height = w, h
+    info.decoder_skips = _decode_only_what_is_analysed(stream, info, options.skip_deblock_scale)
     signals = Signals(info=info)
     fps = info.fps or 24.0
     signals.dd_interval = max(1, int(round(fps / options.dynamic_sample_fps)))
@@ -107,6 +108,20 @@ def measure(path: str | Path, options: ProbeOptions | None = None) -> Signals:
         reason = info.decode_error or "no frame could be decoded"
         raise MediaError(f"{path}: not decodable as video ({reason})")
     return signals
+
+
+def _decode_only_what_is_analysed(stream: Any, info: ClipInfo, skip_deblock_scale: float) -> str:
+    """Tell the decoder to skip work the analysis cannot see; what was skipped ("" when nothing).
+
+    A frame scaled down ``skip_deblock_scale`` times or more keeps none of the few-pixel block edges
+    the loop filter smooths, so H.264/HEVC deblocking (``skip_loop_filter``) is skipped: ≈ 16 % of
+    a 4K H.264 decode. 1080p analysed at 256 px (4.2×) is decoded in full.
+    """
+    scale = min(info.width, info.height) / max(1, min(info.analysis_width, info.analysis_height))
+    if not skip_deblock_scale or scale < skip_deblock_scale:
+        return ""
+    stream.codec_context.options = {**stream.codec_context.options, "skip_loop_filter": "all"}
+    return "skip_loop_filter"
 
 
 _QUEUE_FRAMES = 8  # analysis-size frames decoded ahead (≈ 175 kB each at 456×256): bounds memory
