@@ -302,16 +302,17 @@ def _print_goals(figures: dict[str, dict[str, Any]], seconds: float) -> None:
         if name in figures:
             ratio = figures[name]["ratio"]
             print(f"speed goal {name}: probes fps >= {goal} x decode-alone fps: {ratio:.2f} -> {'met' if ratio >= goal else 'MISSED'}")
-    if figures:
-        peak = max(f["peak_rss_mb"] for f in figures.values())
-        print(f"memory goal (<= {GOAL_RSS_MB:.0f} MB peak RSS, {seconds / 60:g}-minute 1080p clips): {peak:.0f} MB -> "
-              f"{'met' if peak <= GOAL_RSS_MB else 'MISSED'}")
+    hd = [f["peak_rss_mb"] for name, f in figures.items() if name != "4k"]
+    if hd:
+        print(f"memory goal (<= {GOAL_RSS_MB:.0f} MB peak RSS, {seconds / 60:g}-minute 1080p clips): {max(hd):.0f} MB -> "
+              f"{'met' if max(hd) <= GOAL_RSS_MB else 'MISSED'}")
     if "4k" in figures:
         runs = figures["4k"]["runs"]
         median = lambda phase, key: sorted(r[key] for r in runs[phase])[len(runs[phase]) // 2]  # noqa: E731
         print(f"4K: skip_loop_filter saves {1 - median('decode_skip', 'cpu_ms') / median('decode', 'cpu_ms'):.0%} of the decode's CPU "
               f"({median('decode', 'cpu_ms'):.1f} -> {median('decode_skip', 'cpu_ms'):.1f} ms/frame); probes "
-              f"{median('probes', 'cpu_ms'):.1f} ms CPU/frame with it, {median('probes_full', 'cpu_ms'):.1f} without")
+              f"{median('probes', 'cpu_ms'):.1f} ms CPU/frame with it, {median('probes_full', 'cpu_ms'):.1f} without; peak RSS "
+              f"{figures['4k']['peak_rss_mb']:.0f} MB (decoding alone: {max(r['peak_rss_mb'] for r in runs['decode']):.0f} MB, FFmpeg's 4K frame buffers)")
 
 
 if __name__ == "__main__":
