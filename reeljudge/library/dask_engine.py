@@ -33,6 +33,7 @@ class DaskEngine:
     scheduler: str | None = None
     workers: int | None = None  # local cluster only
     max_attempts: int = 3  # local cluster only: an existing cluster keeps its own allowed-failures
+    group: int | None = None  # jobs per task; None: ``group_size`` of the run
 
     def describe(self) -> str:
         """A short label for summaries."""
@@ -59,7 +60,7 @@ class DaskEngine:
                 cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None)
             try:
                 with Client(self.scheduler or cluster) as client:
-                    yield from _jobs(client, fn, payloads, context, init)
+                    yield from _jobs(client, fn, payloads, context, init, self.group)
             finally:
                 if cluster is not None:
                     cluster.close()
@@ -110,7 +111,7 @@ def group_size(jobs: int, workers: int) -> int:
     return max(1, min(16, jobs // (12 * max(1, workers))))
 
 
-def _jobs(client: Client, fn: WorkerFn, payloads: Sequence[Any], context: Any, init: Any) -> Iterator[Outcome]:
+def _jobs(client: Client, fn: WorkerFn, payloads: Sequence[Any], context: Any, init: Any, group: int | None) -> Iterator[Outcome]:
     """Submit payloads in groups with a bounded window and yield each job's outcome as its group completes.
 
     A group whose worker died as often as the cluster allows is split: its jobs run again one per
@@ -120,7 +121,7 @@ def _jobs(client: Client, fn: WorkerFn, payloads: Sequence[Any], context: Any, i
     client.register_plugin(RunContext(token, context, init), name=token)
     try:
         workers = len(client.scheduler_info().get("workers", {}))
-        size = group_size(len(payloads), workers)
+        size = group or group_size(len(payloads), workers)
         pending = [list(range(start, min(start + size, len(payloads)))) for start in range(0, len(payloads), size)][::-1]
         futures: dict[str, list[int]] = {}
         stream = as_completed()
