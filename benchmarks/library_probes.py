@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -57,10 +56,46 @@ def make_library(folder: Path, clips: int, frames: int) -> None:
         list(pool.map(_write, [(folder, i, frames) for i in range(clips)]))
 
 
-def _cpu_seconds() -> float:
-    """CPU seconds used so far by this process and its finished descendants (workers, nannies)."""
-    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+class TreeCPU:
+    """CPU seconds of this process and every descendant (workers, nannies, a fork server and its
+    children), read from /proc by polling: a process's time counts up to its last sighting, so at most
+    one poll interval per process is missed. Resource usage of waited children would miss the
+    descendants that are not this process's own children (a fork server's workers)."""
+
+    def __init__(self, interval: float = 0.1) -> None:
+        import threading
+
+        import psutil
+
+        self.me, self.interval, self.seen = psutil.Process(), interval, {}
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._poll, daemon=True)
+
+    def _poll(self) -> None:
+        """Record every descendant's CPU time until stopped."""
+        import psutil
+
+        while True:
+            for child in self.me.children(recursive=True):
+                try:
+                    times = child.cpu_times()
+                    self.seen[(child.pid, child.create_time())] = times.user + times.system
+                except psutil.Error:
+                    pass
+            if self.stop.wait(self.interval):
+                return
+
+    def __enter__(self) -> "TreeCPU":
+        own = self.me.cpu_times()
+        self.start = own.user + own.system
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        self.thread.join()
+        own = self.me.cpu_times()
+        self.seconds = own.user + own.system - self.start + sum(self.seen.values())
 
 
 def _run(folder: Path, output: Path, engine: Any) -> tuple[float, float, dict[str, Any]]:
@@ -68,9 +103,10 @@ def _run(folder: Path, output: Path, engine: Any) -> tuple[float, float, dict[st
     from reeljudge.library.jsonl import read_results
     from reeljudge.library.probe_library import probe_library_file
 
-    started, cpu = time.perf_counter(), _cpu_seconds()
-    summary, stats = probe_library_file(folder, output, engine=engine)
-    seconds, cpu = time.perf_counter() - started, _cpu_seconds() - cpu
+    started = time.perf_counter()
+    with TreeCPU() as cpu_time:
+        summary, stats = probe_library_file(folder, output, engine=engine)
+    seconds, cpu = time.perf_counter() - started, cpu_time.seconds
     if stats.errors or stats.written != stats.items:
         raise SystemExit(f"{engine.describe()}: {stats.errors} errors, {stats.written} of {stats.items} written")
     results = {r["ref"]: {k: v for k, v in r.items() if k not in ("timings", "worker_pid")} for r in read_results(output)}

@@ -22,6 +22,7 @@ from distributed.scheduler import KilledWorker
 
 from reeljudge.library.engines import Outcome, WorkerDied, WorkerFn, single_threaded
 
+_WORKER_ENVIRON = {"OMP_NUM_THREADS": 1, "MKL_NUM_THREADS": 1, "OPENBLAS_NUM_THREADS": 1}  # Dask's, less the malloc trim
 _CONTEXTS: dict[str, list[Any]] = {}  # run token -> [context, init, warmed] inside a Dask worker
 
 
@@ -32,6 +33,7 @@ class DaskEngine:
     scheduler: str | None = None
     workers: int | None = None  # local cluster only
     max_attempts: int = 3  # local cluster only: an existing cluster keeps its own allowed-failures
+    group: int | None = None  # jobs per task; None: ``group_size`` of the run
 
     def describe(self) -> str:
         """A short label for summaries."""
@@ -47,6 +49,9 @@ class DaskEngine:
             "distributed.scheduler.allowed-failures": max(0, self.max_attempts - 1),
             # the worker's statistical profiler samples every 10 ms and competes with the probes for the GIL
             "distributed.worker.profile.enabled": False,
+            # Dask's default MALLOC_TRIM_THRESHOLD_=65536 hands every freed block over 64 kB back to
+            # the kernel: the probes' per-frame arrays then fault in fresh pages each frame
+            "distributed.nanny.pre-spawn-environ": _WORKER_ENVIRON,
         }
         with dask.config.set(settings):
             cluster = None
@@ -55,7 +60,7 @@ class DaskEngine:
                 cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None)
             try:
                 with Client(self.scheduler or cluster) as client:
-                    yield from _jobs(client, fn, payloads, context, init)
+                    yield from _jobs(client, fn, payloads, context, init, self.group)
             finally:
                 if cluster is not None:
                     cluster.close()
@@ -70,7 +75,9 @@ class RunContext(WorkerPlugin):
         self.token, self.context, self.init = token, context, init
 
     def setup(self, worker: Any) -> None:
-        """Keep the context in this worker process (warm-up waits for the first job)."""
+        """Keep the context in this worker process and set its compute threads now, for the worker's life
+        (a restarted worker gets them again); the run's warm-up waits for the first job."""
+        single_threaded()
         _CONTEXTS[self.token] = [self.context, self.init, False]
 
     def teardown(self, worker: Any) -> None:
@@ -82,42 +89,70 @@ def call(fn: WorkerFn, payload: Any, token: str) -> dict[str, Any]:
     """One job inside a Dask worker: warm the worker up once per run, then call ``fn`` with the run's context."""
     entry = _CONTEXTS[token]
     if not entry[2]:
-        single_threaded()
         if entry[1] is not None:
             entry[1]()
         entry[2] = True
     return fn(payload, entry[0])
 
 
-def _jobs(client: Client, fn: WorkerFn, payloads: Sequence[Any], context: Any, init: Any) -> Iterator[Outcome]:
-    """Submit payloads with a bounded window and yield their outcomes as they complete."""
+def call_group(fn: WorkerFn, payloads: list[Any], token: str) -> list[Any]:
+    """Several jobs in one Dask task, in order: each one's record, or the exception it raised."""
+    outcomes: list[Any] = []
+    for payload in payloads:
+        try:
+            outcomes.append(call(fn, payload, token))
+        except Exception as error:  # reported for this job only, as a single task's error would be
+            outcomes.append(error)
+    return outcomes
+
+
+def group_size(jobs: int, workers: int) -> int:
+    """How many jobs one task carries: about 12 tasks per worker (so the last ones balance), at most 16."""
+    return max(1, min(16, jobs // (12 * max(1, workers))))
+
+
+def _jobs(client: Client, fn: WorkerFn, payloads: Sequence[Any], context: Any, init: Any, group: int | None) -> Iterator[Outcome]:
+    """Submit payloads in groups with a bounded window and yield each job's outcome as its group completes.
+
+    A group whose worker died as often as the cluster allows is split: its jobs run again one per
+    task, so only the job that kills workers ends as :class:`WorkerDied`.
+    """
     token = f"reeljudge-{uuid.uuid4().hex[:12]}"
     client.register_plugin(RunContext(token, context, init), name=token)
     try:
-        window = max(8, 4 * len(client.scheduler_info().get("workers", {})))
-        order = iter(range(len(payloads)))
-        futures: dict[str, int] = {}
+        workers = len(client.scheduler_info().get("workers", {}))
+        size = group or group_size(len(payloads), workers)
+        pending = [list(range(start, min(start + size, len(payloads)))) for start in range(0, len(payloads), size)][::-1]
+        futures: dict[str, list[int]] = {}
         stream = as_completed()
 
         def submit() -> None:
-            index = next(order, None)
-            if index is not None:
-                future = client.submit(call, fn, payloads[index], token, key=f"{token}-{index}", pure=False)
-                futures[future.key] = index
+            if pending:
+                group = pending.pop()
+                future = client.submit(call_group, fn, [payloads[i] for i in group], token, key=f"{token}-{group[0]}-{len(group)}", pure=False)
+                futures[future.key] = group
                 stream.add(future)
 
-        for _ in range(window):
+        for _ in range(max(8, 4 * workers)):
             submit()
         for future in stream:
-            index = futures.pop(future.key)
-            try:
-                outcome: dict[str, Any] | BaseException = future.result()
-            except KilledWorker as error:
-                outcome = WorkerDied(f"the worker process died while handling this item as many times as the cluster allows ({error})")
-            except Exception as error:  # the worker function raised: report it for this job only
-                outcome = error
+            group = futures.pop(future.key)
+            outcomes = _group_outcomes(future, group, pending)
             future.release()
             submit()
-            yield index, outcome
+            yield from outcomes
     finally:
         client.unregister_worker_plugin(token)
+
+
+def _group_outcomes(future: Any, group: list[int], pending: list[list[int]]) -> list[Outcome]:
+    """The finished group's (index, outcome) pairs; a killed group of several jobs goes back as single jobs."""
+    try:
+        return list(zip(group, future.result()))
+    except KilledWorker as error:
+        if len(group) > 1:
+            pending.extend([i] for i in reversed(group))
+            return []
+        return [(group[0], WorkerDied(f"the worker process died while handling this item as many times as the cluster allows ({error})"))]
+    except Exception as error:  # the task itself failed (not a job inside it): every job of the group reports it
+        return [(i, error) for i in group]

@@ -60,10 +60,13 @@ class ClipInfo:
     capped: str = ""  # why analysis stopped before the end ("" when the whole clip was read)
     decode_error: str = ""  # an error that stopped decoding early
     tail_end_time: float | None = None  # when capped: the last frame time found near the end
+    decoder_skips: str = ""  # decoder work skipped because the analysis cannot see it ("" when none)
 
     def as_metadata(self) -> dict[str, Any]:
         """The info as plain JSON-able values (the file's name, not its machine path)."""
         values = {k: (round(v, 4) if isinstance(v, float) else v) for k, v in self.__dict__.items() if k != "path"}
+        if not values["decoder_skips"]:
+            del values["decoder_skips"]  # named only when the decoder skipped something
         return {"file": Path(self.path).name, **values}
 
 

@@ -60,17 +60,48 @@ def textured_points(y: Any) -> Any:
 
 
 def quartiles(values: Any) -> tuple[float, float, float]:
-    """The 25th, 50th and 75th percentiles of an array (linear interpolation, as numpy's default)."""
+    """The 25th, 50th and 75th percentiles of an array (linear interpolation, as numpy's default).
+
+    The order statistics are picked in the array's own dtype (float32 flow needs no float64 copy)
+    and interpolated in Python floats, so the result equals numpy's float64 percentiles.
+    """
     import numpy as np
 
-    flat = np.ascontiguousarray(values, dtype=np.float64).ravel()
+    flat = np.ascontiguousarray(values).ravel()
     positions = [(flat.size - 1) * q for q in (0.25, 0.5, 0.75)]
     ranks = sorted({r for pos in positions for r in (math.floor(pos), math.ceil(pos))})
     ordered = np.partition(flat, ranks)
-    return tuple(  # type: ignore[return-value]
-        float(ordered[math.floor(pos)] + (ordered[math.ceil(pos)] - ordered[math.floor(pos)]) * (pos - math.floor(pos)))
-        for pos in positions
-    )
+    out = []
+    for pos in positions:
+        low, high = float(ordered[math.floor(pos)]), float(ordered[math.ceil(pos)])
+        out.append(low + (high - low) * (pos - math.floor(pos)))
+    return out[0], out[1], out[2]
+
+
+def flow_sample(flow: Any, textured: Any) -> tuple[Any, Any]:
+    """The x and y flow at the textured sample points (every 2nd pixel), or at every sample point
+    when fewer than 64 are textured; as two flat arrays in row order."""
+    import numpy as np
+
+    points = np.flatnonzero(textured)
+    if points.size < 64:
+        grid = flow[::2, ::2]
+        return grid[..., 0].ravel(), grid[..., 1].ravel()
+    grid = flow[:-2:2, :-2:2]
+    return np.take(grid[..., 0], points), np.take(grid[..., 1], points)
+
+
+def median_difference(first: Any, second: Any) -> float:
+    """The median of ``first − second`` over two uint8 images (numpy's median: the mean of the middle
+    two for an even count), from a histogram of the 511 possible differences instead of a sort."""
+    import cv2
+    import numpy as np
+
+    counts = np.cumsum(np.bincount((cv2.subtract(first, second, dtype=cv2.CV_16S) + 255).ravel(), minlength=511))
+    n = int(counts[-1])
+    low = int(np.searchsorted(counts, (n - 1) // 2, side="right")) - 255
+    high = int(np.searchsorted(counts, n // 2, side="right")) - 255
+    return (low + high) / 2
 
 
 def top5(flow: Any) -> float:

@@ -35,6 +35,7 @@ class ProbeOptions:
     analysis_short_side: int = option(256, minimum=0, doc="frames are scaled down (never up) to this short side")
     max_frames: int = option(3600, minimum=0, doc="analyse at most this many frames from the start …")
     max_seconds: float = option(150.0, minimum=0, doc="… and at most this much clip time; the result says when capped")
+    skip_deblock_scale: float = option(6.0, minimum=0, doc="skip the decoder's deblocking when frames shrink at least this many times for analysis (4K at 256 px: 8.4×); 0: never")
     probes: tuple[str, ...] = option(PROBE_NAMES, doc="which probes to report")
     # technical
     min_duration_s: float = option(0.0, minimum=0, doc="fail clips shorter than this (s)")

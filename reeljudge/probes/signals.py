@@ -18,7 +18,7 @@ from typing import Any, Iterator
 
 from reeljudge.errors import MediaError
 from reeljudge.media.container import ClipInfo, ffmpeg_reason, open_info, threaded_decoding
-from reeljudge.probes.measures import quartiles, textured_points, thumb_difference, top5
+from reeljudge.probes.measures import flow_sample, median_difference, quartiles, textured_points, thumb_difference, top5
 from reeljudge.probes.options import ProbeOptions
 
 
@@ -74,6 +74,7 @@ def measure(path: str | Path, options: ProbeOptions | None = None) -> Signals:
     threaded_decoding(stream)
     w, h = analysis_size(info.width, info.height, options.analysis_short_side)
     info.analysis_width, info.analysis_height = w, h
+    info.decoder_skips = _decode_only_what_is_analysed(stream, info, options.skip_deblock_scale)
     signals = Signals(info=info)
     fps = info.fps or 24.0
     signals.dd_interval = max(1, int(round(fps / options.dynamic_sample_fps)))
@@ -107,6 +108,20 @@ def measure(path: str | Path, options: ProbeOptions | None = None) -> Signals:
         reason = info.decode_error or "no frame could be decoded"
         raise MediaError(f"{path}: not decodable as video ({reason})")
     return signals
+
+
+def _decode_only_what_is_analysed(stream: Any, info: ClipInfo, skip_deblock_scale: float) -> str:
+    """Tell the decoder to skip work the analysis cannot see; what was skipped ("" when nothing).
+
+    A frame scaled down ``skip_deblock_scale`` times or more keeps none of the few-pixel block edges
+    the loop filter smooths, so H.264/HEVC deblocking (``skip_loop_filter``) is skipped: ≈ 16 % of
+    a 4K H.264 decode. 1080p analysed at 256 px (4.2×) is decoded in full.
+    """
+    scale = min(info.width, info.height) / max(1, min(info.analysis_width, info.analysis_height))
+    if not skip_deblock_scale or scale < skip_deblock_scale:
+        return ""
+    stream.codec_context.options = {**stream.codec_context.options, "skip_loop_filter": "all"}
+    return "skip_loop_filter"
 
 
 _QUEUE_FRAMES = 8  # analysis-size frames decoded ahead (≈ 175 kB each at 456×256): bounds memory
@@ -246,15 +261,14 @@ class _FrameAnalyser:
         flow = self.dis.calc(prev_y, y, None)
         textured = textured_points(prev_y)
         s.texture.append(float(np.count_nonzero(textured)) / textured.size)
-        sample = flow[:-2:2, :-2:2][textured] if np.count_nonzero(textured) >= 64 else flow[::2, ::2].reshape(-1, 2)
-        x1, gdx, x3 = quartiles(sample[..., 0])
-        y1, gdy, y3 = quartiles(sample[..., 1])
+        fx, fy = flow_sample(flow, textured)
+        x1, gdx, x3 = quartiles(fx)
+        y1, gdy, y3 = quartiles(fy)
         s.gdx.append(gdx)
         s.gdy.append(gdy)
         s.gd_spread.append(math.hypot(x3 - x1, y3 - y1))
         warped = cv2.remap(y, self.inner_grid + flow[self.inner], None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        resid = warped.astype(np.int16) - prev_y[self.inner].astype(np.int16)
-        s.mc_delta.append(float(np.median(resid)))
+        s.mc_delta.append(median_difference(warped, prev_y[self.inner]))
         if s.dd_interval == 1:
             s.dd_pairs.append((self.index - 1, self.index, top5(flow)))
 

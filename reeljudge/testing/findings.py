@@ -1,0 +1,128 @@
+"""Every probe finding on the probes corpus and the example clips, as data a test compares against.
+
+``python -m reeljudge.testing.findings write FILE`` probes corpus variants 0–2 and every clip in
+``datasets/clips`` and writes, per clip, every probe's verdict, score, reason and details, the
+clip's decode facts, and a digest of each per-frame signal series (exact float values, thumbnails
+as bytes). ``check FILE`` does the same and lists every difference. The stored reference was
+written by the decoder and analyser of ``main`` before issue 21 changed how frames reach the
+analysis, so a change that alters any finding or any signal shows here.
+
+``rewrite-findings FILE`` rewrites only the findings, and only when every signal digest still
+matches: a later change to a probe's logic (not to the measurements) can update its findings
+while the test still proves the signals are those of the reference.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import tempfile
+from pathlib import Path
+from typing import Any, Iterator
+
+from reeljudge.testing.corpus import PROMPT, REPO, write_corpus
+
+CLIPS_DIR = REPO / "datasets" / "clips"
+VARIANTS = (0, 1, 2)
+
+
+def signal_digests(signals: Any) -> dict[str, str]:
+    """A short digest per per-frame series of a Signals (exact values), plus the dynamic-degree pairs."""
+    import numpy as np
+
+    out: dict[str, str] = {}
+    for name, values in sorted(vars(signals).items()):
+        if name == "info" or not isinstance(values, list):
+            continue
+        h = hashlib.sha256()
+        for value in values:
+            h.update(np.ascontiguousarray(value).tobytes() if name == "thumbs" else repr(value).encode())
+        out[name] = h.hexdigest()[:16]
+    out["dd_interval"] = str(signals.dd_interval)
+    return out
+
+
+def clip_findings(path: Path, prompt: str) -> dict[str, Any]:
+    """Every probe's finding on one clip, its decode facts and its signal digests (or the media error)."""
+    from reeljudge.errors import MediaError
+    from reeljudge.probes import ProbeOptions, probe_signals
+    from reeljudge.probes.signals import measure
+
+    options = ProbeOptions()
+    try:
+        signals = measure(path, options)
+    except MediaError as error:
+        return {"error": str(error).replace(str(path), path.name)}
+    results = probe_signals(signals, options, prompt)
+    found = {r.name: {"passed": r.passed, "score": r.score, "gating": r.gating, "reason": r.reason, "details": r.details} for r in results}
+    return {"info": signals.info.as_metadata(), "findings": _plain(found), "signals": signal_digests(signals)}
+
+
+def _plain(value: Any) -> Any:
+    """A JSON round trip, so stored and fresh findings compare alike (tuples as lists, numpy scalars as numbers)."""
+    return json.loads(json.dumps(value, default=lambda v: v.item() if hasattr(v, "item") else str(v)))
+
+
+def every_clip(folder: Path) -> Iterator[tuple[str, Path, str]]:
+    """(key, path, prompt) for every corpus clip of every variant (written into ``folder``) and example clip."""
+    for variant, clip, path in write_corpus(folder, VARIANTS):
+        yield f"v{variant}_{clip.name}", path, clip.prompt
+    for path in sorted(CLIPS_DIR.glob("*.mp4")):
+        yield f"example_{path.stem}", path, PROMPT
+
+
+def all_findings(folder: Path) -> dict[str, Any]:
+    """Findings of every clip, keyed by clip."""
+    return {key: clip_findings(path, prompt) for key, path, prompt in every_clip(folder)}
+
+
+def differences(reference: dict[str, Any], fresh: dict[str, Any]) -> list[str]:
+    """One line per clip, probe, fact or signal series that differs between two findings tables."""
+    lines = [f"{key}: only in {'reference' if key in reference else 'fresh run'}" for key in sorted(set(reference) ^ set(fresh))]
+    for key in sorted(set(reference) & set(fresh)):
+        ref, new = reference[key], fresh[key]
+        for part in ("error", "info", "findings", "signals"):
+            a, b = ref.get(part), new.get(part)
+            if a == b:
+                continue
+            if isinstance(a, dict) and isinstance(b, dict):
+                lines += [f"{key} {part}.{n}: {a.get(n)!r} != {b.get(n)!r}" for n in sorted(set(a) | set(b)) if a.get(n) != b.get(n)]
+            else:
+                lines.append(f"{key} {part}: {a!r} != {b!r}")
+    return lines
+
+
+def write(path: Path, table: dict[str, Any]) -> None:
+    """Store a findings table as JSON, one clip a line."""
+    lines = [f"{json.dumps(key)}: {json.dumps(table[key], sort_keys=True, separators=(',', ':'))}" for key in sorted(table)]
+    path.write_text("{\n" + ",\n".join(lines) + "\n}\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write, check or rewrite-findings of a reference file."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("action", choices=["write", "check", "rewrite-findings"])
+    parser.add_argument("file", type=Path)
+    parser.add_argument("--corpus", type=Path, help="write (or reuse) the corpus clips here")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="reeljudge-findings-") as tmp:
+        fresh = all_findings(args.corpus or Path(tmp))
+    if args.action == "write":
+        write(args.file, fresh)
+        return 0
+    reference = json.loads(args.file.read_text())
+    lines = differences(reference, fresh)
+    if args.action == "rewrite-findings":
+        changed = [line for line in lines if " signals." in line or " info." in line or line.endswith("fresh run")]
+        if changed:
+            print("\n".join(["signals differ; findings not rewritten:", *changed]))
+            return 1
+        write(args.file, fresh)
+        return 0
+    print("\n".join(lines) or "every finding and signal equals the reference")
+    return 1 if lines else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

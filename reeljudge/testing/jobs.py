@@ -1,0 +1,16 @@
+"""Worker functions for the engine tests: importable by name in every worker process (pool or Dask)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+
+def echo_raise_or_die(payload: int, context: dict[str, Any]) -> dict[str, Any]:
+    """``{"n": payload, "pid": …}``; raises ValueError for ``context["raise"]`` and ends the worker
+    process at once (exit code 3, as a crashing decoder would) for ``context["die"]``."""
+    if payload == context.get("die"):
+        os._exit(3)
+    if payload == context.get("raise"):
+        raise ValueError(f"bad payload {payload}")
+    return {"n": payload, "pid": os.getpid()}

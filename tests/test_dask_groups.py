@@ -1,0 +1,50 @@
+"""The Dask engine's grouped tasks: every job's own outcome from a real local cluster, and a group whose
+worker keeps dying split so that only the job that kills workers fails."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("distributed")
+
+from distributed.scheduler import KilledWorker  # noqa: E402
+
+from reeljudge.library.dask_engine import DaskEngine, _group_outcomes, group_size  # noqa: E402
+from reeljudge.library.engines import WorkerDied  # noqa: E402
+from reeljudge.testing.jobs import echo_raise_or_die  # noqa: E402
+
+
+def test_group_size_keeps_about_twelve_tasks_per_worker_and_at_most_sixteen_jobs() -> None:
+    assert group_size(4, 2) == 1
+    assert group_size(200, 2) == 8
+    assert group_size(10_000, 2) == 16
+    assert group_size(50, 0) == 4
+
+
+def test_grouped_jobs_on_a_local_cluster_each_report_their_own_outcome() -> None:
+    outcomes = dict(DaskEngine(workers=1, group=3).run(echo_raise_or_die, list(range(7)), {"raise": 4}))
+    assert sorted(outcomes) == list(range(7))
+    assert isinstance(outcomes[4], ValueError) and "bad payload 4" in str(outcomes[4])
+    assert [outcomes[i]["n"] for i in (0, 1, 2, 3, 5, 6)] == [0, 1, 2, 3, 5, 6]  # 4's group mates unharmed
+    assert len({outcomes[i]["pid"] for i in (0, 1, 2, 3, 5, 6)}) == 1
+
+
+class _Killed:
+    """A finished Dask future whose task killed its worker as often as the cluster allows."""
+
+    def result(self) -> None:
+        raise KilledWorker("task", _Worker(), 1)
+
+
+class _Worker:
+    """The last worker a killed task ran on, as the scheduler names it."""
+
+    address = "tcp://127.0.0.1:1"
+
+
+def test_a_killed_group_goes_back_as_single_jobs_and_a_killed_single_job_is_a_dead_worker() -> None:
+    pending: list[list[int]] = [[9]]
+    assert _group_outcomes(_Killed(), [3, 4, 5], pending) == []
+    assert pending == [[9], [5], [4], [3]]  # taken from the end: 3, 4, 5 run next, one per task
+    [(index, outcome)] = _group_outcomes(_Killed(), [4], pending)
+    assert index == 4 and isinstance(outcome, WorkerDied) and "died" in str(outcome)
