@@ -53,8 +53,12 @@ class Judged:
 
 
 def load_lists(path: Path = DATASET) -> list[dict[str, Any]]:
-    """One dict per labelled list; raises ValueError when a label's score disagrees with the table."""
+    """One dict per labelled list; raises ValueError when a label's score disagrees with the table or a
+    narration id is used twice."""
     rows = yaml.safe_load(path.read_text(encoding="utf-8"))
+    ids = [n["id"] for n in rows]
+    if twice := sorted({i for i in ids if ids.count(i) > 1}):
+        raise ValueError(f"narration ids used twice: {', '.join(twice)} (pairs are grouped by narration id)")
     out = []
     for n in rows:
         for lst in n["lists"]:
