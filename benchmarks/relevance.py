@@ -13,7 +13,8 @@ with its labels, per split (train: rules may be tuned on it; test: held out, onl
 
 Run: ``.venv/bin/python -m benchmarks.relevance`` (``--errors train`` lists the train lists where the
 judge disagrees, with its relevance reason; ``--errors test`` does the same for the held-out split,
-for reporting only). :func:`held_out_shortfalls` is the quality gate the tests keep.
+for reporting only; ``--split train`` judges and prints the train split alone, so tuning never
+shows held-out figures). :func:`held_out_shortfalls` is the quality gate the tests keep.
 """
 
 from __future__ import annotations
@@ -52,8 +53,12 @@ class Judged:
 
 
 def load_lists(path: Path = DATASET) -> list[dict[str, Any]]:
-    """One dict per labelled list; raises ValueError when a label's score disagrees with the table."""
+    """One dict per labelled list; raises ValueError when a label's score disagrees with the table or a
+    narration id is used twice."""
     rows = yaml.safe_load(path.read_text(encoding="utf-8"))
+    ids = [n["id"] for n in rows]
+    if twice := sorted({i for i in ids if ids.count(i) > 1}):
+        raise ValueError(f"narration ids used twice: {', '.join(twice)} (pairs are grouped by narration id)")
     out = []
     for n in rows:
         for lst in n["lists"]:
@@ -149,8 +154,9 @@ def main() -> None:
     """Print the agreement figures per split; optionally the disagreements of one split."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--errors", choices=("train", "test"), help="list the disagreements of this split")
+    parser.add_argument("--split", choices=("train", "test"), help="judge and report this split only (tuning: train)")
     args = parser.parse_args()
-    judged = judge_lists(load_lists())
+    judged = judge_lists([i for i in load_lists() if args.split in (None, i["split"])])
     metrics = split_metrics(judged)
     for split, m in metrics.items():
         print(f"{split}: {m['score_band'][1]} lists, {m['pair_order'][1]} pairs")
@@ -161,8 +167,9 @@ def main() -> None:
               + (f": {', '.join(m['abstract_at_pass'])}" if m["abstract_at_pass"] else ""))
         rows = relevance_confusion(judged, split)
         print("  relevance labelled→judged 0..3: " + "  ".join(f"{i}:{row}" for i, row in enumerate(rows)))
-    misses = held_out_shortfalls(metrics)
-    print("held-out targets: " + ("all met" if not misses else "; ".join(misses)))
+    if "test" in metrics:
+        misses = held_out_shortfalls(metrics)
+        print("held-out targets: " + ("all met" if not misses else "; ".join(misses)))
     if args.errors:
         _errors(judged, args.errors)
 

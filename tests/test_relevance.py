@@ -90,7 +90,7 @@ def held_out(model) -> dict:
 
 
 @pytest.mark.xfail(strict=True, reason="issue 20 held-out targets not all met yet (docs/decisions.md, issue 20): "
-                                       "pair order 44/49, relevance exact 32/47, two abstract lists at 0.8")
+                                       "relevance exact 33/47, one abstract list at 0.8")
 def test_held_out_targets_hold(held_out) -> None:
     """Quality gate of issue 20 on the held-out split (not a timing); strict xfail turns red once it passes."""
     from benchmarks.relevance import held_out_shortfalls
@@ -99,9 +99,9 @@ def test_held_out_targets_hold(held_out) -> None:
 
 
 def test_held_out_figures_do_not_drop(held_out) -> None:
-    """The held-out figures measured when the relevance reading landed are a floor (pass/fail meets its target)."""
+    """The held-out figures of the last measurement are a floor (pass/fail and pair order meet their targets)."""
     share = {k: held_out[k][0] / held_out[k][1] for k in ("pass_fail", "pair_order", "relevance_exact", "relevance_within_one")}
-    assert share["pass_fail"] >= 0.95
-    assert held_out["pair_order"][0] >= 44 and held_out["relevance_exact"][0] >= 32
-    assert share["relevance_within_one"] >= 0.93
-    assert len(held_out["abstract_at_pass"]) <= 2
+    assert share["pass_fail"] >= 0.95 and share["pair_order"] >= 0.90
+    assert held_out["pair_order"][0] >= 45 and held_out["relevance_exact"][0] >= 33  # second pass: 45/49, 33/47
+    assert share["relevance_within_one"] >= 0.95
+    assert len(held_out["abstract_at_pass"]) <= 1

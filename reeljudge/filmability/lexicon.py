@@ -40,7 +40,7 @@ from reeljudge.filmability import concreteness_overrides
 DEFAULT_THRESHOLD = 3.5
 CONCRETENESS_CSV = "concreteness_ratings.csv"
 SENSORIMOTOR_CSV = "sensorimotor_norms.csv"
-_CACHE_FORMAT = 1
+_CACHE_FORMAT = 2
 T = TypeVar("T")
 _TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
 
@@ -103,7 +103,12 @@ def cache_dir() -> Path:
 
 
 def parse_norms_csv(path: Path) -> Norms:
-    """Norms from the CSV: the 'Concreteness' column, keys lower-cased (highest rating wins)."""
+    """Norms from the CSV: the 'Concreteness' column, keys lower-cased (highest rating wins).
+
+    An expression rated by both 1–5 norm sets (Brysbaert and Muraki) keeps the lower of the two:
+    it is read as concrete only when both groups of raters found it concrete ("stock market" 3.71
+    and 3.30 → 3.30), the same rule as a rating at the threshold: split raters are no pass.
+    """
     words: dict[str, float] = {}
     phrases: dict[str, list[tuple[str, ...]]] = {}
     with path.open(encoding="utf-8", newline="") as fh:
@@ -114,7 +119,7 @@ def parse_norms_csv(path: Path) -> Norms:
             key = " ".join(tokenize(row["Word"]))
             if not key:
                 continue
-            rating = float(value)
+            rating = min([float(value)] + [float(row[k]) for k in ("Brysbaert", "Muraki") if row.get(k)])
             if rating > words.get(key, 0.0):
                 words[key] = rating
             parts = tuple(key.split(" "))

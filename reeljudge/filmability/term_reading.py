@@ -3,7 +3,7 @@
 How a term is read (documented in docs/decisions.md; measured by ``benchmarks/term_accuracy.py``):
 
 1. **Units** (:func:`reeljudge.filmability.lexicon.segment`): a rated multiword expression is one
-   unit with its own rating ("garbage truck" 4.92), so the phrase as a whole comes first.
+   unit with its own rating ("garbage truck" 4.73, the lower of its two ratings), so the phrase as a whole comes first.
 2. **Head** (:mod:`reeljudge.filmability.heads`): the unit that names what would be in frame —
    the last word of a compound ("water usage" → usage), the agent of an action ("developer
    typing" → developer), what a counting or shot word frames ("row of houses" → houses). The head
