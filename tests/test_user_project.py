@@ -43,7 +43,7 @@ GECKO_PROMPT = "A disc gliding over a colourful texture"
 KINDS = ("package", "python")
 STORES_PROVIDER = ROOT / "tests" / "providers" / "promptfoo_stores.mjs"
 #: provider label → (the store promptfoo_stores.mjs uses, the clip it stores, the carrier our results name)
-STORES = {"veo-like": ("blob", "gen_clean", "promptfoo-blob"), "sora-like": ("media", "bbb_excerpt", "media-store")}
+STORES = {"veo-like": ("blob", "gen_clean", "promptfoo-blob"), "sora-like": ("media", "gen_fade_out", "media-store")}
 #: the clip judges run on the stored clips: (starter, config on top: the clip var nulled, as the starter's comment says)
 STORE_JUDGES = (("probes", {"var": None}), ("gecko", {"media_var": None}),
                 ("ab", {"media_var": None, "judge": "gemini"}), ("ab", {"media_var": None, "judge": "probes"}))
@@ -118,7 +118,7 @@ def user_run(promptfoo_project, user_python, tmp_path_factory):  # noqa: F811 - 
     again = init(user_python, project)
     init(user_python, project / "py", "--python-entries")
     (project / "clips").mkdir()
-    for name in ("gen_clean", "gen_black", "gen_flicker", "bbb_excerpt"):
+    for name in ("gen_clean", "gen_black", "gen_flicker", "gen_fade_out"):
         shutil.copy(CLIPS / f"{name}.mp4", project / "clips")
     tests = [{**t, "providers": ["echo"]} for kind in KINDS for t in suites(project, kind)]
     config = {"description": "a user's project", "prompts": ["{{terms}}"], "providers": ["echo", *store_providers(project)],
@@ -129,7 +129,7 @@ def user_run(promptfoo_project, user_python, tmp_path_factory):  # noqa: F811 - 
         fake.on("Servers hum", json_reply(judgement(3, 3, 1)))
         script_prompt(fake, GECKO_PROMPT, matched=True)
         prefer(fake, AB_PROMPT, sha("gen_clean"), sha("gen_flicker"))
-        prefer(fake, AB_PROMPT, sha("bbb_excerpt"), sha("gen_flicker"))
+        prefer(fake, AB_PROMPT, sha("gen_fade_out"), sha("gen_flicker"))
         script_prompt(fake, AB_PROMPT, matched=True)
         env = user_env(project, user_python, node=node, GEMINI_API_KEY="test-key-not-real", GOOGLE_GEMINI_BASE_URL=fake.url,
                        REELJUDGE_CACHE="off", REELJUDGE_MAX_ATTEMPTS="1", REELJUDGE_E2E_TRACE=str(trace), REELJUDGE_E2E_REPO=str(ROOT))
@@ -233,6 +233,6 @@ def test_clips_in_promptfoos_own_blob_and_media_stores_are_judged_by_every_insta
     sora = user_run["by"][f"{kind}: sora-like store"]
     key = sora["response"]["video"]["storageRef"]["key"]
     assert judged(sora, "gecko")["metadata"]["media"]["file"] == f"storageRef:{key}"
-    assert (user_run["project"] / ".promptfoo" / "media" / key).read_bytes() == (CLIPS / "bbb_excerpt.mp4").read_bytes()
+    assert (user_run["project"] / ".promptfoo" / "media" / key).read_bytes() == (CLIPS / "gen_fade_out.mp4").read_bytes()
     rows = json.dumps(list(user_run["by"].values()))  # every result row: no machine path
     assert str(ROOT) not in rows and str(user_run["project"]) not in rows and str(Path.home()) + "/" not in rows
