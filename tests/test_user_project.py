@@ -44,6 +44,9 @@ KINDS = ("package", "python")
 STORES_PROVIDER = ROOT / "tests" / "providers" / "promptfoo_stores.mjs"
 #: provider label → (the store promptfoo_stores.mjs uses, the clip it stores, the carrier our results name)
 STORES = {"veo-like": ("blob", "gen_clean", "promptfoo-blob"), "sora-like": ("media", "gen_fade_out", "media-store")}
+#: entry form → the store provider its judges read from (each form and each store once: half the eval time of every pair;
+#: tests/test_media_e2e.py judges both stores from the clone)
+STORE_OF = {"package": "veo-like", "python": "sora-like"}
 #: the clip judges run on the stored clips: (starter, config on top: the clip var nulled, as the starter's comment says)
 STORE_JUDGES = (("probes", {"var": None}), ("gecko", {"media_var": None}),
                 ("ab", {"media_var": None, "judge": "gemini"}), ("ab", {"media_var": None, "judge": "probes"}))
@@ -90,12 +93,11 @@ def suites(project: Path, kind: str) -> list[dict[str, Any]]:
     ]
 
 
-def store_tests(project: Path, kind: str) -> list[dict[str, Any]]:
-    """One test per store provider (run on it alone), judged by every clip judge; no var names the clip."""
-    asserts = [starter_assert(project, suite, kind, config) for suite, config in STORE_JUDGES]
+def store_test(project: Path, kind: str) -> dict[str, Any]:
+    """The test of one entry form's store provider (run on it alone), judged by every clip judge; no var names the clip."""
     vars_ = {"terms": AB_PROMPT, VARS["prompt"]: AB_PROMPT, VARS["reference"]: "clips/gen_flicker.mp4"}
-    return [{"description": f"{kind}: {label} store", "providers": [label], "vars": vars_, "assert": copy.deepcopy(asserts)}
-            for label in STORES]
+    return {"description": f"{kind}: {STORE_OF[kind]} store", "providers": [STORE_OF[kind]], "vars": vars_,
+            "assert": [starter_assert(project, suite, kind, config) for suite, config in STORE_JUDGES]}
 
 
 def store_providers(project: Path) -> list[dict[str, Any]]:
@@ -122,7 +124,7 @@ def user_run(promptfoo_project, user_python, tmp_path_factory):  # noqa: F811 - 
         shutil.copy(CLIPS / f"{name}.mp4", project / "clips")
     tests = [{**t, "providers": ["echo"]} for kind in KINDS for t in suites(project, kind)]
     config = {"description": "a user's project", "prompts": ["{{terms}}"], "providers": ["echo", *store_providers(project)],
-              "tests": tests + [t for kind in KINDS for t in store_tests(project, kind)]}
+              "tests": tests + [store_test(project, kind) for kind in KINDS]}
     (project / "all.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
     trace = tmp_path_factory.mktemp("trace")
     with FakeGemini() as fake:
@@ -181,7 +183,7 @@ def same(result: dict[str, Any], kind: str) -> Any:
 
 def test_the_package_reference_and_the_python_entry_give_the_same_results(user_run):
     by = user_run["by"]
-    for name in [n.split(": ", 1)[1] for n in by if n.startswith("package: ")]:
+    for name in [n.split(": ", 1)[1] for n in by if n.startswith("package: ") and not n.endswith(" store")]:
         a, b = by[f"package: {name}"], by[f"python: {name}"]
         assert (a["success"], a["score"]) == (b["success"], b["score"]), name
         assert same(a["gradingResult"], "package") == same(b["gradingResult"], "python"), name
@@ -209,30 +211,28 @@ def test_every_reeljudge_file_loaded_came_from_the_installed_package(user_run):
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_clips_in_promptfoos_own_blob_and_media_stores_are_judged_by_every_installed_judge(user_run, kind):
-    expected_type = "javascript" if kind == "package" else "python"
-    for label, (_store, clip, carrier) in STORES.items():
-        row = user_run["by"][f"{kind}: {label} store"]
-        assert row["provider"]["label"] == label and row["success"], row["gradingResult"]
-        assert VARS["video"] not in row["vars"] and not set(CLIP_VARS) & set(row["vars"])  # only the response leads to the clip
-        judges = [c for c in row["gradingResult"]["componentResults"] if (c.get("metadata") or {}).get("judge")]  # not their sub-checks
-        assert [c["assertion"]["type"] for c in judges] == [expected_type] * len(STORE_JUDGES)
-        for judge, mode in (("video_probes", None), ("gecko", None), ("ab_judge", "gemini"), ("ab_judge", "probes")):
-            meta = judged(row, judge, mode)["metadata"]
-            media = meta["media"]["new"] if judge == "ab_judge" else meta["media"]
-            assert media["carrier"] == carrier and media["sha256"] == sha(clip), (label, judge, media)
-            assert "the provider response's video." in media["found_in"], media
-        assert judged(row, "ab_judge", "gemini")["metadata"]["winner"] == "new"
-        assert judged(row, "ab_judge", "probes")["metadata"]["media"]["reference"]["file"] == "clips/gen_flicker.mp4"
-    veo = user_run["by"][f"{kind}: veo-like store"]
-    digest = sha("gen_clean")
-    assert judged(veo, "video_probes")["metadata"]["media"]["file"] == f"promptfoo://blob/{digest}"
-    assert veo["response"]["video"]["blobRef"]["hash"] == digest  # promptfoo's video object kept for the viewer
-    # promptfoo's own storeBlob wrote into the user's promptfoo folder, and its storeMedia into the media store
-    blob = user_run["project"] / ".promptfoo" / "blobs" / digest[:2] / digest[2:4] / digest
-    assert hashlib.sha256(blob.read_bytes()).hexdigest() == digest
-    sora = user_run["by"][f"{kind}: sora-like store"]
-    key = sora["response"]["video"]["storageRef"]["key"]
-    assert judged(sora, "gecko")["metadata"]["media"]["file"] == f"storageRef:{key}"
-    assert (user_run["project"] / ".promptfoo" / "media" / key).read_bytes() == (CLIPS / "gen_fade_out.mp4").read_bytes()
+    label = STORE_OF[kind]
+    _store, clip, carrier = STORES[label]
+    row = user_run["by"][f"{kind}: {label} store"]
+    assert row["provider"]["label"] == label and row["success"], row["gradingResult"]
+    assert VARS["video"] not in row["vars"] and not set(CLIP_VARS) & set(row["vars"])  # only the response leads to the clip
+    judges = [c for c in row["gradingResult"]["componentResults"] if (c.get("metadata") or {}).get("judge")]  # not their sub-checks
+    assert [c["assertion"]["type"] for c in judges] == ["javascript" if kind == "package" else "python"] * len(STORE_JUDGES)
+    for judge, mode in (("video_probes", None), ("gecko", None), ("ab_judge", "gemini"), ("ab_judge", "probes")):
+        meta = judged(row, judge, mode)["metadata"]
+        media = meta["media"]["new"] if judge == "ab_judge" else meta["media"]
+        assert media["carrier"] == carrier and media["sha256"] == sha(clip), (judge, media)
+        assert "the provider response's video." in media["found_in"], media
+    assert judged(row, "ab_judge", "gemini")["metadata"]["winner"] == "new"
+    assert judged(row, "ab_judge", "probes")["metadata"]["media"]["reference"]["file"] == "clips/gen_flicker.mp4"
+    video, stored = row["response"]["video"], user_run["project"] / ".promptfoo"  # promptfoo's video object is kept (the viewer plays it)
+    if carrier == "promptfoo-blob":  # promptfoo's own storeBlob wrote into the user's promptfoo folder
+        digest = video["blobRef"]["hash"]
+        assert judged(row, "video_probes")["metadata"]["media"]["file"] == f"promptfoo://blob/{digest}" and digest == sha(clip)
+        assert hashlib.sha256((stored / "blobs" / digest[:2] / digest[2:4] / digest).read_bytes()).hexdigest() == digest
+    else:  # and its storeMedia into its media store
+        key = video["storageRef"]["key"]
+        assert judged(row, "gecko")["metadata"]["media"]["file"] == f"storageRef:{key}"
+        assert (stored / "media" / key).read_bytes() == (CLIPS / f"{clip}.mp4").read_bytes()
     rows = json.dumps(list(user_run["by"].values()))  # every result row: no machine path
     assert str(ROOT) not in rows and str(user_run["project"]) not in rows and str(Path.home()) + "/" not in rows
