@@ -106,3 +106,13 @@ def test_the_workflow_passes_the_workflow_linter_once_its_placeholder_is_pinned(
     workflow.write_text(workflow.read_text().replace("OWNER/reeljudge@REF", "example/reeljudge@" + "a" * 40 + " # v0.1.0"))
     pinned = subprocess.run(zizmor, capture_output=True, text=True)
     assert pinned.returncode == 0 and "No findings to report" in pinned.stdout + pinned.stderr, pinned.stdout
+
+
+@pytest.mark.parametrize(("judge", "key"), [("probes", "var"), ("gecko", "media_var"), ("ab", "media_var")])
+def test_the_clip_starters_say_promptfoos_own_video_providers_need_no_extra_configuration(judge, key):
+    text = plan_project(InitOptions(judges=(judge,), video_var="clip_file"))[f"promptfooconfig.{judge}.yaml"]
+    comments = " ".join(line.split("# ", 1)[1] for line in text.splitlines() if "# " in line)
+    assert "google:video:veo-*" in comments and "openai:video:sora-*" in comments and "no extra configuration" in comments
+    assert f"set `{key}` below to null" in comments and "docs/media.md" in comments
+    config = yaml.safe_load(text)["defaultTest"]["assert"][0]["config"]
+    assert config[key] == "clip_file"  # the key the comment names is the one the starter sets (the e2e sets it to null)

@@ -5,6 +5,10 @@ pinning promptfoo, own virtualenv with only the wheel), runs the installed ``ree
 (package references, and ``--python-entries`` in a subfolder), then one ``promptfoo eval`` of every
 suite through both entry forms: filmability with the offline judge, the video probes, the A/B judge
 with ``judge: probes``, and filmability, Gecko and the A/B judge against the fake Gemini server.
+The same eval holds clips stored the way promptfoo's own video providers store them (through
+promptfoo's own ``storeBlob`` as Veo does and ``storeMedia`` as Sora does, by
+tests/providers/promptfoo_stores.mjs, linked into the project), with no var naming the clip: every
+clip judge finds them in the provider response, as the starter configs' comments promise.
 Every reeljudge module and data file any Python process opened must come from the installed package.
 Runs on the promptfoo under test (REELJUDGE_PROMPTFOO: pinned or latest; scripts/test.sh runs both).
 """
@@ -23,8 +27,10 @@ import pytest
 import yaml
 
 from fake_gemini import FakeGemini, json_reply
+from test_media_e2e import judged
 from test_warm import comparable, judgement
 from user_project import ROOT, artifacts, foreign_loads, loaded_paths, promptfoo_project, run_eval, site_packages, user_env, user_python  # noqa: F401
+from reeljudge.media.resolver import CLIP_VARS
 from reeljudge.testing.ab_judge_scripts import prefer
 from reeljudge.testing.gecko_scripts import script_prompt
 
@@ -35,6 +41,15 @@ VARS = {"narration": "voiceover", "prompt": "brief", "video": "clip_file", "refe
 AB_PROMPT = "A red ball rolls past a textured wall while the camera pans; one continuous shot."
 GECKO_PROMPT = "A disc gliding over a colourful texture"
 KINDS = ("package", "python")
+STORES_PROVIDER = ROOT / "tests" / "providers" / "promptfoo_stores.mjs"
+#: provider label → (the store promptfoo_stores.mjs uses, the clip it stores, the carrier our results name)
+STORES = {"veo-like": ("blob", "gen_clean", "promptfoo-blob"), "sora-like": ("media", "gen_fade_out", "media-store")}
+#: entry form → the store provider its judges read from (each form and each store once: half the eval time of every pair;
+#: tests/test_media_e2e.py judges both stores from the clone)
+STORE_OF = {"package": "veo-like", "python": "sora-like"}
+#: the clip judges run on the stored clips: (starter, config on top: the clip var nulled, as the starter's comment says)
+STORE_JUDGES = (("probes", {"var": None}), ("gecko", {"media_var": None}),
+                ("ab", {"media_var": None, "judge": "gemini"}), ("ab", {"media_var": None, "judge": "probes"}))
 
 
 def init(python: Path, folder: Path, *args: str) -> str:
@@ -78,6 +93,21 @@ def suites(project: Path, kind: str) -> list[dict[str, Any]]:
     ]
 
 
+def store_test(project: Path, kind: str) -> dict[str, Any]:
+    """The test of one entry form's store provider (run on it alone), judged by every clip judge; no var names the clip."""
+    vars_ = {"terms": AB_PROMPT, VARS["prompt"]: AB_PROMPT, VARS["reference"]: "clips/gen_flicker.mp4"}
+    return {"description": f"{kind}: {STORE_OF[kind]} store", "providers": [STORE_OF[kind]], "vars": vars_,
+            "assert": [starter_assert(project, suite, kind, config) for suite, config in STORE_JUDGES]}
+
+
+def store_providers(project: Path) -> list[dict[str, Any]]:
+    """The store providers, from the repository's test provider linked (not copied) into the project."""
+    (project / "providers").mkdir()
+    (project / "providers" / STORES_PROVIDER.name).symlink_to(STORES_PROVIDER)
+    return [{"id": f"file://providers/{STORES_PROVIDER.name}", "label": label, "config": {"store": store, "clip": f"clips/{clip}.mp4"}}
+            for label, (store, clip, _carrier) in STORES.items()]
+
+
 def sha(name: str) -> str:
     return hashlib.sha256((CLIPS / f"{name}.mp4").read_bytes()).hexdigest()
 
@@ -90,16 +120,19 @@ def user_run(promptfoo_project, user_python, tmp_path_factory):  # noqa: F811 - 
     again = init(user_python, project)
     init(user_python, project / "py", "--python-entries")
     (project / "clips").mkdir()
-    for name in ("gen_clean", "gen_black", "gen_flicker"):
+    for name in ("gen_clean", "gen_black", "gen_flicker", "gen_fade_out"):
         shutil.copy(CLIPS / f"{name}.mp4", project / "clips")
-    config = {"description": "a user's project", "prompts": ["{{terms}}"], "providers": ["echo"],
-              "tests": [t for kind in KINDS for t in suites(project, kind)]}
+    tests = [{**t, "providers": ["echo"]} for kind in KINDS for t in suites(project, kind)]
+    config = {"description": "a user's project", "prompts": ["{{terms}}"], "providers": ["echo", *store_providers(project)],
+              "tests": tests + [store_test(project, kind) for kind in KINDS]}
     (project / "all.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
     trace = tmp_path_factory.mktemp("trace")
     with FakeGemini() as fake:
         fake.on("Servers hum", json_reply(judgement(3, 3, 1)))
         script_prompt(fake, GECKO_PROMPT, matched=True)
         prefer(fake, AB_PROMPT, sha("gen_clean"), sha("gen_flicker"))
+        prefer(fake, AB_PROMPT, sha("gen_fade_out"), sha("gen_flicker"))
+        script_prompt(fake, AB_PROMPT, matched=True)
         env = user_env(project, user_python, node=node, GEMINI_API_KEY="test-key-not-real", GOOGLE_GEMINI_BASE_URL=fake.url,
                        REELJUDGE_CACHE="off", REELJUDGE_MAX_ATTEMPTS="1", REELJUDGE_E2E_TRACE=str(trace), REELJUDGE_E2E_REPO=str(ROOT))
         code, results, output = run_eval(project, "all.yaml", env, "-j", "4")
@@ -124,7 +157,7 @@ def reason(row: dict[str, Any]) -> str:
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_every_judge_works_from_the_users_project(user_run, kind):
-    by = {name.split(": ", 1)[1]: row for name, row in user_run["by"].items() if name.startswith(f"{kind}: ")}
+    by = {name.split(": ", 1)[1]: row for name, row in user_run["by"].items() if name.startswith(f"{kind}: ") and not name.endswith(" store")}
     assert len(by) == 8, sorted(user_run["by"])
     expected_type = "javascript" if kind == "package" else "python"
     assert all(r["gradingResult"]["componentResults"][0]["assertion"]["type"] == expected_type for r in by.values())
@@ -150,7 +183,7 @@ def same(result: dict[str, Any], kind: str) -> Any:
 
 def test_the_package_reference_and_the_python_entry_give_the_same_results(user_run):
     by = user_run["by"]
-    for name in [n.split(": ", 1)[1] for n in by if n.startswith("package: ")]:
+    for name in [n.split(": ", 1)[1] for n in by if n.startswith("package: ") and not n.endswith(" store")]:
         a, b = by[f"package: {name}"], by[f"python: {name}"]
         assert (a["success"], a["score"]) == (b["success"], b["score"]), name
         assert same(a["gradingResult"], "package") == same(b["gradingResult"], "python"), name
@@ -174,3 +207,32 @@ def test_every_reeljudge_file_loaded_came_from_the_installed_package(user_run):
         assert needed in package, (needed, sorted(package)[:40])
     cfg = (user_run["python"].parent.parent / "pyvenv.cfg").read_text()
     assert str(ROOT) not in cfg
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_clips_in_promptfoos_own_blob_and_media_stores_are_judged_by_every_installed_judge(user_run, kind):
+    label = STORE_OF[kind]
+    _store, clip, carrier = STORES[label]
+    row = user_run["by"][f"{kind}: {label} store"]
+    assert row["provider"]["label"] == label and row["success"], row["gradingResult"]
+    assert VARS["video"] not in row["vars"] and not set(CLIP_VARS) & set(row["vars"])  # only the response leads to the clip
+    judges = [c for c in row["gradingResult"]["componentResults"] if (c.get("metadata") or {}).get("judge")]  # not their sub-checks
+    assert [c["assertion"]["type"] for c in judges] == ["javascript" if kind == "package" else "python"] * len(STORE_JUDGES)
+    for judge, mode in (("video_probes", None), ("gecko", None), ("ab_judge", "gemini"), ("ab_judge", "probes")):
+        meta = judged(row, judge, mode)["metadata"]
+        media = meta["media"]["new"] if judge == "ab_judge" else meta["media"]
+        assert media["carrier"] == carrier and media["sha256"] == sha(clip), (judge, media)
+        assert "the provider response's video." in media["found_in"], media
+    assert judged(row, "ab_judge", "gemini")["metadata"]["winner"] == "new"
+    assert judged(row, "ab_judge", "probes")["metadata"]["media"]["reference"]["file"] == "clips/gen_flicker.mp4"
+    video, stored = row["response"]["video"], user_run["project"] / ".promptfoo"  # promptfoo's video object is kept (the viewer plays it)
+    if carrier == "promptfoo-blob":  # promptfoo's own storeBlob wrote into the user's promptfoo folder
+        digest = video["blobRef"]["hash"]
+        assert judged(row, "video_probes")["metadata"]["media"]["file"] == f"promptfoo://blob/{digest}" and digest == sha(clip)
+        assert hashlib.sha256((stored / "blobs" / digest[:2] / digest[2:4] / digest).read_bytes()).hexdigest() == digest
+    else:  # and its storeMedia into its media store
+        key = video["storageRef"]["key"]
+        assert judged(row, "gecko")["metadata"]["media"]["file"] == f"storageRef:{key}"
+        assert (stored / "media" / key).read_bytes() == (CLIPS / f"{clip}.mp4").read_bytes()
+    rows = json.dumps(list(user_run["by"].values()))  # every result row: no machine path
+    assert str(ROOT) not in rows and str(user_run["project"]) not in rows and str(Path.home()) + "/" not in rows
