@@ -9,7 +9,8 @@ analysis, so a change that alters any finding or any signal shows here.
 
 ``rewrite-findings FILE`` rewrites only the findings, and only when every signal digest still
 matches: a later change to a probe's logic (not to the measurements) can update its findings
-while the test still proves the signals are those of the reference.
+while the test still proves the signals are those of the reference. Clips new to the corpus (none
+in the reference) are added with the findings and signals of the code that rewrites them.
 """
 
 from __future__ import annotations
@@ -114,10 +115,13 @@ def main(argv: list[str] | None = None) -> int:
     reference = json.loads(args.file.read_text())
     lines = differences(reference, fresh)
     if args.action == "rewrite-findings":
-        changed = [line for line in lines if " signals." in line or " info." in line or line.endswith("fresh run")]
+        changed = [line for line in lines if " signals." in line or " info." in line or line.endswith("only in reference")]
         if changed:
             print("\n".join(["signals differ; findings not rewritten:", *changed]))
             return 1
+        added = sorted(set(fresh) - set(reference))
+        if added:
+            print("clips new to the corpus, added with today's findings and signals: " + ", ".join(added))
         write(args.file, fresh)
         return 0
     print("\n".join(lines) or "every finding and signal equals the reference")
