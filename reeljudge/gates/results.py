@@ -21,6 +21,9 @@ from reeljudge.errors import BadInputError
 #: promptfoo's ResultFailureReason.ERROR: the provider or the eval itself failed
 _FAILURE_ERROR = 2
 _NOT_JUDGED = re.compile(r"did not judge \(([\w-]+)\)")
+#: promptfoo assertion types graded by an LLM (their verdicts vary from run to run)
+_MODEL_GRADED = frozenset({"llm-rubric", "g-eval", "factuality", "answer-relevance", "context-faithfulness",
+                           "context-recall", "context-relevance", "select-best", "search-rubric", "video-rubric"})
 _CRASH_MARKERS = ("Traceback (most recent call last)", "Python code execution failed", "Error running Python")
 
 
@@ -48,6 +51,8 @@ class Cell:
     family: str | None = None
     vars: dict[str, Any] = field(default_factory=dict)
     clip_sha256: str | None = None  # the clip the provider served or made (response.metadata.clip.sha256)
+    judges: tuple[str, ...] = ()  # who judged: each recorded judge identity as canonical JSON (see judge_identities)
+    deterministic: bool = True  # every answer offline or replayed (a verdict flip is then a fact, not judging noise)
 
     @property
     def label(self) -> str:
@@ -137,7 +142,37 @@ def _cell(row: Mapping[str, Any], index: int, name: str) -> Cell:
         family=str(metadata["family"]) if metadata.get("family") is not None else None,
         vars=dict(vars_),
         clip_sha256=_clip_sha256(row),
+        judges=judge_identities(grading),
+        deterministic=_deterministic(grading),
     )
+
+
+def judge_identities(grading: Mapping[str, Any]) -> tuple[str, ...]:
+    """Each distinct ``metadata.judge_identity`` of a grading result (canonical JSON, without the
+    per-answer ``deterministic`` flag), sorted."""
+    from reeljudge.promptfoo import IDENTITY_KEY
+
+    found = set()
+    for node in _grading_nodes(grading):
+        meta = node.get("metadata") if isinstance(node.get("metadata"), dict) else {}
+        identity = meta.get(IDENTITY_KEY)
+        if isinstance(identity, dict):
+            found.add(json.dumps({k: v for k, v in identity.items() if k != "deterministic"}, sort_keys=True))
+    return tuple(sorted(found))
+
+
+def _deterministic(grading: Mapping[str, Any]) -> bool:
+    """Whether every judge of this result answered offline or from the cache. Without a recorded
+    identity: False when a promptfoo model-graded assertion graded it, else True."""
+    from reeljudge.promptfoo import IDENTITY_KEY
+
+    nodes = list(_grading_nodes(grading))
+    identities = [n["metadata"][IDENTITY_KEY] for n in nodes
+                  if isinstance(n.get("metadata"), dict) and isinstance(n["metadata"].get(IDENTITY_KEY), dict)]
+    if identities:
+        return all(bool(i.get("deterministic")) for i in identities)
+    types = {str((n.get("assertion") or {}).get("type", "")) for n in nodes if isinstance(n.get("assertion"), dict)}
+    return not any(t in _MODEL_GRADED or t.startswith("model-graded") for t in types)
 
 
 def _clip_sha256(row: Mapping[str, Any]) -> str | None:

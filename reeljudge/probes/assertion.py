@@ -8,7 +8,10 @@ from typing import Any, Mapping
 from reeljudge.errors import MediaError
 from reeljudge.probes.options import load
 from reeljudge.probes.report import ProbesVerdict
-from reeljudge.promptfoo import Result, component, config_of, grading_result, invert_verdict, media_reference, run_judged, vars_of
+from reeljudge.promptfoo import (
+    IDENTITY_KEY, Result, component, config_of, grading_result, invert_verdict, judge_identity, media_reference, run_judged,
+    vars_of,
+)
 
 JUDGE = "video_probes"
 
@@ -37,6 +40,13 @@ def verdict_result(verdict: ProbesVerdict, clip: str, metadata: Mapping[str, Any
     )
 
 
+def changed_options(options: Any) -> dict[str, Any]:
+    """The probe options that differ from the defaults (what a result records of how it was probed)."""
+    import dataclasses
+
+    return {f.name: getattr(options, f.name) for f in dataclasses.fields(options) if getattr(options, f.name) != f.default}
+
+
 def get_assert(output: Any, context: Mapping[str, Any] | None) -> Result:
     """promptfoo entry: probe the test's clip; a clip that cannot be probed fails with the reason."""
     context = context or {}
@@ -58,7 +68,8 @@ def get_assert(output: Any, context: Mapping[str, Any] | None) -> Result:
             raise MediaError(f"{source} = {ref!r}: {error.message}") from None
         prompt = str(vars_of(context).get(assertion.prompt_var) or context.get("prompt") or "")
         verdict = ProbesVerdict(probe_signals(signals, options, prompt), signals.info)
-        metadata = {"judge": JUDGE, "test": test, "clip": ref, "clip_info": signals.info.as_metadata()}
+        metadata = {"judge": JUDGE, "test": test, "clip": ref, "clip_info": signals.info.as_metadata(),
+                    IDENTITY_KEY: judge_identity(JUDGE, "probes", options=changed_options(options))}
         if signals.info.capped:
             metadata["bounded"] = signals.info.capped
         name = media.path.name if media.dataset_id is None else f"{media.dataset_id} ({media.path.name})"
