@@ -105,6 +105,8 @@ def load_gate(path: str | Path | None) -> GateSettings:
 
 def gate_from_mapping(data: Any, name: str = "gate file") -> GateSettings:
     """Validated settings from a mapping; BadInputError naming the key and the problem."""
+    if isinstance(data, Mapping) and isinstance(data.get("max_newly_failing"), int) and not isinstance(data["max_newly_failing"], bool):
+        data = {**data, "max_newly_failing": str(data["max_newly_failing"])}  # a number or the word auto
     return load_one(data, GateSettings, owner=name, env={})
 
 
