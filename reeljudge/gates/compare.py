@@ -137,12 +137,13 @@ class SuiteReport:
     def reasons(self) -> list[str]:
         """Why the verdict is what it is, the deciding reasons first."""
         tol = lambda r: f"−{r.tolerance:g}"  # noqa: E731
-        out = [f"{r.text()} lies below {tol(r)}" for r in self.regressions]
+        clearest = sorted(self.regressions, key=lambda r: r.difference.high + r.tolerance)  # the surest drop first
+        out = [f"{r.text()} lies below {tol(r)}" for r in clearest]
         out += [f"{g.group}: {g.rule_text()}" for g in self.too_many_flips]
         if self.too_many_unjudged:
             out.append(f"{len(self.unjudged_candidate)} test(s) judged in the base are not judged in the candidate "
                        f"(max_unjudged {self.settings.max_unjudged})")
-        out += [f"{r.text()} straddles {tol(r)}: cannot tell" for r in self.inconclusive]
+        out += [f"{r.text()} straddles {tol(r)}: cannot tell" for r in sorted(self.inconclusive, key=lambda r: r.difference.estimate)]
         out += self.judge_flags
         return out or ["every gated metric is within its tolerance and no test newly fails beyond the limit"]
 
