@@ -75,7 +75,7 @@ evaluate() {
     line="$(echo "$line" | xargs)"
     [ -n "$line" ] || continue
     if [[ "$line" == *=* ]]; then name="${line%%=*}"; config="${line#*=}"
-    else name="$(basename "$line")"; name="${name%.yaml}"; name="${name%.yml}"; name="${name#promptfooconfig.}"; fi
+    else config="$line"; name="$(basename "$line")"; name="${name%.yaml}"; name="${name%.yml}"; name="${name#promptfooconfig.}"; fi
     out="$results/$name.json"
     rm -f "$out"
     touch "$state/started"

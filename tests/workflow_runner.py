@@ -128,7 +128,8 @@ class Runner:
         self.actions = {"./": workspace, **(actions or {})}
         self.env = dict(env or {})
         self.temp = workspace.parent / f"{workspace.name}-runner-temp"
-        self.temp.mkdir(parents=True, exist_ok=True)
+        shutil.rmtree(self.temp, ignore_errors=True)  # a new job: nothing left from an earlier one
+        self.temp.mkdir(parents=True)
 
     def run_job(self, job: dict[str, Any], replace: dict[str, Callable[[Path], None]] | None = None) -> JobRun:
         """Every step in order with GitHub's rules: after a failure only ``always()`` steps run."""
@@ -201,8 +202,13 @@ class Runner:
             return proc.returncode == 0, proc.stdout + proc.stderr
         uses = step["uses"].split("@")[0]
         given = {k: self._expand(v, inputs) for k, v in (step.get("with") or {}).items()}
-        if uses in self.actions:
-            return self._composite(self.actions[uses], given)
+        if uses in self.actions:  # the step's env: reaches the action's own steps, as on GitHub
+            step_env = {k: self._expand(v, inputs) for k, v in (step.get("env") or {}).items()}
+            saved, self.env = self.env, {**self.env, **step_env}
+            try:
+                return self._composite(self.actions[uses], given)
+            finally:
+                self.env = saved
         return self._uses(uses, given, env)
 
     def _composite(self, path: Path, given: dict[str, str]) -> tuple[bool, str]:

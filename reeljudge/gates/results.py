@@ -136,7 +136,7 @@ def _cell(row: Mapping[str, Any], index: int, name: str) -> Cell:
         score=score,
         named=named,
         judged=unjudged is None,
-        reason=unjudged or str(grading.get("reason") or row.get("error") or ""),
+        reason=unjudged or _reason(grading) or str(row.get("error") or ""),
         metric_reasons=dict(_metric_reasons(grading)),
         tags=_tags(metadata),
         family=str(metadata["family"]) if metadata.get("family") is not None else None,
@@ -173,6 +173,15 @@ def _deterministic(grading: Mapping[str, Any]) -> bool:
         return all(bool(i.get("deterministic")) for i in identities)
     types = {str((n.get("assertion") or {}).get("type", "")) for n in nodes if isinstance(n.get("assertion"), dict)}
     return not any(t in _MODEL_GRADED or t.startswith("model-graded") for t in types)
+
+
+def _reason(grading: Mapping[str, Any]) -> str:
+    """The grading reason; for promptfoo's generic "All assertions passed", its assertions' own reasons."""
+    reason = str(grading.get("reason") or "")
+    if reason and reason != "All assertions passed":
+        return reason
+    parts = [str(c.get("reason")) for c in grading.get("componentResults") or [] if isinstance(c, dict) and c.get("reason")]
+    return "; ".join(parts) or reason
 
 
 def _clip_sha256(row: Mapping[str, Any]) -> str | None:
