@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from reeljudge.gates import verdicts as V
-from reeljudge.gates.flips import NEWLY_FAILING, GroupFlips, group_flips
+from reeljudge.gates.flips import GroupFlips, group_flips
 from reeljudge.gates.gatefile import GateSettings, check_metric_names
-from reeljudge.gates.judges import judge_difference
+from reeljudge.gates.judges import check_judges
 from reeljudge.gates.results import CannotCompare, Cell, ResultsFile
 from reeljudge.stats.bootstrap import Interval
 
@@ -184,7 +184,7 @@ def compare_results(base: ResultsFile, candidate: ResultsFile, settings: GateSet
             report.unjudged_both.append((c.label, c.reason))
     if not pairs:
         raise CannotCompare(f"{report.name}: no test was judged in both runs ({len(shared)} matched tests)")
-    _check_judges(report, base_units.values(), cand_units.values())
+    report.judge_flags = check_judges(report.name, base_units.values(), cand_units.values(), settings.on_judge_change, report.notes)
     metrics = {m for b, c in pairs for m in (*b.values, *c.values)}
     report.notes += check_metric_names(settings, metrics)
     report.rows = _metric_rows(pairs, settings, report.notes)
@@ -199,24 +199,6 @@ def _flips(pairs: list[tuple[Unit, Unit]], lost: list[tuple[Unit, Unit]], settin
     groups = sorted({b.group for b, _ in pairs} | {b.group for b, _ in lost})
     return [group_flips(g, [p for p in pairs if p[0].group == g], [p for p in lost if p[0].group == g], settings)
             for g in groups]
-
-
-def _check_judges(report: SuiteReport, base: Iterable[Unit], cand: Iterable[Unit]) -> None:
-    """CannotCompare (or a flag, with ``on_judge_change: flag``) when a group was judged differently."""
-    judges: dict[str, tuple[set[str], set[str]]] = defaultdict(lambda: (set(), set()))
-    for side, units in ((0, base), (1, cand)):
-        for unit in units:
-            if unit.judged:
-                judges[unit.group][side].update(unit.judges)
-    for group, (b, c) in sorted(judges.items()):
-        why = judge_difference(b, c)
-        if why is None:
-            if bool(b) != bool(c):
-                report.notes.append(f"{group}: the {'base' if not b else 'candidate'} records no judge identity; judges not checked")
-            continue
-        if report.settings.on_judge_change == "refuse":
-            raise CannotCompare(f"{report.name} · {group}: {why}")
-        report.judge_flags.append(f"{group}: {why} (on_judge_change: flag)")
 
 
 def _require_judged(run: ResultsFile, role: str) -> None:

@@ -10,7 +10,13 @@ before identities were recorded) cannot be checked; that is noted, not refused.
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable
+from collections import defaultdict
+from typing import TYPE_CHECKING, Any, Iterable
+
+from reeljudge.gates.results import CannotCompare
+
+if TYPE_CHECKING:
+    from reeljudge.gates.compare import Unit
 
 
 def describe(identity_json: str) -> str:
@@ -42,3 +48,24 @@ def judge_difference(base: set[str], candidate: set[str]) -> str | None:
 
 def _options(identities: set[str]) -> set[str]:
     return {json.dumps(json.loads(i).get("options") or {}, sort_keys=True) for i in identities}
+
+
+def check_judges(name: str, base: Iterable["Unit"], cand: Iterable["Unit"], on_change: str, notes: list[str]) -> list[str]:
+    """Per group, the judges of the judged tests of both runs: CannotCompare when they differ (with
+    ``on_judge_change: refuse``), else the flags to report; a run that records none is noted."""
+    judges: dict[str, tuple[set[str], set[str]]] = defaultdict(lambda: (set(), set()))
+    for side, units in ((0, base), (1, cand)):
+        for unit in units:
+            if unit.judged:
+                judges[unit.group][side].update(unit.judges)
+    flags = []
+    for group, (b, c) in sorted(judges.items()):
+        why = judge_difference(b, c)
+        if why is None:
+            if bool(b) != bool(c):
+                notes.append(f"{group}: the {'base' if not b else 'candidate'} records no judge identity; judges not checked")
+            continue
+        if on_change == "refuse":
+            raise CannotCompare(f"{name} · {group}: {why}")
+        flags.append(f"{group}: {why} (on_judge_change: flag)")
+    return flags
