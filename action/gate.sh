@@ -28,10 +28,12 @@ install() {
     fi
     command -v "$command" > "$state/reeljudge"
   else
-    spec="${spec:-$GITHUB_ACTION_PATH}"
-    log "installing reeljudge from $spec"
+    local -a target=("$spec")
+    # the action's own copy: installed in place (editable), so its rubrics/ and protocols/ folders are found
+    if [ -z "$spec" ]; then target=(--editable "$GITHUB_ACTION_PATH"); fi
+    log "installing reeljudge from ${target[*]}"
     python3 -m venv "$state/venv"
-    "$state/venv/bin/python" -m pip install --quiet --disable-pip-version-check "$spec"
+    "$state/venv/bin/python" -m pip install --quiet --disable-pip-version-check "${target[@]}"
     echo "$state/venv/bin/reeljudge" > "$state/reeljudge"
   fi
   log "reeljudge: $(cat "$state/reeljudge")"
