@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from reeljudge.errors import BadInputError
+from reeljudge.promptfoo import IDENTITY_KEY
 
 #: promptfoo's ResultFailureReason.ERROR: the provider or the eval itself failed
 _FAILURE_ERROR = 2
@@ -123,7 +124,9 @@ def _cell(row: Mapping[str, Any], index: int, name: str) -> Cell:
     prompt_name = str(prompt.get("label") or prompt.get("raw") or row.get("promptIdx", ""))
     description = str(test.get("description") or _short_vars(vars_) or f"test #{row.get('testIdx', index)}")
     grading = row.get("gradingResult") if isinstance(row.get("gradingResult"), dict) else {}
-    unjudged = _not_judged_reason(row, grading)
+    nodes = list(_grading_nodes(grading))
+    unjudged = _not_judged_reason(row, nodes)
+    judging = _judging(nodes)
     named = {k: float(v) for k, v in (row.get("namedScores") or {}).items() if _is_number(v)}
     score = float(row["score"]) if _is_number(row.get("score")) else None
     metadata = test.get("metadata") if isinstance(test.get("metadata"), dict) else {}
@@ -137,42 +140,37 @@ def _cell(row: Mapping[str, Any], index: int, name: str) -> Cell:
         named=named,
         judged=unjudged is None,
         reason=unjudged or _reason(grading) or str(row.get("error") or ""),
-        metric_reasons=dict(_metric_reasons(grading)),
+        metric_reasons=dict(_metric_reasons(nodes)),
         tags=_tags(metadata),
         family=str(metadata["family"]) if metadata.get("family") is not None else None,
         vars=dict(vars_),
         clip_sha256=_clip_sha256(row),
-        judges=judge_identities(grading),
-        deterministic=_deterministic(grading),
+        judges=judging[0],
+        deterministic=judging[1],
     )
 
 
 def judge_identities(grading: Mapping[str, Any]) -> tuple[str, ...]:
     """Each distinct ``metadata.judge_identity`` of a grading result (canonical JSON, without the
     per-answer ``deterministic`` flag), sorted."""
-    from reeljudge.promptfoo import IDENTITY_KEY
+    return _judging(list(_grading_nodes(grading)))[0]
 
-    found = set()
-    for node in _grading_nodes(grading):
-        meta = node.get("metadata") if isinstance(node.get("metadata"), dict) else {}
-        identity = meta.get(IDENTITY_KEY)
+
+def _judging(nodes: list[Mapping[str, Any]]) -> tuple[tuple[str, ...], bool]:
+    """Who judged (``judge_identities``) and whether every answer was offline or from the cache.
+    Without a recorded identity: deterministic unless a promptfoo model-graded assertion graded it."""
+    found, deterministic, recorded = set(), True, False
+    for node in nodes:
+        meta = node.get("metadata")
+        identity = meta.get(IDENTITY_KEY) if isinstance(meta, dict) else None
         if isinstance(identity, dict):
+            recorded = True
+            deterministic = deterministic and bool(identity.get("deterministic"))
             found.add(json.dumps({k: v for k, v in identity.items() if k != "deterministic"}, sort_keys=True))
-    return tuple(sorted(found))
-
-
-def _deterministic(grading: Mapping[str, Any]) -> bool:
-    """Whether every judge of this result answered offline or from the cache. Without a recorded
-    identity: False when a promptfoo model-graded assertion graded it, else True."""
-    from reeljudge.promptfoo import IDENTITY_KEY
-
-    nodes = list(_grading_nodes(grading))
-    identities = [n["metadata"][IDENTITY_KEY] for n in nodes
-                  if isinstance(n.get("metadata"), dict) and isinstance(n["metadata"].get(IDENTITY_KEY), dict)]
-    if identities:
-        return all(bool(i.get("deterministic")) for i in identities)
-    types = {str((n.get("assertion") or {}).get("type", "")) for n in nodes if isinstance(n.get("assertion"), dict)}
-    return not any(t in _MODEL_GRADED or t.startswith("model-graded") for t in types)
+    if not recorded:
+        types = {str(n["assertion"].get("type", "")) for n in nodes if isinstance(n.get("assertion"), dict)}
+        deterministic = not any(t in _MODEL_GRADED or t.startswith("model-graded") for t in types)
+    return tuple(sorted(found)), deterministic
 
 
 def _reason(grading: Mapping[str, Any]) -> str:
@@ -191,16 +189,16 @@ def _clip_sha256(row: Mapping[str, Any]) -> str | None:
     return str(clip["sha256"]) if clip.get("sha256") else None
 
 
-def _not_judged_reason(row: Mapping[str, Any], grading: Mapping[str, Any]) -> str | None:
-    """Why this row was not judged (None when every assertion judged)."""
-    for node in _grading_nodes(grading):
+def _not_judged_reason(row: Mapping[str, Any], nodes: list[Mapping[str, Any]]) -> str | None:
+    """Why this row was not judged (None when every assertion judged); ``nodes``: its grading nodes."""
+    for node in nodes:
         reason = str(node.get("reason") or "")
         meta = node.get("metadata") if isinstance(node.get("metadata"), dict) else {}
         if meta.get("error_kind") or meta.get("judged") is False or _NOT_JUDGED.search(reason):
             return reason or f"did not judge ({meta.get('error_kind') or 'not fully judged'})"
         if node.get("pass") is False and any(marker in reason for marker in _CRASH_MARKERS):
             return f"assertion crashed: {reason.strip().splitlines()[-1] if reason.strip() else reason}"
-    if row.get("failureReason") == _FAILURE_ERROR or (row.get("error") and not grading):
+    if row.get("failureReason") == _FAILURE_ERROR or (row.get("error") and not nodes):
         return f"error: {str(row.get('error') or 'promptfoo reported an error')[:500]}"
     return None
 
@@ -215,9 +213,9 @@ def _grading_nodes(node: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
             yield from _grading_nodes(child)
 
 
-def _metric_reasons(grading: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+def _metric_reasons(nodes: list[Mapping[str, Any]]) -> Iterator[tuple[str, str]]:
     """(metric, reason) of each component that names a metric, innermost last (so it wins)."""
-    for node in _grading_nodes(grading):
+    for node in nodes:
         assertion = node.get("assertion") if isinstance(node.get("assertion"), dict) else {}
         metric = assertion.get("metric")
         if metric and node.get("reason"):

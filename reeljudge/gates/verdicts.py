@@ -48,9 +48,9 @@ def metric_verdict(low: float, high: float, tolerance: float) -> str:
 
 def normal_quantile(confidence: float) -> float:
     """The two-sided standard normal quantile of ``confidence`` (1.96 for 0.95)."""
-    from scipy.stats import norm
+    from statistics import NormalDist
 
-    return float(norm.ppf(0.5 + confidence / 2))
+    return NormalDist().inv_cdf(0.5 + confidence / 2)
 
 
 def detectable_drop(differences: Sequence[float], tolerance: float, confidence: float) -> float:
