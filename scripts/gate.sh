@@ -1,13 +1,10 @@
 #!/usr/bin/env bash
-# The pull-request gate, one step per subcommand; .github/workflows/reeljudge-gate.yml runs them in
-# this order (and tests/test_workflow_steps.py runs the workflow's steps locally):
+# This project's own suites for its pull-request gate (.github/workflows/reeljudge-gate.yml runs this,
+# then the reusable action, action.yml, which fetches the baseline, compares and leaves the comment):
 #   gate.sh suites    every suite into results/: with a Gemini key in cache mode readwrite; without
 #                     one (fork pull requests) in replay mode from the restored judge cache, where a
-#                     miss fails its test as "did not judge"; with neither, the offline suites only
-#   gate.sh baseline  the base results into baseline/: the results artifact of the last successful
-#                     run on the base branch (needs GH_TOKEN and gh), else the committed baselines/
-#   gate.sh compare   reeljudge compare baseline/ results/ -> gate/comment.md (the one PR comment),
-#                     gate/report.json, the job summary; exits 0 pass, 1 regression, 2 cannot compare
+#                     miss fails its test as "did not judge"; with neither, the offline suites only.
+#                     The cache mode goes into results/.gate-notes, which the action adds to the comment
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,8 +20,8 @@ suites() {
     mode="offline suites only (no Gemini key and no recorded judge cache)"
   fi
   echo "== gate: judge cache mode: $mode"
-  mkdir -p gate && echo "$mode" > gate/cache-mode
   rm -rf results
+  mkdir -p results && echo "Judge cache mode: $mode." > results/.gate-notes
   local code=0
   bash scripts/eval.sh || code=$?
   if [ $code -ne 0 ]; then  # e.g. the Gecko pair check on tests that did not judge: compare reports them
@@ -36,47 +33,7 @@ suites() {
   fi
 }
 
-baseline() {
-  rm -rf baseline && mkdir -p baseline
-  local workflow="${GATE_WORKFLOW:-reeljudge-gate.yml}" branch="${BASE_BRANCH:-main}" run_id=""
-  if [ -n "${GH_TOKEN:-}" ] && command -v gh >/dev/null 2>&1; then
-    run_id=$(gh run list --repo "$GITHUB_REPOSITORY" --workflow "$workflow" --branch "$branch" --event push \
-      --status success --limit 1 --json databaseId --jq '.[0].databaseId // empty' || true)
-    if [ -n "$run_id" ] && gh run download "$run_id" --repo "$GITHUB_REPOSITORY" --name reeljudge-results --dir baseline; then
-      echo "the results of run $run_id on $branch (${GITHUB_SERVER_URL:-https://github.com}/$GITHUB_REPOSITORY/actions/runs/$run_id)" > baseline/.source
-    fi
-  fi
-  if ! ls baseline/*.json >/dev/null 2>&1 && ls baselines/*.json >/dev/null 2>&1; then
-    cp baselines/*.json baseline/
-    echo "the committed baselines/ folder" > baseline/.source
-  fi
-  if ls baseline/*.json >/dev/null 2>&1; then
-    echo "== gate: baseline: $(cat baseline/.source)"
-  else
-    echo "no successful run on $branch with a reeljudge-results artifact, and no baselines/ folder" > baseline/.missing
-    echo "== gate: no baseline found ($(cat baseline/.missing))"
-  fi
-}
-
-compare() {
-  mkdir -p gate
-  local code=0
-  .venv/bin/reeljudge compare baseline results --markdown gate/comment.md --json gate/report.json -q || code=$?
-  {
-    echo
-    if [ -f baseline/.missing ]; then echo "Baseline: none ($(cat baseline/.missing))."
-    else echo "Baseline: $(cat baseline/.source 2>/dev/null || echo 'baseline/')."; fi
-    if [ -n "${HEAD_SHA:-}" ]; then echo "Candidate: ${HEAD_SHA}."; fi
-    if [ -f gate/cache-mode ]; then echo "Judge cache mode: $(cat gate/cache-mode)."; fi
-  } >> gate/comment.md
-  if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then cat gate/comment.md >> "$GITHUB_STEP_SUMMARY"; fi
-  echo "${PR_NUMBER:-}" > gate/pr-number
-  echo "${HEAD_SHA:-}" > gate/head-sha
-  cat gate/comment.md
-  return $code
-}
-
 case "${1:-}" in
-  suites|baseline|compare) "$1" ;;
-  *) echo "usage: scripts/gate.sh suites|baseline|compare" >&2; exit 2 ;;
+  suites) "$1" ;;
+  *) echo "usage: scripts/gate.sh suites" >&2; exit 2 ;;
 esac

@@ -8,6 +8,9 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 export PROMPTFOO_PYTHON="${PROMPTFOO_PYTHON:-$root/.venv/bin/python}"
 export PROMPTFOO_DISABLE_TELEMETRY=1
 export PROMPTFOO_DISABLE_UPDATE=1
+# 0.121.20 on Node 20 exits 1 after a complete eval of >= 150 tests ("write after end" from its debug-log
+# writer at shutdown); without the debug log it exits 0 or 100 as documented (docs/gates.md)
+export PROMPTFOO_DISABLE_DEBUG_LOG="${PROMPTFOO_DISABLE_DEBUG_LOG:-1}"
 export PROMPTFOO_DISABLE_SHARING="${PROMPTFOO_DISABLE_SHARING:-1}"
 export PROMPTFOO_CONFIG_DIR="${PROMPTFOO_CONFIG_DIR:-$root/.promptfoo}"
 export NODE_NO_WARNINGS=1

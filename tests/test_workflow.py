@@ -1,4 +1,4 @@
-"""The shipped GitHub Actions workflows pass a maintained linter (zizmor, from PyPI) and keep their promises."""
+"""The shipped GitHub Actions workflows and the reusable action pass a maintained linter (zizmor, from PyPI) and keep their promises."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from reeljudge.gates.markdown import MARKER
 from workflow_runner import ROOT, load_workflow
 
 WORKFLOWS = ROOT / ".github" / "workflows"
+ACTION = ROOT / "action.yml"
 ZIZMOR = Path(ROOT / ".venv" / "bin" / "zizmor")
 SHA_PIN = re.compile(r"^[\w.-]+/[\w.-]+@[0-9a-f]{40}$")
 
@@ -23,8 +24,14 @@ def _zizmor(*paths: Path) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=120)
 
 
-def test_the_workflows_have_no_findings_at_pedantic_level():
-    proc = _zizmor(WORKFLOWS)
+def _action() -> dict:
+    import yaml
+
+    return yaml.safe_load(ACTION.read_text())
+
+
+def test_the_workflows_and_the_action_have_no_findings_at_pedantic_level():
+    proc = _zizmor(WORKFLOWS, ACTION)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "No findings to report" in proc.stdout + proc.stderr
 
@@ -36,7 +43,7 @@ def test_the_workflows_have_no_findings_at_pedantic_level():
         (("actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1 # v7.0.1", "actions/checkout@v7"), "unpinned-uses"),
         (("permissions: {}", "permissions: write-all"), "excessive-permissions"),
         (("  pull_request:", "  pull_request_target:"), "dangerous-triggers"),
-        (("run: bash scripts/gate.sh compare", "run: echo ${{ github.event.pull_request.title }}"), "template-injection"),
+        (("run: bash scripts/gate.sh suites", "run: echo ${{ github.event.pull_request.title }}"), "template-injection"),
     ],
 )
 def test_the_linter_catches_a_broken_copy(tmp_path, change, expected):
@@ -49,14 +56,29 @@ def test_the_linter_catches_a_broken_copy(tmp_path, change, expected):
     assert proc.returncode != 0 and expected in proc.stdout + proc.stderr
 
 
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        (('run: bash "$GITHUB_ACTION_PATH/action/gate.sh" compare', "run: echo ${{ github.event.pull_request.title }}"), "template-injection"),
+        (("actions/github-script@ed597411d8f924073f98dfc5c65a23a2325f34cd # v8.0.0", "actions/github-script@main"), "unpinned-uses"),
+    ],
+)
+def test_the_linter_catches_a_broken_copy_of_the_action(tmp_path, change, expected):
+    text = ACTION.read_text()
+    assert change[0] in text
+    (tmp_path / "action.yml").write_text(text.replace(change[0], change[1]))
+    proc = _zizmor(tmp_path / "action.yml")
+    assert proc.returncode != 0 and expected in proc.stdout + proc.stderr
+
+
 def _steps(workflow: dict, job: str) -> list[dict]:
     return workflow["jobs"][job]["steps"]
 
 
 def test_every_action_is_pinned_by_sha_with_its_version_noted():
-    for path in WORKFLOWS.glob("*.yml"):
+    for path in [*WORKFLOWS.glob("*.yml"), ACTION]:
         for line in path.read_text().splitlines():
-            if "uses:" in line:
+            if "uses:" in line and "uses: ./ " not in line:
                 ref, _, comment = line.split("uses:", 1)[1].strip().partition(" # ")
                 assert SHA_PIN.match(ref) and re.match(r"v\d+\.\d+\.\d+$", comment), f"{path.name}: {line.strip()}"
 
@@ -72,27 +94,33 @@ def test_the_gate_workflow_uses_the_projects_own_setup_cache_and_scripts():
     assert steps["Run the suites"]["env"] == {"GEMINI_API_KEY": "${{ secrets.GEMINI_API_KEY }}"}
     secret_steps = [s["name"] for s in _steps(gate, "gate") if "secrets." in str(s)]
     assert secret_steps == ["Run the suites"]  # the key reaches nothing else
-    assert steps["Keep the results"]["with"]["name"] == "reeljudge-results"
-    text = (ROOT / "scripts" / "gate.sh").read_text()
-    assert "--name reeljudge-results" in text and "reeljudge-gate.yml" in text  # baseline = this workflow's artifact
+    action = steps["Gate (the reusable action of this repository, action.yml)"]
+    assert action["uses"] == "./" and action["with"]["reeljudge-spec"] == "preinstalled" and action["with"]["results-dir"] == "results"
+    inputs = _action()["inputs"]
+    assert set(action["with"]) <= set(inputs) and inputs["artifact-name"]["default"] == "reeljudge-results"
+    text = (ROOT / "action" / "gate.sh").read_text()
+    assert '--name "${INPUT_ARTIFACT_NAME:-reeljudge-results}"' in text and "GITHUB_WORKFLOW_REF" in text  # baseline = this workflow's artifact
 
 
-def test_the_comment_workflow_reads_the_gates_artifact_and_finds_its_comment_by_the_marker():
+def test_the_comment_workflow_uses_the_action_in_comment_mode_and_finds_its_comment_by_the_marker():
     gate, comment = load_workflow("reeljudge-gate.yml"), load_workflow("reeljudge-gate-comment.yml")
     assert comment["on"]["workflow_run"]["workflows"] == [gate["name"]]
     job = comment["jobs"]["comment"]
     assert job["permissions"] == {"actions": "read", "pull-requests": "write"}
-    assert not any("actions/checkout" in str(s.get("uses")) for s in job["steps"])  # runs no code of the PR
-    script = next(s for s in job["steps"] if "github-script" in s.get("uses", ""))["with"]["script"]
+    checkout = next(s for s in job["steps"] if "actions/checkout" in str(s.get("uses")))
+    assert "ref" not in checkout.get("with", {}) and checkout["with"]["persist-credentials"] is False  # the default branch only
+    assert next(s for s in job["steps"] if s.get("uses") == "./")["with"] == {"mode": "comment"}
+    steps = _action()["runs"]["steps"]
+    script = next(s for s in steps if "github-script" in s.get("uses", ""))["with"]["script"]
     assert f"const marker = '{MARKER}';" in script
-    upload = next(s for s in _steps(gate, "gate") if s["name"] == "Keep the comment text")
-    download = next(s for s in job["steps"] if "download-artifact" in s.get("uses", ""))
-    assert upload["with"]["name"] == download["with"]["name"] == "reeljudge-gate-comment"
+    upload = next(s for s in steps if s["name"] == "Keep the gate report and comment text")
+    download = next(s for s in steps if "download-artifact" in s.get("uses", ""))
+    assert upload["with"]["name"] == download["with"]["name"] == "reeljudge-gate-report"
+    assert download["if"] == "inputs.mode == 'comment'" and upload["if"].startswith("always() && inputs.mode == 'gate'")
 
 
 def test_node_runs_the_comment_script_syntax():
-    script = next(s for s in load_workflow("reeljudge-gate-comment.yml")["jobs"]["comment"]["steps"]
-                  if "github-script" in s.get("uses", ""))["with"]["script"]
+    script = next(s for s in _action()["runs"]["steps"] if "github-script" in s.get("uses", ""))["with"]["script"]
     node = shutil.which("node")
     wrapped = f"(async function (github, context, core, require) {{\n{script}\n}});"
     proc = subprocess.run([node, "--check", "-"], input=wrapped, capture_output=True, text=True)

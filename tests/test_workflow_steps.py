@@ -16,6 +16,7 @@ from reeljudge.testing.results_fixtures import RunSpec, write_results
 from workflow_runner import Runner, load_workflow, make_workspace, new_github_state, push
 
 PR = 7
+GATE = "Gate (the reusable action of this repository, action.yml)"
 VIDEO = ("probe_flicker", "probe_frozen")
 
 
@@ -28,6 +29,7 @@ def _gate_context(sha: str, run_id: str) -> dict[str, str]:
         "secrets.GEMINI_API_KEY": "",  # a fork pull request: no key
         "github.event.pull_request.number": str(PR),
         "github.event.pull_request.head.sha": sha,
+        "github.event.repository.default_branch": "main",
     }
 
 
@@ -45,6 +47,7 @@ def _suites(effects: dict[str, float], seed: int):
     def write(workspace: Path) -> None:
         write_results(workspace / "results" / "filmability.json", RunSpec(seed=seed, effects=effects))
         write_results(workspace / "results" / "video.json", RunSpec(seed=seed, metrics=VIDEO, providers=("clips",)))
+        (workspace / "results" / ".gate-notes").write_text("Judge cache mode: offline suites only (fixture results).\n")
 
     return write
 
@@ -72,14 +75,15 @@ def test_regression_fails_the_gate_then_noise_passes_and_the_one_comment_is_upda
     workspace, artifacts, runner, gate, comment = _push_and_gate(
         tmp_path, "push1", "a" * 40, {"film_relevance": -0.08}, seed=2, state=state)
     assert gate.step("Set up (the project's own set-up)").outcome == "success", gate.step("Set up (the project's own set-up)").output
-    assert gate.step("Fetch the baseline").outcome == "success"
-    compare = gate.step("Compare with the baseline")
-    assert compare.outcome == "failure", compare.output  # exit 1: the gate fails the pull request
-    assert gate.step("Keep the comment text").outcome == "success"  # if: always()
+    action = gate.step(GATE)
+    assert action.outcome == "failure", action.output  # exit 1: the gate fails the pull request
+    assert "--- Fetch the baseline: success" in action.output and "--- Compare with the baseline: success" in action.output
+    assert "--- Keep the gate report and comment text: success" in action.output  # kept before the verdict fails the job
+    assert "--- The verdict: failure" in action.output and "regression (exit 1: the job fails)" in action.output
     assert sorted(p.name for p in (artifacts / "reeljudge-results").iterdir()) == ["filmability.json", "video.json"]
     assert not comment.failed, [s.output for s in comment.steps]
 
-    report = json.loads((workspace / "gate" / "report.json").read_text())
+    report = json.loads((workspace / "reeljudge-gate" / "report.json").read_text())
     film = next(s for s in report["suites"] if s["name"] == "filmability")
     regressed = [m for m in film["metrics"] if m["verdict"] == "regression"]
     assert {m["metric"] for m in regressed} >= {"film_relevance"}
@@ -88,11 +92,12 @@ def test_regression_fails_the_gate_then_noise_passes_and_the_one_comment_is_upda
 
     [posted] = _bot_comments(state)
     body = posted["body"]
-    assert body.startswith(MARKER) and "## reeljudge gate: ❌ regression" in body
+    assert body.startswith(MARKER) and body.splitlines()[1].startswith("## reeljudge gate: ❌ regression — filmability: `film_relevance`")
     interval = f"[{relevance['low']:+.3f}, {relevance['high']:+.3f}]".replace("-", "−")
     row = next(line for line in body.splitlines() if "`film_relevance`" in line)
     assert interval in row and "❌ regression" in row  # the comment shows the interval
     assert "Baseline: the committed baselines/ folder." in body and f"Candidate: {'a' * 40}." in body
+    assert "Judge cache mode: offline suites only" in body  # the suites step's note, carried by the action
     assert body in runner.summary.read_text()  # the job summary has the same text
 
     push(state, PR, "b" * 40)  # a later push with noise only
@@ -101,7 +106,7 @@ def test_regression_fails_the_gate_then_noise_passes_and_the_one_comment_is_upda
     assert not comment2.failed
     [updated] = _bot_comments(state)  # still one comment, updated in place
     assert updated["id"] == posted["id"] and updated["updated"] == 1
-    assert "## reeljudge gate: ✅ passed" in updated["body"] and f"Candidate: {'b' * 40}." in updated["body"]
+    assert updated["body"].splitlines()[1].startswith("## reeljudge gate: ✅ passed") and f"Candidate: {'b' * 40}." in updated["body"]
     human = json.loads(state.read_text())["comments"][0]
     assert human["user"]["type"] == "User" and "updated" not in human  # a quoted marker in a human comment is left alone
 

@@ -3,7 +3,8 @@
 Each ``run:`` step runs as GitHub runs it (``bash --noprofile --norc -eo pipefail``) in a
 workspace folder with the step's ``env:``; ``${{ }}`` expressions are looked up in a context the
 test gives, and an expression or ``if:`` the runner does not know fails the test instead of being
-guessed. ``uses:`` steps are played by local equivalents: checkout and the setup actions are
+guessed. A composite action (``uses: ./`` or a repository the test names, e.g. this one as
+``acme/reeljudge``) runs its own steps with its inputs. Other ``uses:`` steps are played by local equivalents: checkout and the setup actions are
 already done (the workspace is a copy of the project with its installed environments linked in),
 the cache is a no-op, artifacts go to and come from a folder, and ``actions/github-script`` runs
 its script under Node with the same arguments the action passes (``github``, ``context``,
@@ -108,64 +109,118 @@ def make_workspace(folder: Path) -> Path:
 
 
 class Runner:
-    """Plays one job of a workflow in ``workspace``."""
+    """Plays one job of a workflow in ``workspace``.
 
-    def __init__(self, workspace: Path, context: dict[str, str], artifacts: Path, github_state: Path) -> None:
+    Args:
+        workspace: the checked-out repository (the job's working directory).
+        context: values of ``${{ }}`` expressions (``github.*``, ``secrets.*``).
+        artifacts: the folder that holds artifacts, one subfolder per name (shared between jobs).
+        github_state: the JSON file of the in-memory GitHub REST stand-in.
+        actions: composite actions by ``owner/name`` (a repository folder holding ``action.yml``);
+            ``./`` is the workspace itself.
+        env: extra environment of every step (``GITHUB_REPOSITORY``, ``PATH`` with a stand-in ``gh``, …).
+    """
+
+    def __init__(self, workspace: Path, context: dict[str, str], artifacts: Path, github_state: Path,
+                 actions: dict[str, Path] | None = None, env: dict[str, str] | None = None) -> None:
         self.workspace, self.context, self.artifacts, self.github_state = workspace, context, artifacts, github_state
         self.summary = workspace.parent / f"{workspace.name}-step-summary.md"
+        self.actions = {"./": workspace, **(actions or {})}
+        self.env = dict(env or {})
+        self.temp = workspace.parent / f"{workspace.name}-runner-temp"
+        shutil.rmtree(self.temp, ignore_errors=True)  # a new job: nothing left from an earlier one
+        self.temp.mkdir(parents=True)
 
     def run_job(self, job: dict[str, Any], replace: dict[str, Callable[[Path], None]] | None = None) -> JobRun:
         """Every step in order with GitHub's rules: after a failure only ``always()`` steps run."""
+        return self._run_steps(job["steps"], {}, None, replace)
+
+    def _run_steps(self, steps: list[dict], inputs: dict[str, str], action_path: Path | None,
+                   replace: dict[str, Callable[[Path], None]] | None = None) -> JobRun:
         run = JobRun()
-        for step in job["steps"]:
+        for step in steps:
             name = step.get("name") or step.get("uses") or "step"
-            if not self._should_run(step.get("if"), run.failed):
+            if not self._should_run(step.get("if"), run.failed, inputs):
                 run.steps.append(StepResult(name, "skipped"))
                 continue
             if replace and name in replace:
                 replace[name](self.workspace)
                 run.steps.append(StepResult(name, "success", "replaced by the test"))
                 continue
-            ok, output = self._run_step(step)
+            ok, output = self._run_step(step, inputs, action_path)
             if not ok and step.get("continue-on-error"):
                 ok = True
             run.steps.append(StepResult(name, "success" if ok else "failure", output))
         return run
 
-    def _should_run(self, condition: str | None, failed: bool) -> bool:
+    def _should_run(self, condition: str | None, failed: bool, inputs: dict[str, str]) -> bool:
+        """``if:`` with the forms the workflows use: ``always()``, ``a == 'x'``, ``a != 'x'``, joined by ``&&``."""
         if condition is None:
             return not failed
-        known = {
-            "github.event_name == 'pull_request'": self.context["github.event_name"] == "pull_request",
-            "always() && github.event_name == 'pull_request'": self.context["github.event_name"] == "pull_request",
-            "github.event.workflow_run.event == 'pull_request'": self.context.get("github.event.workflow_run.event") == "pull_request",
-        }
-        if condition not in known:
-            raise AssertionError(f"the workflow runner does not know the condition {condition!r}")
-        return known[condition] and (not failed or condition.startswith("always()"))
+        terms = [t.strip() for t in str(condition).split("&&")]
+        always = "always()" in terms
+        for term in terms:
+            if term == "always()":
+                continue
+            match = re.fullmatch(r"([\w.-]+)\s*(==|!=)\s*'([^']*)'", term)
+            if not match:
+                raise AssertionError(f"the workflow runner does not know the condition {condition!r}")
+            equal = self._lookup(match.group(1), inputs) == match.group(3)
+            if equal != (match.group(2) == "=="):
+                return False
+        return always or not failed
 
-    def _expand(self, text: str) -> str:
-        def value(match: re.Match) -> str:
-            expr = match.group(1)
-            if expr not in self.context:
-                raise AssertionError(f"the workflow runner has no value for ${{{{ {expr} }}}}")
-            return self.context[expr]
+    def _lookup(self, expr: str, inputs: dict[str, str]) -> str:
+        """One expression: ``inputs.x``, a context value, or ``a || b`` (the first that is not empty)."""
+        if "||" in expr:
+            return next((v for v in (self._lookup(part.strip(), inputs) for part in expr.split("||")) if v), "")
+        if expr.startswith("inputs."):
+            if expr[7:] not in inputs:
+                raise AssertionError(f"the action has no input {expr[7:]!r}")
+            return inputs[expr[7:]]
+        if expr not in self.context:
+            raise AssertionError(f"the workflow runner has no value for ${{{{ {expr} }}}}")
+        return self.context[expr]
 
-        return _EXPR.sub(value, str(text))
+    def _expand(self, text: str, inputs: dict[str, str] | None = None) -> str:
+        return _EXPR.sub(lambda m: self._lookup(m.group(1), inputs or {}), str(text))
 
-    def _run_step(self, step: dict[str, Any]) -> tuple[bool, str]:
-        env = {**os.environ, "GITHUB_STEP_SUMMARY": str(self.summary), "CI": "true",
-               **{k: self._expand(v) for k, v in (step.get("env") or {}).items()}}
+    def _run_step(self, step: dict[str, Any], inputs: dict[str, str], action_path: Path | None) -> tuple[bool, str]:
+        env = {**os.environ, "GITHUB_STEP_SUMMARY": str(self.summary), "CI": "true", "RUNNER_TEMP": str(self.temp),
+               "GITHUB_OUTPUT": str(self.temp / "github-output"), **self.env,
+               **({"GITHUB_ACTION_PATH": str(action_path)} if action_path else {}),
+               **{k: self._expand(v, inputs) for k, v in (step.get("env") or {}).items()}}
         for key in ("GEMINI_API_KEY", "GOOGLE_API_KEY", "GH_TOKEN"):
             if not env.get(key):
                 env.pop(key, None)
         if "run" in step:
             if _EXPR.search(step["run"]):
                 raise AssertionError(f"step {step.get('name')!r}: expressions in run: scripts invite injection; use env:")
+            cwd = self.workspace / self._expand(step.get("working-directory", "."), inputs)
             proc = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
-                                  cwd=self.workspace, env=env, capture_output=True, text=True, timeout=900)
+                                  cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
             return proc.returncode == 0, proc.stdout + proc.stderr
-        return self._uses(step["uses"].split("@")[0], {k: self._expand(v) for k, v in (step.get("with") or {}).items()}, env)
+        uses = step["uses"].split("@")[0]
+        given = {k: self._expand(v, inputs) for k, v in (step.get("with") or {}).items()}
+        if uses in self.actions:  # the step's env: reaches the action's own steps, as on GitHub
+            step_env = {k: self._expand(v, inputs) for k, v in (step.get("env") or {}).items()}
+            saved, self.env = self.env, {**self.env, **step_env}
+            try:
+                return self._composite(self.actions[uses], given)
+            finally:
+                self.env = saved
+        return self._uses(uses, given, env)
+
+    def _composite(self, path: Path, given: dict[str, str]) -> tuple[bool, str]:
+        """A composite action: its inputs from ``with:`` over its defaults, its steps with its own path."""
+        action = yaml.safe_load((path / "action.yml").read_text())
+        assert action["runs"]["using"] == "composite"
+        unknown = set(given) - set(action["inputs"])
+        if unknown:
+            raise AssertionError(f"{path.name}/action.yml has no input(s) {sorted(unknown)}")
+        inputs = {k: str(given[k]) if k in given else self._expand(str(v.get("default", "")), {}) for k, v in action["inputs"].items()}
+        run = self._run_steps(action["runs"]["steps"], inputs, path)
+        return not run.failed, "\n".join(f"--- {s.name}: {s.outcome}\n{s.output}" for s in run.steps)
 
     def _uses(self, action: str, inputs: dict[str, str], env: dict[str, str]) -> tuple[bool, str]:
         if action in ("actions/checkout", "actions/setup-python", "actions/setup-node", "actions/cache"):
@@ -174,6 +229,8 @@ class Runner:
             target = self.artifacts / inputs["name"]
             shutil.rmtree(target, ignore_errors=True)
             pattern = inputs["path"].rstrip("/")
+            while pattern.startswith("./"):
+                pattern = pattern[2:]
             matched = sorted(self.workspace.glob(pattern))
             if not matched and inputs.get("if-no-files-found") == "error":
                 return False, f"no files match {inputs['path']}"

@@ -7,7 +7,7 @@ from reeljudge.ab.records import TIE
 from reeljudge.ab_judge.options import ABJudgeOptions
 from reeljudge.ab_judge.probes_judge import GROUPS, ProbesPairVerdict
 from reeljudge.ab_judge.verdict import OrderVerdict, PairVerdict
-from reeljudge.promptfoo import Result, component, grading_result
+from reeljudge.promptfoo import IDENTITY_KEY, Result, component, grading_result, judge_identity
 
 JUDGE_NAME = "ab_judge"
 
@@ -64,8 +64,20 @@ def gemini_result(v: PairVerdict, options: ABJudgeOptions, test: str) -> Result:
         "model": v.orders[0].call.get("model"), "cache_hit": v.cache_hit,
         "cost_usd_estimate": None if v.usage.cost_usd is None else round(v.usage.cost_usd, 6),
     }
+    metadata[IDENTITY_KEY] = _gemini_identity(v, options)
     return grading_result(passed=v.passed, score=v.score, reason=". ".join(parts), named_scores=named, components=components,
                           tokens=v.usage.tokens_used(), metadata=metadata)
+
+
+def _gemini_identity(v: PairVerdict, options: ABJudgeOptions) -> dict:
+    """Who judged: the model, the protocol's instruction and schema files (hashed), orders and sampling."""
+    from reeljudge.ab_judge.rubric import rubric_name, schema_name
+    from reeljudge.gemini.prompts import rubric_version
+
+    version = f"{v.protocol}-{rubric_version(rubric_name(v.protocol), schema_name(v.protocol))}"
+    chosen = {"orders": len(v.orders), "fps": getattr(options, "fps", None), "media_resolution": getattr(options, "media_resolution", None)}
+    return judge_identity(JUDGE_NAME, "gemini", model=v.orders[0].call.get("model"), version=version, options=chosen,
+                          replayed=bool(v.cache_hit))
 
 
 def _num(x: float) -> str:
@@ -107,6 +119,7 @@ def probes_result(v: ProbesPairVerdict, options: ABJudgeOptions, test: str) -> R
         "primary_tag": v.primary_tag, "secondary_tags": list(v.secondary_tags), "abstained": list(v.abstained),
         "dimensions": dimensions, "faults": {s: {g: list(ps) for g, ps in f.items()} for s, f in v.faults.items()},
         "pass_on": v.pass_on,
+        IDENTITY_KEY: judge_identity(JUDGE_NAME, "probes", version=options.protocol),
     }
     return grading_result(passed=v.passed, score=v.score, reason=". ".join(parts), named_scores=named, components=components,
                           metadata=metadata)

@@ -19,6 +19,7 @@ from reeljudge.filmability.local_version import LOCAL_JUDGE_VERSION, SOURCES_SHA
 from reeljudge.filmability.options import FilmabilityOptions
 from reeljudge.filmability.score_table import Breakdown, TableScore, breakdown_from_reply, judge_disagreements, score_breakdown
 from reeljudge.gemini.settings import JudgeSettings, answers_without_credentials, has_gemini_credentials
+from reeljudge.promptfoo import IDENTITY_KEY, judge_identity
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from reeljudge.filmability.findability import Findability
@@ -116,8 +117,13 @@ def _gemini(narration: str, terms: list[str], options: FilmabilityOptions, setti
     from reeljudge.batch.planner import planner_for
     from reeljudge.gemini.client import JudgeClient
 
+    from reeljudge.filmability.judge_gemini import RUBRIC_FILE, SCHEMA_FILE
+    from reeljudge.gemini.prompts import rubric_version
+
     reply = judge_terms_with_gemini(narration, terms, JudgeClient(settings, planner=planner_for(settings)))
-    meta = {"judge": "gemini", **reply.metadata()}
+    meta = {"judge": "gemini", **reply.metadata(),
+            IDENTITY_KEY: judge_identity("filmability", "gemini", model=reply.model, replayed=reply.cache_hit,
+                                         version=rubric_version(RUBRIC_FILE, SCHEMA_FILE))}
     return _verdict(terms, reply.value, options, "gemini", meta, reply.usage.tokens_used(), trusted_total=False)
 
 
@@ -132,7 +138,8 @@ def _local(narration: str, terms: list[str], options: FilmabilityOptions, settin
         cache_hit = False
     else:
         value, cache_hit = entry["value"], True
-    meta = {"judge": "local", "cache_hit": cache_hit, "local_details": value.get("details", {})}
+    meta = {"judge": "local", "cache_hit": cache_hit, "local_details": value.get("details", {}),
+            IDENTITY_KEY: judge_identity("filmability", "local", version=f"{LOCAL_JUDGE_VERSION}-{SOURCES_SHA256[:12]}")}
     return _verdict(terms, value, options, "local", meta, None, trusted_total=True)
 
 

@@ -1,7 +1,9 @@
 """``reeljudge compare BASE CANDIDATE``: the pull-request gate over two promptfoo results.
 
-Exit codes: 0 the gate passes, 1 a regression (or tests the candidate no longer judged), 2 the
-results could not be compared (bad input; the message says which file and what is wrong).
+Exit codes: 0 the gate passes, 1 a regression (a metric, tests that newly fail or are no longer
+judged), 2 the results could not be compared (bad input, a baseline judged differently; the message
+says which file and what is wrong), 3 inconclusive (an interval too wide to tell; 0 with
+``on_inconclusive: warn``).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ def _compare(args: argparse.Namespace) -> int:
         comparison = compare_paths(args.base, args.candidate, load_gate(args.gate))
     except BadInputError as error:
         comparison = Comparison(suites=[SuiteFailure("compare", error.message)])
-    text = render(comparison)
+    text = render(comparison, args.report_url)
     if args.markdown:
         _write(args.markdown, text)
     if args.json:
@@ -48,12 +50,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "compare",
         help="gate a candidate run against a base run (paired bootstrap intervals per metric)",
         description="Compare two promptfoo results files (or two folders of them, matched by file name). "
-        "Exit 0 when the gate passes, 1 on a regression, 2 when the results cannot be compared.",
+        "Exit 0 when the gate passes, 1 on a regression, 2 when the results cannot be compared, "
+        "3 when the data cannot tell (inconclusive).",
     )
     p.add_argument("base", help="base results JSON (promptfoo eval -o), or a folder of them")
     p.add_argument("candidate", help="candidate results JSON, or a folder of them")
     p.add_argument("--gate", help="gate file (YAML; default: reeljudge.gate.yaml if present, else built-in defaults)")
     p.add_argument("--json", help="write the full report as JSON here")
     p.add_argument("--markdown", help="write the Markdown summary here (PR comment, job summary)")
+    p.add_argument("--report-url", help="link to the full report (e.g. the workflow run's artifacts), shown in the Markdown")
     p.add_argument("-q", "--quiet", action="store_true", help="do not print the Markdown summary")
     p.set_defaults(func=_compare)

@@ -3,9 +3,11 @@
 Tests are matched by provider, prompt, description and vars (repeats of one test are averaged
 into one unit). For every metric (the score, the pass rate, each namedScore) and every group
 (provider, or all), the mean of the paired differences candidate - base gets a bootstrap interval
-over tests; a gated metric whose interval lies entirely below ``-tolerance`` is a regression.
-Tests that did not judge in either run are left out of the differences and listed apart; tests
-judged in the base but not in the candidate fail the gate beyond ``max_unjudged``.
+over tests; a gated metric whose interval lies entirely below ``-tolerance`` is a regression, one
+whose interval straddles it is inconclusive. Tests that did not judge in either run are left out
+of the differences and listed apart; tests judged in the base but not in the candidate fail the
+gate beyond ``max_unjudged``, tests that newly fail beyond ``max_newly_failing`` (``flips``). Both
+runs must have been judged alike (``judges``). The verdicts and exit codes: ``verdicts``.
 """
 
 from __future__ import annotations
@@ -14,7 +16,10 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from reeljudge.gates import verdicts as V
+from reeljudge.gates.flips import GroupFlips, group_flips
 from reeljudge.gates.gatefile import GateSettings, check_metric_names
+from reeljudge.gates.judges import check_judges
 from reeljudge.gates.results import CannotCompare, Cell, ResultsFile
 from reeljudge.stats.bootstrap import Interval
 
@@ -31,6 +36,8 @@ class Unit:
     values: dict[str, float]  # metric -> mean over the repeats
     reason: str
     metric_reasons: dict[str, str]
+    deterministic: bool = True
+    judges: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -44,15 +51,24 @@ class MetricRow:
     difference: Interval
     tolerance: float
     gated: bool
+    detectable_drop: float = float("nan")  # tolerance + z·s/√n of the paired differences (verdicts.detectable_drop)
 
     @property
     def verdict(self) -> str:
-        """``regression``, ``improved`` or ``ok`` (the interval reaches within the tolerance)."""
-        if self.difference.high < -self.tolerance:
-            return "regression" if self.gated else "regression (not gated)"
-        if self.difference.low > self.tolerance:
-            return "improved"
-        return "ok"
+        """``regression``, ``inconclusive``, ``improved`` or ``ok``; ``… (not gated)`` for ignored metrics."""
+        verdict = V.metric_verdict(self.difference.low, self.difference.high, self.tolerance)
+        if not self.gated and verdict in (V.REGRESSION, V.INCONCLUSIVE):
+            return f"{verdict} (not gated)"
+        return verdict
+
+    def text(self) -> str:
+        """``film_relevance (generator-a) −0.080 [−0.095, −0.066]``."""
+        d = self.difference
+        return f"`{self.metric}` ({self.group}) {_signed(d.estimate)} [{_signed(d.low)}, {_signed(d.high)}]"
+
+
+def _signed(value: float) -> str:
+    return f"{value:+.3f}".replace("-", "−")
 
 
 @dataclass(frozen=True)
@@ -85,19 +101,61 @@ class SuiteReport:
     rows: list[MetricRow] = field(default_factory=list)
     worst: list[TestChange] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    flips: list[GroupFlips] = field(default_factory=list)
+    judge_flags: list[str] = field(default_factory=list)  # judges differ, with on_judge_change: flag
 
     @property
     def regressions(self) -> list[MetricRow]:
-        return [r for r in self.rows if r.gated and r.verdict == "regression"]
+        return [r for r in self.rows if r.gated and r.verdict == V.REGRESSION]
+
+    @property
+    def inconclusive(self) -> list[MetricRow]:
+        return [r for r in self.rows if r.gated and r.verdict == V.INCONCLUSIVE]
 
     @property
     def too_many_unjudged(self) -> bool:
         return len(self.unjudged_candidate) > self.settings.max_unjudged
 
     @property
+    def too_many_flips(self) -> list[GroupFlips]:
+        return [g for g in self.flips if g.too_many_failing]
+
+    @property
+    def verdict(self) -> str:
+        """passed, inconclusive or regression (``verdicts``)."""
+        if self.regressions or self.too_many_unjudged or self.too_many_flips:
+            return V.REGRESSION
+        if self.inconclusive or self.judge_flags:
+            return V.INCONCLUSIVE
+        return V.PASSED
+
+    @property
     def exit_code(self) -> int:
-        """0 when the gate passes, 1 on a regression or tests the candidate did not judge."""
-        return 1 if self.regressions or self.too_many_unjudged else 0
+        """0 passed, 1 regression, 3 inconclusive (0 with ``on_inconclusive: warn``)."""
+        return V.exit_code(self.verdict, self.settings.on_inconclusive)
+
+    def reasons(self) -> list[str]:
+        """Why the verdict is what it is, the deciding reasons first."""
+        tol = lambda r: f"−{r.tolerance:g}"  # noqa: E731
+        clearest = sorted(self.regressions, key=lambda r: r.difference.high + r.tolerance)  # the surest drop first
+        out = [f"{r.text()} lies below {tol(r)}" for r in clearest]
+        out += [f"{g.group}: {g.rule_text()}" for g in self.too_many_flips]
+        if self.too_many_unjudged:
+            out.append(f"{len(self.unjudged_candidate)} test(s) judged in the base are not judged in the candidate "
+                       f"(max_unjudged {self.settings.max_unjudged})")
+        out += [f"{r.text()} straddles {tol(r)}: cannot tell" for r in sorted(self.inconclusive, key=lambda r: r.difference.estimate)]
+        out += self.judge_flags
+        return out or ["every gated metric is within its tolerance and no test newly fails beyond the limit"]
+
+    def evidence(self) -> list[tuple[str, int, float]]:
+        """Per group: (group, paired tests, smallest detectable drop of its deciding metric)."""
+        out = []
+        for group in sorted({r.group for r in self.rows}):
+            rows = [r for r in self.rows if r.group == group and r.gated] or [r for r in self.rows if r.group == group]
+            decisive = sorted(rows, key=lambda r: (-V.ORDER.index(r.verdict) if r.verdict in V.ORDER else 0,
+                                                   r.metric != SCORE, r.difference.estimate))[0]
+            out.append((group, decisive.difference.n_units, decisive.detectable_drop))
+        return out
 
 
 def compare_results(base: ResultsFile, candidate: ResultsFile, settings: GateSettings, name: str = "") -> SuiteReport:
@@ -126,11 +184,21 @@ def compare_results(base: ResultsFile, candidate: ResultsFile, settings: GateSet
             report.unjudged_both.append((c.label, c.reason))
     if not pairs:
         raise CannotCompare(f"{report.name}: no test was judged in both runs ({len(shared)} matched tests)")
+    report.judge_flags = check_judges(report.name, base_units.values(), cand_units.values(), settings.on_judge_change, report.notes)
     metrics = {m for b, c in pairs for m in (*b.values, *c.values)}
     report.notes += check_metric_names(settings, metrics)
     report.rows = _metric_rows(pairs, settings, report.notes)
     report.worst = _worst(pairs, report.rows, settings)
+    report.flips = _flips(pairs, [(base_units[k], cand_units[k]) for k in shared
+                                  if base_units[k].judged and not cand_units[k].judged], settings)
     return report
+
+
+def _flips(pairs: list[tuple[Unit, Unit]], lost: list[tuple[Unit, Unit]], settings: GateSettings) -> list[GroupFlips]:
+    """Each group's flips (groups as the metric rows have them)."""
+    groups = sorted({b.group for b, _ in pairs} | {b.group for b, _ in lost})
+    return [group_flips(g, [p for p in pairs if p[0].group == g], [p for p in lost if p[0].group == g], settings)
+            for g in groups]
 
 
 def _require_judged(run: ResultsFile, role: str) -> None:
@@ -168,6 +236,8 @@ def _units(cells: Iterable[Cell], settings: GateSettings, multi_prompt: bool) ->
             values={m: sums[m] / counts[m] for m in sums},
             reason=(unjudged or first).reason,
             metric_reasons=first.metric_reasons,
+            deterministic=all(c.deterministic for c in group),
+            judges=tuple(sorted({j for c in group for j in c.judges})),
         )
     return units
 
@@ -220,8 +290,10 @@ def _metric_rows(pairs: list[tuple[Unit, Unit]], settings: GateSettings, notes: 
                 side = "candidate" if not np.isnan(cand[:, j]).all() else "base"
                 notes.append(f"{group}: metric {metric!r} is only in the {side} run; not compared")
                 continue
+            tolerance = settings.tolerance_for(metric)
             rows.append(MetricRow(group, metric, float(base[both[:, j], j].mean()), float(cand[both[:, j], j].mean()),
-                                  intervals[j], settings.tolerance_for(metric), settings.gated(metric)))
+                                  intervals[j], tolerance, settings.gated(metric),
+                                  V.detectable_drop(diffs[:, j], tolerance, settings.confidence)))
     return rows
 
 
@@ -231,7 +303,7 @@ def _metric_order(metric: str) -> tuple[int, str]:
 
 def _worst(pairs: list[tuple[Unit, Unit]], rows: list[MetricRow], settings: GateSettings) -> list[TestChange]:
     """Per test, its largest drop on a gated metric (regressed metrics first); the worst N."""
-    regressed = {(r.group, r.metric) for r in rows if r.verdict == "regression"}
+    regressed = {(r.group, r.metric) for r in rows if r.verdict == V.REGRESSION}
     gated = {r.metric for r in rows if r.gated and r.metric != PASS_RATE}
     changes = []
     for b, c in pairs:

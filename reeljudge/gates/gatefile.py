@@ -8,9 +8,12 @@ A small YAML file (default ``reeljudge.gate.yaml`` in the working directory, if 
       "gecko_*": 0.03
     ignore: [filmability]      # metrics reported but never gated
     max_unjudged: 0            # tests judged in the base but not in the candidate that are allowed
+    max_newly_failing: auto    # tests that newly fail: auto = 0 for offline/replayed judges
+    on_inconclusive: fail      # an interval straddling -tolerance blocks (exit 3); warn: exit 0
 
 A regression is a metric whose paired-bootstrap interval of (candidate - base) lies entirely
-below ``-tolerance``. Unknown keys are errors with a did-you-mean.
+below ``-tolerance``; inconclusive, one whose interval straddles it. Unknown keys are errors with
+a did-you-mean.
 """
 
 from __future__ import annotations
@@ -40,6 +43,13 @@ class GateSettings:
     ignore: tuple[str, ...] = option((), doc="metric names or patterns that are reported but never gated")
     max_unjudged: int = option(0, doc="tests judged in the base but not in the candidate that still pass the gate",
                                minimum=0)
+    on_inconclusive: Literal["fail", "warn"] = option("fail", doc="inconclusive (an interval straddles -tolerance): "
+                                                      "fail blocks (exit 3), warn reports it and exits 0")
+    max_newly_failing: str = option("auto", doc="tests per provider that may newly fail (pass in the base, fail in the "
+                                    "candidate); auto: 0 for offline or replayed judges; for live LLM judges, as many as "
+                                    "a sign test against the newly passing tests puts down to judging noise")
+    on_judge_change: Literal["refuse", "flag"] = option("refuse", doc="a baseline judged by another judge, model, "
+                                                        "rubric or options: refuse (exit 2) or flag (at best inconclusive)")
     min_matched_share: float = option(0.5, doc="below this share of the base's tests found in the candidate, the "
                                       "files are taken to come from different configs (exit 2)", minimum=0, maximum=1)
     group_by: Literal["provider", "none"] = option("provider", doc="provider: gate each provider (and prompt) on "
@@ -57,6 +67,10 @@ class GateSettings:
                 raise ValueError(f"tolerances.{key} must be a number from 0 to 1, got {value!r}")
             checked[str(key)] = number
         object.__setattr__(self, "tolerances", MappingProxyType({**DEFAULT_TOLERANCES, **checked}))
+        limit = str(self.max_newly_failing).strip().lower()
+        if limit != "auto" and not (limit.isdigit()):
+            raise ValueError(f"max_newly_failing must be auto or a whole number from 0, got {self.max_newly_failing!r}")
+        object.__setattr__(self, "max_newly_failing", limit)
 
     def tolerance_for(self, metric: str) -> float:
         """The allowed drop for ``metric``: its exact entry, else the first matching pattern, else the default."""
@@ -91,6 +105,8 @@ def load_gate(path: str | Path | None) -> GateSettings:
 
 def gate_from_mapping(data: Any, name: str = "gate file") -> GateSettings:
     """Validated settings from a mapping; BadInputError naming the key and the problem."""
+    if isinstance(data, Mapping) and isinstance(data.get("max_newly_failing"), int) and not isinstance(data["max_newly_failing"], bool):
+        data = {**data, "max_newly_failing": str(data["max_newly_failing"])}  # a number or the word auto
     return load_one(data, GateSettings, owner=name, env={})
 
 

@@ -1,119 +1,150 @@
-"""The Markdown summary of a comparison: a pull-request comment and a job summary.
+"""The Markdown summary of a comparison, read at a glance: a pull-request comment and a job summary.
 
-It starts with a hidden marker (``MARKER``) so a workflow can find and update its one comment.
-Lists are cut to a few entries so the text stays far below GitHub's 65,536-character limit.
+Its shape: a hidden marker (``MARKER``, so a workflow finds and updates its one comment); the
+verdict and its deciding reason in the first line; one verdict line per suite and provider (how
+many paired tests, the smallest detectable drop); one table of the metrics that moved or could not
+be told; the flipped tests (the first few open, the rest folded); everything else folded; a link
+to the full report. Every list is cut, so the text stays under 60 lines for any suite size.
 """
 
 from __future__ import annotations
 
+from reeljudge.gates import verdicts as V
 from reeljudge.gates.compare import MetricRow, SuiteReport
+from reeljudge.gates.flips import NEWLY_FAILING, NEWLY_NOT_JUDGED, NEWLY_PASSING, Flip
 from reeljudge.gates.run import Comparison, SuiteFailure
 
 MARKER = "<!-- reeljudge-gate -->"
-_LIST_LIMIT = 15
-_REASON_CHARS = 240
-_HEADLINE = {0: "✅ passed", 1: "❌ regression", 2: "⚠️ could not compare"}
-_VERDICT = {"regression": "❌ regression", "improved": "✅ improved", "ok": "ok", "regression (not gated)": "⚠️ worse (not gated)"}
+_REASON_CHARS = 160
+_ICON = {V.PASSED: "✅ passed", V.REGRESSION: "❌ regression", V.CANNOT_COMPARE: "⚠️ could not compare",
+         V.INCONCLUSIVE: "❔ inconclusive"}
+_VERDICT = {"regression": "❌ regression", "improved": "✅ improved", "ok": "ok", "inconclusive": "❔ cannot tell",
+            "regression (not gated)": "⚠️ worse (not gated)", "inconclusive (not gated)": "❔ cannot tell (not gated)"}
+_LIMITS = {"verdict_lines": 8, "metrics": 12, "flips_open": 5, "flips_folded": 10, "listed": 5, "notes": 4, "folded": 16}
 
 
-def render(comparison: Comparison) -> str:
+def render(comparison: Comparison, report_url: str | None = None) -> str:
     """The whole comparison as Markdown."""
-    lines = [MARKER, f"## reeljudge gate: {_HEADLINE[comparison.exit_code]}", ""]
     reports = [s for s in comparison.suites if isinstance(s, SuiteReport)]
-    if reports:
-        regressions = sum(len(r.regressions) for r in reports)
-        unjudged = sum(len(r.unjudged_candidate) for r in reports)
-        lines.append(
-            f"Candidate against base: {regressions} regressed metric(s), {unjudged} test(s) no longer judged, "
-            f"{len(reports)} suite(s) compared."
-        )
-        settings = reports[0].settings
-        lines.append(
-            f"A regression is a gated metric whose {settings.confidence:.0%} paired-bootstrap interval of "
-            "(candidate − base) lies entirely below −tolerance."
-        )
-        lines.append("")
-    lines += [f"- {note}" for note in comparison.notes]
-    for suite in comparison.suites:
-        lines += _failure(suite) if isinstance(suite, SuiteFailure) else _suite(suite)
+    failures = [s for s in comparison.suites if isinstance(s, SuiteFailure)]
+    lines = [MARKER, f"## reeljudge gate: {_headline(comparison)} — {_clean(_first_reason(comparison), 300)}", ""]
+    lines += _verdict_lines(reports, failures)
+    lines += _metrics_table(reports)
+    lines += _flips(reports)
+    lines += _folded(comparison, reports)
+    if report_url:
+        lines += [f"Full report (Markdown and JSON): {report_url}", ""]
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _failure(suite: SuiteFailure) -> list[str]:
-    return [f"### {suite.name}: ⚠️ could not compare", "", _clean(suite.message, 2000), ""]
+def _headline(comparison: Comparison) -> str:
+    verdict = comparison.verdict
+    text = _ICON[verdict]
+    if verdict == V.INCONCLUSIVE:
+        text += " (blocking)" if comparison.exit_code else " (not blocking: on_inconclusive: warn)"
+    return text
 
 
-def _suite(report: SuiteReport) -> list[str]:
-    b, c = report.base, report.candidate
-    verdict = _HEADLINE[report.exit_code]
-    lines = [
-        f"### {report.name}: {verdict}",
-        "",
-        f"base: {b['tests']} results ({b['judged']} judged{_version(b)}) · candidate: {c['tests']} results "
-        f"({c['judged']} judged{_version(c)}) · {report.matched} tests matched",
-        "",
-    ]
-    attention = [r for r in report.rows if r.verdict != "ok"]
-    if attention:
-        lines += _table(attention)
-    else:
-        lines += ["No metric moved beyond its tolerance.", ""]
-    lines += _unjudged(report)
-    lines += _listing("Added tests", report.added)
-    lines += _listing("Removed tests", report.removed)
-    lines += _worst(report)
-    lines += [f"<details><summary>All metrics ({len(report.rows)})</summary>", "", *_table(report.rows), "</details>", ""]
-    lines += [f"- note: {_clean(n)}" for n in report.notes]
-    return lines
+def _first_reason(comparison: Comparison) -> str:
+    """The deciding reason of the worst suite."""
+    worst = [s for s in comparison.suites if s.verdict == comparison.verdict]
+    if not worst:
+        return "nothing was compared"
+    suite = worst[0]
+    if isinstance(suite, SuiteFailure):
+        return f"{suite.name}: {suite.message}"
+    return f"{suite.name}: {suite.reasons()[0]}"
 
 
-def _table(rows: list[MetricRow]) -> list[str]:
-    level = f"{rows[0].difference.confidence:.0%} CI" if rows else "CI"
-    out = [f"| group | metric | n | base | candidate | Δ [{level}] | tolerance | verdict |", "|---|---|---:|---:|---:|---|---:|---|"]
-    for r in rows:
-        out.append(
-            f"| {_cell(r.group)} | `{r.metric}` | {r.difference.n_units} | {r.base_mean:.3f} | {r.candidate_mean:.3f} | "
-            f"{_signed(r.difference.estimate)} [{_signed(r.difference.low)}, {_signed(r.difference.high)}] | "
-            f"{r.tolerance:g} | {_VERDICT.get(r.verdict, r.verdict)} |"
-        )
-    return out + [""]
+def _verdict_lines(reports: list[SuiteReport], failures: list[SuiteFailure]) -> list[str]:
+    """One line per suite and group: the verdict, the paired tests and the smallest detectable drop."""
+    lines = [f"- **{f.name}**: {_ICON[V.CANNOT_COMPARE]}: {_clean(f.message, 400)}" for f in failures]
+    for report in reports:
+        flips = {g.group: g for g in report.flips}
+        for group, n, drop in report.evidence():
+            rule = flips[group].rule_text() if group in flips else ""
+            lines.append(f"- **{report.name}** · {_clean(group, 60)}: {_ICON[report.verdict]} · {V.evidence_text(n, drop)}"
+                         + (f" · {rule}" if rule else ""))
+    shown = lines[: _LIMITS["verdict_lines"]]
+    if len(lines) > len(shown):
+        shown.append(f"- … {len(lines) - len(shown)} more suite/provider lines in the full report")
+    return shown + [""]
 
 
-def _unjudged(report: SuiteReport) -> list[str]:
-    lines = []
-    for title, items in (
-        (f"Not judged in the candidate but judged in the base (never counted as passes; {report.settings.max_unjudged} allowed)",
-         report.unjudged_candidate),
-        ("Not judged in the base, judged in the candidate (left out of the differences)", report.unjudged_base),
-        ("Not judged in either run", report.unjudged_both),
-    ):
-        if items:
-            lines += [f"**{title}: {len(items)}**", ""]
-            lines += [f"- {_cell(t)}: {_clean(r)}" for t, r in items[:_LIST_LIMIT]]
-            lines += _more(len(items)) + [""]
-    return lines
+def _metrics_table(reports: list[SuiteReport]) -> list[str]:
+    """The metrics that moved or could not be told (worst first)."""
+    moved = [(r.name, row) for r in reports for row in r.rows if row.verdict != "ok"]
+    if not moved:
+        return ["No metric moved beyond its tolerance, and every interval rules out a drop larger than it.", ""]
+    moved.sort(key=lambda item: (item[1].verdict != V.REGRESSION, item[1].verdict != V.INCONCLUSIVE, item[1].difference.estimate))
+    level = f"{moved[0][1].difference.confidence:.0%} CI"
+    lines = [f"| suite · group | metric | n | base → candidate | Δ [{level}] | tolerance | detectable drop | verdict |",
+             "|---|---|---:|---|---|---:|---:|---|"]
+    lines += [_metric_line(suite, row) for suite, row in moved[: _LIMITS["metrics"]]]
+    if len(moved) > _LIMITS["metrics"]:
+        lines.append(f"| … | {len(moved) - _LIMITS['metrics']} more in the full report | | | | | | |")
+    return lines + [""]
 
 
-def _listing(title: str, items: list[str]) -> list[str]:
-    if not items:
+def _metric_line(suite: str, r: MetricRow) -> str:
+    d = r.difference
+    drop = "—" if d.n_units < 2 or r.detectable_drop != r.detectable_drop else f"{r.detectable_drop:.3f}"
+    return (f"| {_clean(suite + ' · ' + r.group, 60)} | `{r.metric}` | {d.n_units} | {r.base_mean:.3f} → {r.candidate_mean:.3f} | "
+            f"{_signed(d.estimate)} [{_signed(d.low)}, {_signed(d.high)}] | {r.tolerance:g} | {drop} | {_VERDICT.get(r.verdict, r.verdict)} |")
+
+
+def _flips(reports: list[SuiteReport]) -> list[str]:
+    """Flipped tests: newly failing and newly not judged first; the first few open, the rest folded."""
+    order = {NEWLY_FAILING: 0, NEWLY_NOT_JUDGED: 1, NEWLY_PASSING: 2}
+    flips = sorted(((r.name, f) for r in reports for g in r.flips for f in g.flips), key=lambda item: order[item[1].kind])
+    if not flips:
         return []
-    shown = ", ".join(_cell(i) for i in items[:_LIST_LIMIT])
-    more = f", … and {len(items) - _LIST_LIMIT} more" if len(items) > _LIST_LIMIT else ""
-    return [f"**{title} ({len(items)}):** {shown}{more}", ""]
+    counts = {kind: sum(1 for _, f in flips if f.kind == kind) for kind in order}
+    summary = ", ".join(f"{n} {kind}" for kind, n in counts.items() if n)
+    head = ["| suite · group | test | flip | base's reason | candidate's reason |", "|---|---|---|---|---|"]
+    lines = [f"**Flipped tests** ({summary}):", "", *head]
+    lines += [_flip_line(s, f) for s, f in flips[: _LIMITS["flips_open"]]]
+    rest = flips[_LIMITS["flips_open"]:]
+    if rest:
+        folded = rest[: _LIMITS["flips_folded"]]
+        lines += ["", f"<details><summary>{len(rest)} more flipped tests</summary>", "", *head]
+        lines += [_flip_line(s, f) for s, f in folded]
+        if len(rest) > len(folded):
+            lines.append(f"| … | {len(rest) - len(folded)} more in the full report | | | |")
+        lines += ["", "</details>"]
+    return lines + [""]
 
 
-def _worst(report: SuiteReport) -> list[str]:
-    if not report.worst:
+def _flip_line(suite: str, f: Flip) -> str:
+    return f"| {_clean(suite + ' · ' + f.group, 50)} | {_clean(f.label, 80)} | {f.kind} | {_clean(f.base_reason)} | {_clean(f.candidate_reason)} |"
+
+
+def _folded(comparison: Comparison, reports: list[SuiteReport]) -> list[str]:
+    """Everything else, folded: tests not judged, added and removed tests, the worst drops, notes."""
+    body: list[str] = []
+    for r in reports:
+        b, c = r.base, r.candidate
+        body.append(f"- **{r.name}**: base {b['tests']} results ({b['judged']} judged{_version(b)}), candidate {c['tests']} "
+                    f"({c['judged']} judged{_version(c)}), {r.matched} matched; {len(r.rows)} metric rows")
+        for title, items in (("not judged in the base", r.unjudged_base), ("not judged in either run", r.unjudged_both)):
+            if items:
+                body.append(f"  - {len(items)} {title}: " + "; ".join(_clean(f"{t}: {why}", 90) for t, why in items[:3]))
+        for title, items in (("added", r.added), ("removed", r.removed)):
+            if items:
+                body.append(f"  - {len(items)} {title}: " + ", ".join(_clean(i, 60) for i in items[:_LIMITS["listed"]])
+                            + (" …" if len(items) > _LIMITS["listed"] else ""))
+        if r.worst:
+            w = r.worst[0]
+            body.append(f"  - worst drop: {_clean(w.label, 60)} `{w.metric}` {w.base:.3f} → {w.candidate:.3f}: {_clean(w.reason)}")
+    notes = [*comparison.notes, *(n for r in reports for n in r.notes)]
+    body += [f"- note: {_clean(n)}" for n in notes[: _LIMITS["notes"]]]
+    if len(notes) > _LIMITS["notes"]:
+        body.append(f"- … {len(notes) - _LIMITS['notes']} more notes in the full report")
+    if not body:
         return []
-    lines = [f"<details><summary>Worst per-test drops ({len(report.worst)})</summary>", "",
-             "| test | metric | base → candidate | candidate's reason | base's reason |", "|---|---|---|---|---|"]
-    for w in report.worst:
-        lines.append(f"| {_cell(w.label)} | `{w.metric}` | {w.base:.3f} → {w.candidate:.3f} | {_clean(w.reason)} | {_clean(w.base_reason)} |")
-    return lines + ["", "</details>", ""]
-
-
-def _more(count: int) -> list[str]:
-    return [f"- … and {count - _LIST_LIMIT} more (see the JSON report)"] if count > _LIST_LIMIT else []
+    if len(body) > _LIMITS["folded"]:
+        body = body[: _LIMITS["folded"]] + ["- … more in the full report"]
+    return ["<details><summary>Everything else</summary>", "", *body, "", "</details>", ""]
 
 
 def _version(info: dict) -> str:
@@ -128,7 +159,3 @@ def _clean(text: str, limit: int = _REASON_CHARS) -> str:
     """One line, pipes escaped, cut to ``limit`` characters."""
     flat = " ".join(str(text).split()).replace("|", "\\|").replace("<", "&lt;")
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
-def _cell(text: str) -> str:
-    return _clean(text, 120)

@@ -17,10 +17,14 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from reeljudge.errors import BadInputError
+from reeljudge.promptfoo import IDENTITY_KEY
 
 #: promptfoo's ResultFailureReason.ERROR: the provider or the eval itself failed
 _FAILURE_ERROR = 2
 _NOT_JUDGED = re.compile(r"did not judge \(([\w-]+)\)")
+#: promptfoo assertion types graded by an LLM (their verdicts vary from run to run)
+_MODEL_GRADED = frozenset({"llm-rubric", "g-eval", "factuality", "answer-relevance", "context-faithfulness",
+                           "context-recall", "context-relevance", "select-best", "search-rubric", "video-rubric"})
 _CRASH_MARKERS = ("Traceback (most recent call last)", "Python code execution failed", "Error running Python")
 
 
@@ -48,6 +52,8 @@ class Cell:
     family: str | None = None
     vars: dict[str, Any] = field(default_factory=dict)
     clip_sha256: str | None = None  # the clip the provider served or made (response.metadata.clip.sha256)
+    judges: tuple[str, ...] = ()  # who judged: each recorded judge identity as canonical JSON (see judge_identities)
+    deterministic: bool = True  # every answer offline or replayed (a verdict flip is then a fact, not judging noise)
 
     @property
     def label(self) -> str:
@@ -118,7 +124,9 @@ def _cell(row: Mapping[str, Any], index: int, name: str) -> Cell:
     prompt_name = str(prompt.get("label") or prompt.get("raw") or row.get("promptIdx", ""))
     description = str(test.get("description") or _short_vars(vars_) or f"test #{row.get('testIdx', index)}")
     grading = row.get("gradingResult") if isinstance(row.get("gradingResult"), dict) else {}
-    unjudged = _not_judged_reason(row, grading)
+    nodes = list(_grading_nodes(grading))
+    unjudged = _not_judged_reason(row, nodes)
+    judging = _judging(nodes)
     named = {k: float(v) for k, v in (row.get("namedScores") or {}).items() if _is_number(v)}
     score = float(row["score"]) if _is_number(row.get("score")) else None
     metadata = test.get("metadata") if isinstance(test.get("metadata"), dict) else {}
@@ -131,13 +139,47 @@ def _cell(row: Mapping[str, Any], index: int, name: str) -> Cell:
         score=score,
         named=named,
         judged=unjudged is None,
-        reason=unjudged or str(grading.get("reason") or row.get("error") or ""),
-        metric_reasons=dict(_metric_reasons(grading)),
+        reason=unjudged or _reason(grading) or str(row.get("error") or ""),
+        metric_reasons=dict(_metric_reasons(nodes)),
         tags=_tags(metadata),
         family=str(metadata["family"]) if metadata.get("family") is not None else None,
         vars=dict(vars_),
         clip_sha256=_clip_sha256(row),
+        judges=judging[0],
+        deterministic=judging[1],
     )
+
+
+def judge_identities(grading: Mapping[str, Any]) -> tuple[str, ...]:
+    """Each distinct ``metadata.judge_identity`` of a grading result (canonical JSON, without the
+    per-answer ``deterministic`` flag), sorted."""
+    return _judging(list(_grading_nodes(grading)))[0]
+
+
+def _judging(nodes: list[Mapping[str, Any]]) -> tuple[tuple[str, ...], bool]:
+    """Who judged (``judge_identities``) and whether every answer was offline or from the cache.
+    Without a recorded identity: deterministic unless a promptfoo model-graded assertion graded it."""
+    found, deterministic, recorded = set(), True, False
+    for node in nodes:
+        meta = node.get("metadata")
+        identity = meta.get(IDENTITY_KEY) if isinstance(meta, dict) else None
+        if isinstance(identity, dict):
+            recorded = True
+            deterministic = deterministic and bool(identity.get("deterministic"))
+            found.add(json.dumps({k: v for k, v in identity.items() if k != "deterministic"}, sort_keys=True))
+    if not recorded:
+        types = {str(n["assertion"].get("type", "")) for n in nodes if isinstance(n.get("assertion"), dict)}
+        deterministic = not any(t in _MODEL_GRADED or t.startswith("model-graded") for t in types)
+    return tuple(sorted(found)), deterministic
+
+
+def _reason(grading: Mapping[str, Any]) -> str:
+    """The grading reason; for promptfoo's generic "All assertions passed", its assertions' own reasons."""
+    reason = str(grading.get("reason") or "")
+    if reason and reason != "All assertions passed":
+        return reason
+    parts = [str(c.get("reason")) for c in grading.get("componentResults") or [] if isinstance(c, dict) and c.get("reason")]
+    return "; ".join(parts) or reason
 
 
 def _clip_sha256(row: Mapping[str, Any]) -> str | None:
@@ -147,16 +189,16 @@ def _clip_sha256(row: Mapping[str, Any]) -> str | None:
     return str(clip["sha256"]) if clip.get("sha256") else None
 
 
-def _not_judged_reason(row: Mapping[str, Any], grading: Mapping[str, Any]) -> str | None:
-    """Why this row was not judged (None when every assertion judged)."""
-    for node in _grading_nodes(grading):
+def _not_judged_reason(row: Mapping[str, Any], nodes: list[Mapping[str, Any]]) -> str | None:
+    """Why this row was not judged (None when every assertion judged); ``nodes``: its grading nodes."""
+    for node in nodes:
         reason = str(node.get("reason") or "")
         meta = node.get("metadata") if isinstance(node.get("metadata"), dict) else {}
         if meta.get("error_kind") or meta.get("judged") is False or _NOT_JUDGED.search(reason):
             return reason or f"did not judge ({meta.get('error_kind') or 'not fully judged'})"
         if node.get("pass") is False and any(marker in reason for marker in _CRASH_MARKERS):
             return f"assertion crashed: {reason.strip().splitlines()[-1] if reason.strip() else reason}"
-    if row.get("failureReason") == _FAILURE_ERROR or (row.get("error") and not grading):
+    if row.get("failureReason") == _FAILURE_ERROR or (row.get("error") and not nodes):
         return f"error: {str(row.get('error') or 'promptfoo reported an error')[:500]}"
     return None
 
@@ -171,9 +213,9 @@ def _grading_nodes(node: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
             yield from _grading_nodes(child)
 
 
-def _metric_reasons(grading: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+def _metric_reasons(nodes: list[Mapping[str, Any]]) -> Iterator[tuple[str, str]]:
     """(metric, reason) of each component that names a metric, innermost last (so it wins)."""
-    for node in _grading_nodes(grading):
+    for node in nodes:
         assertion = node.get("assertion") if isinstance(node.get("assertion"), dict) else {}
         metric = assertion.get("metric")
         if metric and node.get("reason"):

@@ -12,7 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
+from reeljudge.gates import verdicts as V
 from reeljudge.gates.compare import SuiteReport, compare_results
+from reeljudge.gates.flips import GroupFlips
 from reeljudge.gates.gatefile import GateSettings
 from reeljudge.errors import BadInputError
 from reeljudge.gates.results import CannotCompare, read_results
@@ -26,6 +28,7 @@ class SuiteFailure:
     message: str
 
     exit_code = 2
+    verdict = V.CANNOT_COMPARE
 
 
 @dataclass
@@ -36,14 +39,19 @@ class Comparison:
     notes: list[str] = field(default_factory=list)
 
     @property
-    def exit_code(self) -> int:
-        if not self.suites:
-            return 2
-        return max(s.exit_code for s in self.suites)
+    def verdict(self) -> str:
+        """The worst suite's verdict (``could not compare`` when nothing was compared)."""
+        return V.worst(s.verdict for s in self.suites)
 
     @property
-    def verdict(self) -> str:
-        return {0: "passed", 1: "regression", 2: "could not compare"}[self.exit_code]
+    def exit_code(self) -> int:
+        """The exit code of the verdict (``verdicts.exit_code``)."""
+        return V.exit_code(self.verdict, self.on_inconclusive)
+
+    @property
+    def on_inconclusive(self) -> str:
+        reports = [s for s in self.suites if isinstance(s, SuiteReport)]
+        return reports[0].settings.on_inconclusive if reports else "fail"
 
 
 def compare_paths(base: str | Path, candidate: str | Path, settings: GateSettings) -> Comparison:
@@ -88,12 +96,24 @@ def comparison_json(comparison: Comparison) -> dict[str, Any]:
     }
 
 
+def _flips_json(g: GroupFlips) -> dict[str, Any]:
+    return {"group": g.group, "paired_tests": g.paired, "deterministic": g.deterministic, "max_newly_failing": g.limit,
+            "limit_source": g.limit_source, "too_many_failing": g.too_many_failing,
+            "tests": [{"test": f.label, "kind": f.kind, "base_reason": f.base_reason, "candidate_reason": f.candidate_reason}
+                      for f in g.flips]}
+
+
 def _suite_json(suite: SuiteReport | SuiteFailure) -> dict[str, Any]:
     if isinstance(suite, SuiteFailure):
-        return {"name": suite.name, "exit_code": 2, "error": suite.message}
+        return {"name": suite.name, "verdict": suite.verdict, "exit_code": 2, "error": suite.message}
     return {
         "name": suite.name,
+        "verdict": suite.verdict,
         "exit_code": suite.exit_code,
+        "reasons": suite.reasons(),
+        "evidence": [{"group": g, "paired_tests": n, "detectable_drop": _num(d)} for g, n, d in suite.evidence()],
+        "flips": [_flips_json(g) for g in suite.flips],
+        "judge_flags": suite.judge_flags,
         "base": suite.base,
         "candidate": suite.candidate,
         "matched": suite.matched,
@@ -114,6 +134,7 @@ def _suite_json(suite: SuiteReport | SuiteFailure) -> dict[str, Any]:
                 "tolerance": r.tolerance,
                 "gated": r.gated,
                 "verdict": r.verdict,
+                "detectable_drop": _num(r.detectable_drop),
             }
             for r in suite.rows
         ],

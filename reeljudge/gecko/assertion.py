@@ -11,7 +11,9 @@ from typing import Any, Mapping
 
 from reeljudge.gecko.options import GeckoOptions, load
 from reeljudge.options import with_value
-from reeljudge.promptfoo import Result, component, config_of, grading_result, invert_verdict, require_var, run_judged, vars_of
+from reeljudge.promptfoo import (
+    IDENTITY_KEY, Result, component, config_of, grading_result, invert_verdict, judge_identity, require_var, run_judged, vars_of,
+)
 
 JUDGE_NAME = "gecko"
 METRIC = "gecko"
@@ -39,6 +41,18 @@ def grade(output: Any, context: Mapping[str, Any], test: str) -> Result:
     outcome = run_gecko(prompt, located.media, options, settings, declared=declared)
     result = outcome_result(outcome, options, located.metadata())
     return invert_verdict(result, expected="a counter-prompt (expect: mismatch) to score under threshold") if options.expect == "mismatch" else result
+
+
+def _identity(outcome: Any, options: GeckoOptions, replayed: bool) -> dict[str, Any]:
+    """Who judged: the VQA model, the hash of the rubric files for this media kind, the scoring options."""
+    from reeljudge.gemini.prompts import rubric_version
+
+    kind = "image" if outcome.kind == "image" else "video"
+    files = (f"gecko_{kind}_generate.md", f"gecko_{kind}_answer.md", "gecko_filter.md", "gecko_questions.schema.json")
+    stage = outcome.stages.get("vqa") or next(iter(outcome.stages.values()), {})
+    chosen = {k: getattr(options, k, None) for k in ("validity_filter", "scoring", "media_resolution", "fps")}
+    return judge_identity(JUDGE_NAME, "gemini", model=stage.get("model"), version=rubric_version(*files),
+                          options=chosen, replayed=replayed)
 
 
 def outcome_result(outcome: Any, options: GeckoOptions, found: Mapping[str, Any] | None = None) -> Result:
@@ -70,6 +84,7 @@ def outcome_result(outcome: Any, options: GeckoOptions, found: Mapping[str, Any]
         "stages": outcome.stages,
         "cache_hit": all(st.get("cache_hit") for st in outcome.stages.values()),
     }
+    metadata[IDENTITY_KEY] = _identity(outcome, options, metadata["cache_hit"])
     return grading_result(
         passed=passed,
         score=s.score,

@@ -8,6 +8,7 @@ in a ``<tag>…</tag>`` block with angle brackets escaped, so nothing in it can 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from functools import lru_cache
@@ -35,6 +36,14 @@ def rubric_path(name: str) -> Path:
 def read_rubric(name: str) -> str:
     """The text of one prompt file."""
     return rubric_path(name).read_text(encoding="utf-8")
+
+
+def rubric_version(*names: str) -> str:
+    """A short content hash of prompt and schema files: the version a result records of the rubric it was judged by."""
+    digest = hashlib.sha256()
+    for name in names:
+        digest.update(name.encode() + b"\0" + rubric_path(name).read_bytes() + b"\0")
+    return digest.hexdigest()[:12]
 
 
 @lru_cache(maxsize=None)

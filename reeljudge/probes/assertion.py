@@ -7,7 +7,9 @@ from typing import Any, Mapping
 from reeljudge.errors import MediaError
 from reeljudge.probes.options import load
 from reeljudge.probes.report import ProbesVerdict
-from reeljudge.promptfoo import Result, component, config_of, grading_result, invert_verdict, run_judged, vars_of
+from reeljudge.promptfoo import (
+    IDENTITY_KEY, Result, component, config_of, grading_result, invert_verdict, judge_identity, run_judged, vars_of,
+)
 
 JUDGE = "video_probes"
 
@@ -44,6 +46,13 @@ def _display_name(located: Any) -> str:
     return media.path.name if media.dataset_id is None else f"{media.dataset_id} ({media.path.name})"
 
 
+def changed_options(options: Any) -> dict[str, Any]:
+    """The probe options that differ from the defaults (what a result records of how it was probed)."""
+    import dataclasses
+
+    return {f.name: getattr(options, f.name) for f in dataclasses.fields(options) if getattr(options, f.name) != f.default}
+
+
 def get_assert(output: Any, context: Mapping[str, Any] | None) -> Result:
     """promptfoo entry: probe the test's clip; a clip that cannot be probed fails with the reason."""
     context = context or {}
@@ -65,7 +74,8 @@ def get_assert(output: Any, context: Mapping[str, Any] | None) -> Result:
         prompt = str(vars_of(context).get(assertion.prompt_var) or context.get("prompt") or "")
         verdict = ProbesVerdict(probe_signals(signals, options, prompt), signals.info)
         metadata = {"judge": JUDGE, "test": test, "clip": located.opened.file_name(), "media": located.metadata(),
-                    "clip_info": signals.info.as_metadata()}
+                    "clip_info": signals.info.as_metadata(),
+                    IDENTITY_KEY: judge_identity(JUDGE, "probes", options=changed_options(options))}
         if signals.info.capped:
             metadata["bounded"] = signals.info.capped
         name = _display_name(located)

@@ -18,9 +18,13 @@ from typing import Any, Mapping
 import numpy as np
 
 from reeljudge.errors import JudgeError
-from reeljudge.promptfoo import component, failure, grading_result
+from reeljudge.promptfoo import IDENTITY_KEY, component, failure, grading_result, judge_identity
 
 DEFAULT_METRICS = ("film_relevance", "film_filmability", "film_variety")
+#: a live LLM judge (answers not from the cache): its verdicts carry judging noise
+LIVE_GEMINI: Mapping[str, Any] = {"judge": "filmability", "engine": "gemini", "model": "gemini-2.5-flash", "version": "rubric-a1"}
+#: the offline judge: the same answer for the same input
+OFFLINE: Mapping[str, Any] = {"judge": "filmability", "engine": "local", "version": "3-synthetic"}
 
 
 @dataclass(frozen=True)
@@ -39,6 +43,8 @@ class RunSpec:
         threshold: a test passes when its score reaches this.
         description: the config description.
         promptfoo_version: written into ``metadata``.
+        judge: the judge identity each judged result records (``reeljudge.promptfoo.judge_identity``
+            arguments); None: none recorded, as promptfoo's own assertions.
     """
 
     n_tests: int = 200
@@ -52,6 +58,7 @@ class RunSpec:
     threshold: float = 0.6
     description: str = "synthetic filmability suite"
     promptfoo_version: str = "0.121.20"
+    judge: Mapping[str, Any] | None = field(default_factory=lambda: dict(LIVE_GEMINI))
 
 
 def make_results(spec: RunSpec) -> dict[str, Any]:
@@ -87,8 +94,9 @@ def _row(spec: RunSpec, provider: str, p: int, t: int, values: np.ndarray | None
         score = round(float(np.mean(values)), 4)
         passed = score >= spec.threshold
         parts = [component(name=m, passed=v >= spec.threshold, score=v, reason=f"{v:.2f} for test {t}") for m, v in named.items()]
+        identity = {IDENTITY_KEY: judge_identity(**spec.judge)} if spec.judge else None
         grading = grading_result(passed=passed, score=score, reason=f"{'PASS' if passed else 'FAIL'} {score:.2f}",
-                                 named_scores=named, components=parts)
+                                 named_scores=named, components=parts, metadata=identity)
     return {
         "cost": 0,
         "gradingResult": grading,
