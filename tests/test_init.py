@@ -33,9 +33,10 @@ def test_init_writes_a_project_with_the_users_var_names_and_package_references(t
     assert ab["value"] == "package:reeljudge:abJudge" and ab["config"]["media_var"] == "clip_file"
     assert load_gate(tmp_path / "reeljudge.gate.yaml").tolerance == 0.02  # the gate loader (unknown keys refused) reads it
     workflow = yaml.safe_load((tmp_path / ".github" / "workflows" / "reeljudge.yml").read_text())
-    step = workflow["jobs"]["judge"]["steps"][1]
-    assert step["uses"] == "OWNER/reeljudge@REF" and step["with"]["configs"] == "promptfooconfig.filmability.yaml promptfooconfig.ab.yaml"
-    assert step["with"]["baseline"] == "${{ github.event.pull_request.base.sha }}"
+    step = workflow["jobs"]["gate"]["steps"][1]
+    assert step["uses"] == "reeljudge/reeljudge@COMMIT_SHA" and step["with"]["configs"] == "promptfooconfig.filmability.yaml promptfooconfig.ab.yaml"
+    comment = yaml.safe_load((tmp_path / ".github" / "workflows" / "reeljudge-comment.yml").read_text())
+    assert comment["jobs"]["comment"]["steps"][0]["with"]["mode"] == "comment"
     assert {".reeljudge/cache/", "results/", ".promptfoo/"} <= set((tmp_path / ".gitignore").read_text().splitlines())
 
 
@@ -102,8 +103,8 @@ def test_the_workflow_passes_the_workflow_linter_once_its_placeholder_is_pinned(
     zizmor = [str(Path(sys.executable).parent / "zizmor"), "--offline", "--pedantic", "--strict-collection", "--no-progress", str(workflow)]
     placeholder = subprocess.run(zizmor, capture_output=True, text=True)
     findings = [line for line in placeholder.stdout.splitlines() if line.startswith(("error[", "warning[", "info[", "help["))]
-    assert findings == ["error[unpinned-uses]: unpinned action reference"] and "OWNER/reeljudge@REF" in placeholder.stdout
-    workflow.write_text(workflow.read_text().replace("OWNER/reeljudge@REF", "example/reeljudge@" + "a" * 40 + " # v0.1.0"))
+    assert findings == ["error[unpinned-uses]: unpinned action reference"] and "reeljudge/reeljudge@COMMIT_SHA" in placeholder.stdout
+    workflow.write_text(workflow.read_text().replace("reeljudge/reeljudge@COMMIT_SHA", "example/reeljudge@" + "a" * 40))
     pinned = subprocess.run(zizmor, capture_output=True, text=True)
     assert pinned.returncode == 0 and "No findings to report" in pinned.stdout + pinned.stderr, pinned.stdout
 
@@ -116,3 +117,19 @@ def test_the_clip_starters_say_promptfoos_own_video_providers_need_no_extra_conf
     assert f"set `{key}` below to null" in comments and "docs/media.md" in comments
     config = yaml.safe_load(text)["defaultTest"]["assert"][0]["config"]
     assert config[key] == "clip_file"  # the key the comment names is the one the starter sets (the e2e sets it to null)
+
+
+def test_the_workflows_init_writes_are_the_snippets_docs_gates_md_shows():
+    """One text for the gate workflows: what ``init`` writes is what docs/gates.md tells users to paste."""
+    import re
+
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "gates.md").read_text()
+
+    def snippet(name: str) -> str:
+        return re.search(r"```yaml\n(.*?)```", docs.split(f"<!-- action-snippet: {name} -->", 1)[1], re.S).group(1)
+
+    files = plan_project(InitOptions(judges=("filmability",)))
+    body = lambda text: "\n".join(line for line in text.splitlines() if not line.startswith("# Written by") and not line.startswith("# "))
+    gate = snippet("gate").replace("configs: promptfooconfig.yaml", "configs: promptfooconfig.filmability.yaml")
+    assert body(files[".github/workflows/reeljudge.yml"]) == body(gate)
+    assert body(files[".github/workflows/reeljudge-comment.yml"]) == body(snippet("comment"))

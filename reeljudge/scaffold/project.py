@@ -23,6 +23,7 @@ JUDGES: dict[str, tuple[str, str, str]] = {
 ENTRY_FOLDER = "reeljudge_entries"
 GATE_FILE = "reeljudge.gate.yaml"
 WORKFLOW_FILE = ".github/workflows/reeljudge.yml"
+COMMENT_WORKFLOW_FILE = ".github/workflows/reeljudge-comment.yml"
 _VAR_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -77,6 +78,7 @@ def plan_project(options: InitOptions) -> dict[str, str]:
     files[GATE_FILE] = _template("reeljudge.gate.yaml").substitute()
     configs = " ".join(config_name(j) for j in options.judges)
     files[WORKFLOW_FILE] = _template("workflow.yml").substitute(configs=configs)
+    files[COMMENT_WORKFLOW_FILE] = _template("workflow-comment.yml").substitute()
     return files
 
 
