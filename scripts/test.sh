@@ -1,13 +1,34 @@
 #!/usr/bin/env bash
 # Every test: unit tests, fake-Gemini tests and end-to-end promptfoo runs (all offline), then the
 # end-to-end tests once more on the newest promptfoo release under Node 24 (REELJUDGE_PROMPTFOO=latest).
-set -euo pipefail
+# Both passes run in parallel processes (pytest-xdist, one per core; REELJUDGE_TEST_WORKERS=N to
+# choose, 0 for none), a module's tests in one process (--dist loadscope: its fixtures are built once);
+# the wheel, npm tarball and user project are built once for both passes (REELJUDGE_TEST_RUN_DIR).
+# Runs both passes even when the first fails; exits non-zero when either failed.
+set -uo pipefail
 cd "$(dirname "$0")/.."
 export PROMPTFOO_DISABLE_TELEMETRY=1 PROMPTFOO_DISABLE_UPDATE=1
-.venv/bin/python -m pytest -q -p no:cacheprovider "$@"
+run_dir=$(mktemp -d "${TMPDIR:-/tmp}/reeljudge-test.XXXXXX") || exit 1
+trap 'rm -rf "$run_dir"' EXIT
+export REELJUDGE_TEST_RUN_DIR="$run_dir"
+workers="${REELJUDGE_TEST_WORKERS:-auto}"
+parallel=(-n "$workers" --dist loadscope)
+[ "$workers" = 0 ] && parallel=(-p no:xdist)
+
+# pytest's exit code 5 (nothing collected): a failure, except in the second pass when the caller
+# narrowed the selection (npm test -- tests/test_x.py may hold no end-to-end test)
+verdict() {
+  local status=$1 what=$2 narrowed=$3
+  if [ "$status" -eq 5 ] && [ "$narrowed" -eq 1 ]; then echo "(no $what among the selected tests)"; return 0; fi
+  [ "$status" -eq 5 ] && echo "reeljudge tests: no $what collected" >&2
+  return "$status"
+}
+
+narrowed=$(( $# > 0 ))
+.venv/bin/python -m pytest -q -p no:cacheprovider "${parallel[@]}" "$@"
+verdict $? "test" 0; first=$?
 echo "== the end-to-end tests again, on promptfoo $(REELJUDGE_PROMPTFOO=latest bash scripts/promptfoo.sh --version 2>/dev/null | tail -n 1) (newest release)"
-set +e
-REELJUDGE_PROMPTFOO=latest .venv/bin/python -m pytest -q -p no:cacheprovider -m e2e "$@"
-status=$?
-if [ $status -eq 5 ]; then echo "(no end-to-end test among the selected tests)"; exit 0; fi
-exit $status
+REELJUDGE_PROMPTFOO=latest .venv/bin/python -m pytest -q -p no:cacheprovider "${parallel[@]}" -m e2e "$@"
+verdict $? "end-to-end test" "$narrowed"; second=$?
+echo "== pinned promptfoo pass: exit $first; newest promptfoo pass: exit $second" >&2
+[ "$first" -eq 0 ] && [ "$second" -eq 0 ]

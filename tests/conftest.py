@@ -1,4 +1,15 @@
-"""Shared fixtures: a clean environment (no real keys ever used), the fake Gemini and stock-API servers."""
+"""Shared fixtures: a clean environment (no real keys ever used), the fake Gemini and stock-API servers.
+
+``npm test`` runs the tests in parallel (pytest-xdist, ``scripts/test.sh``), so every test must be
+safe next to any other, in another process, in any order:
+
+- files only under ``tmp_path`` / ``tmp_path_factory`` (never a fixed folder, never into the repository);
+- servers on port 0 or ``ab_support.free_port()`` (never a fixed port), on 127.0.0.1;
+- expensive set-up shared by the whole run through ``run_once.once_per_run`` (built once under a
+  file lock, then read-only), like the wheel, npm tarball and user project of ``user_project.py``;
+- a module- or session-scoped fixture that runs promptfoo follows the process's ``REELJUDGE_PROMPTFOO``
+  (the pass selects the release); tests see it too: ``clean_env`` keeps it.
+"""
 
 from __future__ import annotations
 
@@ -28,9 +39,12 @@ CREDENTIAL_VARS = (
 
 @pytest.fixture(autouse=True)
 def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
-    """No test sees a real credential, a user's reeljudge settings, or the project's cache."""
+    """No test sees a real credential, a user's reeljudge settings, or the project's cache.
+
+    ``REELJUDGE_PROMPTFOO`` stays: it selects the promptfoo release the end-to-end tests run on.
+    """
     for name in list(os.environ):
-        if name in CREDENTIAL_VARS or name.startswith("REELJUDGE_"):
+        if name in CREDENTIAL_VARS or (name.startswith("REELJUDGE_") and name != "REELJUDGE_PROMPTFOO"):
             monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("REELJUDGE_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
 

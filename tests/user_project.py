@@ -34,6 +34,8 @@ from typing import Any, Iterator
 
 import pytest
 
+from run_once import once_per_run
+
 ROOT = Path(__file__).resolve().parents[1]
 UV = ROOT / ".tools" / "uv" / "bin" / "uv"
 CREDENTIALS = ("GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION",
@@ -185,19 +187,26 @@ def foreign_loads(paths: set[Path], site: Path, project: Path) -> list[Path]:
 
 @pytest.fixture(scope="session")
 def artifacts(tmp_path_factory: pytest.TempPathFactory) -> Artifacts:
-    """The wheel, sdist and npm tarball, built once per test run."""
-    return build_artifacts(tmp_path_factory.mktemp("dist"))
+    """The wheel, sdist and npm tarball, built once per test run (shared by every xdist worker)."""
+    return once_per_run(tmp_path_factory, "dist", build_artifacts)
 
 
 @pytest.fixture(scope="session")
 def user_python(tmp_path_factory: pytest.TempPathFactory, artifacts: Artifacts) -> Path:
-    """The Python of a new virtualenv with only the built wheel installed (once per test run)."""
-    return make_venv(tmp_path_factory.mktemp("user-venv") / "venv", artifacts.wheel)
+    """The Python of a new virtualenv with only the built wheel installed (once per test run; tests only run it)."""
+    return once_per_run(tmp_path_factory, "user-venv", lambda folder: make_venv(folder / "venv", artifacts.wheel))
 
 
 @pytest.fixture(scope="session")
 def promptfoo_project(tmp_path_factory: pytest.TempPathFactory, artifacts: Artifacts) -> Iterator[tuple[Path, Path | None]]:
-    """(a project folder with its own promptfoo and the reeljudge npm package, the Node folder to run it with)."""
+    """(a project folder with its own promptfoo and the reeljudge npm package, the Node folder to run it with).
+
+    Installed once per run for the promptfoo under test; each process gets its own copy (hard links,
+    seconds), so tests may write into the project folder, never into its node_modules.
+    """
     which = os.environ.get("REELJUDGE_PROMPTFOO", "pinned")
-    scratch = tmp_path_factory.mktemp(f"user-{which}")
-    yield make_project(scratch / "project", artifacts.npm, which), node_bin(which, scratch)
+    template, node = once_per_run(tmp_path_factory, f"user-{which}",
+                                  lambda scratch: (make_project(scratch / "project", artifacts.npm, which), node_bin(which, scratch)))
+    project = tmp_path_factory.mktemp(f"user-{which}") / "project"
+    _run(["cp", "-al", template, project])
+    yield project, node
