@@ -100,12 +100,14 @@ def test_every_template_placeholder_is_filled():
 def test_the_workflow_passes_the_workflow_linter_once_its_placeholder_is_pinned(tmp_path, capsys):
     init(capsys, str(tmp_path), "--judges", "probes")
     workflow = tmp_path / ".github" / "workflows" / "reeljudge.yml"
-    zizmor = [str(Path(sys.executable).parent / "zizmor"), "--offline", "--pedantic", "--strict-collection", "--no-progress", str(workflow)]
-    placeholder = subprocess.run(zizmor, capture_output=True, text=True)
+    zizmor = [str(Path(sys.executable).parent / "zizmor"), "--offline", "--pedantic", "--strict-collection", "--no-progress",
+              "--no-config", "--cache-dir", str(tmp_path / "zizmor-cache"), str(workflow)]
+    placeholder = subprocess.run(zizmor, capture_output=True, text=True, cwd=tmp_path)
     findings = [line for line in placeholder.stdout.splitlines() if line.startswith(("error[", "warning[", "info[", "help["))]
-    assert findings == ["error[unpinned-uses]: unpinned action reference"] and "reeljudge/reeljudge@COMMIT_SHA" in placeholder.stdout
+    said = placeholder.stdout + placeholder.stderr
+    assert findings == ["error[unpinned-uses]: unpinned action reference"] and "reeljudge/reeljudge@COMMIT_SHA" in said, said
     workflow.write_text(workflow.read_text().replace("reeljudge/reeljudge@COMMIT_SHA", "example/reeljudge@" + "a" * 40))
-    pinned = subprocess.run(zizmor, capture_output=True, text=True)
+    pinned = subprocess.run(zizmor, capture_output=True, text=True, cwd=tmp_path)
     assert pinned.returncode == 0 and "No findings to report" in pinned.stdout + pinned.stderr, pinned.stdout
 
 

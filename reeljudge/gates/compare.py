@@ -21,23 +21,10 @@ from reeljudge.gates.flips import GroupFlips, group_flips
 from reeljudge.gates.gatefile import GateSettings, check_metric_names
 from reeljudge.gates.judges import check_judges
 from reeljudge.gates.results import CannotCompare, Cell, ResultsFile
+from reeljudge.gates.units import Unit
 from reeljudge.stats.bootstrap import Interval
 
 SCORE, PASS_RATE = "score", "pass_rate"
-
-
-@dataclass(frozen=True)
-class Unit:
-    """One test of one run: its cells (repeats) pooled."""
-
-    label: str
-    group: str
-    judged: bool
-    values: dict[str, float]  # metric -> mean over the repeats
-    reason: str
-    metric_reasons: dict[str, str]
-    deterministic: bool = True
-    judges: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from reeljudge.gates.compare import Unit
+    from reeljudge.gates.units import Unit
     from reeljudge.gates.gatefile import GateSettings
 
 NEWLY_FAILING, NEWLY_PASSING, NEWLY_NOT_JUDGED = "newly failing", "newly passing", "newly not judged"

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 from reeljudge.gates.results import CannotCompare
 
 if TYPE_CHECKING:
-    from reeljudge.gates.compare import Unit
+    from reeljudge.gates.units import Unit
 
 
 def describe(identity_json: str) -> str:
