@@ -180,7 +180,7 @@ def _action_output(job) -> str:
 
 
 def test_the_documented_workflows_are_zizmor_clean(team):
-    proc = subprocess.run([str(ROOT / ".venv" / "bin" / "zizmor"), "--offline", "--pedantic", "--strict-collection", "--no-progress",
+    proc = subprocess.run([str(ROOT / ".venv" / "bin" / "zizmor"), "--offline", "--pedantic", "--strict-collection", "--no-progress", "--color", "never",
                            str(team.repo / ".github" / "workflows")], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0 and "No findings to report" in proc.stdout + proc.stderr, proc.stdout + proc.stderr
 

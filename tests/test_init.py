@@ -100,7 +100,7 @@ def test_every_template_placeholder_is_filled():
 def test_the_workflow_passes_the_workflow_linter_once_its_placeholder_is_pinned(tmp_path, capsys):
     init(capsys, str(tmp_path), "--judges", "probes")
     workflow = tmp_path / ".github" / "workflows" / "reeljudge.yml"
-    zizmor = [str(Path(sys.executable).parent / "zizmor"), "--offline", "--pedantic", "--strict-collection", "--no-progress",
+    zizmor = [str(Path(sys.executable).parent / "zizmor"), "--offline", "--pedantic", "--strict-collection", "--no-progress", "--color", "never",
               "--no-config", "--cache-dir", str(tmp_path / "zizmor-cache"), str(workflow)]
     placeholder = subprocess.run(zizmor, capture_output=True, text=True, cwd=tmp_path)
     findings = [line for line in placeholder.stdout.splitlines() if line.startswith(("error[", "warning[", "info[", "help["))]

@@ -20,7 +20,7 @@ SHA_PIN = re.compile(r"^[\w.-]+/[\w.-]+@[0-9a-f]{40}$")
 
 def _zizmor(*paths: Path) -> subprocess.CompletedProcess:
     assert ZIZMOR.exists(), "zizmor is installed by set-up (test extra); run npm test"
-    return subprocess.run([str(ZIZMOR), "--offline", "--pedantic", "--strict-collection", "--no-progress", *map(str, paths)],
+    return subprocess.run([str(ZIZMOR), "--offline", "--pedantic", "--strict-collection", "--no-progress", "--color", "never", *map(str, paths)],
                           capture_output=True, text=True, timeout=120)
 
 
