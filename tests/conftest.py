@@ -99,3 +99,11 @@ def vertex_env(gemini_env: FakeGemini, monkeypatch: pytest.MonkeyPatch) -> FakeG
         google.auth, "default", lambda **_: (google.oauth2.credentials.Credentials(token="fake-token"), "proj")
     )
     return gemini_env
+
+
+@pytest.fixture(scope="module")
+def model():
+    """The offline judge's embedding model, loaded once per test module."""
+    from reeljudge.filmability.embeddings import get_embedder
+
+    return get_embedder()

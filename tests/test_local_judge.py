@@ -17,12 +17,6 @@ CLOSURES = "You need to understand how closures work"
 REDIS = "Redis stores everything in memory"
 
 
-@pytest.fixture(scope="module")
-def model():
-    """Load the embedding model once for the module."""
-    return get_embedder()
-
-
 def test_spec_excellent_example_scores_3_3_1(model) -> None:
     j = judge_terms_locally(REDIS_FAST, ["server room", "computer RAM", "data center lights", "fast motion blur"])
     b = j.breakdown

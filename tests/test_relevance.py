@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from reeljudge.filmability.embeddings import get_embedder
 from reeljudge.filmability.judge_local import judge_terms_locally
 from reeljudge.filmability.score_table import score_breakdown
 from reeljudge.filmability.term_reading import term_concreteness
@@ -14,12 +13,6 @@ SAVING = "Putting a little money aside every week adds up faster than you think.
 REMOTE = "Working from home means more video calls and fewer commutes."
 ELECTRIC = "Electric cars are replacing petrol cars in cities."
 AUTUMN = "Autumn turns the forest red and gold."
-
-
-@pytest.fixture(scope="module")
-def model():
-    """Load the embedding model once for the module."""
-    return get_embedder()
 
 
 def _levels(narration: str, terms: list[str]) -> dict[str, int]:
