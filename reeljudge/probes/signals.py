@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import queue
 import threading
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
@@ -66,8 +67,6 @@ def analysis_size(width: int, height: int, short_side: int) -> tuple[int, int]:
 
 def measure(path: str | Path, options: ProbeOptions | None = None) -> Signals:
     """Decode ``path`` once (bounded by the options' caps) and return its per-frame signals."""
-    import av
-
     options = options or ProbeOptions()
     path = Path(path)
     container, stream, info = open_info(path)
@@ -79,35 +78,61 @@ def measure(path: str | Path, options: ProbeOptions | None = None) -> Signals:
     fps = info.fps or 24.0
     signals.dd_interval = max(1, int(round(fps / options.dynamic_sample_fps)))
     analyser = _FrameAnalyser(signals, options)
-    intervals: list[float] = []
-    last_time: float | None = None
-    index = 0
     try:
-        frames = _decode_ahead(container, stream, info, options)
-        try:
-            for t, packed in frames:
-                if last_time is not None:
-                    intervals.append(t - last_time)
-                last_time = t
-                analyser.add(t, packed)
-                index += 1
-        except av.error.FFmpegError as error:
-            info.decode_error = f"decoding stopped after {index} frames: {ffmpeg_reason(error)}"
-        finally:
-            frames.close()  # stops and joins the decoding thread before the container is touched again
-            info.decoded_frames = index
-            info.last_frame_time = last_time or 0.0
-            if intervals:
-                info.frame_interval_min = min(intervals)
-                info.frame_interval_max = max(intervals)
+        with _opencv_in_this_thread():
+            _analyse_frames(container, stream, info, options, analyser)
         if info.capped and info.declared_duration > 0:
             info.tail_end_time = _tail_end_time(container, stream, info.declared_duration)
     finally:
         container.close()
-    if index == 0:
+    if info.decoded_frames == 0:
         reason = info.decode_error or "no frame could be decoded"
         raise MediaError(f"{path}: not decodable as video ({reason})")
     return signals
+
+
+def _analyse_frames(container: Any, stream: Any, info: ClipInfo, options: ProbeOptions, analyser: _FrameAnalyser) -> None:
+    """Feed every decoded frame within the caps to the analyser; note in ``info`` what decoding found."""
+    import av
+
+    intervals: list[float] = []
+    last_time: float | None = None
+    index = 0
+    frames = _decode_ahead(container, stream, info, options)
+    try:
+        for t, packed in frames:
+            if last_time is not None:
+                intervals.append(t - last_time)
+            last_time = t
+            analyser.add(t, packed)
+            index += 1
+    except av.error.FFmpegError as error:
+        info.decode_error = f"decoding stopped after {index} frames: {ffmpeg_reason(error)}"
+    finally:
+        frames.close()  # stops and joins the decoding thread before the container is touched again
+        info.decoded_frames = index
+        info.last_frame_time = last_time or 0.0
+        if intervals:
+            info.frame_interval_min = min(intervals)
+            info.frame_interval_max = max(intervals)
+
+
+@contextmanager
+def _opencv_in_this_thread() -> Iterator[None]:
+    """OpenCV's calls run in the calling thread only, for the block (its thread count restored after).
+
+    The decoder already keeps the other core busy; OpenCV's worker pool on 256-px frames only adds
+    hand-over cost (≈ 1–2 ms of CPU a frame, much of it in the kernel). The results do not depend
+    on OpenCV's thread count (checked: every signal digest of the probes corpus is unchanged).
+    """
+    import cv2
+
+    before = cv2.getNumThreads()
+    cv2.setNumThreads(1)
+    try:
+        yield
+    finally:
+        cv2.setNumThreads(before)
 
 
 def _decode_only_what_is_analysed(stream: Any, info: ClipInfo, skip_deblock_scale: float) -> str:
