@@ -3,6 +3,8 @@ worker keeps dying split so that only the job that kills workers fails."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 pytest.importorskip("distributed")
@@ -48,3 +50,14 @@ def test_a_killed_group_goes_back_as_single_jobs_and_a_killed_single_job_is_a_de
     assert pending == [[9], [5], [4], [3]]  # taken from the end: 3, 4, 5 run next, one per task
     [(index, outcome)] = _group_outcomes(_Killed(), [4], pending)
     assert index == 4 and isinstance(outcome, WorkerDied) and "died" in str(outcome)
+
+
+@pytest.mark.parametrize("start_method", ["forkserver", "spawn"])
+def test_workers_start_with_one_compute_thread_and_no_malloc_trim(start_method: str) -> None:
+    from reeljudge.testing.jobs import worker_settings
+
+    outcomes = dict(DaskEngine(workers=1, start_method=start_method).run(worker_settings, [0, 1], {}))
+    settings = [outcomes[0], outcomes[1]]
+    assert all(s["malloc_trim"] is None for s in settings)  # Dask's default trim made the probes fault in pages
+    assert all(s["omp_threads"] == "1" and s["opencv_threads"] == 1 and s["decoder_threads"] == 1 for s in settings)
+    assert settings[0]["pid"] != os.getpid()

@@ -14,3 +14,18 @@ def echo_raise_or_die(payload: int, context: dict[str, Any]) -> dict[str, Any]:
     if payload == context.get("raise"):
         raise ValueError(f"bad payload {payload}")
     return {"n": payload, "pid": os.getpid()}
+
+
+def worker_settings(payload: int, context: dict[str, Any]) -> dict[str, Any]:
+    """The settings a library job meets in its worker process: environment, OpenCV and decoder threads."""
+    import cv2
+
+    from reeljudge.media import container
+
+    return {
+        "pid": os.getpid(),
+        "malloc_trim": os.environ.get("MALLOC_TRIM_THRESHOLD_"),
+        "omp_threads": os.environ.get("OMP_NUM_THREADS"),
+        "opencv_threads": cv2.getNumThreads(),
+        "decoder_threads": container._decoder_threads,
+    }
