@@ -193,7 +193,44 @@ def phase_probes(path: Path, full_decode: bool = False) -> dict[str, Any]:
             "decoder_skips": signals.info.decoder_skips}
 
 
+def phase_floor(path: Path) -> dict[str, Any]:
+    """The part of a probe run no faster analysis can drop while its findings stay the same: the
+    threaded decode, the scaling to the analysis size, and the DIS optical flow of every consecutive
+    pair and every VBench-sampled pair (the flow every motion, shake and flicker finding is read from)."""
+    import cv2
+
+    from reeljudge.media.container import open_info, threaded_decoding
+    from reeljudge.probes import ProbeOptions
+    from reeljudge.probes.signals import _decode_ahead, analysis_size
+
+    options = ProbeOptions(max_frames=10**9, max_seconds=1e9)
+    cv2.setNumThreads(1)
+    dis = cv2.DISOpticalFlow_create(cv2.DISOPTICAL_FLOW_PRESET_ULTRAFAST)
+    start = time.perf_counter()
+    container, stream, info = open_info(path)
+    threaded_decoding(stream)
+    info.analysis_width, info.analysis_height = analysis_size(info.width, info.height, options.analysis_short_side)
+    step = max(1, int(round((info.fps or 24.0) / options.dynamic_sample_fps)))
+    count, previous, sampled = 0, None, None
+    frames = _decode_ahead(container, stream, info, options)
+    try:
+        for _t, packed in frames:
+            y = packed[: info.analysis_height]
+            if previous is not None:
+                dis.calc(previous, y, None)
+            if count % step == 0:
+                if sampled is not None and step > 1:
+                    dis.calc(sampled, y, None)
+                sampled = y
+            previous, count = y, count + 1
+    finally:
+        frames.close()
+        container.close()
+    return {"frames": count, "seconds": time.perf_counter() - start}
+
+
 PHASES = {
+    "floor": phase_floor,
     "decode": lambda path: phase_decode(path),
     "decode_skip": lambda path: phase_decode(path, skip_deblocking=True),
     "probes": lambda path: phase_probes(path),
@@ -244,6 +281,8 @@ def measure_clip(name: str, clip: Path, repeat: int, phases: tuple[str, ...]) ->
     ratios = [p["fps"] / d["fps"] for p, d in zip(runs["probes"], runs["decode"])]
     print(f"[{name}] ratio probes/decode fps (per repeat, side by side): {_spread(ratios)}; "
           f"CPU per frame probes/decode: {_spread([p['cpu_ms'] / d['cpu_ms'] for p, d in zip(runs['probes'], runs['decode'])])}", flush=True)
+    if "floor" in runs:
+        _print_ceiling(name, runs)
     peak = max(r["peak_rss_mb"] for r in runs["probes"])
     return {"ratio": sorted(ratios)[len(ratios) // 2], "peak_rss_mb": peak, "runs": runs}
 
@@ -270,8 +309,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(result))
         return 0
     clips = {
-        "trivial": (lambda path: make_long_clip(path, args.seconds, args.fps), args.seconds, (WIDTH, HEIGHT), ("decode", "probes")),
-        "realistic": (lambda path: make_realistic_clip(path, args.seconds, args.fps), args.seconds, (WIDTH, HEIGHT), ("decode", "probes")),
+        "trivial": (lambda path: make_long_clip(path, args.seconds, args.fps), args.seconds, (WIDTH, HEIGHT), ("decode", "probes", "floor")),
+        "realistic": (lambda path: make_realistic_clip(path, args.seconds, args.fps), args.seconds, (WIDTH, HEIGHT), ("decode", "probes", "floor")),
         "4k": (lambda path: make_realistic_clip(path, args.seconds_4k, args.fps, (3840, 2160)), args.seconds_4k, (3840, 2160),
                ("decode", "decode_skip", "probes", "probes_full")),
     }
@@ -294,6 +333,18 @@ def main(argv: list[str] | None = None) -> int:
     print(f"load average after: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     _print_goals(figures, args.seconds)
     return 0
+
+
+def _print_ceiling(name: str, runs: dict[str, list[dict[str, Any]]]) -> None:
+    """What the CPU per frame allows on this machine's cores: the fastest any run could be, as a ratio
+    to decoding alone, for the probes as they are and for the floor (decode, scale, DIS flow)."""
+    cores = os.cpu_count() or 1
+    median = lambda phase, key: sorted(r[key] for r in runs[phase])[len(runs[phase]) // 2]  # noqa: E731
+    decode_fps = median("decode", "fps")
+    for phase in ("probes", "floor"):
+        ceiling = cores * 1000.0 / median(phase, "cpu_ms")
+        print(f"[{name}] CPU ceiling of {phase:<6} on {cores} cores: {median(phase, 'cpu_ms'):.2f} ms CPU/frame -> at most "
+              f"{ceiling:.0f} fps = {min(1.0, ceiling / decode_fps):.2f}x decode-alone", flush=True)
 
 
 def _print_goals(figures: dict[str, dict[str, Any]], seconds: float) -> None:
