@@ -116,3 +116,16 @@ def test_a_python_with_reeljudge_runs_the_installed_judge_module(package):
     for result in results:
         assert result["pass"] is False and result["metadata"]["judged"] is False
         assert "did not judge (media_error)" in result["reason"] and "nope.mp4: file not found" in result["reason"], result["reason"]
+
+
+def test_a_python_with_another_release_of_reeljudge_fails_every_test_naming_both(package, tmp_path):
+    import reeljudge
+
+    other = tmp_path / "node_modules" / "reeljudge"
+    shutil.copytree(package, other)
+    manifest = json.loads((other / "package.json").read_text())
+    (other / "package.json").write_text(json.dumps({**manifest, "version": "9.9.9"}))
+    results = call(other, node_env(REELJUDGE_PYTHON=sys.executable))
+    assert_every_test_fails(results, f'the Python interpreter "{sys.executable}" (from REELJUDGE_PYTHON; {sys.executable}, Python ',
+                            f"has reeljudge {reeljudge.__version__} installed, but this npm package is reeljudge 9.9.9",
+                            'pip install "reeljudge==9.9.9"')

@@ -8,9 +8,9 @@
 //
 // - The worker is started on the first call of an eval with the Python that has reeljudge:
 //   REELJUDGE_PYTHON, else PROMPTFOO_PYTHON, else the first python3 on PATH. A bootstrap checks
-//   that interpreter first (Python >= MIN_PYTHON, reeljudge importable); when it cannot run, is too
-//   old or lacks reeljudge, every test of the eval fails with a reason naming the interpreter
-//   tried and how to fix it (no restarts). The worker listens on a Unix socket in a private
+//   that interpreter first (Python >= MIN_PYTHON, reeljudge importable and the same release as this
+//   npm package); when it cannot run, is too old, lacks reeljudge or has another release, every
+//   test of the eval fails with a reason naming the interpreter tried and how to fix it (no restarts). The worker listens on a Unix socket in a private
 //   temporary folder, and exits when promptfoo does (its standard input closes).
 // - Arguments are serialised as promptfoo serialises them for a Python assertion (circular
 //   references dropped), and the result comes back unchanged: same pass, score, reason, named
@@ -35,7 +35,8 @@ const START_TIMEOUT_MS = 120000;
 // own code runs); in the npm package, node_modules/reeljudge (no Python there: the installed one runs).
 const PROJECT_ROOT = path.resolve(__dirname, '..', '..');
 const CLONE = fs.existsSync(path.join(PROJECT_ROOT, 'reeljudge', '__init__.py'));
-const settings = { minPython: '3.11' }; // reeljudge's requires-python
+// reeljudge's requires-python, and the release this npm package belongs to (the Python package must be the same one)
+const settings = { minPython: '3.11', version: JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')).version };
 // Runs in the chosen interpreter before the worker (kept valid in old Pythons, 2.7 included).
 const BOOTSTRAP = [
   'import sys',
@@ -44,10 +45,13 @@ const BOOTSTRAP = [
   'if tuple(sys.version_info[:2]) < need:',
   '    sys.stdout.write("REELJUDGE_TOO_OLD\\t%s\\n" % here); sys.stdout.flush(); sys.exit(3)',
   'try:',
+  '    import reeljudge',
   '    from reeljudge.warm import worker',
   'except ImportError as error:',
   '    sys.stdout.write("REELJUDGE_MISSING\\t%s\\t%s\\n" % (here, error)); sys.stdout.flush(); sys.exit(4)',
-  'worker.main(sys.argv[2:])',
+  'if reeljudge.__version__ != sys.argv[2]:',
+  '    sys.stdout.write("REELJUDGE_OTHER_RELEASE\\t%s\\t%s\\n" % (here, reeljudge.__version__)); sys.stdout.flush(); sys.exit(5)',
+  'worker.main(sys.argv[3:])',
 ].join('\n');
 const STATE = Symbol.for('reeljudge.warm.worker');
 
@@ -94,6 +98,10 @@ function bootstrapProblem(choice, line) {
   if (word === 'REELJUDGE_MISSING') {
     return interpreterError(choice, `cannot import reeljudge (${rest.join(' ')})`, INSTALL + FIX, `${executable}, Python ${version}`);
   }
+  if (word === 'REELJUDGE_OTHER_RELEASE') {
+    return interpreterError(choice, `has reeljudge ${rest[0]} installed, but this npm package is reeljudge ${settings.version}: the Python package and the npm package must be the same release`,
+      `install the same release of both (pip install "reeljudge==${settings.version}", or npm install reeljudge@${rest[0]}), or ${FIX}`, `${executable}, Python ${version}`);
+  }
   return null;
 }
 
@@ -105,7 +113,7 @@ function startWorker() {
   const choice = pythonChoice();
   const python = choice.command;
   const env = CLONE ? { ...process.env, PYTHONPATH: [PROJECT_ROOT, process.env.PYTHONPATH].filter(Boolean).join(path.delimiter) } : process.env;
-  const child = spawn(python, ['-c', BOOTSTRAP, settings.minPython, '--socket', socket], { cwd: process.cwd(), env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(python, ['-c', BOOTSTRAP, settings.minPython, settings.version, '--socket', socket], { cwd: process.cwd(), env, stdio: ['pipe', 'pipe', 'pipe'] });
   let stderrTail = '';
   child.stderr.on('data', (chunk) => {
     process.stderr.write(chunk);
