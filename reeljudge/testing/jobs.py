@@ -17,15 +17,17 @@ def echo_raise_or_die(payload: int, context: dict[str, Any]) -> dict[str, Any]:
 
 
 def worker_settings(payload: int, context: dict[str, Any]) -> dict[str, Any]:
-    """The settings a library job meets in its worker process: environment, OpenCV and decoder threads."""
+    """The settings a library job meets in its worker process: environment, OpenCV and decoder threads
+    (read from the media layer the engine configured, without importing it from this low layer)."""
+    import sys
+
     import cv2
 
-    from reeljudge.media import container
-
+    container = sys.modules.get("reeljudge.media.container")
     return {
         "pid": os.getpid(),
         "malloc_trim": os.environ.get("MALLOC_TRIM_THRESHOLD_"),
         "omp_threads": os.environ.get("OMP_NUM_THREADS"),
         "opencv_threads": cv2.getNumThreads(),
-        "decoder_threads": container._decoder_threads,
+        "decoder_threads": getattr(container, "_decoder_threads", None),
     }
