@@ -46,10 +46,12 @@ class LocalJudgeOptions:
     min_visual_strength: float = DEFAULT_MIN_VISUAL
     #: an everyday topic this close (cosine) to a narration chunk is the narration's own, not a rival
     own_topic_similarity: float = 0.50
-    #: a term is directly related (level 3) when its narration match beats every rival topic by this
-    direct_margin: float = 0.0
-    #: … generally related (level 2) when it trails the closest rival topic by less than this
-    general_margin: float = -0.10
+    #: weight of the whole-narration view in a term's match (the rest: its best narration chunk)
+    sentence_weight: float = 0.5
+    #: a term is directly related (level 3) when its narration match is at least the best rival topic's plus this
+    direct_margin: float = -0.05
+    #: … generally related (level 2) when it is at least the best rival topic's plus this
+    general_margin: float = -0.30
     #: … loosely related (level 1) when its narration match exceeds its mean cosine to all topics by this
     loose_over_background: float = 0.08
     #: in a software explainer, similarity to a programming gloss that counts as level 2 / level 1
