@@ -9,8 +9,9 @@ labelled pairs in ``benchmarks/embeddings_compare.py``; see docs/decisions.md):
   (:mod:`reeljudge.filmability.term_reading`); 3 all filmable, 2 one non-filmable term (or ≥ 75 %
   filmable), 1 a mix (≥ 50 %), 0 mostly abstract.
 - relevance (0–3): each term is matched against the narration and against the other everyday topics
-  it could be about (:mod:`reeljudge.filmability.relevance`): 3 when the narration fits it at least
-  as well as any other topic, 2 nearly as well, 1 loosely; in a software explainer a programming
+  it could be about (:mod:`reeljudge.filmability.relevance`; the match is its best narration chunk
+  and the whole narration together): 3 when the narration fits it about as well as any other
+  topic, 2 nearly as well, 1 loosely; in a software explainer a programming
   visual is at least generally related. Abstract or unknown terms count at most 1 ("related
   concepts but not visuals"). The criterion is the level that at least half the terms reach.
 - variety (0–1): 1 when at least two terms are filmable and their mean pairwise cosine similarity

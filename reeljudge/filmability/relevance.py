@@ -16,9 +16,9 @@ twice (measured by ``benchmarks/relevance.py``; docs/decisions.md):
   in a software explainer also those of the programming glosses).
 
 Level 3 ("directly") when the narration fits the term about as well as any other topic (margin
-≥ ``direct_margin``), 2 ("generally") when nearly as well (≥ ``general_margin``), 1 ("loosely") when the match alone is
-clearly above its mean similarity to all the topics (small models rate some phrases close to
-everything: "typing" ~ "pasta" 0.36), else 0. In a software explainer a term close to a programming gloss is at least generally
+≥ ``direct_margin``), 2 ("generally") when nearly as well (≥ ``general_margin``), 1 ("loosely") when
+its best chunk alone is clearly above its mean similarity to all the topics (small models rate some
+phrases close to everything: "typing" ~ "pasta" 0.36), else 0. In a software explainer a term close to a programming gloss is at least generally
 related (the spec's "developer coding" for a closures narration). Terms read as abstract or unknown
 count at most ``abstract_relevance_cap`` ("related concepts but not visuals"). The list's relevance
 is the level that at least half its terms reach.
