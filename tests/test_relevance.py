@@ -63,9 +63,22 @@ def test_a_term_about_another_topic_is_only_loosely_related(model) -> None:
 def test_the_reason_says_per_term_why_it_is_related_or_not(model) -> None:
     b = judge_terms_locally(AUTUMN, ["red maple leaves", "snowy mountains", "change"]).breakdown
     reason = b.criterion_reasons["relevance"]
-    assert "'red maple leaves' direct (the narration fits it best:" in reason
+    assert "'red maple leaves' direct (the narration fits it about as well as any other topic:" in reason
+    assert "sentence " in reason and "→ match " in reason  # both views of the match are named
     assert "'snowy mountains'" in reason and "other topic 'mountains'" in reason
     assert "'change'" in reason and "not a visual" in reason or "'change' none" in reason or "'change' loose" in reason
+
+
+def test_a_term_riding_on_a_side_word_is_not_direct(model) -> None:
+    """The match is the best chunk and the whole sentence together, so a word of the sentence alone weighs less."""
+    flu = "A yearly flu shot protects older people through the winter."
+    details = {r["term"]: r for r in judge_terms_locally(flu, ["nurse giving injection", "snowy street"]).details["relevance"]}
+    snowy, nurse = details["snowy street"], details["nurse giving injection"]
+    assert snowy["best_chunk"] == "winter" and snowy["sentence_similarity"] < snowy["similarity"]
+    assert abs(snowy["match"] - (snowy["similarity"] + snowy["sentence_similarity"]) / 2) < 1e-3
+    # the sentence view costs the side-word term far more than the scene of the subject
+    assert snowy["similarity"] - snowy["match"] > 2 * (nurse["similarity"] - nurse["match"])
+    assert nurse["level"] == 3
 
 
 def test_unrelated_filmable_terms_stay_unrelated(model) -> None:
@@ -83,7 +96,7 @@ def held_out(model) -> dict:
 
 
 @pytest.mark.xfail(strict=True, reason="issue 20 held-out targets not all met yet (docs/decisions.md, issue 20): "
-                                       "relevance exact 33/47, one abstract list at 0.8")
+                                       "relevance exact 35/47, one abstract list at 0.8")
 def test_held_out_targets_hold(held_out) -> None:
     """Quality gate of issue 20 on the held-out split (not a timing); strict xfail turns red once it passes."""
     from benchmarks.relevance import held_out_shortfalls
@@ -95,6 +108,6 @@ def test_held_out_figures_do_not_drop(held_out) -> None:
     """The held-out figures of the last measurement are a floor (pass/fail and pair order meet their targets)."""
     share = {k: held_out[k][0] / held_out[k][1] for k in ("pass_fail", "pair_order", "relevance_exact", "relevance_within_one")}
     assert share["pass_fail"] >= 0.95 and share["pair_order"] >= 0.90
-    assert held_out["pair_order"][0] >= 45 and held_out["relevance_exact"][0] >= 33  # second pass: 45/49, 33/47
+    assert held_out["pair_order"][0] >= 45 and held_out["relevance_exact"][0] >= 35  # third pass: 45/49, 35/47
     assert share["relevance_within_one"] >= 0.95
     assert len(held_out["abstract_at_pass"]) <= 1

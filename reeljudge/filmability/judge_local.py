@@ -9,8 +9,9 @@ labelled pairs in ``benchmarks/embeddings_compare.py``; see docs/decisions.md):
   (:mod:`reeljudge.filmability.term_reading`); 3 all filmable, 2 one non-filmable term (or ≥ 75 %
   filmable), 1 a mix (≥ 50 %), 0 mostly abstract.
 - relevance (0–3): each term is matched against the narration and against the other everyday topics
-  it could be about (:mod:`reeljudge.filmability.relevance`): 3 when the narration fits it at least
-  as well as any other topic, 2 nearly as well, 1 loosely; in a software explainer a programming
+  it could be about (:mod:`reeljudge.filmability.relevance`; the match is its best narration chunk
+  and the whole narration together): 3 when the narration fits it about as well as any other
+  topic, 2 nearly as well, 1 loosely; in a software explainer a programming
   visual is at least generally related. Abstract or unknown terms count at most 1 ("related
   concepts but not visuals"). The criterion is the level that at least half the terms reach.
 - variety (0–1): 1 when at least two terms are filmable and their mean pairwise cosine similarity
@@ -46,10 +47,12 @@ class LocalJudgeOptions:
     min_visual_strength: float = DEFAULT_MIN_VISUAL
     #: an everyday topic this close (cosine) to a narration chunk is the narration's own, not a rival
     own_topic_similarity: float = 0.50
-    #: a term is directly related (level 3) when its narration match beats every rival topic by this
-    direct_margin: float = 0.0
-    #: … generally related (level 2) when it trails the closest rival topic by less than this
-    general_margin: float = -0.10
+    #: weight of the whole-narration view in a term's match (the rest: its best narration chunk)
+    sentence_weight: float = 0.5
+    #: a term is directly related (level 3) when its narration match is at least the best rival topic's plus this
+    direct_margin: float = -0.05
+    #: … generally related (level 2) when it is at least the best rival topic's plus this
+    general_margin: float = -0.30
     #: … loosely related (level 1) when its narration match exceeds its mean cosine to all topics by this
     loose_over_background: float = 0.08
     #: in a software explainer, similarity to a programming gloss that counts as level 2 / level 1

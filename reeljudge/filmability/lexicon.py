@@ -37,7 +37,8 @@ from reeljudge.atomic import write_bytes
 from reeljudge.errors import ReelJudgeError
 from reeljudge.filmability import concreteness_overrides
 
-DEFAULT_THRESHOLD = 3.5
+#: filmable above this concreteness (1–5): a rating within 0.1 of the midpoint means split raters (issue 20)
+DEFAULT_THRESHOLD = 3.6
 CONCRETENESS_CSV = "concreteness_ratings.csv"
 SENSORIMOTOR_CSV = "sensorimotor_norms.csv"
 _CACHE_FORMAT = 2

@@ -6,15 +6,19 @@ every week…"), so a raw similarity says little. The question a person asks is 
 this narration explain the term, or is the term about something else? So each term is matched
 twice (measured by ``benchmarks/relevance.py``; docs/decisions.md):
 
-- its **match**: best cosine to the narration, its content words and adjacent content-word pairs;
+- its **match**, read in two views and averaged (``sentence_weight``): its best cosine to a narration
+  chunk (the narration, its content words, adjacent content-word pairs) and its cosine to the whole
+  narration. The chunk view alone lets a term ride on a side word of the sentence ("snowy street"
+  on the "winter" of a flu-shot narration); the sentence view alone misses concrete scenes of an
+  abstract sentence; together a term must fit a word of the narration *and* what it is about;
 - its **rival**: best cosine to a fixed bank of everyday stock-footage topics (:data:`OTHER_TOPICS`)
   minus the narration's own topics (those within ``own_topic_similarity`` of any narration chunk;
   in a software explainer also those of the programming glosses).
 
-Level 3 ("directly") when the narration fits the term at least as well as any other topic (margin
-≥ ``direct_margin``), 2 ("generally") when nearly as well, 1 ("loosely") when the match alone is
-clearly above its mean similarity to all the topics (small models rate some phrases close to
-everything: "typing" ~ "pasta" 0.36), else 0. In a software explainer a term close to a programming gloss is at least generally
+Level 3 ("directly") when the narration fits the term about as well as any other topic (margin
+≥ ``direct_margin``), 2 ("generally") when nearly as well (≥ ``general_margin``), 1 ("loosely") when
+its best chunk alone is clearly above its mean similarity to all the topics (small models rate some
+phrases close to everything: "typing" ~ "pasta" 0.36), else 0. In a software explainer a term close to a programming gloss is at least generally
 related (the spec's "developer coding" for a closures narration). Terms read as abstract or unknown
 count at most ``abstract_relevance_cap`` ("related concepts but not visuals"). The list's relevance
 is the level that at least half its terms reach.
@@ -22,7 +26,7 @@ is the level that at least half its terms reach.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Protocol, Sequence
 
 from reeljudge.filmability.lexicon import tokenize
@@ -59,6 +63,7 @@ class RelevanceThresholds(Protocol):
     """The options this module reads (``LocalJudgeOptions`` has them)."""
 
     own_topic_similarity: float
+    sentence_weight: float
     direct_margin: float
     general_margin: float
     loose_over_background: float
@@ -75,6 +80,8 @@ class TermRelevance:
     level: int
     best_chunk: str
     similarity: float  # cosine to the best narration chunk
+    sentence: float  # cosine to the whole narration
+    match: float  # the two views together (see module doc)
     rival: str | None  # the closest other topic
     rival_similarity: float
     gloss: float  # similarity to a programming gloss (0.0 outside software explainers)
@@ -83,13 +90,15 @@ class TermRelevance:
     @property
     def margin(self) -> float:
         """How much better the narration fits than the closest other topic."""
-        return self.similarity - self.rival_similarity
+        return self.match - self.rival_similarity
 
     def as_dict(self) -> dict[str, object]:
         """JSON-serialisable evidence (rounded)."""
         return {"term": self.term, "level": self.level, "best_chunk": self.best_chunk,
-                "similarity": round(self.similarity, 4), "rival_topic": self.rival,
-                "rival_similarity": round(self.rival_similarity, 4), "match": round(self.margin, 4),
+                "similarity": round(self.similarity, 4), "sentence_similarity": round(self.sentence, 4),
+                "rival_topic": self.rival,
+                "rival_similarity": round(self.rival_similarity, 4), "match": round(self.match, 4),
+                "margin": round(self.margin, 4),
                 "topic": round(self.gloss, 4), "why": self.why}
 
 
@@ -124,9 +133,15 @@ def rival_topics(model: "Embedder", chunk_vectors: "np.ndarray", software: bool,
     return [OTHER_TOPICS[i] for i in keep], bank[keep]
 
 
-def _margin_level(sim: float, rival: float, background: float, o: RelevanceThresholds) -> int:
-    """A term's level from its narration match against the closest other topic and all topics' mean."""
-    margin = sim - rival
+def two_view_match(chunk_sim: float, sentence_sim: float, o: RelevanceThresholds) -> float:
+    """A term's match to the narration: its best chunk and the whole sentence, weighted."""
+    return (1.0 - o.sentence_weight) * chunk_sim + o.sentence_weight * sentence_sim
+
+
+def _margin_level(sim: float, match: float, rival: float, background: float, o: RelevanceThresholds) -> int:
+    """A term's level from its narration match against the closest other topic (3, 2), else from its best
+    chunk against all topics' mean (1, 0)."""
+    margin = match - rival
     if margin >= o.direct_margin:
         return 3
     if margin >= o.general_margin:
@@ -139,20 +154,21 @@ def _gloss_level(gloss: float, o: RelevanceThresholds) -> int:
     return 2 if gloss >= o.topic_general else 1 if gloss >= o.topic_loose else 0
 
 
-def _why(plain: int, level: int, capped: bool, chunk: str, sim: float, rival: str | None, rsim: float, gloss: float) -> str:
+def _why(plain: int, level: int, capped: bool, t: "TermRelevance") -> str:
     """One clause: why the term was read as related or not (``plain``: the level before gloss and cap)."""
-    rival_txt = f"other topic '{rival}' {rsim:.2f}" if rival else "no other topic"
+    rival_txt = f"other topic '{t.rival}' {t.rival_similarity:.2f}" if t.rival else "no other topic"
+    views = f"'{t.best_chunk}' {t.similarity:.2f}, sentence {t.sentence:.2f} → match {t.match:.2f}"
     if capped:
-        return f"relates to '{chunk}' {sim:.2f} but is not a visual, so at most {level}"
+        return f"relates to '{t.best_chunk}' {t.similarity:.2f} but is not a visual, so at most {level}"
     if level > plain:
-        return f"a programming visual in a software narration (gloss {gloss:.2f}); '{chunk}' {sim:.2f}, {rival_txt}"
+        return f"a programming visual in a software narration (gloss {t.gloss:.2f}); {views}, {rival_txt}"
     if level == 3:
-        return f"the narration fits it best: '{chunk}' {sim:.2f}, {rival_txt}"
+        return f"the narration fits it about as well as any other topic: {views}, {rival_txt}"
     if level == 2:
-        return f"'{chunk}' {sim:.2f}, nearly as close to the {rival_txt}"
+        return f"{views}, nearly as close to the {rival_txt}"
     if level == 1:
-        return f"about something else: the {rival_txt} beats '{chunk}' {sim:.2f}"
-    return f"unrelated: best '{chunk}' {sim:.2f}, {rival_txt}"
+        return f"about something else: the {rival_txt} beats {views}"
+    return f"unrelated: best '{t.best_chunk}' {t.similarity:.2f}, sentence {t.sentence:.2f}, {rival_txt}"
 
 
 def read_relevance(
@@ -172,16 +188,17 @@ def read_relevance(
     for i, term in enumerate(terms):
         j = int(sim[i].argmax())
         k = int(rsim[i].argmax()) if rsim is not None else None
-        s, r = float(sim[i, j]), float(rsim[i, k]) if k is not None else -1.0
+        s, whole = float(sim[i, j]), float(sim[i, 0])  # chunk 0 is the whole narration
+        r = float(rsim[i, k]) if k is not None else -1.0
         g = float(gloss[i]) if gloss is not None else 0.0
-        plain = _margin_level(s, r, float(background[i]), o)
+        match = two_view_match(s, whole, o)
+        plain = _margin_level(s, match, r, float(background[i]), o)
         level = max(plain, _gloss_level(g, o))
         capped = not filmable[i] and level > o.abstract_relevance_cap
         if not filmable[i]:
             level = min(level, o.abstract_relevance_cap)
-        rival = names[k] if k is not None else None
-        out.append(TermRelevance(term, level, chunks[j], s, rival, r, g,
-                                 _why(plain, level, capped, chunks[j], s, rival, r, g)))
+        reading = TermRelevance(term, level, chunks[j], s, whole, match, names[k] if k is not None else None, r, g, "")
+        out.append(replace(reading, why=_why(plain, level, capped, reading)))
     return out
 
 

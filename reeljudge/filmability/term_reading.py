@@ -14,9 +14,9 @@ How a term is read (documented in docs/decisions.md; measured by ``benchmarks/te
    "pipeline") unless a concrete word in the term names the visible thing ("leaking pipe").
 4. **Seen, not only sensed**: a concrete head that is hardly visual in the Lancaster norms
    ("birdsong", "smell": visual strength ≤ ``min_visual``) is not filmable.
-5. Filmable when the deciding rating is above ``threshold``: a rating exactly at the scale's
-   midpoint ("transport" 3.50, "climate" 3.50) means the raters were split, and a term whose
-   filmability has two readings is not counted as filmable. A head the norms do not rate falls back
+5. Filmable when the deciding rating is above ``threshold`` (3.6): a rating at or just above the
+   scale's midpoint ("transport" 3.50, "climate" 3.50, "supply chain" 3.55) means the raters were
+   split, and a term whose filmability has two readings is not counted as filmable. A head the norms do not rate falls back
    to the term's most concrete rated word; a term with fewer than half its words rated is
    ``unknown``, never guessed. Conjunctions: the most concrete conjunct decides.
 """
