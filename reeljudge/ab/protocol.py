@@ -21,6 +21,8 @@ from reeljudge.package_data import protocols_folder
 
 PROTOCOL_DIR = protocols_folder()
 DEFAULT_PROTOCOL = "ab-v1"
+#: the winner of a verdict that prefers neither clip
+TIE = "tie"
 #: the parsed twin of ``<id>.yaml``: its content as JSON, with the sha256 of the YAML bytes it was made from
 TWIN_SUFFIX = ".parsed.json"
 SIDES = ("A", "B")

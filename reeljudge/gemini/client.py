@@ -16,10 +16,8 @@ from typing import Any, Callable, Mapping, NoReturn
 from reeljudge.cache import JudgeCache, open_cache, request_key
 from reeljudge.errors import JudgeError
 from reeljudge.gemini import wire
-from reeljudge.gemini.replies import ReplyInvalid
 from reeljudge.gemini.request import JudgeRequest, Usage
 from reeljudge.gemini.settings import JudgeSettings, require_credentials
-from reeljudge.retry import GaveUp, call
 
 
 @dataclass
@@ -108,6 +106,7 @@ class JudgeClient:
             self.planner(self, request, parse, key)  # records it, then raises JudgeError(queued_for_batch)
         require_credentials(self.settings, f"the {request.kind} request",
                             "; or run with cache: replay on replies recorded earlier")
+        from reeljudge.gemini.replies import ReplyInvalid  # here: a cache hit reads no reply
         deadline = started + self.settings.deadline_s
         contents = [wire.user_content(request.parts)]
         call_ = self._generate(request, contents, deadline)
@@ -161,6 +160,7 @@ class JudgeClient:
 
     def _generate(self, request: JudgeRequest, contents: list[Any], deadline: float) -> _Call:
         """One checked generateContent result under the retry policy; JudgeError when it gives up."""
+        from reeljudge.retry import GaveUp, call  # here: a cache hit makes no call
 
         def once(timeout_s: float) -> Any:
             return self.genai().models.generate_content(
