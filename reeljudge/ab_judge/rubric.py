@@ -23,7 +23,7 @@ from typing import Any
 
 from reeljudge.ab.protocol import PROTOCOL_DIR, Protocol, load_protocol, twin_path, twin_text
 from reeljudge.errors import ReelJudgeError
-from reeljudge.gemini.prompts import rubric_path, rubrics_dir
+from reeljudge.gemini.prompts import read_rubric, rubrics_dir
 
 SECTIONS = ("instructions", "priority", "dimensions", "tags", "rules")
 _BLOCK = re.compile(r"(<!-- generated: (\w+)[^>]*-->\n)(.*?)(<!-- end generated: \2 -->)", re.DOTALL)
@@ -122,8 +122,7 @@ def reply_schema(protocol: Protocol) -> dict[str, Any]:
 def _files(protocol_id: str) -> tuple[str, str]:
     """(instruction text, schema text) of one protocol's judge; ReelJudgeError naming what is missing."""
     try:
-        text = rubric_path(rubric_name(protocol_id)).read_text(encoding="utf-8")
-        schema = rubric_path(schema_name(protocol_id)).read_text(encoding="utf-8")
+        text, schema = read_rubric(rubric_name(protocol_id)), read_rubric(schema_name(protocol_id))
     except ReelJudgeError:
         raise ReelJudgeError(
             f"no A/B judge rubric for protocol {protocol_id} ({rubric_name(protocol_id)} and {schema_name(protocol_id)} "

@@ -77,6 +77,8 @@ class JudgeClient:
     sleep: Callable[[float], None] = time.sleep
     planner: Planner | None = None
     _genai: Any = field(default=None, repr=False)
+    #: entries ``is_cached`` found, by key, handed to the ``ask`` that follows (a hit reads its entry once)
+    _found: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         if self.cache is None:
@@ -89,14 +91,18 @@ class JudgeClient:
     def is_cached(self, request: JudgeRequest) -> bool:
         """Whether a reply to ``request`` is in the cache (a cache hit needs no media upload)."""
         assert self.cache is not None
-        return self.cache.get(self.key(request)) is not None
+        key = self.key(request)
+        entry = self.cache.get(key)
+        if entry is not None:
+            self._found[key] = entry
+        return entry is not None
 
     def ask(self, request: JudgeRequest, parse: Callable[[str], Any]) -> JudgeReply:
         """The judge's parsed answer to ``request``; JudgeError when the judge did not judge."""
         started = time.monotonic()
         key = self.key(request)
         assert self.cache is not None
-        entry = self.cache.require(key, f"{request.kind} request")
+        entry = self._found.pop(key, None) or self.cache.require(key, f"{request.kind} request")
         if entry is not None:
             return _reply_from_cache(entry, key, started)
         if self.cache.mode == "plan":
