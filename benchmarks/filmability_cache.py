@@ -163,11 +163,13 @@ def measure(judge: str, work: Path, entries: list[Path], rounds: int = ROUNDS) -
                 raise SystemExit(f"{judge} eval ({name}) did not pass every test: {stats}")
             runs[name].append((wall, cpu))
     plain = statistics.median(w for w, _ in runs["trivial"])
+    plain_cpu = statistics.median(c for _, c in runs["trivial"])
     for name, values in runs.items():
         wall, cpu = statistics.median(w for w, _ in values), statistics.median(c for _, c in values)
         label = "trivial python assertion" if name == "trivial" else f"{judge} cache hits, entries from {name}"
         print(f"{label}: {N_TESTS} tests, median wall {wall:.2f} s (runs {[round(w, 2) for w, _ in values]}), "
-              f"CPU {cpu:.2f} s; ratio to trivial {wall / plain:.2f} (goal ≤ 1.3)")
+              f"CPU {cpu:.2f} s; ratio to trivial {wall / plain:.2f}, CPU {cpu / plain_cpu:.2f} (goal ≤ 1.3); "
+              f"load average {os.getloadavg()[0]:.1f}")
 
 
 def main(argv: list[str] | None = None) -> None:
