@@ -8,6 +8,9 @@ entries directly, Gecko's and the A/B judge's by judging each test once in this 
 fake Gemini server (``tests/fake_gemini.py``). The evals run in cache mode ``replay`` with no key, so
 a miss fails loudly instead of calling anything. ``--entries DIR`` takes the assertion entry files
 (and the reeljudge they load) from another checkout, to measure before/after in one run.
+``--result-floor`` adds a third kind of eval: a trivial assertion that returns the judge's own cached
+result (computed once here), so what promptfoo spends on a large result is told apart from what the
+judge's process spends.
 """
 
 from __future__ import annotations
@@ -35,6 +38,15 @@ FLICKER = str(ROOT / "datasets" / "clips" / "gen_flicker.mp4")
 PROMPT = "Take {i}: a red ball rolls past a textured wall while the camera pans"
 TRIVIAL = '''def get_assert(output, context):
     return {"pass": True, "score": 1.0, "reason": "trivial"}
+'''
+FLOOR = '''import json
+
+with open({path!r}, encoding="utf-8") as fh:
+    RESULT = json.load(fh)
+
+
+def get_assert(output, context):
+    return RESULT
 '''
 
 
@@ -111,6 +123,25 @@ def fill(judge: str, cache_dir: Path) -> list[dict[str, Any]]:
         os.environ.update(saved)
 
 
+def _judge_result(judge: str, tests: list[dict[str, Any]], env: dict[str, str]) -> dict[str, Any]:
+    """The judge's result for the first test, from the filled cache, in this process (for ``--result-floor``)."""
+    import importlib
+
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(env)
+    try:
+        module = importlib.import_module(f"reeljudge.{judge}.assertion")
+        vars_ = tests[0]
+        result = module.get_assert(vars_["out"], {"vars": vars_, "config": {"judge": "gemini"} if judge == "filmability" else {}})
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    if not (result["pass"] and result["metadata"].get("cache_hit")):
+        raise SystemExit(f"{judge}: the result for the floor is not a passing cache hit: {result['reason']}")
+    return result
+
+
 def _config(work: Path, tests: list[dict[str, Any]], assertion: str, judge: str, name: str) -> Path:
     config = {
         "description": f"benchmark {judge}",
@@ -143,7 +174,7 @@ def _eval_seconds(config: Path, work: Path, env: dict[str, str]) -> tuple[float,
     return elapsed, cpu, json.loads(out.read_text())["results"]["stats"]
 
 
-def measure(judge: str, work: Path, entries: list[Path], rounds: int = ROUNDS) -> None:
+def measure(judge: str, work: Path, entries: list[Path], rounds: int = ROUNDS, floor: bool = False) -> None:
     """Fill the cache, then alternate the evals ``rounds`` times; print medians and ratios to trivial."""
     tests = fill(judge, work / f"cache-{judge}")
     trivial = work / "trivial_assert.py"
@@ -153,6 +184,11 @@ def measure(judge: str, work: Path, entries: list[Path], rounds: int = ROUNDS) -
            "REELJUDGE_CACHE_DIR": str(work / f"cache-{judge}"), "REELJUDGE_CACHE": "replay",
            "GOOGLE_GEMINI_BASE_URL": "http://127.0.0.1:9", "PROMPTFOO_CONFIG_DIR": str(work / "pf")}
     configs = {"trivial": _config(work, tests, f"file://{trivial}", judge, "trivial")}
+    if floor:
+        result_file, floor_entry = work / f"result-{judge}.json", work / f"floor_{judge}.py"
+        result_file.write_text(json.dumps(_judge_result(judge, tests, env)))
+        floor_entry.write_text(FLOOR.format(path=str(result_file)))
+        configs["floor"] = _config(work, tests, f"file://{floor_entry}", judge, "floor")
     for i, root in enumerate(entries):
         configs[str(root)] = _config(work, tests, f"file://{root / 'assertions' / (judge + '.py')}", judge, f"entries{i}")
     runs: dict[str, list[tuple[float, float]]] = {name: [] for name in configs}
@@ -163,11 +199,14 @@ def measure(judge: str, work: Path, entries: list[Path], rounds: int = ROUNDS) -
                 raise SystemExit(f"{judge} eval ({name}) did not pass every test: {stats}")
             runs[name].append((wall, cpu))
     plain = statistics.median(w for w, _ in runs["trivial"])
+    plain_cpu = statistics.median(c for _, c in runs["trivial"])
     for name, values in runs.items():
         wall, cpu = statistics.median(w for w, _ in values), statistics.median(c for _, c in values)
-        label = "trivial python assertion" if name == "trivial" else f"{judge} cache hits, entries from {name}"
+        label = {"trivial": "trivial python assertion", "floor": f"trivial python assertion returning {judge}'s cached result"}.get(
+            name, f"{judge} cache hits, entries from {name}")
         print(f"{label}: {N_TESTS} tests, median wall {wall:.2f} s (runs {[round(w, 2) for w, _ in values]}), "
-              f"CPU {cpu:.2f} s; ratio to trivial {wall / plain:.2f} (goal ≤ 1.3)")
+              f"CPU {cpu:.2f} s; ratio to trivial {wall / plain:.2f}, CPU {cpu / plain_cpu:.2f} (goal ≤ 1.3); "
+              f"load average {os.getloadavg()[0]:.1f}")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -177,10 +216,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--entries", action="append", type=Path, default=[],
                         help="another checkout whose assertions/ (and reeljudge) to measure too; repeatable")
     parser.add_argument("--rounds", type=int, default=ROUNDS, help=f"evals of each kind, alternating (default {ROUNDS})")
+    parser.add_argument("--result-floor", action="store_true", help="also time a trivial assertion returning the judge's cached result")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         for judge in args.judges.split(","):
-            measure(judge.strip(), Path(tmp), [ROOT, *[e.resolve() for e in args.entries]], args.rounds)
+            measure(judge.strip(), Path(tmp), [ROOT, *[e.resolve() for e in args.entries]], args.rounds, args.result_floor)
 
 
 if __name__ == "__main__":

@@ -105,9 +105,11 @@ class JudgeCache:
         """The stored record of ``kind`` for ``identity``, or None."""
         return self.get(self.record_key(kind, identity))
 
-    def put_record(self, kind: str, identity: Mapping[str, Any], value: Mapping[str, Any], *, stored_kind: str | None = None) -> None:
-        """Store a record of ``kind`` for ``identity`` (``stored_kind``: a different kind label for the entry)."""
-        self.put(self.record_key(kind, identity), stored_kind or kind, value)
+    def put_record(self, kind: str, identity: Mapping[str, Any], value: Mapping[str, Any], *, stored_kind: str | None = None,
+                   sync: bool = True) -> None:
+        """Store a record of ``kind`` for ``identity`` (``stored_kind``: a different kind label for the entry;
+        ``sync=False`` for a record whose loss costs only its recomputation)."""
+        self.put(self.record_key(kind, identity), stored_kind or kind, value, sync=sync)
 
     def forget(self, key: str) -> None:
         """Remove the entry for ``key`` (readwrite and plan modes only)."""

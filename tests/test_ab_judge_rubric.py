@@ -110,3 +110,24 @@ def test_reader_refuses_rule_breaking_replies_with_the_protocol_message():
                 {k: v for k, v in good.items() if k != "ratings"}):
         with pytest.raises(ReplyInvalid, match="does not match the schema"):
             parse(json.dumps(bad))
+
+
+def test_the_protocol_read_through_its_twin_is_the_protocol_read_from_yaml():
+    from reeljudge.ab.protocol import PROTOCOL_DIR, _build, _parse_yaml
+
+    assert load_protocol.__wrapped__("ab-v1") == _build(_parse_yaml((PROTOCOL_DIR / "ab-v1.yaml").read_bytes())) == P
+
+
+def test_the_twin_is_used_only_when_made_from_the_exact_yaml_bytes(tmp_path):
+    from reeljudge.ab.protocol import PROTOCOL_DIR, twin_path
+
+    yaml_file = shutil.copy(PROTOCOL_DIR / "ab-v1.yaml", tmp_path / "ab-v1.yaml")
+    twin = json.loads(twin_path(PROTOCOL_DIR / "ab-v1.yaml").read_text())
+    twin["protocol"]["title"] = "read from the twin"  # the hash still matches: the twin is believed
+    twin_path(Path(yaml_file)).write_text(json.dumps(twin))
+    assert load_protocol.__wrapped__("ab-v1", tmp_path).title == "read from the twin"
+    edited = Path(yaml_file).read_text().replace("Pairwise preference for generative video", "Edited since the twin")
+    Path(yaml_file).write_text(edited)  # the twin was made from other bytes: the YAML is parsed
+    assert load_protocol.__wrapped__("ab-v1", tmp_path).title.startswith("Edited since the twin")
+    twin_path(Path(yaml_file)).write_text("{not json")  # an unreadable twin: the YAML is parsed
+    assert load_protocol.__wrapped__("ab-v1", tmp_path).title.startswith("Edited since the twin")

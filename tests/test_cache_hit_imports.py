@@ -1,5 +1,8 @@
 """A cache hit costs only the interpreter start: the assertion entry of every cached judge, run in a
-new process (as promptfoo runs it) on a filled cache, imports nothing a cache hit does not use."""
+new process (as promptfoo runs it) on a filled cache, imports nothing a cache hit does not use and
+reads only what a hit needs, once: its cache entries, the prompt and schema files its request key is
+made of (and the protocol, through its parsed twin), and the clips it names. The video probes have
+no cache: every run decodes the clip."""
 
 from __future__ import annotations
 
@@ -7,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -28,7 +32,15 @@ PROMPT = "A red ball rolls past a textured wall while the camera pans"
 NOT_ON_A_HIT = (
     "tenacity", "tornado", "asyncio", "httpx", "httpcore", "requests", "urllib3", "aiohttp", "websockets",
     "google", "numpy", "scipy", "av", "cv2", "onnxruntime", "tokenizers", "jsonschema", "json_repair",
-    "wordtangible", "lemminflect", "tqdm", "pebble", "concurrent",
+    "wordtangible", "lemminflect", "tqdm", "pebble", "concurrent", "yaml",
+)
+#: our own modules a hit never uses: the reply reader (a hit reads no judge reply; filmability reads the
+#: provider's term list with it), the A/B protocol's rules and records, the offline judges, the probes,
+#: the batch collector
+OURS_NOT_ON_A_HIT = (
+    "reeljudge.gemini.replies", "reeljudge.ab.contradiction", "reeljudge.ab.records",
+    "reeljudge.ab_judge.reading", "reeljudge.ab_judge.probes_judge", "reeljudge.not_judged", "reeljudge.probes",
+    "reeljudge.batch.collect", "reeljudge.filmability.judge_local", "reeljudge.filmability.embeddings",
 )
 
 #: per judge: its entry file, the output it grades, the test context, and how to fill the cache
@@ -44,10 +56,15 @@ import importlib.util, json, sys
 spec = importlib.util.spec_from_file_location("entry", sys.argv[1])
 entry = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(entry)
+opened = []
+def record(event, args):
+    if event == "open" and isinstance(args[0], str) and not args[0].endswith((".py", ".pyc")):
+        opened.append(args[0])
+sys.addaudithook(record)
 result = entry.get_assert(json.loads(sys.argv[2]), json.loads(sys.argv[3]))
 loaded = sorted({name.partition(".")[0] for name in sys.modules})
 print(json.dumps({"pass": result["pass"], "hit": result["metadata"].get("cache_hit"), "reason": result["reason"],
-                  "loaded": loaded}))
+                  "loaded": loaded, "ours": sorted(n for n in sys.modules if n.startswith("reeljudge")), "opened": opened}))
 """
 
 
@@ -80,4 +97,28 @@ def test_a_cache_hit_imports_only_what_it_uses(judge, gemini_env):
     hit = json.loads(again.stdout)
     assert (hit["pass"], hit["hit"]) == (True, True), hit["reason"]
     assert sorted(set(hit["loaded"]) & set(NOT_ON_A_HIT)) == []
+    reads_output = ("reeljudge.gemini.replies",) if judge == "filmability" else ()  # the output is a JSON list of terms
+    assert [m for m in hit["ours"] if m.startswith(OURS_NOT_ON_A_HIT) and not m.startswith(reads_output)] == []
     assert len(gemini_env.calls()) == calls
+    _reads_only_what_a_hit_needs(judge, hit["opened"], Path(env["REELJUDGE_CACHE_DIR"]))
+
+
+def _reads_only_what_a_hit_needs(judge: str, opened: list[str], cache_dir: Path) -> None:
+    """Every file the hit opened is a cache entry, a prompt or schema file, the protocol or a clip, each read once."""
+    from reeljudge.package_data import protocols_folder, rubrics_folder
+
+    data = {"rubrics": rubrics_folder(), "protocols": protocols_folder(), "cache": cache_dir, "clips": ROOT / "datasets" / "clips"}
+    kinds = {}
+    for name in opened:
+        path = Path(name).resolve()
+        where = [k for k, folder in data.items() if path.is_relative_to(folder.resolve())]
+        assert where, f"{judge}: a cache hit read {name}, which it does not need"
+        kinds.setdefault(where[0], []).append(path.name)
+    assert {n: c for n, c in Counter(opened).items() if c > 1} == {}, f"{judge}: read twice"
+    assert kinds.get("cache") and kinds.get("rubrics"), kinds  # the hit is answered from the cache, keyed by the prompts
+    assert [n for n in kinds.get("rubrics", []) if not n.startswith(judge.partition("_")[0])] == []
+    if judge == "ab_judge":  # the protocol through its parsed twin: the YAML's bytes are hashed, not parsed
+        assert sorted(kinds["protocols"]) == ["ab-v1.parsed.json", "ab-v1.yaml"]
+        assert sorted(kinds["clips"]) == ["gen_clean.mp4", "gen_flicker.mp4"]
+    else:
+        assert "protocols" not in kinds

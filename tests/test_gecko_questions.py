@@ -16,7 +16,7 @@ from reeljudge.testing.gecko_scripts import filter_reply, synth_generation, verd
 from reeljudge.gecko.tagging import assign_tag
 from reeljudge.gecko.tags import TAGS, normalise_tag
 from reeljudge.gecko.validity import USER_MARKER as FILTER
-from reeljudge.gemini.client import ReplyInvalid
+from reeljudge.gemini.replies import ReplyInvalid
 
 CLIP = str(Path(__file__).resolve().parents[1] / "datasets" / "clips" / "gen_clean.mp4")
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 
 import pytest
@@ -71,3 +72,82 @@ def test_sha256_streams_whole_file(tmp_path: Path) -> None:
     data = bytes(range(256)) * 9000  # > one read chunk
     (tmp_path / "b.mp4").write_bytes(data)
     assert sha256_file(tmp_path / "b.mp4") == hashlib.sha256(data).hexdigest()
+
+
+#: files a test watches being opened (an audit hook cannot be removed: it records only these)
+_WATCHED: dict[str, int] = {}
+_HOOKED: list = []
+
+
+def _count_opens(event: str, args: tuple) -> None:
+    if event == "open" and isinstance(args[0], str) and args[0] in _WATCHED:
+        _WATCHED[args[0]] += 1
+
+
+@pytest.fixture
+def large_clip(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A 1.5 MB file (random bytes: the memo sees files, not video) whose opens are counted, settled 0.2 s."""
+    import os
+    import sys
+    import time
+
+    if not _HOOKED:
+        sys.addaudithook(_count_opens)
+        _HOOKED.append(_count_opens)
+    monkeypatch.setenv("REELJUDGE_CACHE", "readwrite")
+    path = tmp_path / "large.mp4"
+    path.write_bytes(os.urandom(1_500_000))
+    _WATCHED.clear()
+    _WATCHED[str(path)] = 0
+    time.sleep(0.2)
+    return path
+
+
+def _memo_records() -> list[dict]:
+    import os
+
+    from reeljudge.cache import JudgeCache
+
+    return JudgeCache(os.environ["REELJUDGE_CACHE_DIR"]).entries("media.sha256")
+
+
+def test_a_large_clips_hash_is_remembered_by_its_identity_and_not_read_again(large_clip: Path) -> None:
+    from reeljudge.media.refs import content_ref, remembered_sha256
+
+    truth = hashlib.sha256(large_clip.read_bytes()).hexdigest()
+    _WATCHED[str(large_clip)] = 0
+    assert remembered_sha256(large_clip, settle_s=0.1) == truth and _WATCHED[str(large_clip)] == 1
+    records = _memo_records()
+    assert [r["sha256"] for r in records] == [truth] and str(large_clip.parent) not in json.dumps(records)  # no path stored
+    assert content_ref(resolve_media(large_clip)).sha256 == truth
+    assert _WATCHED[str(large_clip)] == 1  # the second hash came from the cache
+
+
+def test_a_rewrite_that_keeps_size_and_mtime_is_hashed_again(large_clip: Path) -> None:
+    import os
+
+    from reeljudge.media.refs import remembered_sha256
+
+    first = remembered_sha256(large_clip, settle_s=0.1)
+    stat = large_clip.stat()
+    data = bytearray(large_clip.read_bytes())
+    data[1000] ^= 0xFF
+    large_clip.write_bytes(bytes(data))
+    os.utime(large_clip, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # as cp -p or rsync -t would: same size and mtime
+    assert large_clip.stat().st_size == stat.st_size and large_clip.stat().st_mtime_ns == stat.st_mtime_ns
+    again = remembered_sha256(large_clip, settle_s=0.1)
+    assert again == hashlib.sha256(bytes(data)).hexdigest() != first  # the change time moved: a new identity
+
+
+def test_a_hash_is_not_remembered_for_a_file_too_fresh_or_small_or_with_the_cache_off(
+        large_clip: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from reeljudge.media.refs import MEMO_MIN_BYTES, content_ref, remembered_sha256
+
+    remembered_sha256(large_clip, settle_s=60)  # changed within the last minute: a write in its clock tick could hide
+    small = tmp_path / "small.mp4"
+    small.write_bytes(b"x" * (MEMO_MIN_BYTES - 1))
+    content_ref(resolve_media(small))
+    for mode in ("off", "replay"):
+        monkeypatch.setenv("REELJUDGE_CACHE", mode)
+        assert remembered_sha256(large_clip, settle_s=0.1) == hashlib.sha256(large_clip.read_bytes()).hexdigest()
+    assert _memo_records() == []

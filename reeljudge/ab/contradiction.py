@@ -22,8 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping
 
-from reeljudge.ab.protocol import Protocol
-from reeljudge.ab.records import TIE
+from reeljudge.ab.protocol import TIE, Protocol
 
 LOSER_RATED_HIGHER = "loser_rated_higher"
 TIE_RATED_APART = "tie_rated_apart"

@@ -1,12 +1,15 @@
 """The A/B protocol as data: families, priority order, dimensions, reason tags and form rules.
 
-``load_protocol()`` reads ``protocols/<id>.yaml``; ``check_form()`` applies the protocol's rules to
+``load_protocol()`` reads ``protocols/<id>.yaml`` (through its parsed twin ``<id>.parsed.json`` when the
+twin was made from the file's exact bytes: an assertion then loads no YAML parser); ``check_form()`` applies the protocol's rules to
 one verdict (in terms of the sides shown) and returns every violation with the field it concerns,
 so the rating page and the server show the same messages. Standard library + PyYAML only.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -18,6 +21,10 @@ from reeljudge.package_data import protocols_folder
 
 PROTOCOL_DIR = protocols_folder()
 DEFAULT_PROTOCOL = "ab-v1"
+#: the winner of a verdict that prefers neither clip
+TIE = "tie"
+#: the parsed twin of ``<id>.yaml``: its content as JSON, with the sha256 of the YAML bytes it was made from
+TWIN_SUFFIX = ".parsed.json"
 SIDES = ("A", "B")
 
 
@@ -120,16 +127,52 @@ class Violation:
 @lru_cache(maxsize=8)
 def load_protocol(protocol_id: str = DEFAULT_PROTOCOL, directory: Path | None = None) -> Protocol:
     """Read and check ``<directory>/<protocol_id>.yaml``; BadInputError naming the file if it is wrong."""
-    import yaml
-
     path = (directory or PROTOCOL_DIR) / f"{protocol_id}.yaml"
     try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # libyaml: ~10x faster
+        raw = path.read_bytes()
     except FileNotFoundError:
         raise BadInputError(f"{path.name}: no such protocol (looked in {path.parent.name}/)") from None
+    data = _from_twin(path, raw)
+    if data is None:
+        data = _parse_yaml(raw)
     if not isinstance(data, dict) or data.get("id") != protocol_id:
         raise BadInputError(f"{path.name}: the file's id must be {protocol_id!r}")
     return _build(data)
+
+
+def _parse_yaml(raw: bytes) -> Any:
+    """The protocol file's content, parsed as YAML, in its JSON form (what the twin holds)."""
+    import yaml  # here: only a protocol without an up-to-date twin needs the parser
+
+    data = yaml.load(raw.decode("utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # libyaml: ~10x faster
+    return json.loads(json.dumps(data, ensure_ascii=False))  # JSON form: the same whichever way it was read
+
+
+def twin_path(path: Path) -> Path:
+    """Where the parsed twin of a protocol file lives (beside it)."""
+    return path.with_name(path.name.removesuffix(".yaml") + TWIN_SUFFIX)
+
+
+def _from_twin(path: Path, raw: bytes) -> Any | None:
+    """The content the twin holds when it was made from exactly ``raw``; None when absent, unreadable or stale.
+
+    Sound by content, not by time: the twin records the sha256 of the YAML bytes it was parsed from,
+    so an edited protocol file is parsed again, whatever its modification time."""
+    try:
+        twin = json.loads(twin_path(path).read_bytes())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(twin, dict) or twin.get("source_sha256") != hashlib.sha256(raw).hexdigest():
+        return None
+    return twin.get("protocol")
+
+
+def twin_text(protocol_id: str, directory: Path | None = None) -> str:
+    """The parsed twin ``protocol_id``'s YAML file should have (parsed now, never read from a twin)."""
+    path = (directory or PROTOCOL_DIR) / f"{protocol_id}.yaml"
+    raw = path.read_bytes()
+    twin = {"source": path.name, "source_sha256": hashlib.sha256(raw).hexdigest(), "protocol": _parse_yaml(raw)}
+    return json.dumps(twin, indent=1, ensure_ascii=False) + "\n"
 
 
 def _build(data: Mapping[str, Any]) -> Protocol:

@@ -14,12 +14,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from reeljudge.ab.protocol import PROTOCOL_DIR
+from reeljudge.ab.protocol import PROTOCOL_DIR, TIE
 from reeljudge.errors import BadInputError
 
 SCHEMA_ID = "reeljudge.ab.judgement/1"
 SCHEMA_FILE = PROTOCOL_DIR / "judgement.schema.json"
-TIE = "tie"
 #: what a rater's name may be (a person's invite name or a model judge's); never "tie"
 RATER_ID = re.compile(r"^[A-Za-z0-9_.:@-]{1,64}$")
 

@@ -8,20 +8,21 @@ offline probes).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reeljudge.ab_judge.options import ABJudgeOptions, load
 from reeljudge.ab_judge.pair import MediaParts, Pair, judge_pair_media
-from reeljudge.ab_judge.probes_judge import ProbesPairVerdict, judge_with_probes
 from reeljudge.ab_judge.verdict import PairVerdict
 from reeljudge.errors import JudgeError, MediaError
-from reeljudge.batch.planner import planner_for
 from reeljudge.gemini.client import JudgeClient
 from reeljudge.gemini.settings import JudgeSettings
 from reeljudge.media.carriers import Where
 from reeljudge.media.refs import ContentRef
 from reeljudge.media.resolver import Candidate, Located, open_candidate
-from reeljudge.not_judged import NotJudged
+
+if TYPE_CHECKING:  # the offline judge and NotJudged are loaded when used, not on a cache hit
+    from reeljudge.ab_judge.probes_judge import ProbesPairVerdict
+    from reeljudge.not_judged import NotJudged
 
 JUDGE_NAME = "ab_judge"
 OFFLINE_HINT = "; or choose judge: probes (offline: temporal and technical dimensions from the video probes, adherence not judged)"
@@ -59,8 +60,13 @@ def judge(pair: Pair, options: ABJudgeOptions, settings: JudgeSettings, *, clien
           media: MediaParts | None = None) -> PairVerdict | ProbesPairVerdict:
     """The verdict of the judge ``options.judge`` names; JudgeError/MediaError when it did not judge."""
     if options.judge == "probes":
+        from reeljudge.ab_judge.probes_judge import judge_with_probes
+
         return judge_with_probes(pair.prompt, pair.systems, pair.clips, pair.family, options.protocol, options.pass_on)
-    client = client or JudgeClient(settings, planner=planner_for(settings))
+    if client is None:
+        from reeljudge.batch.planner import planner_for
+
+        client = JudgeClient(settings, planner=planner_for(settings))
     try:
         return judge_pair_media(pair, options, client, media)
     except JudgeError as error:
@@ -89,4 +95,6 @@ def judge_pair(prompt: str, clip_a: str, clip_b: str, *, source: str | None = No
         pair = make_pair(prompt, ("clip_a", "clip_b"), (clip_a, clip_b), opts, source=source)
         return judge(pair, opts, settings)
     except (JudgeError, MediaError) as error:
+        from reeljudge.not_judged import NotJudged
+
         return NotJudged.from_error(JUDGE_NAME, error)

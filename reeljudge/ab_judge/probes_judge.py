@@ -20,8 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from reeljudge.ab.protocol import load_protocol
-from reeljudge.ab.records import TIE
+from reeljudge.ab.protocol import TIE, load_protocol
 from reeljudge.ab_judge.verdict import Outcome
 from reeljudge.errors import MediaError
 from reeljudge.media.refs import ContentRef

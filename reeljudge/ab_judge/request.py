@@ -16,14 +16,11 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-from reeljudge.ab.contradiction import contradiction
-from reeljudge.ab.protocol import SIDES, check_form, load_protocol
-from reeljudge.ab_judge.reading import repair_reply
+from reeljudge.ab.protocol import load_protocol
 from reeljudge.ab_judge.rubric import family_schema, system_text
 from reeljudge.gemini.request import JudgeRequest, MediaInput
 from reeljudge.gemini.parsers import reply_parser
 from reeljudge.gemini.prompts import data_block
-from reeljudge.gemini.replies import ReplyInvalid, read_json, schema_errors
 
 REQUEST_KIND = "ab.judge"
 USER_MARKER = "Compare clip A with clip B by the protocol"
@@ -75,6 +72,12 @@ def order_parser(protocol_id: str, family: str) -> Callable[[str], dict[str, Any
     schema = family_schema(protocol, family)
 
     def parse(text: str) -> dict[str, Any]:
+        # here: only a reply that is read (never a cache hit) needs the reader, the repairs and the rules
+        from reeljudge.ab.contradiction import contradiction
+        from reeljudge.ab.protocol import SIDES, check_form
+        from reeljudge.ab_judge.reading import repair_reply
+        from reeljudge.gemini.replies import ReplyInvalid, read_json, schema_errors
+
         value, repaired = repair_reply(read_json(text, schema))
         problems = schema_errors(value, schema)
         if problems:

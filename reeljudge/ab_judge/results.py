@@ -2,21 +2,24 @@
 
 from __future__ import annotations
 
-from reeljudge.ab.protocol import load_protocol
-from reeljudge.ab.records import TIE
+from typing import TYPE_CHECKING
+
+from reeljudge.ab.protocol import TIE, load_protocol
 from reeljudge.ab_judge.options import ABJudgeOptions
-from reeljudge.ab_judge.probes_judge import GROUPS, ProbesPairVerdict
 from reeljudge.ab_judge.verdict import OrderVerdict, PairVerdict
 from reeljudge.promptfoo import IDENTITY_KEY, Result, component, grading_result, judge_identity
+
+if TYPE_CHECKING:  # the offline judge is loaded when its verdict is reported, not on a Gemini cache hit
+    from reeljudge.ab_judge.probes_judge import ProbesPairVerdict
 
 JUDGE_NAME = "ab_judge"
 
 
 def verdict_result(verdict: PairVerdict | ProbesPairVerdict, options: ABJudgeOptions, test: str) -> Result:
     """The grading result of either judge's verdict."""
-    if isinstance(verdict, ProbesPairVerdict):
-        return probes_result(verdict, options, test)
-    return gemini_result(verdict, options, test)
+    if isinstance(verdict, PairVerdict):
+        return gemini_result(verdict, options, test)
+    return probes_result(verdict, options, test)
 
 
 def _outcome(winner: str, systems: tuple[str, str]) -> str:
@@ -113,6 +116,8 @@ def probes_result(v: ProbesPairVerdict, options: ABJudgeOptions, test: str) -> R
                   faults={g: list(ps) for g, ps in v.faults[system].items()})
         for system in v.systems
     ]
+    from reeljudge.ab_judge.probes_judge import GROUPS
+
     dimensions = {**{g: "judged by the probes" for g in GROUPS}, **{d: "not judged (abstained)" for d in v.abstained}}
     metadata = {
         "judge": JUDGE_NAME, "mode": "probes", "judged": True, "test": test, "winner": v.winner, "decided_by": v.decided_by,

@@ -4,9 +4,10 @@
 are *generated* from ``protocols/<protocol>.yaml`` (the instructions, the priority order, the
 dimensions with their anchors, the reason tags, the reply rules), each between
 ``<!-- generated: NAME … -->`` and ``<!-- end generated: NAME -->``. ``rubrics/ab_judge.<protocol>.schema.json``
-is the JSON Schema of the reply, generated whole. A test regenerates both and fails when a file
-differs, so the judge's text and the protocol cannot drift; ``python -m reeljudge.ab_judge.rubric
---write`` brings them back in step.
+is the JSON Schema of the reply, generated whole; ``protocols/<protocol>.parsed.json`` is the protocol
+file's parsed twin (``reeljudge.ab.protocol``: a cache hit reads it instead of loading a YAML parser).
+A test regenerates all three and fails when a file differs, so the judge's text and the protocol
+cannot drift; ``python -m reeljudge.ab_judge.rubric --write`` brings them back in step.
 
 For one request the schema is narrowed to the task family (its dimensions required, its tags only).
 """
@@ -20,9 +21,9 @@ import sys
 from functools import lru_cache
 from typing import Any
 
-from reeljudge.ab.protocol import Protocol, load_protocol
+from reeljudge.ab.protocol import PROTOCOL_DIR, Protocol, load_protocol, twin_path, twin_text
 from reeljudge.errors import ReelJudgeError
-from reeljudge.gemini.prompts import rubric_path, rubrics_dir
+from reeljudge.gemini.prompts import read_rubric, rubrics_dir
 
 SECTIONS = ("instructions", "priority", "dimensions", "tags", "rules")
 _BLOCK = re.compile(r"(<!-- generated: (\w+)[^>]*-->\n)(.*?)(<!-- end generated: \2 -->)", re.DOTALL)
@@ -121,8 +122,7 @@ def reply_schema(protocol: Protocol) -> dict[str, Any]:
 def _files(protocol_id: str) -> tuple[str, str]:
     """(instruction text, schema text) of one protocol's judge; ReelJudgeError naming what is missing."""
     try:
-        text = rubric_path(rubric_name(protocol_id)).read_text(encoding="utf-8")
-        schema = rubric_path(schema_name(protocol_id)).read_text(encoding="utf-8")
+        text, schema = read_rubric(rubric_name(protocol_id)), read_rubric(schema_name(protocol_id))
     except ReelJudgeError:
         raise ReelJudgeError(
             f"no A/B judge rubric for protocol {protocol_id} ({rubric_name(protocol_id)} and {schema_name(protocol_id)} "
@@ -161,11 +161,15 @@ def stale_files(protocol_id: str) -> list[str]:
         stale.append(rubric_name(protocol_id))
     if json.loads(schema) != reply_schema(protocol):
         stale.append(schema_name(protocol_id))
+    twin = twin_path(PROTOCOL_DIR / f"{protocol_id}.yaml")
+    if not twin.is_file() or twin.read_text(encoding="utf-8") != twin_text(protocol_id):
+        stale.append(twin.name)
     return stale
 
 
 def write(protocol_id: str, template_protocol: str = "ab-v1") -> list[str]:
-    """Regenerate the judge files of ``protocol_id`` (a new version starts from ``template_protocol``'s prose)."""
+    """Regenerate the judge files of ``protocol_id`` and the protocol's parsed twin (a new version starts from
+    ``template_protocol``'s prose)."""
     protocol = load_protocol(protocol_id)
     folder = rubrics_dir()
     target = folder / rubric_name(protocol_id)
@@ -173,8 +177,11 @@ def write(protocol_id: str, template_protocol: str = "ab-v1") -> list[str]:
     text = source.read_text(encoding="utf-8").replace(f"protocols/{template_protocol}.yaml", f"protocols/{protocol_id}.yaml")
     target.write_text(render(text, protocol), encoding="utf-8")
     (folder / schema_name(protocol_id)).write_text(json.dumps(reply_schema(protocol), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    twin, text = twin_path(PROTOCOL_DIR / f"{protocol_id}.yaml"), twin_text(protocol_id)
+    if not twin.is_file() or twin.read_text(encoding="utf-8") != text:
+        twin.write_text(text, encoding="utf-8")
     _files.cache_clear()
-    return [target.name, schema_name(protocol_id)]
+    return [target.name, schema_name(protocol_id), twin.name]
 
 
 def main(argv: list[str] | None = None) -> int:

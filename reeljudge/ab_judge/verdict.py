@@ -19,8 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from reeljudge.ab.protocol import Protocol
-from reeljudge.ab.records import TIE
+from reeljudge.ab.protocol import TIE, Protocol
 from reeljudge.gemini.request import Usage
 
 INCONSISTENT_TAG = "tie_both_flawed"

@@ -8,7 +8,6 @@ from reeljudge.gemini.client import JudgeClient, JudgeReply
 from reeljudge.gemini.request import JudgeRequest
 from reeljudge.gemini.prompts import data_block, json_block, load_schema, read_rubric
 from reeljudge.gemini.parsers import reply_parser
-from reeljudge.gemini.replies import ReplyInvalid, json_parser
 
 RUBRIC_FILE = "filmability.md"
 SCHEMA_FILE = "filmability.schema.json"
@@ -19,6 +18,8 @@ def normalise_reply(value: Any) -> Any:
     (both spellings with different lists is ambiguous)."""
     if not isinstance(value, dict) or "unfimableTerms" not in value:
         return value
+    from reeljudge.gemini.replies import ReplyInvalid
+
     source = value["unfimableTerms"]
     if "unfilmableTerms" in value and value["unfilmableTerms"] != source:
         raise ReplyInvalid("the reply gives two different unfilmable-term lists (unfilmableTerms and unfimableTerms)", kind="ambiguous")
@@ -43,7 +44,13 @@ def filmability_request(narration: str, terms: list[str]) -> JudgeRequest:
 @reply_parser("filmability")
 def filmability_parser():
     """The reader of a filmability reply: the rubric's JSON Schema, both spellings of the term list."""
-    return json_parser(load_schema(SCHEMA_FILE), normalise_reply)
+
+    def parse(text: str) -> Any:
+        from reeljudge.gemini.replies import json_parser  # here: a cache hit reads no reply
+
+        return json_parser(load_schema(SCHEMA_FILE), normalise_reply)(text)
+
+    return parse
 
 
 def judge_terms_with_gemini(narration: str, terms: list[str], client: JudgeClient) -> JudgeReply:

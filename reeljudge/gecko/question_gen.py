@@ -15,7 +15,6 @@ from reeljudge.gemini.client import JudgeClient, JudgeReply
 from reeljudge.gemini.request import JudgeRequest
 from reeljudge.gemini.parsers import reply_parser
 from reeljudge.gemini.prompts import data_block, load_schema, read_rubric
-from reeljudge.gemini.replies import ReplyInvalid, read_json, require_count, schema_errors
 from reeljudge.gecko.keywords import parse_annotation
 from reeljudge.gecko.questions import Question, QuestionSet, answer_letter, lettered
 from reeljudge.gecko.tagging import assign_tag
@@ -73,6 +72,8 @@ def normalise_generation_reply(value: Any) -> Any:
 
 def parse_generation_reply(text: str) -> dict[str, Any]:
     """The repaired, normalised, validated generator reply; ReplyInvalid says what is wrong."""
+    from reeljudge.gemini.replies import ReplyInvalid, read_json, require_count, schema_errors  # here: a hit reads no reply
+
     schema = load_schema(SCHEMA_FILE)
     value = normalise_generation_reply(read_json(text, schema))
     problems = schema_errors(value, schema)

@@ -9,16 +9,16 @@ ground truth, or that the prompt does not settle, is dropped. Every drop keeps i
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reeljudge.gecko.questions import Dropped, Question, QuestionSet, choice_map, questions_from_json, questions_to_json
 from reeljudge.gemini.client import JudgeClient, JudgeReply
 from reeljudge.gemini.request import JudgeRequest
 from reeljudge.gemini.parsers import reply_parser
 from reeljudge.gemini.prompts import data_block, load_schema, read_rubric
-from reeljudge.gemini.replies import (
-    Choice, ReplyInvalid, coerce_to_schema, merge_choices, read_choice, read_json, require_count, schema_errors,
-)
+
+if TYPE_CHECKING:  # the reply reader is loaded when a reply is read, never on a cache hit
+    from reeljudge.gemini.replies import Choice
 
 SYSTEM_FILE = "gecko_filter.md"
 SCHEMA_FILE = "gecko_filter.schema.json"
@@ -92,9 +92,11 @@ def filter_parser(questions: list[Question]):
     A reply that answers fewer questions than were asked is refused (``incomplete``); an answer
     that names no choice, says "none" or gives two letters leaves that question unsupported.
     """
-    schema = load_schema(SCHEMA_FILE)
 
     def parse(text: str) -> dict[str, Any]:
+        from reeljudge.gemini.replies import ReplyInvalid, coerce_to_schema, merge_choices, read_json, require_count, schema_errors
+
+        schema = load_schema(SCHEMA_FILE)
         value = read_json(text)
         if isinstance(value, list):
             value = {"answers": value}
@@ -117,6 +119,8 @@ def filter_parser(questions: list[Question]):
 
 def _answer(raw: str, question: Question) -> Choice:
     """One filter answer read against its question's choices ("none" names no choice on purpose)."""
+    from reeljudge.gemini.replies import Choice, read_choice
+
     if raw.strip().strip("\"'.").lower() in _NONE:
         return Choice(None, "the judge found no answer in the prompt text alone")
     return read_choice(raw, choice_map(question.choices))

@@ -14,14 +14,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reeljudge.gecko.questions import Question, choice_map, questions_from_json, questions_to_json
 from reeljudge.gecko.validity import numbered_questions
 from reeljudge.gemini.request import JudgeRequest, MediaInput
 from reeljudge.gemini.parsers import reply_parser
 from reeljudge.gemini.prompts import data_block, read_rubric
-from reeljudge.gemini.replies import Choice, ReplyInvalid, merge_choices, read_choice
+
+if TYPE_CHECKING:  # the reply reader is loaded when a reply is read, never on a cache hit
+    from reeljudge.gemini.replies import Choice
 
 ANSWER_FILES = {"video": "gecko_video_answer.md", "image": "gecko_image_answer.md"}
 USER_MARKER = "Answer every question below about the {kind} above."
@@ -104,6 +106,8 @@ def _letter_offset(raw: str, at: int, letter: str) -> int:
 def parse_verdicts(text: str, questions: list[Question]) -> dict[str, Any]:
     """``{"verdicts": {"1": {letter, raw, matched_by, offset[, note]}, …}, "unmatched": [...]}``;
     ReplyInvalid when no question got a readable verdict."""
+    from reeljudge.gemini.replies import ReplyInvalid, merge_choices, read_choice
+
     by_text = {_norm(q.question): i for i, q in enumerate(questions, 1)}
     found: dict[int, list[tuple[Choice, str, int]]] = {}
     how: dict[int, str] = {}
@@ -145,6 +149,8 @@ def _match(block: _Block, by_text: dict[str, int], count: int) -> tuple[int | No
 
 def _verdict(entries: list[tuple[Choice, str, int]], matched_by: str) -> dict[str, Any]:
     """One question's verdict record from every verdict the reply gave it."""
+    from reeljudge.gemini.replies import merge_choices
+
     merged = merge_choices([c for c, _, _ in entries])
     raw = " | ".join(r for _, r, _ in entries if r)[:200]
     offset = -1

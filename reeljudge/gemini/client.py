@@ -16,10 +16,8 @@ from typing import Any, Callable, Mapping, NoReturn
 from reeljudge.cache import JudgeCache, open_cache, request_key
 from reeljudge.errors import JudgeError
 from reeljudge.gemini import wire
-from reeljudge.gemini.replies import ReplyInvalid
 from reeljudge.gemini.request import JudgeRequest, Usage
 from reeljudge.gemini.settings import JudgeSettings, require_credentials
-from reeljudge.retry import GaveUp, call
 
 
 @dataclass
@@ -79,6 +77,8 @@ class JudgeClient:
     sleep: Callable[[float], None] = time.sleep
     planner: Planner | None = None
     _genai: Any = field(default=None, repr=False)
+    #: entries ``is_cached`` found, by key, handed to the ``ask`` that follows (a hit reads its entry once)
+    _found: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         if self.cache is None:
@@ -91,14 +91,18 @@ class JudgeClient:
     def is_cached(self, request: JudgeRequest) -> bool:
         """Whether a reply to ``request`` is in the cache (a cache hit needs no media upload)."""
         assert self.cache is not None
-        return self.cache.get(self.key(request)) is not None
+        key = self.key(request)
+        entry = self.cache.get(key)
+        if entry is not None:
+            self._found[key] = entry
+        return entry is not None
 
     def ask(self, request: JudgeRequest, parse: Callable[[str], Any]) -> JudgeReply:
         """The judge's parsed answer to ``request``; JudgeError when the judge did not judge."""
         started = time.monotonic()
         key = self.key(request)
         assert self.cache is not None
-        entry = self.cache.require(key, f"{request.kind} request")
+        entry = self._found.pop(key, None) or self.cache.require(key, f"{request.kind} request")
         if entry is not None:
             return _reply_from_cache(entry, key, started)
         if self.cache.mode == "plan":
@@ -108,6 +112,7 @@ class JudgeClient:
             self.planner(self, request, parse, key)  # records it, then raises JudgeError(queued_for_batch)
         require_credentials(self.settings, f"the {request.kind} request",
                             "; or run with cache: replay on replies recorded earlier")
+        from reeljudge.gemini.replies import ReplyInvalid  # here: a cache hit reads no reply
         deadline = started + self.settings.deadline_s
         contents = [wire.user_content(request.parts)]
         call_ = self._generate(request, contents, deadline)
@@ -161,6 +166,7 @@ class JudgeClient:
 
     def _generate(self, request: JudgeRequest, contents: list[Any], deadline: float) -> _Call:
         """One checked generateContent result under the retry policy; JudgeError when it gives up."""
+        from reeljudge.retry import GaveUp, call  # here: a cache hit makes no call
 
         def once(timeout_s: float) -> Any:
             return self.genai().models.generate_content(

@@ -21,9 +21,8 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import replace
-from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from reeljudge.errors import JudgeError, MediaError
 from reeljudge.gemini.client import JudgeClient
@@ -33,9 +32,12 @@ from reeljudge.gemini.wire import describe_error
 from reeljudge.media.refs import ContentRef, portable_path
 from reeljudge.retry import GaveUp, call, poll
 
+if TYPE_CHECKING:  # the clock is loaded when a file is uploaded or checked, never on a cache hit
+    from datetime import datetime
+
 DEFAULT_INLINE_MAX_BYTES = 1_000_000
 VERTEX_INLINE_LIMIT = 20_000_000
-EXPIRY_MARGIN = timedelta(hours=1)
+EXPIRY_MARGIN_S = 3600.0
 RECORD_KIND = "gemini.file"
 
 
@@ -91,7 +93,7 @@ class FileUploads:
         assert client.cache is not None
         self.cache = client.cache
         self.poll_s = poll_s if poll_s is not None else min(2.0, max(0.01, client.settings.backoff_initial_s))
-        self._now = now or (lambda: datetime.now(timezone.utc))
+        self._now = now or _utc_now
 
     def _identity(self, sha256: str) -> dict[str, str]:
         endpoint = self.client.settings.base_url or os.environ.get("GOOGLE_GEMINI_BASE_URL") or "default"
@@ -112,7 +114,7 @@ class FileUploads:
     def _reusable(self, record: dict[str, Any]) -> bool:
         """Whether a recorded upload is still ACTIVE and not about to expire (404, FAILED, expiry → no)."""
         expiry = _parse_time(record.get("expiration_time"))
-        if expiry is not None and expiry - EXPIRY_MARGIN <= self._now():
+        if expiry is not None and (expiry - self._now()).total_seconds() <= EXPIRY_MARGIN_S:
             return False
         try:
             file = self._files_call(lambda _t: self.client.genai().files.get(name=record["name"]), f"lookup of {record['name']}")
@@ -121,7 +123,7 @@ class FileUploads:
         if _state(file) == "PROCESSING":
             file = self._wait_active(file, Path(str(record.get("name"))))
         expiry = _parse_time(_iso(getattr(file, "expiration_time", None)))
-        return _state(file) == "ACTIVE" and (expiry is None or expiry - EXPIRY_MARGIN > self._now())
+        return _state(file) == "ACTIVE" and (expiry is None or (expiry - self._now()).total_seconds() > EXPIRY_MARGIN_S)
 
     def _upload(self, media: ContentRef) -> Any:
         """Upload a local file and wait until it is ACTIVE; MediaError on FAILED, JudgeError on API trouble."""
@@ -189,7 +191,16 @@ def _iso(value: Any) -> str | None:
     return value.isoformat() if hasattr(value, "isoformat") else str(value)
 
 
+def _utc_now() -> datetime:
+    """The time now, in UTC."""
+    from datetime import datetime, timezone  # here: only an upload needs the clock
+
+    return datetime.now(timezone.utc)
+
+
 def _parse_time(value: Any) -> datetime | None:
+    from datetime import datetime, timezone  # here: only an upload's expiry is read
+
     if not value:
         return None
     try:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -33,27 +32,38 @@ def rubric_path(name: str) -> Path:
     return path
 
 
+#: file bytes read in this process, by path, with the (size, modification time) they were read at
+_READ: dict[str, tuple[tuple[int, int], bytes]] = {}
+
+
+def _file_bytes(path: Path) -> bytes:
+    """A prompt or schema file's bytes, read once per process while its size and modification time stay
+    (a request and the rubric version of its result both need them; an edited file is read again)."""
+    stat = path.stat()
+    seen = _READ.get(str(path))
+    if seen is not None and seen[0] == (stat.st_size, stat.st_mtime_ns):
+        return seen[1]
+    data = path.read_bytes()
+    _READ[str(path)] = ((stat.st_size, stat.st_mtime_ns), data)
+    return data
+
+
 def read_rubric(name: str) -> str:
     """The text of one prompt file."""
-    return rubric_path(name).read_text(encoding="utf-8")
+    return _file_bytes(rubric_path(name)).decode("utf-8")
 
 
 def rubric_version(*names: str) -> str:
     """A short content hash of prompt and schema files: the version a result records of the rubric it was judged by."""
     digest = hashlib.sha256()
     for name in names:
-        digest.update(name.encode() + b"\0" + rubric_path(name).read_bytes() + b"\0")
+        digest.update(name.encode() + b"\0" + _file_bytes(rubric_path(name)) + b"\0")
     return digest.hexdigest()[:12]
-
-
-@lru_cache(maxsize=None)
-def _schema_text(path: str) -> str:
-    return Path(path).read_text(encoding="utf-8")
 
 
 def load_schema(name: str) -> dict[str, Any]:
     """A JSON Schema from ``rubrics/<name>`` (a fresh copy each time)."""
-    return json.loads(_schema_text(str(rubric_path(name))))
+    return json.loads(_file_bytes(rubric_path(name)))
 
 
 def neutralise(text: str) -> str:

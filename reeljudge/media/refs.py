@@ -1,7 +1,23 @@
 """Media references: where a clip or image named by a test lives, what it is, and its content hash.
 
-The one media layer for every judge. Imports only the standard library, so it is cheap to load
-from an assertion process and safe to use from an uploader.
+The one media layer for every judge. Imports only the standard library (the judge cache only to
+remember the hash of a large file), so it is cheap to load from an assertion process and safe to use
+from an uploader.
+
+**A clip's hash, remembered.** Judge requests are keyed by their clips' content hashes, so every cache
+hit would read each clip it names in full (≈ 1 ms per MB here). ``content_ref`` remembers the hash of
+a file of ``MEMO_MIN_BYTES`` or more in the one judge cache (record ``media.sha256``, in the default
+cache folder, under the ``REELJUDGE_CACHE`` mode: ``off`` neither reads nor writes it, ``replay`` only
+reads it), keyed by the file's identity: real path, device, inode, size, and modification and change
+times in nanoseconds. Why that is sound: no write to a file leaves all of these as they were. Its
+change time (ctime) is set by the kernel on every write and every metadata change, and no call can set
+it back (``touch``, ``cp -p`` and ``rsync -t`` restore the modification time, not the change time); a
+file replaced by another (a rename, a new download) has another inode or change time. The one gap is
+timestamp granularity: a write in the same clock tick as the change time recorded would leave it
+equal, so a hash is remembered only when the file's times lie ``SETTLE_S`` seconds before the hash was
+begun and the file's identity is the same after reading it (git's "racily clean" rule). Only the
+hash is stored (the key is a hash of the identity: no path is written). Checks that a blob is what its
+name says (stores, downloads, uploads) always read the bytes.
 """
 
 from __future__ import annotations
@@ -9,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Literal
@@ -35,6 +52,11 @@ REMOTE_SCHEMES = ("gs://", "https://", "http://")
 DATASET_DIRS: tuple[str, ...] = ("datasets/clips", "datasets")
 _DATASET_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _CHUNK = 1 << 20
+#: files this large or larger have their hash remembered (smaller ones are hashed faster than a lookup pays)
+MEMO_MIN_BYTES = 1 << 20
+#: a file's times must lie this long before its hashing began for the hash to be remembered
+SETTLE_S = 2.0
+MEMO_KIND = "media.sha256"
 
 
 @dataclass(frozen=True)
@@ -182,9 +204,49 @@ def content_ref(ref: MediaRef) -> ContentRef:
     """The content hash (local) or URI hash (remote) of a resolved ref; MediaError naming it if unreadable."""
     if ref.path is not None:
         size = file_size(ref.path)
-        return ContentRef(ref, sha256_file(ref.path), size)
+        return ContentRef(ref, remembered_sha256(ref.path) if size >= MEMO_MIN_BYTES else sha256_file(ref.path), size)
     uri = ref.uri or ref.ref
     return ContentRef(ref, "uri-" + hashlib.sha256(uri.encode("utf-8")).hexdigest(), None)
+
+
+def remembered_sha256(path: str | os.PathLike[str], *, settle_s: float = SETTLE_S) -> str:
+    """The hex SHA-256 of a file, remembered in the judge cache by the file's identity (see the module
+    doc: why that is sound); MediaError if it cannot be read."""
+    from reeljudge.cache import MODES, default_cache_dir, open_cache  # here: only a large file's hash is remembered
+
+    mode = os.environ.get("REELJUDGE_CACHE") or "readwrite"
+    try:
+        before = _identity(path)
+    except OSError:
+        return sha256_file(path)  # says what is wrong with the file
+    if mode not in MODES:
+        return sha256_file(path)
+    cache = open_cache(default_cache_dir(), mode)
+    entry = cache.get_record(MEMO_KIND, before)
+    digest = (entry or {}).get("sha256")
+    if isinstance(digest, str) and len(digest) == 64:
+        return digest
+    started = time.time_ns()
+    digest = sha256_file(path)
+    settled = max(before["mtime_ns"], before["ctime_ns"]) <= started - int(settle_s * 1e9)
+    if settled and _same_identity(path, before):
+        cache.put_record(MEMO_KIND, before, {"sha256": digest}, sync=False)
+    return digest
+
+
+def _identity(path: str | os.PathLike[str]) -> dict[str, int | str]:
+    """What identifies a file's content without reading it: real path, device, inode, size, mtime, ctime."""
+    st = os.stat(path)
+    return {"path": os.path.realpath(path), "dev": st.st_dev, "ino": st.st_ino, "size": st.st_size,
+            "mtime_ns": st.st_mtime_ns, "ctime_ns": st.st_ctime_ns}
+
+
+def _same_identity(path: str | os.PathLike[str], before: dict[str, int | str]) -> bool:
+    """Whether the file still has the identity it had before it was read (it was not written meanwhile)."""
+    try:
+        return _identity(path) == before
+    except OSError:
+        return False
 
 
 def portable_path(path: str | os.PathLike[str]) -> str:
