@@ -132,8 +132,8 @@ def main() -> None:
               f"{cores} cores; load average before {os.getloadavg()[0]:.1f}")
         runs = [("local pool, 1 process", 1, LocalEngine(workers=1)), ("local pool, 2 processes", 2, LocalEngine(workers=2))]
         runs.append((f"local pool, all cores ({cores})", cores, LocalEngine(workers=cores)))
-        runs.append((f"dask local cluster, {cores} workers (spawned)", cores, DaskEngine(workers=cores, start_method="spawn")))
-        runs.append((f"dask local cluster, {cores} workers (fork server)", cores, DaskEngine(workers=cores)))
+        runs.append((f"dask local cluster, {cores} workers (spawned)", cores, DaskEngine(workers=cores)))
+        runs.append((f"dask local cluster, {cores} workers (fork server)", cores, DaskEngine(workers=cores, start_method="forkserver")))
         baseline, reference = None, None
         print(f"{'engine':<42} {'seconds':>8} {'clips/s':>8} {'speed-up':>9} {'efficiency':>11} {'cpu s/clip':>11}  load")
         for index, (label, processes, engine) in enumerate(runs):

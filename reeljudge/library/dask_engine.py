@@ -34,7 +34,7 @@ class DaskEngine:
     workers: int | None = None  # local cluster only
     max_attempts: int = 3  # local cluster only: an existing cluster keeps its own allowed-failures
     group: int | None = None  # jobs per task; None: ``group_size`` of the run
-    start_method: str = "forkserver"  # how a local cluster's nannies start worker processes
+    start_method: str = "spawn"  # how a local cluster's nannies start worker processes (Dask's default)
 
     def describe(self) -> str:
         """A short label for summaries."""
@@ -53,8 +53,9 @@ class DaskEngine:
             # Dask's default MALLOC_TRIM_THRESHOLD_=65536 hands every freed block over 64 kB back to
             # the kernel: the probes' per-frame arrays then fault in fresh pages each frame
             "distributed.nanny.pre-spawn-environ": _WORKER_ENVIRON,
-            # a fork server imports ``distributed`` once and forks each worker from that clean,
-            # single-threaded process, instead of every spawned worker importing it again
+            # "forkserver" imports ``distributed`` once and forks each worker from that clean process;
+            # measured against "spawn" on the library benchmark it was not reliably cheaper (its
+            # server also preloads pandas and the other optional packages), so spawn stays the default
             "distributed.worker.multiprocessing-method": self.start_method,
         }
         with dask.config.set(settings):
