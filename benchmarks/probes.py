@@ -201,7 +201,7 @@ def phase_floor(path: Path) -> dict[str, Any]:
 
     from reeljudge.media.container import open_info, threaded_decoding
     from reeljudge.probes import ProbeOptions
-    from reeljudge.probes.signals import _decode_ahead, analysis_size
+    from reeljudge.probes.signals import _decode_ahead, analysis_size, sample_interval
 
     options = ProbeOptions(max_frames=10**9, max_seconds=1e9)
     cv2.setNumThreads(1)
@@ -210,7 +210,7 @@ def phase_floor(path: Path) -> dict[str, Any]:
     container, stream, info = open_info(path)
     threaded_decoding(stream)
     info.analysis_width, info.analysis_height = analysis_size(info.width, info.height, options.analysis_short_side)
-    step = max(1, int(round((info.fps or 24.0) / options.dynamic_sample_fps)))
+    step = sample_interval(info, options)
     count, previous, sampled = 0, None, None
     frames = _decode_ahead(container, stream, info, options)
     try:

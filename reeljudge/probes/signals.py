@@ -65,6 +65,11 @@ def analysis_size(width: int, height: int, short_side: int) -> tuple[int, int]:
     return w, h
 
 
+def sample_interval(info: ClipInfo, options: ProbeOptions) -> int:
+    """Every how many frames VBench's dynamic degree samples a flow pair (about ``dynamic_sample_fps``)."""
+    return max(1, int(round((info.fps or 24.0) / options.dynamic_sample_fps)))
+
+
 def measure(path: str | Path, options: ProbeOptions | None = None) -> Signals:
     """Decode ``path`` once (bounded by the options' caps) and return its per-frame signals."""
     options = options or ProbeOptions()
@@ -75,8 +80,7 @@ def measure(path: str | Path, options: ProbeOptions | None = None) -> Signals:
     info.analysis_width, info.analysis_height = w, h
     info.decoder_skips = _decode_only_what_is_analysed(stream, info, options.skip_deblock_scale)
     signals = Signals(info=info)
-    fps = info.fps or 24.0
-    signals.dd_interval = max(1, int(round(fps / options.dynamic_sample_fps)))
+    signals.dd_interval = sample_interval(info, options)
     analyser = _FrameAnalyser(signals, options)
     try:
         with _opencv_in_this_thread():
