@@ -107,3 +107,18 @@ SOFTWARE_NARRATION_WEAK: frozenset[str] = frozenset(
         "software", "hardware", "cache", "traffic", "packet", "router", "password", "hacker", "install",
     )
 )
+
+#: Modifiers that name an economic quantity or sector ("housing market", "property ladder", "wage
+#: freeze", "price floor"). Beside one of them, a head the norms rate concrete alone but abstract in
+#: their own rated economic compounds ("market" 4.70 alone; "labor market" 2.85, "bond market" 2.80)
+#: is read in its economic sense (:func:`reeljudge.filmability.senses.economic_compounds` finds
+#: those heads in the norms; nothing here lists them). A listed word never counts as the concrete
+#: word that names a visible thing.
+ECONOMIC_CONTEXT: frozenset[str] = frozenset(
+    (
+        "housing", "property", "real estate", "job", "labour", "labor", "stock", "share", "credit", "debt", "bond",
+        "capital", "commodity", "currency", "equity", "consumer", "financial", "finance", "economic", "money",
+        "export", "import", "rental", "mortgage", "insurance", "price", "wage", "pay", "tax", "rent", "salary",
+        "interest", "trade", "supply", "value", "hiring", "income", "budget", "investment", "pension", "market",
+    )
+)

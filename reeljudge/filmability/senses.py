@@ -14,6 +14,16 @@ thing: a concrete word that is not software vocabulary ("storm clouds", "oil pip
 a leaf") or camera language ("tree close-up", "cloud timelapse") keeps the everyday sense, and so
 does a rated everyday multiword expression ("tree branch", "spider web") unless it contains a
 software word.
+
+The **economic sense** is read from the term alone: beside an economic modifier ("housing",
+"wage", "price": :data:`~reeljudge.filmability.concreteness_overrides.ECONOMIC_CONTEXT`), a head
+the norms rate concrete alone but abstract in their own rated economic compounds names the
+economic thing, not the visible one: "housing market" is read as "labor market" 2.85 and "bond
+market" 2.80 are rated, not as "market" 4.70. Which heads have such a sense, and the rating the
+term gets (the median of those compounds), come from the norms (:func:`economic_compounds`), not
+from a list. As for software, a concrete word that is not economic vocabulary keeps the everyday
+sense ("fish market stall" has none; "wage floor" has none; "market floor with traders" has
+"traders").
 """
 
 from __future__ import annotations
@@ -22,7 +32,10 @@ from dataclasses import dataclass
 
 from reeljudge.filmability import concreteness_overrides as curated
 from reeljudge.filmability.heads import CAMERA_WORDS
-from reeljudge.filmability.lexicon import UnitMatch, lemmas, tokenize
+from functools import lru_cache
+from statistics import median
+
+from reeljudge.filmability.lexicon import UnitMatch, lemmas, load_norms, tokenize
 
 SOFTWARE_SENSE_RATING = 1.5
 
@@ -43,10 +56,19 @@ class NarrationDomain:
 
 @dataclass(frozen=True)
 class SenseReading:
-    """The sense a term's deciding unit is read in and why."""
+    """The sense a term's deciding unit is read in, the rating that sense gives it, and why."""
 
-    software: bool
-    why: str | None  # None when the unit has no software sense at all
+    sense: str  # "everyday", "software" or "economic"
+    rating: float | None  # replaces the unit's own rating; None in the everyday sense
+    why: str | None  # None when the unit has no other sense at all
+
+    @property
+    def software(self) -> bool:
+        """Read as a software concept."""
+        return self.sense == "software"
+
+
+EVERYDAY = SenseReading("everyday", None, None)
 
 
 def _forms(word: str) -> tuple[str, ...]:
@@ -94,7 +116,17 @@ def has_software_sense(unit: UnitMatch) -> bool:
 def read_sense(
     units: list[UnitMatch], head: int, others: list[int], domain: NarrationDomain, threshold: float
 ) -> SenseReading:
-    """Software or everyday sense for ``units[head]``, given the term's other content units."""
+    """The sense of ``units[head]`` (everyday, software or economic), given the term's other content units."""
+    software = _software_sense(units, head, others, domain, threshold)
+    if software.why is not None:
+        return software
+    return _economic_sense(units, head, others, threshold)
+
+
+def _software_sense(
+    units: list[UnitMatch], head: int, others: list[int], domain: NarrationDomain, threshold: float
+) -> SenseReading:
+    """Software or everyday sense for ``units[head]`` (see module doc)."""
     unit = units[head]
     words = unit.text.split(" ")
     tech = [units[i].text for i in others if is_tech_word(units[i])]
@@ -102,22 +134,71 @@ def read_sense(
         inner = [UnitMatch(w, w, None, "word") for w in words]
         inner_tech = [w.text for w in inner[:-1] if is_tech_word(w)]
         if not (inner_tech and has_software_sense(inner[-1])):
-            return SenseReading(False, None)  # an everyday expression ("tree branch")
+            return EVERYDAY  # an everyday expression ("tree branch")
         tech += inner_tech
     elif not has_software_sense(unit):
-        return SenseReading(False, None)
+        return EVERYDAY
     if not (tech or domain.software):
-        return SenseReading(False, None)
-    camera = [u.text for u in units if any(k in CAMERA_WORDS for k in unit_keys(u))]
+        return EVERYDAY
+    camera = _camera_words(units)
     if camera:
-        return SenseReading(False, f"'{camera[0]}' describes a shot, so '{unit.text}' is the visible thing")
+        return SenseReading("everyday", None, f"'{camera[0]}' describes a shot, so '{unit.text}' is the visible thing")
     cues = [
         units[i].text
         for i in others
         if (units[i].rating or 0.0) >= threshold and not is_tech_word(units[i]) and not has_software_sense(units[i])
     ]
     if cues:
-        return SenseReading(False, f"'{cues[0]}' names the visible {unit.text}, so it is read in its everyday sense")
+        return SenseReading("everyday", None, f"'{cues[0]}' names the visible {unit.text}, so it is read in its everyday sense")
     if tech:
-        return SenseReading(True, f"next to '{tech[0]}', '{unit.text}' names the software concept")
-    return SenseReading(True, f"in {domain.describe()}, '{unit.text}' names the software concept")
+        return SenseReading("software", SOFTWARE_SENSE_RATING, f"next to '{tech[0]}', '{unit.text}' names the software concept")
+    return SenseReading("software", SOFTWARE_SENSE_RATING, f"in {domain.describe()}, '{unit.text}' names the software concept")
+
+
+def is_economic_word(unit: UnitMatch) -> bool:
+    """Economic vocabulary as a modifier ("housing", "wage", "price")."""
+    return any(k in curated.ECONOMIC_CONTEXT for k in unit_keys(unit))
+
+
+@lru_cache(maxsize=1024)
+def economic_compounds(head: str) -> tuple[tuple[str, float], ...]:
+    """The norms' rated two-part compounds of ``head`` after an economic modifier, e.g. "labor market" 2.85."""
+    norms = load_norms()
+    found: list[tuple[str, float]] = []
+    for modifier in sorted(curated.ECONOMIC_CONTEXT):
+        for parts in norms.phrases.get(modifier.split(" ")[0], ()):
+            phrase = " ".join(parts)
+            if parts[-1] == head and " ".join(parts[:-1]) == modifier:
+                found.append((phrase, norms.words[phrase]))
+    return tuple(found)
+
+
+def _economic_sense(units: list[UnitMatch], head: int, others: list[int], threshold: float) -> SenseReading:
+    """Economic or everyday sense for a single-word ``units[head]`` beside an economic modifier."""
+    unit = units[head]
+    if " " in unit.text or (unit.rating or 0.0) <= threshold:
+        return EVERYDAY
+    economic = [units[i].text for i in others if is_economic_word(units[i])]
+    if not economic:
+        return EVERYDAY
+    compounds = next((c for c in map(economic_compounds, (unit.entry or unit.text, *lemmas(unit.text))) if c), ())
+    if not compounds or (rating := median(r for _, r in compounds)) > threshold:
+        return EVERYDAY
+    shown = ", ".join(f"'{p}' {r:.2f}" for p, r in sorted(compounds, key=lambda c: c[1])[:3])
+    cues = [
+        units[i].text
+        for i in others
+        if (units[i].rating or 0.0) > threshold and not is_economic_word(units[i])
+    ]
+    if cues or (camera := _camera_words(units)):
+        cue = cues[0] if cues else camera[0]
+        return SenseReading("everyday", None, f"'{cue}' names the visible {unit.text}, so it is read in its everyday sense")
+    return SenseReading(
+        "economic", round(rating, 3),
+        f"next to '{economic[0]}', '{unit.text}' names the economic {unit.text} (the norms rate {shown}; median {rating:.2f})",
+    )
+
+
+def _camera_words(units: list[UnitMatch]) -> list[str]:
+    """Units that are camera language ("close-up", "aerial")."""
+    return [u.text for u in units if any(k in CAMERA_WORDS for k in unit_keys(u))]

@@ -11,7 +11,9 @@ How a term is read (documented in docs/decisions.md; measured by ``benchmarks/te
    abstract modifier does not make a filmable head abstract ("efficient engine").
 3. **Sense** (:mod:`reeljudge.filmability.senses`): in a software narration, or beside a software
    modifier, an everyday word with a software sense is the software concept ("memory leak",
-   "pipeline") unless a concrete word in the term names the visible thing ("leaking pipe").
+   "pipeline") unless a concrete word in the term names the visible thing ("leaking pipe");
+   beside an economic modifier, a head the norms rate abstract in their economic compounds is the
+   economic concept ("housing market" as "labor market" 2.85).
 4. **Seen, not only sensed**: a concrete head that is hardly visual in the Lancaster norms
    ("birdsong", "smell": visual strength ≤ ``min_visual``) is not filmable.
 5. Filmable when the deciding rating is above ``threshold`` (3.6): a rating at or just above the
@@ -27,7 +29,7 @@ from dataclasses import asdict, dataclass, field
 
 from reeljudge.filmability.heads import HeadParse, find_head, split_coordination
 from reeljudge.filmability.lexicon import DEFAULT_THRESHOLD, UnitMatch, segment, visual_strength
-from reeljudge.filmability.senses import SOFTWARE_SENSE_RATING, NarrationDomain, read_sense
+from reeljudge.filmability.senses import NarrationDomain, SenseReading, read_sense
 
 DEFAULT_MIN_VISUAL = 1.0
 GENERAL = NarrationDomain(False, ())
@@ -43,7 +45,7 @@ class TermConcreteness:
     anchor: str | None  # the unit that decided (the head, or what it frames)
     units: list[UnitMatch] = field(default_factory=list)
     form: str = "word"  # how the head was found (see reeljudge.filmability.heads.HeadParse.form)
-    sense: str = "everyday"  # "everyday" or "software"
+    sense: str = "everyday"  # "everyday", "software" or "economic"
     why: str = ""  # one clause saying how the term was read
 
     def as_dict(self) -> dict[str, object]:
@@ -90,26 +92,27 @@ def _read_conjunct(
     score = float(unit.rating or 0.0)
     others = [i for i in content if i != head]
     sense = read_sense(units, head, others, domain, threshold)
-    if sense.software:
-        score = SOFTWARE_SENSE_RATING
+    if sense.rating is not None:
+        score = sense.rating
     status = "filmable" if score > threshold else "abstract"
     seen = visual_strength(unit.entry or unit.text) if status == "filmable" else None
     if seen is not None and seen[0] <= min_visual:
         status = "abstract"
         notes.append(f"'{unit.text}' is perceived mainly by {seen[1] or 'another sense'}, hardly seen (visual {seen[0]:.2f}/5)")
-    why = _explain(units, parse, head, score, status, sense.why, threshold)
+    why = _explain(units, parse, head, score, status, sense, threshold)
     return TermConcreteness(
         term, round(score, 3), status, unit.text, units, parse.form,
-        "software" if sense.software else "everyday", "; ".join([why, *notes]),
+        sense.sense, "; ".join([why, *notes]),
     )
 
 
 def _explain(
-    units: list[UnitMatch], parse: HeadParse, head: int, score: float, status: str, sense: str | None, threshold: float
+    units: list[UnitMatch], parse: HeadParse, head: int, score: float, status: str, reading: SenseReading, threshold: float
 ) -> str:
     """One clause: which unit decided, how it was found, and what the other words did."""
     unit = units[head]
-    if sense and score == SOFTWARE_SENSE_RATING:
+    sense = reading.why
+    if sense and reading.rating is not None:
         return sense
     kind = "filmable" if score > threshold else "abstract"
     what = f"'{unit.text}' {score:.2f}"
