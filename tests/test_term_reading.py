@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import statistics
+
 import pytest
 
 from benchmarks.term_accuracy import DATASET, accuracy_table, judge_items, load_items
@@ -66,6 +68,39 @@ def test_software_modifier_sets_the_sense_in_any_narration() -> None:
         r = _read(GENERAL, term)
         assert r.status == "abstract" and r.sense == "software", r
         assert "next to" in r.why
+
+
+FINANCE = "Rising interest rates make a first mortgage harder to afford"
+
+
+@pytest.mark.parametrize("term, modifier", [("housing market", "housing"), ("job market", "job"),
+                                            ("real estate market", "real estate"), ("price crash", "price")])
+def test_economic_modifier_gives_a_head_its_economic_sense(term: str, modifier: str) -> None:
+    from reeljudge.filmability.senses import economic_compounds
+
+    r = _read(FINANCE, term)
+    head = term.split(" ")[-1]
+    compounds = economic_compounds(head)
+    assert compounds and all(p.endswith(" " + head) for p, _ in compounds)  # found in the norms, not listed
+    assert r.status == "abstract" and r.sense == "economic", r
+    assert r.score == pytest.approx(statistics.median(v for _, v in compounds), abs=1e-3)
+    assert r.score < 3.6 < _read(FINANCE, head).score  # the head alone stays concrete
+    assert f"next to '{modifier}'" in r.why and "the norms rate" in r.why
+
+
+@pytest.mark.parametrize("term", ["fish market", "street market", "market stall", "stock exchange floor", "housing market aerial",
+                                  "house keys", "money jar", "price tag"])
+def test_a_visible_market_keeps_its_everyday_sense(term: str) -> None:
+    r = _read(FINANCE, term)
+    assert r.status == "filmable" and r.sense == "everyday", r
+
+
+def test_a_head_whose_economic_compounds_are_concrete_has_no_economic_sense() -> None:
+    from reeljudge.filmability.senses import economic_compounds
+
+    assert economic_compounds("bill")  # 'money bill' 4.6, 'tax bill' 3.64, 'trade bill' 3.9: median above the threshold
+    r = _read(FINANCE, "pension bill")
+    assert r.anchor == "bill" and r.status == "filmable" and r.sense == "everyday", r
 
 
 def test_agent_and_action() -> None:
