@@ -42,6 +42,15 @@ def test_mostly_abstract_list_fails_and_green_transport_is_not_filmable(model) -
     assert "'green transport' 3.50" in b.criterion_reasons["filmability"]
 
 
+def test_a_mostly_abstract_economic_list_fails(model) -> None:
+    narration = "Rising interest rates make a first mortgage harder to afford."
+    terms = ["housing market", "home equity", "property ladder", "house keys"]
+    b = judge_terms_locally(narration, terms).breakdown
+    assert b.unfilmable_terms == ["housing market", "home equity", "property ladder"]  # was 0.8 with "housing market" filmable
+    assert b.relevance <= 1 and score_breakdown(b).score < 0.8
+    assert "names the economic market" in b.criterion_reasons["filmability"]
+
+
 def test_a_rating_at_the_midpoint_is_not_filmable() -> None:
     reading = term_concreteness("transport")
     assert reading.score == 3.5 and reading.status == "abstract"
