@@ -67,6 +67,9 @@ class _Call:
 #: The batch layer hands one in (``reeljudge.batch.planner``); the client knows nothing of batches.
 Planner = Callable[["JudgeClient", JudgeRequest, Callable[[str], Any], str], NoReturn]
 
+#: how many entries found by ``JudgeClient.is_cached`` are kept for the ``ask`` that follows
+FOUND_KEPT = 8
+
 
 @dataclass
 class JudgeClient:
@@ -77,7 +80,8 @@ class JudgeClient:
     sleep: Callable[[float], None] = time.sleep
     planner: Planner | None = None
     _genai: Any = field(default=None, repr=False)
-    #: entries ``is_cached`` found, by key, handed to the ``ask`` that follows (a hit reads its entry once)
+    #: entries ``is_cached`` found, by key, handed to the ``ask`` that follows (a hit reads its entry once);
+    #: the newest FOUND_KEPT only, so checks never followed by an ask cannot grow a long-lived client
     _found: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -94,7 +98,10 @@ class JudgeClient:
         key = self.key(request)
         entry = self.cache.get(key)
         if entry is not None:
+            self._found.pop(key, None)
             self._found[key] = entry
+            while len(self._found) > FOUND_KEPT:
+                del self._found[next(iter(self._found))]
         return entry is not None
 
     def ask(self, request: JudgeRequest, parse: Callable[[str], Any]) -> JudgeReply:
