@@ -4,6 +4,7 @@ readings is refused with a reason that names the ambiguity and quotes the offend
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -131,3 +132,63 @@ def test_verdicts_from_several_places_merge_when_they_agree_and_conflict_when_no
     assert merge_choices([Choice("c"), Choice("c")]) == Choice("c")
     merged = merge_choices([Choice("c"), Choice("d")])
     assert merged.letter is None and merged.conflict and "c, d" in merged.problem
+
+
+# ---- a strict JSON reply takes the short road, with the same answer ------------------------------
+
+
+KEY_ENDS = ["a", "é", " ", '"']
+
+
+def _random_value(rng, depth: int = 0):
+    """A JSON value: nested objects and arrays of strings (quotes, brackets, unicode), numbers, booleans, null."""
+    kinds = ["str", "int", "float", "bool", "null"] + (["obj", "arr"] * 2 if depth < 3 else [])
+    kind = rng.choice(kinds)
+    if kind == "obj":
+        return {f"k{i}_" + rng.choice(KEY_ENDS): _random_value(rng, depth + 1) for i in range(rng.randint(1, 4))}
+    if kind == "arr":
+        return [_random_value(rng, depth + 1) for _ in range(rng.randint(1, 4))]
+    return {"str": lambda: rng.choice(["plain", "it's", "rock 'n' roll", "[x]", "{y}", "a\"b", "naïve ✓", "ends']"]),
+            "int": lambda: rng.randint(-5, 5), "float": lambda: rng.choice([0.5, -2.25, 1e-3]),
+            "bool": lambda: rng.random() < 0.5, "null": lambda: None}[kind]()
+
+
+def test_a_strict_json_reply_reads_as_the_repairing_reader_reads_it() -> None:
+    import random
+
+    from reeljudge.gemini.replies import json_values
+
+    rng = random.Random(20)
+    compared = 0
+    for _ in range(400):
+        value = _random_value(rng)
+        if not isinstance(value, (dict, list)):
+            value = [value, "x"]
+        text = json.dumps(value, ensure_ascii=rng.random() < 0.5, indent=rng.choice([None, 2]))
+        assert json_values._strict_json(text) == value
+        assert read_json(text) == value
+        if "ends']" in text or '\\"' in text or re.search(r"\[\s*(true|false|null)", text):
+            continue  # the repairing reader misreads these valid texts: its mismatched-quote repair rewrites
+            # "ends']" inside a string, and an object whose first key holds a quote or an array that opens with
+            # true, false or null does not look like JSON to it (it reads an inner value instead)
+        try:
+            repaired = json_values._repaired_json(text, False)
+        except ReplyInvalid:
+            continue  # e.g. ``[true, "x"]``: the repairing reader only scans text that looks like JSON
+        assert repaired == value
+        compared += 1
+    assert compared > 150  # of 400; the rest are the texts above or ones it refuses
+
+
+@pytest.mark.parametrize("text, kind", [('{"relevance": 3, "relevance": 1}', "ambiguous"), ('[1, 2', "truncated"),
+                                        ('{"a": NaN}', None)])
+def test_a_strict_looking_reply_with_two_readings_or_none_still_goes_the_long_road(text: str, kind: str | None) -> None:
+    from reeljudge.gemini.replies import json_values
+
+    assert json_values._strict_json(text) is json_values._NOT_JSON
+    if kind is None:
+        assert read_json(text) == json_values._repaired_json(text, False)
+    else:
+        with pytest.raises(ReplyInvalid) as raised:
+            read_json(text)
+        assert raised.value.kind == kind

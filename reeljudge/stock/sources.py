@@ -19,7 +19,6 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
-from urllib.parse import urlencode
 
 
 @dataclass(frozen=True)
@@ -39,11 +38,15 @@ class Source:
 
 def _pexels_request(base: str, query: str, key: str) -> tuple[str, dict[str, str]]:
     """GET /videos/search with the key in the Authorization header; one clip per page is enough."""
+    from urllib.parse import urlencode  # here: a cache hit builds no request
+
     return f"{base.rstrip('/')}/videos/search?" + urlencode({"query": query, "per_page": 1, "page": 1}), {"Authorization": key}
 
 
 def _pixabay_request(base: str, query: str, key: str) -> tuple[str, dict[str, str]]:
     """GET /api/videos/ with the key as a parameter; 3 is the smallest page Pixabay accepts."""
+    from urllib.parse import urlencode
+
     return f"{base.rstrip('/')}/api/videos/?" + urlencode({"key": key, "q": query, "per_page": 3}), {}
 
 

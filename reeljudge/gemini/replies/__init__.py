@@ -18,20 +18,44 @@ Every judge reads its replies here. The policy (docs/decisions.md, "Ambiguity po
 Reasons quote the offending part of the reply, not the whole reply.
 """
 
-from reeljudge.gemini.replies.json_values import (
-    ReplyInvalid,
-    Span,
-    coerce_to_schema,
-    find_spans,
-    json_parser,
-    quote,
-    read_json,
-    require_count,
-    schema_errors,
-)
-from reeljudge.gemini.replies.verdicts import Choice, merge_choices, read_choice
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+#: where each name lives; a submodule loads when one of its names is first used (a judge that reads
+#: only JSON never loads the verdict reader)
+_HOMES = {
+    **dict.fromkeys(("ReplyInvalid", "Span", "coerce_to_schema", "find_spans", "json_parser", "quote", "read_json",
+                     "require_count", "schema_errors"), "json_values"),
+    **dict.fromkeys(("Choice", "merge_choices", "read_choice"), "verdicts"),
+}
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from reeljudge.gemini.replies.json_values import (
+        ReplyInvalid,
+        Span,
+        coerce_to_schema,
+        find_spans,
+        json_parser,
+        quote,
+        read_json,
+        require_count,
+        schema_errors,
+    )
+    from reeljudge.gemini.replies.verdicts import Choice, merge_choices, read_choice
 
 __all__ = [
     "Choice", "ReplyInvalid", "Span", "coerce_to_schema", "find_spans", "json_parser", "merge_choices", "quote",
     "read_choice", "read_json", "require_count", "schema_errors",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """A name of the reader, from the submodule that defines it."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value

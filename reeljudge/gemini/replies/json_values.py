@@ -124,6 +124,51 @@ def read_json(text: str, schema: Mapping[str, Any] | None = None) -> Any:
 
     Raises ReplyInvalid (kind ``unparseable``, ``truncated`` or ``ambiguous``) naming the problem.
     """
+    wants_object = (schema or {}).get("type") == "object"
+    value = _strict_json(text)
+    if value is _NOT_JSON or (wants_object and not (isinstance(value, dict) or _object_list(value))):
+        value = _repaired_json(text, wants_object)
+    if wants_object and isinstance(value, list):
+        if len(value) != 1:
+            raise ReplyInvalid(f"the reply is a list of {len(value)} objects where one object was asked", kind="ambiguous")
+        value = value[0]
+    return coerce_to_schema(value, schema) if schema else value
+
+
+class _TwoReadings(ValueError):
+    """A key written twice in one object, or a constant JSON does not have (NaN, Infinity)."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object's pairs as a dict; _TwoReadings when a key comes twice."""
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        raise _TwoReadings("a key written twice")
+    return value
+
+
+def _no_constant(name: str) -> Any:
+    """JSON has no NaN or Infinity: leave such a reply to the repairing reader."""
+    raise _TwoReadings(name)
+
+
+def _strict_json(text: str) -> Any:
+    """The value of a reply that is exactly one strict JSON object or array with no key twice, else _NOT_JSON.
+
+    Such a reply has one reading, the one the repairing reader would find (the common case: a
+    model in JSON mode), so nothing is scanned or repaired.
+    """
+    stripped = text.strip()
+    if not stripped or stripped[0] not in "{[":
+        return _NOT_JSON
+    try:
+        return json.loads(stripped, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
+    except (ValueError, RecursionError):
+        return _NOT_JSON
+
+
+def _repaired_json(text: str, wants_object: bool) -> Any:
+    """The one JSON value in ``text`` found by scanning and repairing (see the package doc); ReplyInvalid."""
     text = _MISMATCHED_QUOTE.sub(r'\1"\2"\3', text)
     spans = find_spans(text)
     if spans and not spans[-1].closed:
@@ -132,7 +177,6 @@ def read_json(text: str, schema: Mapping[str, Any] | None = None) -> Any:
             f"the reply ends inside {bad.open_inside} (it was cut off or left unclosed): {quote(text, max(bad.start, len(text) - 60))}",
             kind="truncated",
         )
-    wants_object = (schema or {}).get("type") == "object"
     values: list[tuple[Span, Any]] = []
     for span in spans:
         value = _parse_span(text, span)
@@ -148,12 +192,7 @@ def read_json(text: str, schema: Mapping[str, Any] | None = None) -> Any:
             f"{quote(text, a.start, a.end)} and {quote(text, b.start, b.end)}",
             kind="ambiguous",
         )
-    value = distinct[0][1]
-    if wants_object and isinstance(value, list):
-        if len(value) != 1:
-            raise ReplyInvalid(f"the reply is a list of {len(value)} objects where one object was asked", kind="ambiguous")
-        value = value[0]
-    return coerce_to_schema(value, schema) if schema else value
+    return distinct[0][1]
 
 
 _NOT_JSON = object()
