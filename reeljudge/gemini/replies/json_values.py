@@ -14,7 +14,10 @@ from typing import Any, Callable, Mapping, Sequence
 # a string opened with " and closed with ' (``"plate']``); the opening quote must start a value (after
 # ``[ , : {``), else a key's closing quote followed by a single-quoted value (``"a": 'x'}``) would match
 _MISMATCHED_QUOTE = re.compile(r'([\[,:{]\s*)"([^"\n]*)\'(\s*[\],}])')
-_LOOKS_JSON = re.compile(r"""(?:\{\s*(?:["'][^"'\n]{0,80}["']|[A-Za-z_]\w*)\s*:|\{\s*\}|\[\s*[\[{"'\d-]|\[\s*\])""")
+_LOOKS_JSON = re.compile(
+    r"""(?:\{\s*(?:["'][^"'\n]{0,80}["']|"(?:[^"\\\n]|\\.){0,80}"|[A-Za-z_]\w*)\s*:|\{\s*\}"""
+    r"""|\[\s*(?:[\[{"'\d-]|true\b|false\b|null\b)|\[\s*\])"""
+)
 
 
 class ReplyInvalid(ValueError):
@@ -168,8 +171,22 @@ def _strict_json(text: str) -> Any:
 
 
 def _repaired_json(text: str, wants_object: bool) -> Any:
-    """The one JSON value in ``text`` found by scanning and repairing (see the package doc); ReplyInvalid."""
-    text = _MISMATCHED_QUOTE.sub(r'\1"\2"\3', text)
+    """The one JSON value in ``text`` found by scanning and repairing (see the package doc); ReplyInvalid.
+
+    The text is read as written first; only when that fails is a string opened with ``"`` and closed
+    with ``'`` mended, so a valid string such as ``"the word 'fast', then"`` is never rewritten.
+    """
+    try:
+        return _scanned_json(text, wants_object)
+    except ReplyInvalid:
+        mended = _MISMATCHED_QUOTE.sub(r'\1"\2"\3', text)
+        if mended == text:
+            raise
+    return _scanned_json(mended, wants_object)
+
+
+def _scanned_json(text: str, wants_object: bool) -> Any:
+    """The one JSON value among the spans of ``text`` that look like JSON; ReplyInvalid."""
     spans = find_spans(text)
     if spans and not spans[-1].closed:
         bad = spans[-1]
