@@ -14,7 +14,9 @@ with its labels, per split (train: rules may be tuned on it; test: held out, onl
 Run: ``.venv/bin/python -m benchmarks.relevance`` (``--errors train`` lists the train lists where the
 judge disagrees, with its relevance reason; ``--errors test`` does the same for the held-out split,
 for reporting only; ``--split train`` judges and prints the train split alone, so tuning never
-shows held-out figures). :func:`held_out_shortfalls` is the quality gate the tests keep.
+shows held-out figures). ``--dataset datasets/relevance_second_author.yaml`` measures the judge on
+the set a second author wrote and labelled (split ``second-author``; never tuned on).
+:func:`held_out_shortfalls` is the quality gate the tests keep.
 """
 
 from __future__ import annotations
@@ -153,10 +155,11 @@ def _errors(judged: list[Judged], split: str) -> None:
 def main() -> None:
     """Print the agreement figures per split; optionally the disagreements of one split."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--errors", choices=("train", "test"), help="list the disagreements of this split")
-    parser.add_argument("--split", choices=("train", "test"), help="judge and report this split only (tuning: train)")
+    parser.add_argument("--errors", metavar="SPLIT", help="list the disagreements of this split (train, test, second-author)")
+    parser.add_argument("--split", metavar="SPLIT", help="judge and report this split only (tuning: train)")
+    parser.add_argument("--dataset", type=Path, default=DATASET, help="the labelled lists (default: %(default)s)")
     args = parser.parse_args()
-    judged = judge_lists([i for i in load_lists() if args.split in (None, i["split"])])
+    judged = judge_lists([i for i in load_lists(args.dataset) if args.split in (None, i["split"])])
     metrics = split_metrics(judged)
     for split, m in metrics.items():
         print(f"{split}: {m['score_band'][1]} lists, {m['pair_order'][1]} pairs")
