@@ -4,7 +4,6 @@ readings is refused with a reason that names the ambiguity and quotes the offend
 from __future__ import annotations
 
 import json
-import re
 
 import pytest
 
