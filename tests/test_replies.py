@@ -166,6 +166,7 @@ def test_a_strict_json_reply_reads_as_the_repairing_reader_reads_it() -> None:
         text = json.dumps(value, ensure_ascii=rng.random() < 0.5, indent=rng.choice([None, 2]))
         assert json_values._strict_json(text) == value
         assert read_json(text) == value
+        assert read_json("```json\n" + text + "\n```") == value  # the repairing road (fenced): 28 misread, 134 refused before
         try:
             repaired = json_values._repaired_json(text, False)
         except ReplyInvalid:
