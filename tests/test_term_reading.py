@@ -111,6 +111,21 @@ def test_agent_and_action() -> None:
     assert _read(GENERAL, "school funding").status == "abstract"  # a rated -ing noun is the head
 
 
+@pytest.mark.parametrize("term, agent, action", [("worker inspecting parts", "worker", "inspecting"),
+                                                 ("goalkeeper diving save", "goalkeeper", "diving"),
+                                                 ("parent reading bedtime story", "parent", "reading")])
+def test_an_agent_before_its_action_and_object_decides(term: str, agent: str, action: str) -> None:
+    r = _read(GENERAL, term)
+    assert r.status == "filmable" and r.anchor == agent and r.form == "agent-action", r
+    assert f"doing '{action}'" in r.why
+
+
+@pytest.mark.parametrize("term, head", [("school funding debate", "debate"), ("family spending habits", "habits")])
+def test_a_nominalised_ing_word_is_no_action(term: str, head: str) -> None:
+    r = _read(GENERAL, term)
+    assert r.status == "abstract" and r.anchor == head and r.form == "compound", r
+
+
 def test_counting_and_shot_words_pass_the_head_on() -> None:
     assert _read(GENERAL, "row of houses").anchor == "houses"
     assert _read(GENERAL, "hard disk close-up").anchor == "hard disk"

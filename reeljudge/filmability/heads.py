@@ -24,6 +24,10 @@ expression is one unit):
    funding", "data processing" are read by "funding", "processing"). A past participle after a
    noun ("phone left on a bench") describes the noun, which decides; an adverb after an -ing form
    describes the action ("developer typing fast").
+5. With words after the action ("worker inspecting parts", "goalkeeper diving save"), a concrete
+   noun before an -ing verb is the agent and decides too, unless the -ing word is a nominalisation
+   (it can be a noun, or the norms rate it as a word, and not as concrete: "school funding cuts",
+   "family spending habits").
 """
 
 from __future__ import annotations
@@ -195,6 +199,12 @@ def _main_head(units: list[UnitMatch], main: list[int], roles: dict[int, str], t
     if len(main) > 1 and "ADV" in word_classes(units[last]) and verb_form(units[main[-2]].text) == "VBG":
         roles[last] = "modifier"  # "developer typing fast": the adverb describes the action
         return _main_head(units, main[:-1], roles, threshold)
+    if (agent := _agent_before_action(units, main, threshold)) is not None:
+        action = main[main.index(agent) + 1]
+        roles.update({i: "complement" for i in main if i > action})
+        roles.update({i: "modifier" for i in main if i < agent})
+        roles.update({agent: "head", action: "action"})
+        return HeadParse(agent, "agent-action", roles, units[action].text)
     roles.update({i: "modifier" for i in main[:-1]})
     if len(main) == 1:
         roles[last] = "head"
@@ -213,6 +223,26 @@ def _main_head(units: list[UnitMatch], main: list[int], roles: dict[int, str], t
         return HeadParse(prev, "agent-action" if form == "VBG" else "postposed", roles, units[last].text)
     roles[last] = "head"
     return HeadParse(last, "compound", roles)
+
+
+def _agent_before_action(units: list[UnitMatch], main: list[int], threshold: float) -> int | None:
+    """The agent of "agent, action, object" ("worker inspecting parts", "goalkeeper diving save"), else None.
+
+    A concrete noun followed by a verb's -ing form with words after it. An -ing word that can be a
+    noun, or that the norms rate as a word of its own, and is not rated concrete ("funding",
+    "processing", "spending" 3.31) is a nominalisation, not an action ("school funding cuts",
+    "family spending habits"), so it gives no agent; one rated only through its verb
+    ("inspecting" as "inspect") is an action.
+    """
+    for a, b in zip(main, main[1:-1]):
+        agent, action = units[a], units[b]
+        if verb_form(action.text) != "VBG" or "NOUN" not in word_classes(agent) or (agent.rating or 0.0) <= threshold:
+            continue
+        own_rating = action.source in ("norms", "override")  # the -ing form itself is rated, not its verb
+        if (action.rating or 0.0) <= threshold and ("NOUN" in word_classes(action) or own_rating):
+            continue
+        return a
+    return None
 
 
 def _key(unit: UnitMatch) -> str:
