@@ -84,7 +84,7 @@ def test_economic_modifier_gives_a_head_its_economic_sense(term: str, modifier: 
     assert compounds and all(p.endswith(" " + head) for p, _ in compounds)  # found in the norms, not listed
     assert r.status == "abstract" and r.sense == "economic", r
     assert r.score == pytest.approx(statistics.median(v for _, v in compounds), abs=1e-3)
-    assert r.score < 3.6 < _read(FINANCE, head).score  # the head alone stays concrete
+    assert r.score < 3.65 < _read(FINANCE, head).score  # the head alone stays concrete
     assert f"next to '{modifier}'" in r.why and "the norms rate" in r.why
 
 

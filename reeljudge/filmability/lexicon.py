@@ -37,8 +37,9 @@ from reeljudge.atomic import write_bytes
 from reeljudge.errors import ReelJudgeError
 from reeljudge.filmability import concreteness_overrides
 
-#: filmable above this concreteness (1–5): a rating within 0.1 of the midpoint means split raters (issue 20)
-DEFAULT_THRESHOLD = 3.6
+#: filmable above this concreteness (1–5): a rating within 0.15 of 3.5 means split raters (issue 20;
+#: 3.65 chosen on both authors' train lists: "sleep cycle" by "cycle" 3.64 is not filmable)
+DEFAULT_THRESHOLD = 3.65
 CONCRETENESS_CSV = "concreteness_ratings.csv"
 SENSORIMOTOR_CSV = "sensorimotor_norms.csv"
 _CACHE_FORMAT = 2

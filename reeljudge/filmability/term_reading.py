@@ -16,8 +16,8 @@ How a term is read (documented in docs/decisions.md; measured by ``benchmarks/te
    economic concept ("housing market" as "labor market" 2.85).
 4. **Seen, not only sensed**: a concrete head that is hardly visual in the Lancaster norms
    ("birdsong", "smell": visual strength ≤ ``min_visual``) is not filmable.
-5. Filmable when the deciding rating is above ``threshold`` (3.6): a rating at or just above the
-   scale's midpoint ("transport" 3.50, "climate" 3.50, "supply chain" 3.55) means the raters were
+5. Filmable when the deciding rating is above ``threshold`` (3.65): a rating at or just above the
+   scale's midpoint ("transport" 3.50, "supply chain" 3.55, "cycle" 3.64) means the raters were
    split, and a term whose filmability has two readings is not counted as filmable. A head the norms do not rate falls back
    to the term's most concrete rated word; a term with fewer than half its words rated is
    ``unknown``, never guessed. Conjunctions: the most concrete conjunct decides.
