@@ -15,7 +15,8 @@ Run: ``.venv/bin/python -m benchmarks.relevance`` (``--errors train`` lists the 
 judge disagrees, with its relevance reason; ``--errors test`` does the same for the held-out split,
 for reporting only; ``--split train`` judges and prints the train split alone, so tuning never
 shows held-out figures). ``--dataset datasets/relevance_second_author.yaml`` measures the judge on
-the set a second author wrote and labelled (split ``second-author``; never tuned on).
+the set a second author wrote and labelled (splits ``second-train``, which rules may be tuned on,
+and ``second-test``, only reported).
 :func:`held_out_shortfalls` is the quality gate the tests keep.
 """
 
@@ -155,7 +156,7 @@ def _errors(judged: list[Judged], split: str) -> None:
 def main() -> None:
     """Print the agreement figures per split; optionally the disagreements of one split."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--errors", metavar="SPLIT", help="list the disagreements of this split (train, test, second-author)")
+    parser.add_argument("--errors", metavar="SPLIT", help="list the disagreements of this split (train, test, second-train, second-test)")
     parser.add_argument("--split", metavar="SPLIT", help="judge and report this split only (tuning: train)")
     parser.add_argument("--dataset", type=Path, default=DATASET, help="the labelled lists (default: %(default)s)")
     args = parser.parse_args()

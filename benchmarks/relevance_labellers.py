@@ -18,10 +18,9 @@ from typing import Any
 
 import yaml
 
-from benchmarks.relevance import DATASET, PASS_THRESHOLD, judge_lists, load_lists
+from benchmarks.relevance import DATASET, PASS_THRESHOLD, ROOT, judge_lists, load_lists
 from reeljudge.stats.agreement import cohen_kappa, krippendorff_alpha
 
-ROOT = Path(__file__).resolve().parents[1]
 SECOND = ROOT / "datasets" / "relevance_second_labels.yaml"
 FIELDS = ("relevance", "filmability", "variety", "score")
 

@@ -199,8 +199,8 @@ def _main_head(units: list[UnitMatch], main: list[int], roles: dict[int, str], t
     if len(main) > 1 and "ADV" in word_classes(units[last]) and verb_form(units[main[-2]].text) == "VBG":
         roles[last] = "modifier"  # "developer typing fast": the adverb describes the action
         return _main_head(units, main[:-1], roles, threshold)
-    if (agent := _agent_before_action(units, main, threshold)) is not None:
-        action = main[main.index(agent) + 1]
+    if (pair := _agent_before_action(units, main, threshold)) is not None:
+        agent, action = pair
         roles.update({i: "complement" for i in main if i > action})
         roles.update({i: "modifier" for i in main if i < agent})
         roles.update({agent: "head", action: "action"})
@@ -225,8 +225,8 @@ def _main_head(units: list[UnitMatch], main: list[int], roles: dict[int, str], t
     return HeadParse(last, "compound", roles)
 
 
-def _agent_before_action(units: list[UnitMatch], main: list[int], threshold: float) -> int | None:
-    """The agent of "agent, action, object" ("worker inspecting parts", "goalkeeper diving save"), else None.
+def _agent_before_action(units: list[UnitMatch], main: list[int], threshold: float) -> tuple[int, int] | None:
+    """(agent, action) of "agent, action, object" ("worker inspecting parts", "goalkeeper diving save"), else None.
 
     A concrete noun followed by a verb's -ing form with words after it. An -ing word that can be a
     noun, or that the norms rate as a word of its own, and is not rated concrete ("funding",
@@ -241,7 +241,7 @@ def _agent_before_action(units: list[UnitMatch], main: list[int], threshold: flo
         own_rating = action.source in ("norms", "override")  # the -ing form itself is rated, not its verb
         if (action.rating or 0.0) <= threshold and ("NOUN" in word_classes(action) or own_rating):
             continue
-        return a
+        return a, b
     return None
 
 

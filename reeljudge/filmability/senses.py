@@ -29,12 +29,11 @@ sense ("fish market stall" has none; "wage floor" has none; "market floor with t
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-from reeljudge.filmability import concreteness_overrides as curated
-from reeljudge.filmability.heads import CAMERA_WORDS
 from functools import lru_cache
 from statistics import median
 
+from reeljudge.filmability import concreteness_overrides as curated
+from reeljudge.filmability.heads import CAMERA_WORDS
 from reeljudge.filmability.lexicon import UnitMatch, lemmas, load_norms, tokenize
 
 SOFTWARE_SENSE_RATING = 1.5
@@ -61,11 +60,6 @@ class SenseReading:
     sense: str  # "everyday", "software" or "economic"
     rating: float | None  # replaces the unit's own rating; None in the everyday sense
     why: str | None  # None when the unit has no other sense at all
-
-    @property
-    def software(self) -> bool:
-        """Read as a software concept."""
-        return self.sense == "software"
 
 
 EVERYDAY = SenseReading("everyday", None, None)
@@ -185,14 +179,10 @@ def _economic_sense(units: list[UnitMatch], head: int, others: list[int], thresh
     if not compounds or (rating := median(r for _, r in compounds)) > threshold:
         return EVERYDAY
     shown = ", ".join(f"'{p}' {r:.2f}" for p, r in sorted(compounds, key=lambda c: c[1])[:3])
-    cues = [
-        units[i].text
-        for i in others
-        if (units[i].rating or 0.0) > threshold and not is_economic_word(units[i])
-    ]
-    if cues or (camera := _camera_words(units)):
-        cue = cues[0] if cues else camera[0]
-        return SenseReading("everyday", None, f"'{cue}' names the visible {unit.text}, so it is read in its everyday sense")
+    visible = [units[i].text for i in others if (units[i].rating or 0.0) > threshold and not is_economic_word(units[i])]
+    visible += _camera_words(units)
+    if visible:
+        return SenseReading("everyday", None, f"'{visible[0]}' names the visible {unit.text}, so it is read in its everyday sense")
     return SenseReading(
         "economic", round(rating, 3),
         f"next to '{economic[0]}', '{unit.text}' names the economic {unit.text} (the norms rate {shown}; median {rating:.2f})",

@@ -138,25 +138,13 @@ def read_json(text: str, schema: Mapping[str, Any] | None = None) -> Any:
     return coerce_to_schema(value, schema) if schema else value
 
 
-class _TwoReadings(ValueError):
-    """A key written twice in one object, or a constant JSON does not have (NaN, Infinity)."""
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """An object's pairs as a dict; _TwoReadings when a key comes twice."""
-    value = dict(pairs)
-    if len(value) != len(pairs):
-        raise _TwoReadings("a key written twice")
-    return value
-
-
 def _no_constant(name: str) -> Any:
     """JSON has no NaN or Infinity: leave such a reply to the repairing reader."""
-    raise _TwoReadings(name)
+    raise ValueError(name)
 
 
 def _strict_json(text: str) -> Any:
-    """The value of a reply that is exactly one strict JSON object or array with no key twice, else _NOT_JSON.
+    """The value of a reply that is exactly one strict JSON object or array with no conflicting key, else _NOT_JSON.
 
     Such a reply has one reading, the one the repairing reader would find (the common case: a
     model in JSON mode), so nothing is scanned or repaired.
@@ -165,7 +153,7 @@ def _strict_json(text: str) -> Any:
     if not stripped or stripped[0] not in "{[":
         return _NOT_JSON
     try:
-        return json.loads(stripped, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
+        return json.loads(stripped, object_pairs_hook=_no_conflicting_keys(stripped), parse_constant=_no_constant)
     except (ValueError, RecursionError):
         return _NOT_JSON
 
