@@ -51,6 +51,10 @@ class LocalJudgeOptions:
     sentence_weight: float = 0.5
     #: a term is directly related (level 3) when its narration match is at least the best rival topic's plus this
     direct_margin: float = -0.05
+    #: … and only when the whole narration is closer to it than its mean cosine to all topics by this
+    #: (else level 2: it rides on one word of the sentence, "egg carton" on a salmon narration's "eggs");
+    #: not asked in a software explainer, whose abstract sentence a visual stands in for
+    direct_over_background: float = 0.10
     #: … generally related (level 2) when it is at least the best rival topic's plus this
     general_margin: float = -0.30
     #: … loosely related (level 1) when its narration match exceeds its mean cosine to all topics by this

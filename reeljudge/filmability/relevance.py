@@ -16,7 +16,10 @@ twice (measured by ``benchmarks/relevance.py``; docs/decisions.md):
   in a software explainer also those of the programming glosses).
 
 Level 3 ("directly") when the narration fits the term about as well as any other topic (margin
-≥ ``direct_margin``), 2 ("generally") when nearly as well (≥ ``general_margin``), 1 ("loosely") when
+≥ ``direct_margin``) and the whole sentence, not only one of its words, stands out from the term's
+mean cosine to all the topics (by ``direct_over_background``: "egg carton" fits the "eggs" of a
+salmon narration but not the sentence; not asked of a software explainer, whose abstract sentence
+a visual stands in for: the spec's "fast motion blur" for "blazingly fast"), 2 ("generally") when nearly as well (≥ ``general_margin``), 1 ("loosely") when
 its best chunk alone is clearly above its mean similarity to all the topics (small models rate some
 phrases close to everything: "typing" ~ "pasta" 0.36), else 0. In a software explainer a term close to a programming gloss is at least generally
 related (the spec's "developer coding" for a closures narration). Terms read as abstract or unknown
@@ -65,6 +68,7 @@ class RelevanceThresholds(Protocol):
     own_topic_similarity: float
     sentence_weight: float
     direct_margin: float
+    direct_over_background: float
     general_margin: float
     loose_over_background: float
     topic_general: float
@@ -84,6 +88,7 @@ class TermRelevance:
     match: float  # the two views together (see module doc)
     rival: str | None  # the closest other topic
     rival_similarity: float
+    background: float  # mean cosine to all the everyday topics
     gloss: float  # similarity to a programming gloss (0.0 outside software explainers)
     why: str
 
@@ -98,7 +103,7 @@ class TermRelevance:
                 "similarity": round(self.similarity, 4), "sentence_similarity": round(self.sentence, 4),
                 "rival_topic": self.rival,
                 "rival_similarity": round(self.rival_similarity, 4), "match": round(self.match, 4),
-                "margin": round(self.margin, 4),
+                "margin": round(self.margin, 4), "topics_mean": round(self.background, 4),
                 "topic": round(self.gloss, 4), "why": self.why}
 
 
@@ -138,11 +143,13 @@ def two_view_match(chunk_sim: float, sentence_sim: float, o: RelevanceThresholds
     return (1.0 - o.sentence_weight) * chunk_sim + o.sentence_weight * sentence_sim
 
 
-def _margin_level(sim: float, match: float, rival: float, background: float, o: RelevanceThresholds) -> int:
-    """A term's level from its narration match against the closest other topic (3, 2), else from its best
-    chunk against all topics' mean (1, 0)."""
+def _margin_level(sim: float, sentence: float, match: float, rival: float, background: float,
+                  o: RelevanceThresholds, software: bool) -> int:
+    """A term's level from its narration match against the closest other topic (3 when the whole
+    sentence also stands out from all topics' mean, or in a software explainer, 2), else from its best
+    chunk against that mean (1, 0)."""
     margin = match - rival
-    if margin >= o.direct_margin:
+    if margin >= o.direct_margin and (software or sentence - background >= o.direct_over_background):
         return 3
     if margin >= o.general_margin:
         return 2
@@ -154,7 +161,7 @@ def _gloss_level(gloss: float, o: RelevanceThresholds) -> int:
     return 2 if gloss >= o.topic_general else 1 if gloss >= o.topic_loose else 0
 
 
-def _why(plain: int, level: int, capped: bool, t: "TermRelevance") -> str:
+def _why(plain: int, level: int, capped: bool, t: "TermRelevance", o: RelevanceThresholds) -> str:
     """One clause: why the term was read as related or not (``plain``: the level before gloss and cap)."""
     rival_txt = f"other topic '{t.rival}' {t.rival_similarity:.2f}" if t.rival else "no other topic"
     views = f"'{t.best_chunk}' {t.similarity:.2f}, sentence {t.sentence:.2f} → match {t.match:.2f}"
@@ -164,6 +171,10 @@ def _why(plain: int, level: int, capped: bool, t: "TermRelevance") -> str:
         return f"a programming visual in a software narration (gloss {t.gloss:.2f}); {views}, {rival_txt}"
     if level == 3:
         return f"the narration fits it about as well as any other topic: {views}, {rival_txt}"
+    if level == 2 and plain == 2 and t.margin >= o.direct_margin:
+        return (f"fits one word of the narration, not what it says: '{t.best_chunk}' {t.similarity:.2f} "
+                f"(match {t.match:.2f}, {rival_txt}), but sentence {t.sentence:.2f} against its mean "
+                f"{t.background:.2f} over everyday topics")
     if level == 2:
         return f"{views}, nearly as close to the {rival_txt}"
     if level == 1:
@@ -192,13 +203,14 @@ def read_relevance(
         r = float(rsim[i, k]) if k is not None else -1.0
         g = float(gloss[i]) if gloss is not None else 0.0
         match = two_view_match(s, whole, o)
-        plain = _margin_level(s, match, r, float(background[i]), o)
+        plain = _margin_level(s, whole, match, r, float(background[i]), o, software)
         level = max(plain, _gloss_level(g, o))
         capped = not filmable[i] and level > o.abstract_relevance_cap
         if not filmable[i]:
             level = min(level, o.abstract_relevance_cap)
-        reading = TermRelevance(term, level, chunks[j], s, whole, match, names[k] if k is not None else None, r, g, "")
-        out.append(replace(reading, why=_why(plain, level, capped, reading)))
+        reading = TermRelevance(term, level, chunks[j], s, whole, match, names[k] if k is not None else None, r,
+                                float(background[i]), g, "")
+        out.append(replace(reading, why=_why(plain, level, capped, reading, o)))
     return out
 
 
