@@ -9,8 +9,8 @@ hit would read each clip it names in full (≈ 1 ms per MB here). ``content_ref`
 a file of ``MEMO_MIN_BYTES`` or more in the one judge cache (record ``media.sha256``): the cache the
 caller hands in (a judge's ``cache_dir`` and ``cache`` mode), else the environment's
 (``REELJUDGE_CACHE_DIR``, ``REELJUDGE_CACHE``). Mode ``off`` neither reads nor writes it, ``replay``
-only reads it. It is keyed by the file's identity: real path, device, inode, size, and modification and change
-times in nanoseconds. Why that is sound: no write to a file leaves all of these as they were. Its
+only reads it. It is keyed by the file's identity: real path, device, inode, size, and modification
+and change times in nanoseconds. Why that is sound: no write to a file leaves all of these as they were. Its
 change time (ctime) is set by the kernel on every write and every metadata change, and no call can set
 it back (``touch``, ``cp -p`` and ``rsync -t`` restore the modification time, not the change time); a
 file replaced by another (a rename, a new download) has another inode or change time. The one gap is
