@@ -103,12 +103,23 @@ def large_clip(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return path
 
 
-def _memo_records() -> list[dict]:
-    import os
-
+def _memo_records(folder: Path | None = None) -> list[dict]:
+    """The memo records in ``folder`` (None: the default cache folder the environment names)."""
     from reeljudge.cache import JudgeCache
 
-    return JudgeCache(os.environ["REELJUDGE_CACHE_DIR"]).entries("media.sha256")
+    return JudgeCache(folder or _default_folder()).entries("media.sha256")
+
+
+def _default_folder() -> Path:
+    """The default judge cache folder (conftest points REELJUDGE_CACHE_DIR at a fresh temporary folder per test)."""
+    import os
+
+    return Path(os.environ["REELJUDGE_CACHE_DIR"])
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    """Every file under ``folder`` with its bytes (empty when the folder does not exist)."""
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 def test_a_large_clips_hash_is_remembered_by_its_identity_and_not_read_again(large_clip: Path) -> None:
@@ -151,3 +162,141 @@ def test_a_hash_is_not_remembered_for_a_file_too_fresh_or_small_or_with_the_cach
         monkeypatch.setenv("REELJUDGE_CACHE", mode)
         assert remembered_sha256(large_clip, settle_s=0.1) == hashlib.sha256(large_clip.read_bytes()).hexdigest()
     assert _memo_records() == []
+
+
+# The memo follows the caller's cache: its folder and mode (a judge's cache_dir / cache), else the environment's.
+
+def _padded(name: str, out: Path) -> Path:
+    """A dataset clip made larger than MEMO_MIN_BYTES by a trailing ISO BMFF ``free`` box: still a valid, decodable MP4."""
+    import struct
+
+    from reeljudge.media.refs import MEMO_MIN_BYTES
+
+    data = (REPO / "datasets" / "clips" / f"{name}.mp4").read_bytes()
+    out.write_bytes(data + struct.pack(">I", MEMO_MIN_BYTES + 8) + b"free" + bytes(MEMO_MIN_BYTES))
+    return out
+
+
+@pytest.fixture(scope="module")
+def settled_clips(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """Two large real clips (gen_clean and gen_flicker, padded), older than SETTLE_S: a judge call may remember them."""
+    import time
+
+    from reeljudge.media.refs import SETTLE_S
+
+    folder = tmp_path_factory.mktemp("settled")
+    clips = (_padded("gen_clean", folder / "clean.mp4"), _padded("gen_flicker", folder / "flicker.mp4"))
+    time.sleep(SETTLE_S + 0.2)
+    return clips
+
+
+def _watch(*paths: Path) -> dict[str, str]:
+    """Count from now on how often each of ``paths`` is opened; returns their true hashes (read before counting)."""
+    import sys
+
+    truths = {str(p): hashlib.sha256(p.read_bytes()).hexdigest() for p in paths}
+    if not _HOOKED:
+        sys.addaudithook(_count_opens)
+        _HOOKED.append(_count_opens)
+    _WATCHED.update({str(p): 0 for p in paths})
+    return truths
+
+
+def test_the_memo_lives_in_the_cache_the_caller_hands_in_and_nowhere_else(settled_clips, tmp_path: Path) -> None:
+    from reeljudge.cache import JudgeCache
+    from reeljudge.media.carriers import Where, open_reference
+    from reeljudge.media.refs import content_ref
+
+    clip = settled_clips[0]
+    custom = tmp_path / "project-cache"
+    truth = _watch(clip)[str(clip)]
+    first = open_reference(str(clip), ("video",), Where(memo=JudgeCache(custom)))
+    again = open_reference(str(clip), ("video",), Where(memo=JudgeCache(custom)))
+    assert first.media.sha256 == again.media.sha256 == truth and _WATCHED[str(clip)] == 1  # the second from the memo
+    assert [r["sha256"] for r in _memo_records(custom)] == [truth]
+    assert _files(_default_folder()) == {}  # nothing in the default folder
+    # no cache handed in (CLI paths, library runs): the environment's folder, as before
+    assert content_ref(resolve_media(clip)).sha256 == truth and _WATCHED[str(clip)] == 2
+    assert [r["sha256"] for r in _memo_records()] == [truth]
+    assert content_ref(resolve_media(clip)).sha256 == truth and _WATCHED[str(clip)] == 2
+
+
+def test_cache_off_hashes_every_time_and_writes_no_memo_anywhere(settled_clips, tmp_path: Path) -> None:
+    from reeljudge.cache import JudgeCache
+    from reeljudge.media.carriers import Where, open_reference
+
+    clip = settled_clips[0]
+    custom = tmp_path / "off-cache"
+    truth = _watch(clip)[str(clip)]
+    for _ in range(2):
+        assert open_reference(str(clip), ("video",), Where(memo=JudgeCache(custom, "off"))).media.sha256 == truth
+    assert _WATCHED[str(clip)] == 2
+    assert _files(custom) == {} and _files(_default_folder()) == {}
+
+
+def test_a_read_only_cache_reads_a_memo_and_writes_none(settled_clips, tmp_path: Path) -> None:
+    from reeljudge.cache import JudgeCache
+    from reeljudge.media.refs import content_ref, remembered_sha256
+
+    clean, flicker = settled_clips
+    ci_cache = tmp_path / "ci-cache"
+    remembered_sha256(clean, JudgeCache(ci_cache))  # recorded by an earlier readwrite run
+    recorded = _files(ci_cache)
+    truths = _watch(clean, flicker)
+    replay = JudgeCache(ci_cache, "replay")
+    assert content_ref(resolve_media(clean), replay).sha256 == truths[str(clean)] and _WATCHED[str(clean)] == 0  # read
+    assert content_ref(resolve_media(flicker), replay).sha256 == truths[str(flicker)] and _WATCHED[str(flicker)] == 1
+    assert _files(ci_cache) == recorded and _files(_default_folder()) == {}  # nothing written, not even the new clip's
+
+
+def _ab_probes(new: Path, reference: Path, **config) -> dict:
+    """The A/B assertion, offline (judge: probes), on two clips with ``config``."""
+    from reeljudge.ab_judge.assertion import get_assert
+
+    return get_assert(str(new), {"vars": {"prompt": "A red ball rolls past a textured wall", "reference": str(reference)},
+                                 "config": {"judge": "probes", **config}, "test": {"description": "memo"},
+                                 "providerResponse": {"metadata": {"clip_path": str(new)}}})
+
+
+def test_an_ab_judge_call_remembers_in_its_cache_dir_and_with_cache_off_nowhere(settled_clips, tmp_path: Path) -> None:
+    clean, flicker = settled_clips
+    truths = _watch(clean, flicker)
+    custom = tmp_path / "per-test-cache"
+    result = _ab_probes(clean, flicker, cache_dir=str(custom))
+    assert result["pass"] is True and result["metadata"]["judged"] is True, result["reason"]
+    assert sorted(r["sha256"] for r in _memo_records(custom)) == sorted(truths.values())
+    assert _files(_default_folder()) == {}
+    recorded = _files(custom)
+    off = _ab_probes(clean, flicker, cache="off")
+    assert off["pass"] is True and off["metadata"]["judged"] is True, off["reason"]
+    assert _files(_default_folder()) == {} and _files(custom) == recorded
+
+
+def test_gecko_keeps_the_memo_beside_its_replies_and_a_replay_reads_it_without_writing(
+        settled_clips, tmp_path: Path, gemini_env) -> None:
+    from fake_gemini import text_reply
+    from reeljudge.gecko.assertion import get_assert
+    from reeljudge.gecko.questions import Question
+    from reeljudge.testing.gecko_scripts import verdict_text
+
+    questions = [Question("Is there a disc?", ["a) yes", "b) no"], "a", tag="object")]
+    gemini_env.on("Answer every question", text_reply(verdict_text(questions, True)))
+    qas = [{"question": q.question, "choices": q.choices, "answer": q.answer, "tag": q.tag} for q in questions]
+    clip = settled_clips[0]
+    custom = tmp_path / "gecko-cache"
+
+    def grade(**config) -> dict:
+        context = {"vars": {"prompt": "A disc over a texture", "video": str(clip), "qas": qas}, "config": config,
+                   "test": {"description": "memo"}}
+        return get_assert(str(clip), context)
+
+    truth = _watch(clip)[str(clip)]
+    first = grade(cache_dir=str(custom))
+    assert first["pass"] is True and first["metadata"]["media"]["sha256"] == truth, first["reason"]
+    assert [r["sha256"] for r in _memo_records(custom)] == [truth] and _files(_default_folder()) == {}
+    recorded, calls = _files(custom), len(gemini_env.calls())
+    _watch(clip)
+    replayed = grade(cache="replay", cache_dir=str(custom))
+    assert replayed["pass"] is True and replayed["metadata"]["cache_hit"] is True, replayed["reason"]
+    assert _WATCHED[str(clip)] == 0 and len(gemini_env.calls()) == calls  # the hash from the memo: the clip not read
+    assert _files(custom) == recorded and _files(_default_folder()) == {}

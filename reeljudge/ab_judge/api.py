@@ -28,31 +28,39 @@ JUDGE_NAME = "ab_judge"
 OFFLINE_HINT = "; or choose judge: probes (offline: temporal and technical dimensions from the video probes, adherence not judged)"
 
 
-def locate_clip(ref: str | Candidate, role: str, base_dir: str | None) -> Located:
+def clip_where(options: ABJudgeOptions, settings: JudgeSettings) -> Where:
+    """Where the judge's clips are looked up: the options' base folder, and the settings' judge cache (which
+    remembers a large clip's hash)."""
+    return Where(base_dir=Path(options.base_dir) if options.base_dir else None, memo=settings.judge_cache())
+
+
+def locate_clip(ref: str | Candidate, role: str, where: Where) -> Located:
     """A clip reference (any carrier) opened and hashed; MediaError naming ``role``, the carrier and the problem."""
     candidate = ref if isinstance(ref, Candidate) else Candidate(ref, role)
-    return open_candidate(candidate, ("video",), Where(base_dir=Path(base_dir) if base_dir else None))
+    return open_candidate(candidate, ("video",), where)
 
 
-def resolve_clip(ref: str | Candidate, role: str, base_dir: str | None) -> ContentRef:
+def resolve_clip(ref: str | Candidate, role: str, where: Where) -> ContentRef:
     """A clip reference (any carrier) opened and hashed; MediaError naming ``role`` when it is unusable."""
-    return locate_clip(ref, role, base_dir).media
+    return locate_clip(ref, role, where).media
 
 
-def make_pair(prompt: str, systems: tuple[str, str], refs: tuple[str | Candidate, str | Candidate], options: ABJudgeOptions, *,
-              family: str | None = None, source: str | None = None, roles: tuple[str, str] | None = None) -> Pair:
+def make_pair(prompt: str, systems: tuple[str, str], refs: tuple[str | Candidate, str | Candidate], options: ABJudgeOptions,
+              where: Where, *, family: str | None = None, source: str | None = None,
+              roles: tuple[str, str] | None = None) -> Pair:
     """The pair to judge, with its clips opened and hashed (MediaError naming the clip that is unusable)."""
     roles = roles or (f"{systems[0]} clip", f"{systems[1]} clip")
-    clips = (resolve_clip(refs[0], roles[0], options.base_dir), resolve_clip(refs[1], roles[1], options.base_dir))
-    return pair_of(prompt, systems, clips, options, family=family, source=source, roles=roles)
+    clips = (resolve_clip(refs[0], roles[0], where), resolve_clip(refs[1], roles[1], where))
+    return pair_of(prompt, systems, clips, options, where, family=family, source=source, roles=roles)
 
 
-def pair_of(prompt: str, systems: tuple[str, str], clips: tuple[ContentRef, ContentRef], options: ABJudgeOptions, *,
-            family: str | None = None, source: str | None = None, roles: tuple[str, str] = ("clip A", "clip B")) -> Pair:
+def pair_of(prompt: str, systems: tuple[str, str], clips: tuple[ContentRef, ContentRef], options: ABJudgeOptions,
+            where: Where, *, family: str | None = None, source: str | None = None,
+            roles: tuple[str, str] = ("clip A", "clip B")) -> Pair:
     """The pair of two opened clips (MediaError when they are the same clip or the source clip is unusable)."""
     if clips[0].sha256 == clips[1].sha256:
         raise MediaError(f"{roles[0]} and {roles[1]} are the same clip ({clips[0].ref.name}): there is nothing to compare")
-    src = resolve_clip(source, "source clip", options.base_dir) if source else None
+    src = resolve_clip(source, "source clip", where) if source else None
     return Pair(prompt, family or options.family, systems, clips, src)
 
 
@@ -92,7 +100,7 @@ def judge_pair(prompt: str, clip_a: str, clip_b: str, *, source: str | None = No
     """
     opts, settings = load(options, owner="judge_pair")
     try:
-        pair = make_pair(prompt, ("clip_a", "clip_b"), (clip_a, clip_b), opts, source=source)
+        pair = make_pair(prompt, ("clip_a", "clip_b"), (clip_a, clip_b), opts, clip_where(opts, settings), source=source)
         return judge(pair, opts, settings)
     except (JudgeError, MediaError) as error:
         from reeljudge.not_judged import NotJudged

@@ -29,7 +29,7 @@ def get_assert(output: Any, context: Mapping[str, Any] | None) -> Result:
 
 def grade(output: Any, context: Mapping[str, Any], test: str) -> Result:
     """The full grading of one test."""
-    from reeljudge.ab_judge.api import judge, locate_clip, pair_of
+    from reeljudge.ab_judge.api import clip_where, judge, locate_clip, pair_of
     from reeljudge.ab_judge.results import verdict_result
     from reeljudge.media.resolver import Candidate, find_reference
 
@@ -44,10 +44,12 @@ def grade(output: Any, context: Mapping[str, Any], test: str) -> Result:
     found = find_reference(context, output, var=options.media_var, test=test, kinds=("video",))
     reference = str(require_var(context, options.reference_var, test=test)).strip()
     roles = (f"the new clip ({found.origin})", f"the reference clip (var {options.reference_var!r})")
-    new = locate_clip(Candidate(found.ref, roles[0], found.mime_hint), roles[0], options.base_dir)
-    ref = locate_clip(reference, roles[1], options.base_dir)
+    where = clip_where(options, settings)
+    new = locate_clip(Candidate(found.ref, roles[0], found.mime_hint), roles[0], where)
+    ref = locate_clip(reference, roles[1], where)
     source = vars_.get(options.source_var) or None
-    pair = pair_of(prompt, SYSTEMS, (new.media, ref.media), options, source=str(source).strip() if source else None, roles=roles)
+    pair = pair_of(prompt, SYSTEMS, (new.media, ref.media), options, where, source=str(source).strip() if source else None,
+                   roles=roles)
     result = verdict_result(judge(pair, options, settings), options, test)
     result.setdefault("metadata", {})["media"] = {"new": new.metadata(), "reference": ref.metadata()}
     if options.expect_fail:

@@ -79,7 +79,7 @@ class MediaDelivery:
 
         path = Path(str(media.local_path))
         try:
-            ref = content_ref(resolve_media(str(path)))
+            ref = content_ref(resolve_media(str(path)), self.client.cache)
         except MediaError as error:
             raise ItemProblem(f"{path}: {error.message}") from None
         if ref.sha256 != media.sha256:

@@ -37,7 +37,7 @@ def grade(output: Any, context: Mapping[str, Any], test: str) -> Result:
         options = with_value(options, "expect", vars_[options.expect_var], where=f"test {test!r}: var {options.expect_var!r}")
     declared = declared_questions(vars_[options.qas_var], test=test, var=options.qas_var) if vars_.get(options.qas_var) else None
     located = locate_media(context, output, var=options.media_var, test=test, kinds=media_kinds(options),
-                           base_dir=options.base_dir)
+                           base_dir=options.base_dir, memo=settings.judge_cache())
     outcome = run_gecko(prompt, located.media, options, settings, declared=declared)
     result = outcome_result(outcome, options, located.metadata())
     return invert_verdict(result, expected="a counter-prompt (expect: mismatch) to score under threshold") if options.expect == "mismatch" else result

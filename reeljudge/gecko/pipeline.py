@@ -76,7 +76,7 @@ def judge_media(
     from reeljudge.media.carriers import Where
     from reeljudge.media.resolver import Candidate, open_candidate
 
-    where = Where(base_dir=Path(options.base_dir) if options.base_dir else None)
+    where = Where(base_dir=Path(options.base_dir) if options.base_dir else None, memo=settings.judge_cache())
     located = open_candidate(Candidate(ref, source), media_kinds(options), where)
     return run_gecko(prompt, located.media, options, settings, declared=declared)
 

@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, NoReturn
 
-from reeljudge.cache import JudgeCache, open_cache, request_key
+from reeljudge.cache import JudgeCache, request_key
 from reeljudge.errors import JudgeError
 from reeljudge.gemini import wire
 from reeljudge.gemini.request import JudgeRequest, Usage
@@ -86,7 +86,7 @@ class JudgeClient:
 
     def __post_init__(self) -> None:
         if self.cache is None:
-            self.cache = open_cache(self.settings.cache_dir, self.settings.cache_mode)
+            self.cache = self.settings.judge_cache()
 
     def key(self, request: JudgeRequest) -> str:
         """The cache key of ``request`` under these settings."""

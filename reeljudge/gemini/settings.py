@@ -10,7 +10,7 @@ import os
 from dataclasses import dataclass
 from typing import Any, Literal, Mapping
 
-from reeljudge.cache import DEFAULT_CACHE_DIR
+from reeljudge.cache import DEFAULT_CACHE_DIR, JudgeCache, open_cache
 from reeljudge.errors import JudgeError
 from reeljudge.options import load_one, option, parse_bool
 from reeljudge.retry import RetryPolicy
@@ -44,6 +44,10 @@ class JudgeSettings:
                                    doc="readwrite, off, replay (never call; a miss fails), or plan "
                                        "(a miss is recorded for the Batch API and fails as queued for batch)")
     cache_dir: str = option(DEFAULT_CACHE_DIR, env="REELJUDGE_CACHE_DIR", doc="where judge replies are cached")
+
+    def judge_cache(self) -> JudgeCache:
+        """The one judge cache these settings choose: folder ``cache_dir`` in mode ``cache_mode``."""
+        return open_cache(self.cache_dir, self.cache_mode)
 
     @property
     def resolved_backend(self) -> Backend:

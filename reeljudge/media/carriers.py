@@ -16,11 +16,14 @@ import os
 import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from reeljudge.errors import MediaError
 from reeljudge.media.refs import ContentRef, MediaKind, MediaRef, content_ref, resolve_media
 from reeljudge.media.stores import BLOB_SCHEME, STORAGE_REF_SCHEME, blob_file, kind_of_mime, storage_file, suffix_of_mime
+
+if TYPE_CHECKING:  # the judge cache loads only when a large file's hash is remembered
+    from reeljudge.cache import JudgeCache
 
 #: carrier names, as recorded in result metadata
 CARRIERS = ("promptfoo-blob", "media-store", "data-uri", "url", "gs", "file")
@@ -52,11 +55,14 @@ class Opened:
 @dataclass(frozen=True)
 class Where:
     """Where references are looked up: the base folder for paths, promptfoo's config folder (None: the
-    environment's), our download cache (None: the judge cache's ``downloads``)."""
+    environment's), our download cache (None: the default judge cache folder's ``downloads``), and the
+    judge cache that remembers large files' hashes (the caller's choice of folder and mode; None: the
+    environment's)."""
 
     base_dir: Path | None = None
     promptfoo_dir: Path | None = None
     cache_dir: Path | None = None
+    memo: JudgeCache | None = None
 
     def downloads(self) -> Path:
         """The content-addressed cache for downloads and decoded data: URIs (the one library runs use)."""
@@ -96,15 +102,15 @@ def open_reference(ref: str, kinds: Iterable[MediaKind], where: Where = Where(),
         return Opened(ContentRef(media, digest, path.stat().st_size), carrier, f"{BLOB_SCHEME}{digest}")
     if carrier == "media-store":
         path = storage_file(text, promptfoo_dir=where.promptfoo_dir)
-        key = text[len(STORAGE_REF_SCHEME):].strip()
+        label = f"{STORAGE_REF_SCHEME}{text[len(STORAGE_REF_SCHEME):].strip()}"
         media = resolve_media(path, kinds=allowed)
-        return Opened(content_ref(_relabel(media, f"{STORAGE_REF_SCHEME}{key}")), carrier, f"{STORAGE_REF_SCHEME}{key}")
+        return Opened(content_ref(_relabel(media, label), where.memo), carrier, label)
     if carrier == "data-uri":
         return _open_data_uri(text, allowed, where)
     if carrier == "url":
         return _open_url(text, allowed, where)
     media = resolve_media(text, base_dir=where.base_dir, kinds=allowed)
-    return Opened(content_ref(media), carrier, text)
+    return Opened(content_ref(media, where.memo), carrier, text)
 
 
 def _typed(ref: str, path: Path, mime: str, allowed: tuple[MediaKind, ...], what: str) -> MediaRef:

@@ -6,10 +6,11 @@ from an uploader.
 
 **A clip's hash, remembered.** Judge requests are keyed by their clips' content hashes, so every cache
 hit would read each clip it names in full (≈ 1 ms per MB here). ``content_ref`` remembers the hash of
-a file of ``MEMO_MIN_BYTES`` or more in the one judge cache (record ``media.sha256``, in the default
-cache folder, under the ``REELJUDGE_CACHE`` mode: ``off`` neither reads nor writes it, ``replay`` only
-reads it), keyed by the file's identity: real path, device, inode, size, and modification and change
-times in nanoseconds. Why that is sound: no write to a file leaves all of these as they were. Its
+a file of ``MEMO_MIN_BYTES`` or more in the one judge cache (record ``media.sha256``): the cache the
+caller hands in (a judge's ``cache_dir`` and ``cache`` mode), else the environment's
+(``REELJUDGE_CACHE_DIR``, ``REELJUDGE_CACHE``). Mode ``off`` neither reads nor writes it, ``replay``
+only reads it. It is keyed by the file's identity: real path, device, inode, size, and modification
+and change times in nanoseconds. Why that is sound: no write to a file leaves all of these as they were. Its
 change time (ctime) is set by the kernel on every write and every metadata change, and no call can set
 it back (``touch``, ``cp -p`` and ``rsync -t`` restore the modification time, not the change time); a
 file replaced by another (a rename, a new download) has another inode or change time. The one gap is
@@ -28,9 +29,12 @@ import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Literal
+from typing import TYPE_CHECKING, Iterable, Literal
 
 from reeljudge.errors import MediaError
+
+if TYPE_CHECKING:  # the judge cache loads only when a large file's hash is remembered
+    from reeljudge.cache import JudgeCache
 
 MediaKind = Literal["video", "image"]
 
@@ -200,28 +204,28 @@ class ContentRef:
     size: int | None
 
 
-def content_ref(ref: MediaRef) -> ContentRef:
-    """The content hash (local) or URI hash (remote) of a resolved ref; MediaError naming it if unreadable."""
+def content_ref(ref: MediaRef, memo: JudgeCache | None = None) -> ContentRef:
+    """The content hash (local) or URI hash (remote) of a resolved ref; MediaError naming it if unreadable.
+
+    ``memo``: the judge cache that remembers a large file's hash (None: the environment's)."""
     if ref.path is not None:
         size = file_size(ref.path)
-        return ContentRef(ref, remembered_sha256(ref.path) if size >= MEMO_MIN_BYTES else sha256_file(ref.path), size)
+        digest = remembered_sha256(ref.path, memo) if size >= MEMO_MIN_BYTES else sha256_file(ref.path)
+        return ContentRef(ref, digest, size)
     uri = ref.uri or ref.ref
     return ContentRef(ref, "uri-" + hashlib.sha256(uri.encode("utf-8")).hexdigest(), None)
 
 
-def remembered_sha256(path: str | os.PathLike[str], *, settle_s: float = SETTLE_S) -> str:
-    """The hex SHA-256 of a file, remembered in the judge cache by the file's identity (see the module
-    doc: why that is sound); MediaError if it cannot be read."""
-    from reeljudge.cache import MODES, default_cache_dir, open_cache  # here: only a large file's hash is remembered
-
-    mode = os.environ.get("REELJUDGE_CACHE") or "readwrite"
+def remembered_sha256(path: str | os.PathLike[str], memo: JudgeCache | None = None, *, settle_s: float = SETTLE_S) -> str:
+    """The hex SHA-256 of a file, remembered in the judge cache ``memo`` (None: the environment's) by the
+    file's identity (see the module doc: why that is sound); MediaError if it cannot be read."""
+    cache = memo if memo is not None else _environment_cache()
+    if cache is None or cache.mode == "off":
+        return sha256_file(path)
     try:
         before = _identity(path)
     except OSError:
         return sha256_file(path)  # says what is wrong with the file
-    if mode not in MODES:
-        return sha256_file(path)
-    cache = open_cache(default_cache_dir(), mode)
     entry = cache.get_record(MEMO_KIND, before)
     digest = (entry or {}).get("sha256")
     if isinstance(digest, str) and len(digest) == 64:
@@ -230,8 +234,17 @@ def remembered_sha256(path: str | os.PathLike[str], *, settle_s: float = SETTLE_
     digest = sha256_file(path)
     settled = max(before["mtime_ns"], before["ctime_ns"]) <= started - int(settle_s * 1e9)
     if settled and _same_identity(path, before):
-        cache.put_record(MEMO_KIND, before, {"sha256": digest}, sync=False)
+        cache.put_record(MEMO_KIND, before, {"sha256": digest}, sync=False)  # a no-op unless the mode writes
     return digest
+
+
+def _environment_cache() -> JudgeCache | None:
+    """The judge cache the environment chooses (``REELJUDGE_CACHE_DIR`` in mode ``REELJUDGE_CACHE``, else
+    readwrite), for callers that hand in none; None when that mode is not one the cache knows."""
+    from reeljudge.cache import MODES, default_cache_dir, open_cache  # here: only a large file's hash is remembered
+
+    mode = (os.environ.get("REELJUDGE_CACHE") or "readwrite").strip().lower()
+    return open_cache(default_cache_dir(), mode) if mode in MODES else None
 
 
 def _identity(path: str | os.PathLike[str]) -> dict[str, int | str]:

@@ -21,13 +21,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from reeljudge.errors import BadInputError, MediaError
 from reeljudge.media.carriers import Opened, Where, carrier_of, open_reference
 from reeljudge.media.refs import IMAGE_MIME, VIDEO_MIME, ContentRef, MediaKind
 from reeljudge.media.stores import BLOB_SCHEME, STORAGE_REF_SCHEME
 from reeljudge.promptfoo import require_var, vars_of
+
+if TYPE_CHECKING:  # the judge cache loads only when a large file's hash is remembered
+    from reeljudge.cache import JudgeCache
 
 #: vars that name a clip when the assertion names none and the provider response carries none
 CLIP_VARS: tuple[str, ...] = ("video", "clip")
@@ -74,13 +77,14 @@ class Located:
                 "sha256": media.sha256, "kind": media.ref.kind, "mime_type": media.ref.mime_type}
 
 
-def locate_media(context: Mapping[str, Any], output: Any, *, var: str | None, test: str,
-                 kinds: Iterable[MediaKind], base_dir: str | Path | None = None) -> Located:
+def locate_media(context: Mapping[str, Any], output: Any, *, var: str | None, test: str, kinds: Iterable[MediaKind],
+                 base_dir: str | Path | None = None, memo: JudgeCache | None = None) -> Located:
     """The clip or image of a test, found in the documented order and opened; BadInputError when the test names
-    none, MediaError naming where it was found, the carrier and the problem when it cannot be used."""
+    none, MediaError naming where it was found, the carrier and the problem when it cannot be used.
+    ``memo``: the judge's cache, which remembers a large file's hash (None: the environment's)."""
     allowed = tuple(kinds)
     candidate = find_reference(context, output, var=var, test=test, kinds=allowed)
-    return open_candidate(candidate, allowed, Where(base_dir=Path(base_dir) if base_dir else None))
+    return open_candidate(candidate, allowed, Where(base_dir=Path(base_dir) if base_dir else None, memo=memo))
 
 
 def open_candidate(candidate: Candidate, kinds: Iterable[MediaKind], where: Where = Where()) -> Located:
