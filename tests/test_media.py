@@ -300,3 +300,22 @@ def test_gecko_keeps_the_memo_beside_its_replies_and_a_replay_reads_it_without_w
     assert replayed["pass"] is True and replayed["metadata"]["cache_hit"] is True, replayed["reason"]
     assert _WATCHED[str(clip)] == 0 and len(gemini_env.calls()) == calls  # the hash from the memo: the clip not read
     assert _files(custom) == recorded and _files(_default_folder()) == {}
+
+
+def test_a_data_uri_clip_is_decoded_into_the_callers_cache_folder(tmp_path: Path) -> None:
+    """A ``data:`` clip of a judge with its own cache folder lands in that folder's downloads, not the default's."""
+    import base64
+
+    from reeljudge.cache import JudgeCache
+    from reeljudge.media.carriers import Where, open_reference
+
+    data = _padded("gen_clean", tmp_path / "clean.mp4").read_bytes()
+    uri = "data:video/mp4;base64," + base64.b64encode(data).decode("ascii")
+    custom = tmp_path / "project-cache"
+    opened = open_reference(uri, ("video",), Where(memo=JudgeCache(custom, "readwrite")))
+    assert opened.media.sha256 == hashlib.sha256(data).hexdigest()
+    assert opened.media.ref.path is not None and opened.media.ref.path.is_relative_to(custom / "downloads")
+    assert _files(_default_folder()) == {}
+    # without a cache of the caller's, the environment's folder as before
+    again = open_reference(uri, ("video",), Where())
+    assert again.media.ref.path is not None and again.media.ref.path.is_relative_to(_default_folder() / "downloads")

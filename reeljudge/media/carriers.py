@@ -55,9 +55,9 @@ class Opened:
 @dataclass(frozen=True)
 class Where:
     """Where references are looked up: the base folder for paths, promptfoo's config folder (None: the
-    environment's), our download cache (None: the default judge cache folder's ``downloads``), and the
-    judge cache that remembers large files' hashes (the caller's choice of folder and mode; None: the
-    environment's)."""
+    environment's), our download cache (None: the ``downloads`` folder of the caller's judge cache, else
+    of the environment's), and the judge cache that remembers large files' hashes (the caller's choice
+    of folder and mode; None: the environment's)."""
 
     base_dir: Path | None = None
     promptfoo_dir: Path | None = None
@@ -68,6 +68,8 @@ class Where:
         """The content-addressed cache for downloads and decoded data: URIs (the one library runs use)."""
         if self.cache_dir is not None:
             return self.cache_dir
+        if self.memo is not None:
+            return self.memo.root / "downloads"
         from reeljudge.cache import default_cache_dir
 
         return Path(default_cache_dir()) / "downloads"
