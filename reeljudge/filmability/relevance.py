@@ -19,9 +19,10 @@ Level 3 ("directly") when the narration fits the term about as well as any other
 ≥ ``direct_margin``) and the whole sentence, not only one of its words, stands out from the term's
 mean cosine to all the topics (by ``direct_over_background``: "egg carton" fits the "eggs" of a
 salmon narration but not the sentence; not asked of a software explainer, whose abstract sentence
-a visual stands in for: the spec's "fast motion blur" for "blazingly fast"), 2 ("generally") when nearly as well (≥ ``general_margin``), 1 ("loosely") when
-its best chunk alone is clearly above its mean similarity to all the topics (small models rate some
-phrases close to everything: "typing" ~ "pasta" 0.36), else 0. In a software explainer a term close to a programming gloss is at least generally
+a visual stands in for: the spec's "fast motion blur" for "blazingly fast"); 2 ("generally") when
+nearly as well (≥ ``general_margin``); 1 ("loosely") when its best chunk alone is clearly above its
+mean similarity to all the topics (small models rate some phrases close to everything: "typing" ~
+"pasta" 0.36); else 0. In a software explainer a term close to a programming gloss is at least generally
 related (the spec's "developer coding" for a closures narration). Terms read as abstract or unknown
 count at most ``abstract_relevance_cap`` ("related concepts but not visuals"). The list's relevance
 is the level that at least half its terms reach.
