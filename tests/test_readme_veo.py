@@ -73,19 +73,23 @@ def veo_env(project: Path, python: Path, node: Path | None, work: Path, fake: Fa
 
 
 def run_readme_block(setup: tuple[Path, Path | None, Path], work: Path, name: str,
-                     script: Callable[[FakeGemini], None] = lambda fake: None) -> dict[str, Any]:
-    """Write the README block into the project as ``<name>.yaml`` and eval it; what the run left behind."""
+                     script: Callable[[FakeGemini], None] = lambda fake: None, *, trust_proxy: bool = True) -> dict[str, Any]:
+    """Write the README block into the project as ``<name>.yaml`` and eval it; what the run left behind.
+
+    ``trust_proxy=False``: promptfoo is given another throw-away CA than the one that signed the proxy's certificate.
+    """
     project, node, python = setup
     work.mkdir(parents=True, exist_ok=True)
     clip = clean_clip(work)
     (project / f"{name}.yaml").write_text(BLOCK, encoding="utf-8")
     tls = make_tls(work / "tls", GOOGLE_HOST)
+    trusted = tls.ca if trust_proxy else make_tls(work / "other-tls", GOOGLE_HOST).ca
     with FakeGemini() as fake:
         fake.video_bytes, fake.operation_polls_before_done = clip, 0  # done at the first poll: no 10 s wait
         script_prompt(fake, PROMPT, matched=True)
         script(fake)
         with GoogleProxy(tls, upstream=fake.url) as proxy:
-            code, results, output = run_eval(project, f"{name}.yaml", veo_env(project, python, node, work, fake, proxy, tls.ca))
+            code, results, output = run_eval(project, f"{name}.yaml", veo_env(project, python, node, work, fake, proxy, trusted))
     rows = results.get("results", {}).get("results", [])
     return {"code": code, "rows": rows, "output": output, "proxy": proxy, "fake": fake, "clip": clip, "store": work / "promptfoo"}
 
@@ -164,8 +168,17 @@ def test_a_failing_veo_api_is_the_tests_error_and_no_judge_passes(setup, tmp_pat
     (row,) = run["rows"]
     assert row["success"] is False and message in (row.get("error") or ""), row
     components = (row.get("gradingResult") or {}).get("componentResults") or []
-    assert not any(c.get("pass") for c in components), components
+    assert not any(c.get("pass") for c in components), components  # (promptfoo runs no assertion on a provider error)
     assert [(r.method, r.path) for r in run["proxy"].requests] == veo_paths()[:requests] and set(run["proxy"].refused) <= {TELEMETRY}
     assert not [p for p in (run["store"] / "blobs").rglob("*") if p.is_file()]  # promptfoo stored nothing
     assert run["fake"].calls("generateContent") == []  # no judge was asked about a clip that does not exist
 
+
+
+def test_promptfoo_verifies_the_proxys_certificate(setup, tmp_path):
+    run = run_readme_block(setup, tmp_path / "work", "readme-veo-untrusted", trust_proxy=False)
+    (row,) = run["rows"]
+    assert run["code"] != 0 and row["success"] is False, run["output"][-3000:]
+    assert (row.get("error") or "").startswith("Failed to create video job: "), row.get("error")
+    assert run["proxy"].requests == [] and f"{GOOGLE_HOST}:443" in run["proxy"].connects  # the handshake failed: nothing was sent
+    assert run["fake"].requests == []
