@@ -4,7 +4,8 @@ Speaks SPEC §4's endpoints: ``models/{m}:generateContent`` and ``:countTokens``
 Vertex paths), the Files API resumable upload (``/upload/{v}/files`` then the session URL it hands
 out) and ``files/{id}`` with PROCESSING → ACTIVE / FAILED, and Veo-style long-running operations
 (``:predictLongRunning``, then ``GET operations/{id}`` and ``GET files/{id}:download?alt=media`` on the
-Developer API, ``:fetchPredictOperation`` with inline base64 video on Vertex), scripted per operation
+Developer API, the download URI on the host a forwarding proxy names in ``X-Forwarded-Host`` (see
+``tests/google_proxy.py``), ``:fetchPredictOperation`` with inline base64 video on Vertex), scripted per operation
 with ``script_operation``, and the Batch API (``:batchGenerateContent``, ``batches/{id}`` get, list,
 cancel, delete; inline and file input and output; scripted per job with ``fake.batches.script``:
 see ``tests/fake_batches.py``). Replies are scripted per test: rules match a
@@ -588,10 +589,9 @@ def _make_handler(fake: FakeGemini) -> type[BaseHTTPRequestHandler]:
                     data = base64.b64encode(fake.video_bytes or tiny_mp4()).decode("ascii")
                     samples = [{"bytesBase64Encoded": data, "mimeType": "video/mp4"}]
                 else:
-                    host, port = fake._server.server_address[:2]
                     version = self.path.lstrip("/").split("/", 1)[0]
                     file_id = f"vid{op_id}"
-                    uri = f"http://{host}:{port}/{version}/files/{file_id}:download?alt=media"
+                    uri = f"{self._public_base()}/{version}/files/{file_id}:download?alt=media"
                     op["download_error"] = script.download_error
                     samples = [{"video": {"uri": uri}}]
             result: dict[str, Any] = {}
@@ -608,6 +608,14 @@ def _make_handler(fake: FakeGemini) -> type[BaseHTTPRequestHandler]:
                     "generateVideoResponse": result,
                 }
             self._send(200, {"name": name, "done": True, "response": response})
+
+        def _public_base(self) -> str:
+            """The base URL a client reached this server at: a forwarding proxy's (X-Forwarded-Proto/-Host), else ours."""
+            forwarded = self.headers.get("X-Forwarded-Host")
+            if forwarded:
+                return f"{self.headers.get('X-Forwarded-Proto', 'https')}://{forwarded}"
+            host, port = fake._server.server_address[:2]
+            return f"http://{host}:{port}"
 
         def _download(self, file_id: str) -> None:
             op = fake.operations.get(file_id[3:]) if file_id.startswith("vid") else None
