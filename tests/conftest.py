@@ -8,12 +8,17 @@ safe next to any other, in another process, in any order:
 - expensive set-up shared by the whole run through ``run_once.once_per_run`` (built once under a
   file lock, then read-only), like the wheel, npm tarball and user project of ``user_project.py``;
 - a module- or session-scoped fixture that runs promptfoo follows the process's ``REELJUDGE_PROMPTFOO``
-  (the pass selects the release); tests see it too: ``clean_env`` keeps it.
+  (the pass selects the release); tests see it too: ``clean_env`` keeps it;
+- nothing leaves 127.0.0.1: every HTTP(S) client the tests start (promptfoo and the Node it runs, npm,
+  uv, google-genai's httpx, urllib) is sent to a local port that refuses connections
+  (:data:`REFUSING_PROXY`), except for loopback hosts. promptfoo posts a "telemetry disabled" event
+  to r.promptfoo.app even with ``PROMPTFOO_DISABLE_TELEMETRY=1``; with this it is refused here.
 """
 
 from __future__ import annotations
 
 import os
+import socket
 from typing import Iterator
 
 import pytest
@@ -35,6 +40,20 @@ CREDENTIAL_VARS = (
     "PEXELS_API_BASE_URL",
     "PIXABAY_API_BASE_URL",
 )
+
+
+def _refusing_port() -> tuple[socket.socket, str]:
+    """A 127.0.0.1 port held by this process and never listened on: a connection to it is refused at once."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    return sock, f"http://127.0.0.1:{sock.getsockname()[1]}"
+
+
+_HELD, REFUSING_PROXY = _refusing_port()
+LOOPBACK = "127.0.0.1,localhost,::1"
+for _name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
+    os.environ[_name] = os.environ[_name.lower()] = REFUSING_PROXY
+os.environ["NO_PROXY"] = os.environ["no_proxy"] = LOOPBACK
 
 
 @pytest.fixture(autouse=True)
