@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import tomllib
 from pathlib import Path
@@ -24,10 +25,14 @@ def test_the_lock_matches_pyproject_and_the_venv_holds_the_locked_versions():
 
 
 def test_a_stale_lock_stops_setup_with_what_to_run(tmp_path):
+    """A new direct dependency without re-locking stops set-up. The package is one the lock already
+    holds (a transitive one, so set-up's cache knows it) and uv runs offline: the test needs no index."""
     workspace = make_workspace(tmp_path / "ws")
     pyproject = workspace / "pyproject.toml"
-    pyproject.write_text(pyproject.read_text().replace('  "PyYAML>=6,<7",', '  "PyYAML>=6,<7",\n  "six>=1.16",'))
-    proc = subprocess.run(["bash", "scripts/setup.sh", "--python-only"], cwd=workspace, capture_output=True, text=True, timeout=300)
+    assert "idna" not in pyproject.read_text() and 'name = "idna"' in (workspace / "uv.lock").read_text()
+    pyproject.write_text(pyproject.read_text().replace('  "PyYAML>=6,<7",', '  "PyYAML>=6,<7",\n  "idna>=2",'))
+    proc = subprocess.run(["bash", "scripts/setup.sh", "--python-only"], cwd=workspace, capture_output=True, text=True,
+                          timeout=300, env={**os.environ, "UV_OFFLINE": "1"})
     assert proc.returncode == 1
     assert "uv.lock does not match pyproject.toml" in proc.stderr and "npm run lock" in proc.stderr
     assert "needs to be updated" in proc.stderr  # uv's own words follow
