@@ -169,3 +169,10 @@ def default_cache_dir() -> str:
 def open_cache(cache_dir: str, mode: str) -> JudgeCache:
     """The cache at ``cache_dir`` (relative paths are taken from the working directory)."""
     return JudgeCache(Path(cache_dir), mode)
+
+
+def environment_cache() -> JudgeCache | None:
+    """The cache the environment chooses for callers given none: ``default_cache_dir()`` in mode
+    ``REELJUDGE_CACHE`` (else readwrite); None when that mode is not one the cache knows."""
+    mode = (os.environ.get("REELJUDGE_CACHE") or "readwrite").strip().lower()
+    return open_cache(default_cache_dir(), mode) if mode in MODES else None

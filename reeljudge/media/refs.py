@@ -219,14 +219,17 @@ def content_ref(ref: MediaRef, memo: JudgeCache | None = None) -> ContentRef:
 def remembered_sha256(path: str | os.PathLike[str], memo: JudgeCache | None = None, *, settle_s: float = SETTLE_S) -> str:
     """The hex SHA-256 of a file, remembered in the judge cache ``memo`` (None: the environment's) by the
     file's identity (see the module doc: why that is sound); MediaError if it cannot be read."""
-    cache = memo if memo is not None else _environment_cache()
-    if cache is None or cache.mode == "off":
+    if memo is None:
+        from reeljudge.cache import environment_cache  # here: only a large file's hash is remembered
+
+        memo = environment_cache()
+    if memo is None or memo.mode == "off":
         return sha256_file(path)
     try:
         before = _identity(path)
     except OSError:
         return sha256_file(path)  # says what is wrong with the file
-    entry = cache.get_record(MEMO_KIND, before)
+    entry = memo.get_record(MEMO_KIND, before)
     digest = (entry or {}).get("sha256")
     if isinstance(digest, str) and len(digest) == 64:
         return digest
@@ -234,17 +237,8 @@ def remembered_sha256(path: str | os.PathLike[str], memo: JudgeCache | None = No
     digest = sha256_file(path)
     settled = max(before["mtime_ns"], before["ctime_ns"]) <= started - int(settle_s * 1e9)
     if settled and _same_identity(path, before):
-        cache.put_record(MEMO_KIND, before, {"sha256": digest}, sync=False)  # a no-op unless the mode writes
+        memo.put_record(MEMO_KIND, before, {"sha256": digest}, sync=False)  # a no-op unless the mode writes
     return digest
-
-
-def _environment_cache() -> JudgeCache | None:
-    """The judge cache the environment chooses (``REELJUDGE_CACHE_DIR`` in mode ``REELJUDGE_CACHE``, else
-    readwrite), for callers that hand in none; None when that mode is not one the cache knows."""
-    from reeljudge.cache import MODES, default_cache_dir, open_cache  # here: only a large file's hash is remembered
-
-    mode = (os.environ.get("REELJUDGE_CACHE") or "readwrite").strip().lower()
-    return open_cache(default_cache_dir(), mode) if mode in MODES else None
 
 
 def _identity(path: str | os.PathLike[str]) -> dict[str, int | str]:
