@@ -209,6 +209,9 @@ def test_a_forced_playback_rate_unlocks_the_page_but_the_server_refuses_and_the_
         assert page.is_enabled("#submit")  # the page believes the plays
         page.click("#submit")
         page.wait_for_selector(".violation[data-field=watch]")
+        # the clips go on looping: the server's message must outlive the next counted pass
+        passes = page.evaluate("window.reeljudgeAB.state().plays.A")
+        page.wait_for_function(f"() => window.reeljudgeAB.state().plays.A > {passes}", timeout=30000)
         message = page.locator(".violation[data-field=watch]").all_inner_texts()
         state = page.evaluate("window.reeljudgeAB.state()")
     assert any("at up to 2× takes at least 10.0 s" in m for m in message), message

@@ -159,14 +159,15 @@
   function showLockReason() { $("#lock-reason").textContent = lockReason(); }
 
   function clearMessages() { for (const m of document.querySelectorAll(".msg")) m.textContent = ""; }
-  function showMessages(violations) {
+  // origin "page": this page's own check, withdrawn as the rater fixes it; "server": stays until the next submit
+  function showMessages(violations, origin) {
     clearMessages();
     for (const v of violations) {
       let target = document.querySelector(`.msg[data-for="${v.field}"]`);
       const rating = v.field.match(/^ratings\.(A|B)\.(.+)$/);
       if (!target && rating) target = document.querySelector(`.msg[data-for="ratings-${CSS.escape(rating[2])}"]`) || document.querySelector('.msg[data-for="ratings"]');
       if (!target) target = document.querySelector('.msg[data-for="record"]');
-      target.append(el("div", { class: "violation", "data-field": v.field }, v.message));
+      target.append(el("div", { class: "violation", "data-field": v.field, "data-origin": origin }, v.message));
     }
   }
 
@@ -174,7 +175,7 @@
     if (!task || inFlight) return;
     const form = readForm();
     const problems = check(form);
-    if (problems.length) { showMessages(problems); $("#submit-state").textContent = "Not sent: see the messages above."; return; }
+    if (problems.length) { showMessages(problems, "page"); $("#submit-state").textContent = "Not sent: see the messages above."; return; }
     inFlight = true; $("#submit-state").textContent = "Sending…";
     try {
       const res = await fetch(api("submit"), {
@@ -182,7 +183,7 @@
         body: JSON.stringify({ assignment_id: task.assignment_id, submission_id: submissionId, form, watch: { log } }),
       });
       const body = await res.json().catch(() => ({}));
-      if (res.status === 422) { showMessages(body.violations || []); $("#submit-state").textContent = "Not stored: see the messages above."; return; }
+      if (res.status === 422) { showMessages(body.violations || [], "server"); $("#submit-state").textContent = "Not stored: see the messages above."; return; }
       if (!res.ok) { $("#submit-state").textContent = body.error || `The server answered ${res.status}; try again.`; return; }
       sessionTasks += 1;
       maybeBreak();
@@ -284,7 +285,7 @@
     }
     const ready = task && SIDES.every((s) => plays[s] >= need);
     $("#submit").disabled = !ready;
-    $("#watch-msg").textContent = "";
+    for (const m of document.querySelectorAll('#watch-msg .violation[data-origin="page"]')) m.remove();
     showLockReason();
   }
 
