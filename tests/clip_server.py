@@ -9,12 +9,14 @@ then serves the file; ``/missing/<name>`` answers 404.
 from __future__ import annotations
 
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
+from local_server import LocalServer
 
-class ClipServer:
+
+class ClipServer(LocalServer):
     """Serves the files of ``root`` until stopped."""
 
     def __init__(self, root: Path) -> None:
@@ -55,27 +57,16 @@ class ClipServer:
                 except OSError:  # the client was killed mid-download
                     pass
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        """The server's base URL."""
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        self._listen(Handler, name="clip-server")
 
     def release(self) -> None:
         """Let stalled downloads finish, and stall no more."""
         self.released.set()
 
-    def __enter__(self) -> "ClipServer":
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
+    def stop(self) -> None:
+        """Release stalled downloads, then stop serving."""
         self.release()
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        super().stop()
 
 
 def pid_with_port(processes: list[Any], port: int) -> int | None:

@@ -35,10 +35,11 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any, Callable
 
 from fake_batches import FakeBatches
+from local_server import LocalServer
 
 Reply = dict[str, Any]
 Matcher = str | Callable[[dict[str, Any], str], bool] | None
@@ -200,7 +201,7 @@ class FakeFile:
     expiration_time: str = "2099-01-01T00:00:00Z"
 
 
-class FakeGemini:
+class FakeGemini(LocalServer):
     """The fake server; start with ``with FakeGemini() as fake`` or ``start()``/``stop()``."""
 
     def __init__(self, *, host: str = "127.0.0.1", port: int = 0) -> None:
@@ -218,33 +219,7 @@ class FakeGemini:
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
         self._sessions: dict[str, dict[str, Any]] = {}
-        self._server = ThreadingHTTPServer((host, port), _make_handler(self))
-        self._server.daemon_threads = True
-        self._thread: threading.Thread | None = None
-
-    # lifecycle
-    @property
-    def url(self) -> str:
-        """The base URL to give google-genai (``http_options.base_url`` or GOOGLE_GEMINI_BASE_URL)."""
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
-
-    def start(self) -> "FakeGemini":
-        """Serve in a background thread."""
-        self._thread = threading.Thread(target=self._server.serve_forever, name="fake-gemini", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        """Stop serving and close the socket."""
-        self._server.shutdown()
-        self._server.server_close()
-
-    def __enter__(self) -> "FakeGemini":
-        return self.start()
-
-    def __exit__(self, *exc: Any) -> None:
-        self.stop()
+        self._listen(_make_handler(self), name="fake-gemini", host=host, port=port)  # url: the base URL for google-genai
 
     # scripting
     def on(self, match: Matcher, *replies: Reply, times: int | None = None) -> Rule:

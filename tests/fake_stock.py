@@ -22,9 +22,11 @@ import json
 import threading
 import time
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+from local_server import LocalServer
 
 PEXELS_KEY = "test-pexels-key-not-real"
 PIXABAY_KEY = "test-pixabay-key-not-real"
@@ -49,7 +51,7 @@ class _Fault:
 
 
 @dataclass
-class FakeStock:
+class FakeStock(LocalServer):
     """A running fake of both APIs; ``url`` is the base URL for either client."""
 
     counts: dict[str, int] = field(default_factory=dict)
@@ -63,22 +65,7 @@ class FakeStock:
         self._served: dict[str, int] = {"pexels": 0, "pixabay": 0}
         self._lock = threading.Lock()
         handler = type("Handler", (_Handler,), {"fake": self})
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        """Base URL of the fake (both APIs' paths live under it)."""
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
-
-    def __enter__(self) -> "FakeStock":
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        self._listen(handler, name="fake-stock")  # url: both APIs' paths live under it
 
     def fail(self, source: str, status: int, *, times: int = 1, retry_after_s: float | None = None) -> None:
         """The next ``times`` requests to ``source`` get HTTP ``status``."""

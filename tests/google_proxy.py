@@ -23,10 +23,12 @@ import http.client
 import ssl
 import threading
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
+
+from local_server import LocalServer
 
 GOOGLE_HOST = "generativelanguage.googleapis.com"
 MAX_BODY = 8 * 1024 * 1024  # the largest request body forwarded (Veo starts are small JSON)
@@ -101,7 +103,7 @@ def make_tls(folder: Path, host: str) -> TlsFiles:
     return files
 
 
-class GoogleProxy:
+class GoogleProxy(LocalServer):
     """The proxy; ``with GoogleProxy(tls, upstream=url) as proxy`` serves until the block ends."""
 
     def __init__(self, tls: TlsFiles, *, upstream: str, host: str = GOOGLE_HOST) -> None:
@@ -114,23 +116,7 @@ class GoogleProxy:
         self.tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         self.tls.load_cert_chain(tls.cert, tls.key)
         self.tls.set_alpn_protocols(["http/1.1"])
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _connect_handler(self))
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, name="google-proxy", daemon=True)
-
-    @property
-    def url(self) -> str:
-        """The value for ``HTTPS_PROXY``."""
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
-
-    def __enter__(self) -> "GoogleProxy":
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        self._listen(_connect_handler(self), name="google-proxy")  # url: the value for HTTPS_PROXY
 
     def record(self, request: SeenRequest) -> None:
         """Note a forwarded request (called from handler threads)."""
