@@ -83,3 +83,10 @@ def test_bad_tests_do_not_spoil_the_rest_of_the_run(tmp_path):
     assert "has no var 'narration'" in cells["no-narration"]["gradingResult"]["reason"]
     assert "no search terms" in cells["empty-output"]["gradingResult"]["reason"]
     assert cells["good"]["success"] is True, cells["good"]["gradingResult"]
+
+
+def test_the_reason_joins_its_parts_without_doubled_full_stops():
+    """The offline judge's reason ends with a full stop ("Not filmable: trust, loyalty."); the line around it did not double it."""
+    result = get_assert(json.dumps(["trust", "reputation", "loyalty"]), ctx({"narration": "Trust takes years to build and seconds to lose"}))
+    assert result["pass"] is False and "Not filmable: trust, reputation, loyalty" in result["reason"], result["reason"]
+    assert ".." not in result["reason"], result["reason"]

@@ -98,4 +98,4 @@ def _reason(v: FilmabilityVerdict) -> str:
         f = v.findability
         short = f"; {f.score:.2f} is under min_findability {v.min_findability:g}, so the test fails" if v.findability_short else ""
         parts.append(f.reason() + short)
-    return ". ".join(parts)
+    return ". ".join(part.rstrip().rstrip(".") for part in parts)  # a part's own full stop is not doubled
