@@ -163,3 +163,17 @@ def test_the_comment_of_a_10000_test_suite_stays_under_60_lines():
     assert lines[0] == MARKER and lines[1].startswith("## reeljudge gate: ❌ regression — film: `m3` (gen-")
     assert lines[-1] == "Full report (Markdown and JSON): https://example.invalid/run/1"
     assert not math.isnan(report.evidence()[0][2])
+
+
+def test_a_summary_that_compared_nothing_says_nothing_about_metrics(tmp_path):
+    """A gate that could not compare a suite must not also say every interval rules out a drop."""
+    from reeljudge.gates.run import SuiteFailure
+
+    calm = "metric moved beyond its tolerance"
+    nothing = render(Comparison([SuiteFailure("film", "only 0 of the base's 4 tests are in the candidate")]))
+    assert "could not compare" in nothing.splitlines()[1] and calm not in nothing, nothing
+    base = _set_scores(make_results(SIX), {i: 0.9 for i in range(6)})
+    same = _report(base, _set_scores(make_results(SIX), {i: 0.9 for i in range(6)}))
+    assert "\nNo metric moved beyond its tolerance" in render(Comparison([same]))
+    mixed = render(Comparison([same, SuiteFailure("gecko", "the candidate file is missing")]))
+    assert "In the suites compared, no metric moved beyond its tolerance" in mixed and "\nNo metric" not in mixed

@@ -29,7 +29,7 @@ def render(comparison: Comparison, report_url: str | None = None) -> str:
     failures = [s for s in comparison.suites if isinstance(s, SuiteFailure)]
     lines = [MARKER, f"## reeljudge gate: {_headline(comparison)} — {_clean(_first_reason(comparison), 300)}", ""]
     lines += _verdict_lines(reports, failures)
-    lines += _metrics_table(reports)
+    lines += _metrics_table(reports, partial=bool(failures))
     lines += _flips(reports)
     lines += _folded(comparison, reports)
     if report_url:
@@ -71,11 +71,15 @@ def _verdict_lines(reports: list[SuiteReport], failures: list[SuiteFailure]) -> 
     return shown + [""]
 
 
-def _metrics_table(reports: list[SuiteReport]) -> list[str]:
-    """The metrics that moved or could not be told (worst first)."""
+def _metrics_table(reports: list[SuiteReport], partial: bool = False) -> list[str]:
+    """The metrics that moved or could not be told (worst first); nothing when no metric was compared.
+    ``partial``: other suites could not be compared, so a calm line speaks only of these."""
+    if not any(r.rows for r in reports):
+        return []
     moved = [(r.name, row) for r in reports for row in r.rows if row.verdict != "ok"]
     if not moved:
-        return ["No metric moved beyond its tolerance, and every interval rules out a drop larger than it.", ""]
+        which = "In the suites compared, no" if partial else "No"
+        return [f"{which} metric moved beyond its tolerance, and every interval rules out a drop larger than it.", ""]
     moved.sort(key=lambda item: (item[1].verdict != V.REGRESSION, item[1].verdict != V.INCONCLUSIVE, item[1].difference.estimate))
     level = f"{moved[0][1].difference.confidence:.0%} CI"
     lines = [f"| suite · group | metric | n | base → candidate | Δ [{level}] | tolerance | detectable drop | verdict |",
