@@ -127,6 +127,9 @@ def test_bad_rows_are_listed_and_the_rest_judged(tmp_path: Path, capsys: pytest.
     judged = [r for r in read_results(out) if r["status"] == "ok"]
     assert sorted(r["id"] for r in judged) == ["closures", "redis-fast"]
     assert "could not be judged (7)" in printed and "judged 2: mean score 0.900" in printed
+    # each listed once with where it is: the id and its line, or the line alone (not "line 8: line 8: …")
+    assert "  typo: n.jsonl line 3: unknown field 'term'" in printed
+    assert "  n.jsonl line 8: n.jsonl line 8" not in printed and "  n.jsonl line 8: " in printed
     # resumed: nothing is judged or recorded twice
     assert cli_main(["filmability", "bulk", str(source), "-o", str(out), "--no-progress"]) == 1
     assert "this run: 0 judged, 2 already done" in capsys.readouterr().out

@@ -60,6 +60,11 @@ def main(args: argparse.Namespace) -> int:
     return 1 if any(r.get("status") == "error" for r in records) else 0
 
 
+def _located(ref: str, message: str) -> str:
+    """``ref: message``, unless the message already starts with where the row is (a row without an id)."""
+    return message if message.startswith(f"{ref}: ") else f"{ref}: {message}"
+
+
 def summary_lines(records: Sequence[dict[str, Any]], stats: Any, source: str, max_errors: int = 50) -> list[str]:
     """The printed report: the run, scores by level and criterion, and the rows that could not be judged."""
     judged = [r for r in records if r.get("status") == "ok"]
@@ -80,7 +85,7 @@ def summary_lines(records: Sequence[dict[str, Any]], stats: Any, source: str, ma
             lines.append(f"  {name}: mean {sum(r['breakdown'][name] for r in judged) / n:.2f}/{top}")
     if errors:
         lines.append(f"could not be judged ({len(errors)}):")
-        lines.extend(f"  {r['ref']}: {r['error']['message']} ({r['error']['kind']})" for r in errors[:max_errors])
+        lines.extend(f"  {_located(r['ref'], r['error']['message'])} ({r['error']['kind']})" for r in errors[:max_errors])
         if len(errors) > max_errors:
             lines.append(f"  … and {len(errors) - max_errors} more (status \"error\" in the output)")
     return lines
