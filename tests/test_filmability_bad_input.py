@@ -85,8 +85,13 @@ def test_bad_tests_do_not_spoil_the_rest_of_the_run(tmp_path):
     assert cells["good"]["success"] is True, cells["good"]["gradingResult"]
 
 
-def test_the_reason_joins_its_parts_without_doubled_full_stops():
-    """The offline judge's reason ends with a full stop ("Not filmable: trust, loyalty."); the line around it did not double it."""
+def test_the_offline_reason_line_says_each_thing_once():
+    """The line names the unfilmable terms once (the offline judge's own summary restated the breakdown and
+    the list: 'unfilmable: trust, … judge: Offline judge: relevance 1/3, … Not filmable: trust, ….. findability'),
+    keeps what only that summary said (terms with no lexicon coverage) and doubles no full stop."""
     result = get_assert(json.dumps(["trust", "reputation", "loyalty"]), ctx({"narration": "Trust takes years to build and seconds to lose"}))
-    assert result["pass"] is False and "Not filmable: trust, reputation, loyalty" in result["reason"], result["reason"]
-    assert ".." not in result["reason"], result["reason"]
+    reason = result["reason"]
+    assert result["pass"] is False and "local judge" in reason and "unfilmable: trust, reputation, loyalty" in reason, reason
+    assert reason.count("reputation") == 1 and reason.count("relevance 1/3") == 1 and ".." not in reason, reason
+    odd = get_assert(json.dumps(["zxqvbl", "sunset over the sea"]), ctx({"narration": "A sunset over the sea"}))
+    assert "no lexicon coverage (unknown, e.g. non-English or jargon): zxqvbl" in odd["reason"], odd["reason"]

@@ -90,8 +90,11 @@ def _reason(v: FilmabilityVerdict) -> str:
     if t.capped:
         parts.append("capped at 0.8 because 1.0 needs relevance 3")
     parts.append(f"unfilmable: {', '.join(v.unfilmable_terms)}" if v.unfilmable_terms else "no unfilmable terms")
-    if b.reason:
+    if b.reason and v.judge != "local":  # the offline judge's summary restates the line; its one extra, below
         parts.append(f"judge: {b.reason}")
+    unknown = (v.metadata.get("local_details") or {}).get("unknown_terms") or []
+    if unknown:
+        parts.append("no lexicon coverage (unknown, e.g. non-English or jargon): " + ", ".join(unknown))
     if v.disagreements:
         parts.append("judge's own total disagreed with its breakdown (" + "; ".join(v.disagreements) + "), ours used")
     if v.findability is not None:
