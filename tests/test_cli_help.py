@@ -28,12 +28,17 @@ def command_paths(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()) -
     return paths
 
 
-def _prog(path: tuple[str, ...]) -> str:
-    """The usage line's program name for ``path`` (an alias shows the subcommand's own name)."""
+def _parser(path: tuple[str, ...]) -> argparse.ArgumentParser:
+    """The parser of the command at ``path``."""
     parser = build_parser()
     for name in path:
         parser = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices[name]
-    return parser.prog
+    return parser
+
+
+def _prog(path: tuple[str, ...]) -> str:
+    """The usage line's program name for ``path`` (an alias shows the subcommand's own name)."""
+    return _parser(path).prog
 
 
 PATHS = command_paths(build_parser())
@@ -54,6 +59,14 @@ def test_help_prints_usage_and_exits_0(path, capsys):
     out = capsys.readouterr().out
     assert out.startswith(f"usage: {_prog(path)}") and _prog(path).startswith(" ".join(("reeljudge", *path[:-1]))), out[:200]
     assert "options:" in out
+
+
+@pytest.mark.parametrize("path", PATHS, ids=lambda p: " ".join(p) or "reeljudge")
+def test_every_argument_and_option_says_what_it_is(path):
+    """A bare ``files`` or ``--port`` in the help leaves the user guessing what to give."""
+    bare = [a.option_strings[0] if a.option_strings else a.dest for a in _parser(path)._actions
+            if not isinstance(a, (argparse._HelpAction, argparse._VersionAction, argparse._SubParsersAction)) and not a.help]
+    assert bare == [], f"reeljudge {' '.join(path)}: no help text for {bare}"
 
 
 def test_version_and_help_through_the_installed_command():

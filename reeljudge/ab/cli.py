@@ -19,7 +19,8 @@ def add_parser(subparsers: Any) -> Any:
     common = study_arguments
 
     p = common(sub.add_parser("import", help="import pairs from promptfoo results (.json) or a manifest (.yaml/.yml/.csv)"))
-    p.add_argument("files", nargs="+", type=Path)
+    p.add_argument("files", nargs="+", type=Path, help="promptfoo result files (.json, from promptfoo eval -o) or manifests "
+                   "(.yaml/.yml/.csv: prompt, clip_a, clip_b, optional system_a, system_b, family, id, source)")
     p.add_argument("--family", default="text-to-video", help="task family when the source does not say (default text-to-video)")
     p.add_argument("--systems", nargs=2, metavar=("SYSTEM_1", "SYSTEM_2"), help="promptfoo: only this pair of provider labels")
     p.add_argument("--protocol", default="ab-v1", help="protocol version for a new study (default ab-v1)")
@@ -28,18 +29,18 @@ def add_parser(subparsers: Any) -> Any:
     p.set_defaults(func=cmd_import)
 
     p = common(sub.add_parser("gold", help="add gold pairs (clean clip vs the same clip with an injected fault)"))
-    p.add_argument("--count", type=int, default=4)
+    p.add_argument("--count", type=int, default=4, help="gold pairs to add (default 4)")
     p.add_argument("--frames", type=int, default=72, help="frames per gold clip (24 fps)")
     p.set_defaults(func=cmd_gold)
 
     p = common(sub.add_parser("invite", help="add raters (or re-issue their links) and print their personal links"))
-    p.add_argument("raters", nargs="+")
+    p.add_argument("raters", nargs="+", help="rater names: letters, digits and _ . : @ - (1-64 characters); an existing rater gets a new link, the old one stops working")
     p.add_argument("--base-url", default=None, help="the address raters open (default http://127.0.0.1:8765)")
     p.set_defaults(func=cmd_invite)
 
     p = common(sub.add_parser("serve", help="run the rating server"))
     p.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1: this machine only)")
-    p.add_argument("--port", type=int, default=8765)
+    p.add_argument("--port", type=int, default=8765, help="port to listen on (default 8765)")
     p.add_argument("--min-raters", type=int, default=2, help="raters per sample (default 2)")
     p.add_argument("--max-raters", type=int, default=3, help="raters per sample after a disagreement (default 3)")
     p.add_argument("--gold-every", type=int, default=5, help="a gold pair every n tasks (0: never)")
@@ -52,7 +53,7 @@ def add_parser(subparsers: Any) -> Any:
     p.set_defaults(func=cmd_report)
 
     p = common(sub.add_parser("export", help="write the judgement records as JSONL or CSV"))
-    p.add_argument("--format", choices=("jsonl", "csv"), default="jsonl")
+    p.add_argument("--format", choices=("jsonl", "csv"), default="jsonl", help="jsonl (default) or csv")
     p.add_argument("-o", "--output", type=Path, default=None, help="file to write (default: standard output)")
     p.set_defaults(func=cmd_export)
 
