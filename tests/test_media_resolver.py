@@ -174,6 +174,49 @@ def test_the_ab_judges_reference_may_be_any_carrier(pf_dir):
         "sha256": digest, "kind": "video", "mime_type": "video/mp4"}
 
 
+def loaded(written: str, path: Path, image: bool = False) -> dict:
+    """A test context as promptfoo hands it over for a var the test wrote as ``file://…``: the test keeps the
+    reference, the rendered var holds the file (a video as raw base64, an image as a data: URI)."""
+    data = base64.b64encode(path.read_bytes()).decode()
+    context = ctx(video=f"data:image/png;base64,{data}" if image else data)
+    context["test"] = {"description": TEST, "vars": {"prompt": "a red ball", "video": written}}
+    return context
+
+
+def test_a_file_var_promptfoo_loaded_is_judged_from_its_bytes_under_the_tests_own_name(tmp_path):
+    """promptfoo reads a ``file://`` var from its config folder and passes the contents (was: OSError, file name too long)."""
+    clip = tmp_path / "café clip (1).mp4"
+    shutil.copyfile(CLIPS / "gen_flicker.mp4", clip)
+    written = "file://clips/café clip (1).mp4"  # relative to a config folder this process does not know
+    located = locate_media(loaded(written, clip), "", var="video", test=TEST, kinds=("video",))
+    assert located.media.sha256 == sha(clip) and located.opened.carrier == "data-uri" and located.label == written
+    assert located.metadata()["written"] == written and "loaded by promptfoo" in located.origin
+    result = probes("", {**loaded(written, clip), "config": {"var": "video"}})
+    assert result["pass"] is False and result["reason"].startswith(f"video probes on {written}: 1 of"), result["reason"]
+    assert "FAIL flicker" in result["reason"] and result["metadata"]["media"]["sha256"] == sha(clip)
+    found = find_reference(loaded(written, clip), "", var=None, test=TEST)  # the default var list too
+    assert found.written == written and found.ref.startswith("data:video/mp4;base64,")
+
+
+def test_a_loaded_image_var_keeps_promptfoos_data_uri_and_an_unjudgeable_type_is_refused(tmp_path):
+    import cv2
+    import numpy as np
+
+    image = tmp_path / "still.png"
+    cv2.imwrite(str(image), np.full((16, 16, 3), 200, np.uint8))
+    located = locate_media(loaded("file://still.png", image, image=True), "", var="video", test=TEST, kinds=("image",))
+    assert located.media.sha256 == sha(image) and located.label == "file://still.png"
+    with pytest.raises(MediaError, match=r"written 'file://notes.wav', loaded by promptfoo\): '.wav' is not a video or image"):
+        locate_media(loaded("file://notes.wav", CLEAN), "", var="video", test=TEST, kinds=("video",))
+
+
+def test_base64_where_a_path_belongs_is_a_media_error_that_does_not_print_it(tmp_path):
+    data = base64.b64encode(CLEAN.read_bytes()).decode()
+    result = probes("", {**ctx(video=data), "config": {"var": "video"}})
+    refused(result, "not a usable file path (File name too long)", f"({len(data):,} characters)")
+    assert len(result["reason"]) < 600, result["reason"]
+
+
 # --- refusals, each a failing, explained result --------------------------------------------------
 
 def test_refused_a_blob_missing_from_the_store(pf_dir):

@@ -140,6 +140,13 @@ def sha256_file(path: str | os.PathLike[str]) -> str:
     return digest.hexdigest()
 
 
+def short(text: str, limit: int = 72) -> str:
+    """A reference shortened for a message (a data: URI is never printed whole, nor a long value)."""
+    if text.lower().startswith("data:"):
+        return text.split(",", 1)[0][:limit] + ",…"
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"
+
+
 def find_dataset_media(dataset_id: str, base_dir: Path, dataset_dirs: Iterable[str] = DATASET_DIRS) -> Path | None:
     """The file a dataset id names (its stem, any supported extension) in the dataset folders, if any."""
     for folder in dataset_dirs:
@@ -177,11 +184,15 @@ def resolve_media(
     path = Path(text).expanduser()
     if not path.is_absolute():
         path = base / path
+    try:
+        exists = path.exists()
+    except OSError as error:  # e.g. a name too long for the file system: base64 data given where a path belongs
+        raise MediaError(f"{short(text)}: not a usable file path ({error.strerror or error})") from None
     dataset_id: str | None = None
-    if not path.exists() and _DATASET_ID.match(text) and not Path(text).suffix.lower() in {*VIDEO_MIME, *IMAGE_MIME}:
+    if not exists and _DATASET_ID.match(text) and not Path(text).suffix.lower() in {*VIDEO_MIME, *IMAGE_MIME}:
         found = find_dataset_media(text, base, dataset_dirs)
         if found is None:
-            raise MediaError(f"{text}: no such file, and no dataset clip with that id under {', '.join(dataset_dirs)}")
+            raise MediaError(f"{short(text)}: no such file, and no dataset clip with that id under {', '.join(dataset_dirs)}")
         path, dataset_id = found, text
     kind = media_kind(path)
     _check_kind(str(path), kind, allowed)

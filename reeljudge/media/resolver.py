@@ -3,7 +3,9 @@ through its carrier (see :mod:`reeljudge.media.carriers`).
 
 The order (the first that names something wins):
 
-1. the assertion's ``var``, when set;
+1. the assertion's ``var``, when set (a var the test wrote as ``file://clip.mp4`` reaches an assertion
+   as the file's contents, base64 or a ``data:`` URI, which promptfoo read from its config folder:
+   those exact bytes are judged, named by the test's own reference);
 2. the provider response: our providers' clip (``metadata.clip_path``, the original file whose viewer
    copy is their ``video`` object), else the response's ``video`` / ``image`` object — its
    ``blobRef`` (promptfoo's Veo), ``storageRef`` (Sora, Azure), else ``url`` — else its ``images``
@@ -25,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from reeljudge.errors import BadInputError, MediaError
 from reeljudge.media.carriers import Opened, Where, carrier_of, open_reference
-from reeljudge.media.refs import IMAGE_MIME, VIDEO_MIME, ContentRef, MediaKind
+from reeljudge.media.refs import IMAGE_MIME, VIDEO_MIME, ContentRef, MediaKind, short
 from reeljudge.media.stores import BLOB_SCHEME, STORAGE_REF_SCHEME
 from reeljudge.promptfoo import require_var, vars_of
 
@@ -45,6 +47,7 @@ class Candidate:
     ref: str
     origin: str
     mime_hint: str = ""
+    written: str = ""  # the test's own reference, when promptfoo loaded it into the var (``file://clip.mp4``)
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,7 @@ class Located:
 
     opened: Opened
     origin: str
+    written: str = ""  # as in Candidate
 
     @property
     def media(self) -> ContentRef:
@@ -67,14 +71,16 @@ class Located:
 
     @property
     def label(self) -> str:
-        """A short name for reasons: the reference (a path, a store reference, a URL) or the data: URI's summary."""
-        return self.opened.label
+        """A short name for reasons: the reference (a path, a store reference, a URL), the test's own
+        ``file://`` reference of a var promptfoo loaded, or the data: URI's summary."""
+        return self.written or self.opened.label
 
     def metadata(self) -> dict[str, Any]:
         """What results record: carrier, where it was found, which file (never a machine path), content hash."""
         media = self.opened.media
-        return {"carrier": self.opened.carrier, "found_in": self.origin, "file": self.opened.file_name(),
-                "sha256": media.sha256, "kind": media.ref.kind, "mime_type": media.ref.mime_type}
+        found = {"carrier": self.opened.carrier, "found_in": self.origin, "file": self.opened.file_name(),
+                 "sha256": media.sha256, "kind": media.ref.kind, "mime_type": media.ref.mime_type}
+        return {**found, "written": self.written} if self.written else found
 
 
 def locate_media(context: Mapping[str, Any], output: Any, *, var: str | None, test: str, kinds: Iterable[MediaKind],
@@ -93,21 +99,42 @@ def open_candidate(candidate: Candidate, kinds: Iterable[MediaKind], where: Wher
         opened = open_reference(candidate.ref, kinds, where, mime_hint=candidate.mime_hint)
     except MediaError as error:
         raise MediaError(f"{described(candidate.origin, candidate.ref)}: {error.message}") from None
-    return Located(opened, candidate.origin)
+    return Located(opened, candidate.origin, candidate.written)
 
 
 def described(origin: str, ref: str) -> str:
     """Where a reference was found and what it is, for a refusal: ``var 'clip' = 'x.mp4'``, or with its carrier
     ``the provider response's video.blobRef (promptfoo-blob promptfoo://blob/…)``."""
     carrier = carrier_of(ref)
-    return f"{origin} = {ref!r}" if carrier == "file" else f"{origin} ({carrier} {short(ref)})"
+    return f"{origin} = {short(ref, 200)!r}" if carrier == "file" else f"{origin} ({carrier} {short(ref)})"
+
+
+def var_candidate(context: Mapping[str, Any], name: str, value: Any) -> Candidate:
+    """The reference in var ``name`` (its rendered ``value``). A var the test wrote as ``file://…`` naming a video
+    or image arrives as promptfoo loaded it: raw base64 (video), a ``data:`` URI (image); those bytes are the
+    media, read through the ``data:`` carrier under the test's own reference (no second look-up of the path,
+    which promptfoo resolved from its config folder)."""
+    text = str(value).strip()
+    test = context.get("test")
+    written = ((test.get("vars") if isinstance(test, Mapping) else None) or {}).get(name)
+    if not (isinstance(written, str) and written.strip().lower().startswith("file://") and written.strip() != text):
+        return Candidate(text, f"var {name!r}")
+    written = written.strip()
+    origin = f"var {name!r} (written {short(written, 200)!r}, loaded by promptfoo)"
+    if text.lower().startswith("data:"):
+        return Candidate(text, origin, written=written)
+    suffix = Path(written.split("?", 1)[0]).suffix.lower()
+    mime = VIDEO_MIME.get(suffix) or IMAGE_MIME.get(suffix)
+    if mime is None:
+        raise MediaError(f"{origin}: {suffix or 'no extension'!r} is not a video or image type we can judge")
+    return Candidate(f"data:{mime};base64,{text}", origin, written=written)
 
 
 def find_reference(context: Mapping[str, Any], output: Any, *, var: str | None, test: str,
                    kinds: tuple[MediaKind, ...] = ("video", "image")) -> Candidate:
     """Which reference names the test's media, in the documented order; BadInputError when nothing does."""
     if var:
-        return Candidate(str(require_var(context, var, test=test)).strip(), f"var {var!r}")
+        return var_candidate(context, var, require_var(context, var, test=test))
     response = context.get("providerResponse")
     found = response_reference(response if isinstance(response, Mapping) else {}, output, kinds, one_line=False)
     if found is not None:
@@ -116,7 +143,7 @@ def find_reference(context: Mapping[str, Any], output: Any, *, var: str | None, 
     for name in CLIP_VARS:
         value = vars_.get(name)
         if isinstance(value, str) and value.strip():
-            return Candidate(value.strip(), f"var {name!r}")
+            return var_candidate(context, name, value)
     one_line = _one_line(output)
     if one_line is not None:
         return one_line
@@ -204,10 +231,3 @@ def _one_line(output: Any) -> Candidate | None:
     if isinstance(output, str) and output.strip() and "\n" not in output.strip():
         return Candidate(output.strip(), "the provider output")
     return None
-
-
-def short(text: str, limit: int = 72) -> str:
-    """A reference shortened for a message (a data: URI is never printed whole)."""
-    if text.lower().startswith("data:"):
-        return text.split(",", 1)[0][:limit] + ",…"
-    return text if len(text) <= limit else text[:limit] + "…"

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from reeljudge.errors import MediaError
-from reeljudge.media.refs import IMAGE_MIME, VIDEO_MIME, MediaKind, file_size, sha256_file
+from reeljudge.media.refs import IMAGE_MIME, VIDEO_MIME, MediaKind, file_size, sha256_file, short
 
 BLOB_SCHEME = "promptfoo://blob/"
 STORAGE_REF_SCHEME = "storageRef:"
@@ -53,7 +53,7 @@ def blob_file(uri: str, *, promptfoo_dir: str | os.PathLike[str] | None = None) 
     what is wrong (a malformed hash, a blob missing from the store, bytes whose SHA-256 differs)."""
     digest = uri[len(BLOB_SCHEME):].strip().lower()
     if not _SHA256.match(digest):
-        raise MediaError(f"{_short(uri)}: not a blob reference (expected promptfoo://blob/ and a 64-hex SHA-256)")
+        raise MediaError(f"{short(uri, 60)}: not a blob reference (expected promptfoo://blob/ and a 64-hex SHA-256)")
     root = config_dir(promptfoo_dir) / "blobs"
     path = root / digest[:2] / digest[2:4] / digest
     if not path.is_file():
@@ -110,8 +110,3 @@ def suffix_of_mime(mime: str) -> str:
             if known == mime:
                 return suffix
     return ""
-
-
-def _short(text: str, limit: int = 60) -> str:
-    """A reference shortened for a message."""
-    return text if len(text) <= limit else text[:limit] + "…"
