@@ -198,7 +198,7 @@ def test_a_file_var_promptfoo_loaded_is_judged_from_its_bytes_under_the_tests_ow
     assert found.written == written and found.ref.startswith("data:video/mp4;base64,")
 
 
-def test_a_loaded_image_var_keeps_promptfoos_data_uri_and_an_unjudgeable_type_is_refused(tmp_path):
+def test_a_loaded_image_var_keeps_promptfoos_data_uri_and_a_computed_var_is_used_as_rendered(tmp_path):
     import cv2
     import numpy as np
 
@@ -206,8 +206,12 @@ def test_a_loaded_image_var_keeps_promptfoos_data_uri_and_an_unjudgeable_type_is
     cv2.imwrite(str(image), np.full((16, 16, 3), 200, np.uint8))
     located = locate_media(loaded("file://still.png", image, image=True), "", var="video", test=TEST, kinds=("image",))
     assert located.media.sha256 == sha(image) and located.label == "file://still.png"
-    with pytest.raises(MediaError, match=r"written 'file://notes.wav', loaded by promptfoo\): '.wav' is not a video or image"):
-        locate_media(loaded("file://notes.wav", CLEAN), "", var="video", test=TEST, kinds=("video",))
+    # a var promptfoo computed from a file that is not media (a script's output, a text file's contents) is used
+    # as rendered, as before: here a path
+    context = ctx(video="datasets/clips/gen_clean.mp4")
+    context["test"] = {"description": TEST, "vars": {"video": "file://pick_clip.py"}}
+    located = locate_media(context, "", var="video", test=TEST, kinds=("video",), base_dir=ROOT)
+    assert located.opened.carrier == "file" and located.written == "" and located.media.sha256 == sha(CLEAN)
 
 
 def test_base64_where_a_path_belongs_is_a_media_error_that_does_not_print_it(tmp_path):

@@ -117,17 +117,13 @@ def var_candidate(context: Mapping[str, Any], name: str, value: Any) -> Candidat
     text = str(value).strip()
     test = context.get("test")
     written = ((test.get("vars") if isinstance(test, Mapping) else None) or {}).get(name)
-    if not (isinstance(written, str) and written.strip().lower().startswith("file://") and written.strip() != text):
-        return Candidate(text, f"var {name!r}")
-    written = written.strip()
-    origin = f"var {name!r} (written {short(written, 200)!r}, loaded by promptfoo)"
-    if text.lower().startswith("data:"):
-        return Candidate(text, origin, written=written)
+    written = written.strip() if isinstance(written, str) else ""
     suffix = Path(written.split("?", 1)[0]).suffix.lower()
     mime = VIDEO_MIME.get(suffix) or IMAGE_MIME.get(suffix)
-    if mime is None:
-        raise MediaError(f"{origin}: {suffix or 'no extension'!r} is not a video or image type we can judge")
-    return Candidate(f"data:{mime};base64,{text}", origin, written=written)
+    if not (written.lower().startswith("file://") and written != text and mime):
+        return Candidate(text, f"var {name!r}")  # as rendered: also what a file://script.py or .txt var produced
+    origin = f"var {name!r} (written {short(written, 200)!r}, loaded by promptfoo)"
+    return Candidate(text if text.lower().startswith("data:") else f"data:{mime};base64,{text}", origin, written=written)
 
 
 def find_reference(context: Mapping[str, Any], output: Any, *, var: str | None, test: str,
