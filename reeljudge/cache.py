@@ -21,6 +21,8 @@ from reeljudge.errors import JudgeError
 
 CACHE_FORMAT = 1
 DEFAULT_CACHE_DIR = ".reeljudge/cache"
+#: the cache's folder of downloaded and decoded media (URLs, data: URIs, file:// vars promptfoo loaded), content-addressed
+DOWNLOADS = "downloads"
 _TMP_PREFIX = TEMP_PREFIX
 #: readwrite: read and write; off: neither; replay: read only, a miss fails; plan: like readwrite, but
 #: a judge request that misses is recorded for the Batch API instead of sent (``reeljudge.batch``)
@@ -43,6 +45,8 @@ class CacheStats:
     by_kind: dict[str, int]
     orphaned_temp_files: int
     unreadable: int
+    download_files: int = 0  # in ``DOWNLOADS``: media kept for judging, not judge replies
+    download_bytes: int = 0
 
 
 class JudgeCache:
@@ -147,10 +151,12 @@ class JudgeCache:
                     continue
                 entries += 1
                 by_kind[kind] = by_kind.get(kind, 0) + 1
-        return CacheStats(entries, size, by_kind, orphans, unreadable)
+        files = [p for p in downloads_dir(self.root).rglob("*") if p.is_file()]
+        return CacheStats(entries, size, by_kind, orphans, unreadable, len(files), sum(p.stat().st_size for p in files))
 
-    def clear(self) -> int:
-        """Delete every entry and temp file; returns how many entries were removed."""
+    def clear(self, downloads: bool = False) -> int:
+        """Delete every entry and temp file (and, with ``downloads``, the downloaded and decoded media);
+        returns how many entries were removed."""
         removed = self.stats().entries
         import shutil  # here: only clearing needs it
 
@@ -158,7 +164,14 @@ class JudgeCache:
             for sub in self.root.iterdir():
                 if sub.is_dir() and len(sub.name) == 2:
                     shutil.rmtree(sub, ignore_errors=True)
+        if downloads:
+            shutil.rmtree(downloads_dir(self.root), ignore_errors=True)
         return removed
+
+
+def downloads_dir(root: str | os.PathLike[str]) -> Path:
+    """The folder of downloaded and decoded media in the cache at ``root``."""
+    return Path(root) / DOWNLOADS
 
 
 def default_cache_dir() -> str:

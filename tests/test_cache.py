@@ -128,3 +128,26 @@ def test_cli_stats_and_clear(tmp_path, capsys):
     assert cli_main(["cache", "clear", "--dir", str(tmp_path)]) == 0
     assert "removed 2" in capsys.readouterr().out
     assert cache.stats().entries == 0
+
+
+def test_downloaded_media_are_counted_kept_by_clear_and_removed_on_request(tmp_path, capsys):
+    """Decoded data: URIs, downloads and file:// vars promptfoo loaded live in the cache's downloads folder:
+    stats shows them, a plain clear keeps them (they are media, not replies), --downloads removes them."""
+    import base64
+
+    from reeljudge.media.carriers import Where, open_reference
+
+    clip = Path(__file__).resolve().parents[1] / "datasets" / "clips" / "gen_clean.mp4"
+    cache = JudgeCache(tmp_path)
+    cache.put(request_key({"q": 1}), "filmability", {"value": 1})
+    uri = "data:video/mp4;base64," + base64.b64encode(clip.read_bytes()).decode()
+    opened = open_reference(uri, ("video",), Where(memo=cache))
+    assert opened.media.ref.path.is_relative_to(tmp_path / "downloads")
+    assert cli_main(["cache", "stats", "--dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "entries: 1" in out and f"downloaded and decoded media: 1 files, {clip.stat().st_size} bytes" in out, out
+    assert cli_main(["cache", "clear", "--dir", str(tmp_path)]) == 0
+    assert opened.media.ref.path.is_file() and cache.stats().download_files == 1
+    assert cli_main(["cache", "clear", "--downloads", "--dir", str(tmp_path)]) == 0
+    assert "removed 0 entries and 1 downloaded media files" in capsys.readouterr().out
+    assert not (tmp_path / "downloads").exists() and cache.stats().download_files == 0

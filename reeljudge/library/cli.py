@@ -10,7 +10,6 @@ options, probes code and prompt. Exit code 0 when every clip was probed (faults 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -91,7 +90,7 @@ def make_engine(args: argparse.Namespace) -> Any:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from reeljudge.cache import default_cache_dir
+    from reeljudge.cache import default_cache_dir, downloads_dir
     from reeljudge.media.download import DOWNLOAD_POLICY
     from reeljudge.library.jsonl import open_results
     from reeljudge.library.manifest import read_library
@@ -100,7 +99,7 @@ def _run(args: argparse.Namespace) -> int:
     options = load_options(args.options, args.probes)
     engine = make_engine(args)
     items, bad, library = read_library(args.source)
-    cache_dir = args.cache_dir or os.path.join(default_cache_dir(), "downloads")
+    cache_dir = args.cache_dir or str(downloads_dir(default_cache_dir()))
     with open_results(args.output) as out:
         if out.repaired_bytes:
             print(f"{args.output}: cut off a torn last line ({out.repaired_bytes} bytes) left by an interrupted run", file=sys.stderr)

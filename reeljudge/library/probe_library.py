@@ -7,7 +7,6 @@ already recorded, and returns the summary and the run's counts.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -32,13 +31,13 @@ def probe_library_file(
     download_policy: RetryPolicy | None = None,
 ) -> tuple[LibrarySummary, RunStats]:
     """Probe the clips ``source`` names (folder, clip or manifest) into the JSONL ``output``."""
-    from reeljudge.cache import default_cache_dir
+    from reeljudge.cache import default_cache_dir, downloads_dir
 
     items, bad, _ = read_library(source)
     with open_results(output) as out:
         return probe_library(
             items, bad, options or ProbeOptions(), out, engine or LocalEngine(),
-            cache_dir=cache_dir or os.path.join(default_cache_dir(), "downloads"), progress=progress,
+            cache_dir=cache_dir or str(downloads_dir(default_cache_dir())), progress=progress,
             download_policy=download_policy,
         )
 

@@ -68,11 +68,9 @@ class Where:
         """The content-addressed cache for downloads and decoded data: URIs (the one library runs use)."""
         if self.cache_dir is not None:
             return self.cache_dir
-        if self.memo is not None:
-            return self.memo.root / "downloads"
-        from reeljudge.cache import default_cache_dir
+        from reeljudge.cache import default_cache_dir, downloads_dir
 
-        return Path(default_cache_dir()) / "downloads"
+        return downloads_dir(self.memo.root if self.memo is not None else default_cache_dir())
 
 
 def carrier_of(ref: str) -> str:
