@@ -151,8 +151,12 @@ class JudgeCache:
                     continue
                 entries += 1
                 by_kind[kind] = by_kind.get(kind, 0) + 1
-        files = [p for p in downloads_dir(self.root).rglob("*") if p.is_file()]
-        return CacheStats(entries, size, by_kind, orphans, unreadable, len(files), sum(p.stat().st_size for p in files))
+        return CacheStats(entries, size, by_kind, orphans, unreadable, *self.download_usage())
+
+    def download_usage(self) -> tuple[int, int]:
+        """How many files, and bytes, the downloads folder holds."""
+        sizes = [p.stat().st_size for p in downloads_dir(self.root).rglob("*") if p.is_file()]
+        return len(sizes), sum(sizes)
 
     def clear(self, downloads: bool = False) -> int:
         """Delete every entry and temp file (and, with ``downloads``, the downloaded and decoded media);

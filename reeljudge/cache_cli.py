@@ -28,7 +28,7 @@ def _stats(args: argparse.Namespace) -> int:
 def _clear(args: argparse.Namespace) -> int:
     root = args.dir or default_cache_dir()
     cache = JudgeCache(root)
-    media = cache.stats().download_files if args.downloads else 0
+    media = cache.download_usage()[0] if args.downloads else 0
     removed = cache.clear(downloads=args.downloads)
     print(f"removed {removed} entries" + (f" and {media} downloaded media files" if args.downloads else "") + f" from {root}")
     return 0

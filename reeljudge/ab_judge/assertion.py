@@ -30,8 +30,10 @@ def get_assert(output: Any, context: Mapping[str, Any] | None) -> Result:
 def grade(output: Any, context: Mapping[str, Any], test: str) -> Result:
     """The full grading of one test."""
     from reeljudge.ab_judge.api import clip_where, judge, locate_clip, pair_of
+    from dataclasses import replace
+
     from reeljudge.ab_judge.results import verdict_result
-    from reeljudge.media.resolver import Candidate, find_reference, var_candidate
+    from reeljudge.media.resolver import find_reference, var_candidate
 
     options, settings = load(config_of(context))
     vars_ = vars_of(context)
@@ -45,8 +47,8 @@ def grade(output: Any, context: Mapping[str, Any], test: str) -> Result:
     reference = var_candidate(context, options.reference_var, require_var(context, options.reference_var, test=test))
     roles = (f"the new clip ({found.origin})", f"the reference clip ({reference.origin})")
     where = clip_where(options, settings)
-    new = locate_clip(Candidate(found.ref, roles[0], found.mime_hint, found.written), roles[0], where)
-    ref = locate_clip(Candidate(reference.ref, roles[1], written=reference.written), roles[1], where)
+    new = locate_clip(replace(found, origin=roles[0]), roles[0], where)
+    ref = locate_clip(replace(reference, origin=roles[1]), roles[1], where)
     source = vars_.get(options.source_var) or None
     pair = pair_of(prompt, SYSTEMS, (new.media, ref.media), options, where, source=str(source).strip() if source else None,
                    roles=roles)

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from reeljudge.errors import BadInputError, MediaError
 from reeljudge.media.carriers import Opened, Where, carrier_of, open_reference
-from reeljudge.media.refs import IMAGE_MIME, VIDEO_MIME, ContentRef, MediaKind, short
+from reeljudge.media.refs import IMAGE_MIME, VIDEO_MIME, ContentRef, MediaKind, mime_type, short
 from reeljudge.media.stores import BLOB_SCHEME, STORAGE_REF_SCHEME
 from reeljudge.promptfoo import require_var, vars_of
 
@@ -118,9 +118,11 @@ def var_candidate(context: Mapping[str, Any], name: str, value: Any) -> Candidat
     test = context.get("test")
     written = ((test.get("vars") if isinstance(test, Mapping) else None) or {}).get(name)
     written = written.strip() if isinstance(written, str) else ""
-    suffix = Path(written.split("?", 1)[0]).suffix.lower()
-    mime = VIDEO_MIME.get(suffix) or IMAGE_MIME.get(suffix)
-    if not (written.lower().startswith("file://") and written != text and mime):
+    try:
+        mime = mime_type(written) if written.lower().startswith("file://") and written != text else ""
+    except MediaError:  # not a video or image
+        mime = ""
+    if not mime:
         return Candidate(text, f"var {name!r}")  # as rendered: also what a file://script.py or .txt var produced
     origin = f"var {name!r} (written {short(written, 200)!r}, loaded by promptfoo)"
     return Candidate(text if text.lower().startswith("data:") else f"data:{mime};base64,{text}", origin, written=written)
