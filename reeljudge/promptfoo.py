@@ -198,6 +198,13 @@ def read_results_file(path: str | Path) -> list[dict[str, Any]]:
     return [dict(r) for r in rows]
 
 
+def provider_label(provider: Any) -> str:
+    """The name of a result row's ``provider`` (its label, else its id; a bare string as it is)."""
+    if isinstance(provider, Mapping):
+        return str(provider.get("label") or provider.get("id") or "")
+    return str(provider or "")
+
+
 def run_judged(judge: str, context: Mapping[str, Any] | None, body: Callable[[str], Result]) -> Result:
     """Run ``body(test_label)`` and turn any ReelJudgeError into a failing, explained result."""
     test = test_label(context)

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from reeljudge.errors import BadInputError
-from reeljudge.promptfoo import IDENTITY_KEY
+from reeljudge.promptfoo import IDENTITY_KEY, provider_label
 
 #: promptfoo's ResultFailureReason.ERROR: the provider or the eval itself failed
 _FAILURE_ERROR = 2
@@ -119,7 +119,7 @@ def _cell(row: Mapping[str, Any], index: int, name: str) -> Cell:
     """One row as a Cell (vars from the row, else from its test case)."""
     test = row.get("testCase") if isinstance(row.get("testCase"), dict) else {}
     vars_ = row.get("vars") if isinstance(row.get("vars"), dict) else test.get("vars") or {}
-    provider = _provider_name(row.get("provider"))
+    provider = provider_label(row.get("provider"))
     prompt = row.get("prompt") if isinstance(row.get("prompt"), dict) else {}
     prompt_name = str(prompt.get("label") or prompt.get("raw") or row.get("promptIdx", ""))
     description = str(test.get("description") or _short_vars(vars_) or f"test #{row.get('testIdx', index)}")
@@ -220,12 +220,6 @@ def _metric_reasons(nodes: list[Mapping[str, Any]]) -> Iterator[tuple[str, str]]
         metric = assertion.get("metric")
         if metric and node.get("reason"):
             yield str(metric), str(node["reason"])
-
-
-def _provider_name(provider: Any) -> str:
-    if isinstance(provider, dict):
-        return str(provider.get("label") or provider.get("id") or "")
-    return str(provider or "")
 
 
 def _short_vars(vars_: Mapping[str, Any]) -> str:

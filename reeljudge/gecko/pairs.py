@@ -53,18 +53,18 @@ class PairReport:
         return out
 
 
-def _gecko_results(node: Any) -> Iterator[Mapping[str, Any]]:
-    """Every gecko assertion result nested in a promptfoo grading result."""
+def gecko_results(node: Any) -> Iterator[Mapping[str, Any]]:
+    """Every Gecko assertion result nested in a promptfoo grading result (or any part of a result row)."""
     if isinstance(node, Mapping):
         meta = node.get("metadata")
         if isinstance(meta, Mapping) and meta.get("judge") == "gecko":
             yield node
             return
         for value in node.values():
-            yield from _gecko_results(value)
+            yield from gecko_results(value)
     elif isinstance(node, list):
         for value in node:
-            yield from _gecko_results(value)
+            yield from gecko_results(value)
 
 
 def rows_from_results(results: list[Mapping[str, Any]]) -> list[JudgedRow]:
@@ -73,7 +73,7 @@ def rows_from_results(results: list[Mapping[str, Any]]) -> list[JudgedRow]:
     for result in results:
         test = result.get("testCase") or {}
         label = str(test.get("description") or (result.get("vars") or {}).get("prompt", "?"))[:80]
-        for graded in _gecko_results(result.get("gradingResult") or {}):
+        for graded in gecko_results(result.get("gradingResult") or {}):
             meta = graded["metadata"]
             if "media" in meta:
                 rows.append(
