@@ -169,3 +169,19 @@ def test_the_page_in_headless_chromium_draws_a_mark_per_tag_and_model(tmp_path):
     assert widths[("action", "veo · cand.json")] > 0  # action 0.125 over 8 tests: a real interval drawn
     assert len(changes) == len(report.moves) and changes.count("#C62828") == 2  # action and overall dropped
     assert moved_labels == ["▼ −0.22", "▼ −0.88"]
+
+
+def test_the_gate_appends_the_gecko_section_when_asked_and_gecko_results_are_there(tmp_path, capsys):
+    base, cand = two_runs(tmp_path)
+    main(["compare", str(base), str(cand), "--gecko", "--markdown", str(tmp_path / "gate.md"), "-q"])
+    text = (tmp_path / "gate.md").read_text()
+    assert "<summary>Gecko per tag, cand: 2 tag(s) moved</summary>" in text
+    assert "| veo · cand.json | 🔻 action | 1.00 | 0.12 | −0.88 [" in text
+    assert text.count("letters, veo") == 2 and text.rstrip().endswith("</details>")
+    main(["compare", str(base), str(cand), "--markdown", str(tmp_path / "plain.md"), "-q"])
+    assert "Gecko per tag" not in (tmp_path / "plain.md").read_text()
+    from reeljudge.gates.markdown import gecko_sections
+    from reeljudge.testing.results_fixtures import RunSpec, write_results
+
+    film = write_results(tmp_path / "film.json", RunSpec(n_tests=5))
+    assert gecko_sections(film, film) == ""

@@ -25,6 +25,11 @@ def _compare(args: argparse.Namespace) -> int:
     except BadInputError as error:
         comparison = Comparison(suites=[SuiteFailure("compare", error.message)])
     text = render(comparison, args.report_url)
+    if args.gecko:
+        from reeljudge.gates.markdown import gecko_sections
+
+        section = gecko_sections(args.base, args.candidate)
+        text += f"\n{section}" if section else ""
     if args.markdown:
         _write(args.markdown, text)
     if args.json:
@@ -59,5 +64,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", help="write the full report as JSON here")
     p.add_argument("--markdown", help="write the Markdown summary here (PR comment, job summary)")
     p.add_argument("--report-url", help="link to the full report (e.g. the workflow run's artifacts), shown in the Markdown")
+    p.add_argument("--gecko", action="store_true", help="append the Gecko per-tag section (tags that moved with their "
+                   "intervals, the answer-letter check) for results files that hold Gecko results")
     p.add_argument("-q", "--quiet", action="store_true", help="do not print the Markdown summary")
     p.set_defaults(func=_compare)

@@ -5,10 +5,15 @@ verdict and its deciding reason in the first line; one verdict line per suite an
 many paired tests, the smallest detectable drop); one table of the metrics that moved or could not
 be told; the flipped tests (the first few open, the rest folded); everything else folded; a link
 to the full report. Every list is cut, so the text stays under 60 lines for any suite size.
+``compare --gecko`` appends the folded Gecko per-tag section of the files that hold Gecko results
+(``gecko_sections``).
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from reeljudge.errors import BadInputError
 from reeljudge.gates import verdicts as V
 from reeljudge.gates.compare import MetricRow, SuiteReport
 from reeljudge.gates.flips import NEWLY_FAILING, NEWLY_NOT_JUDGED, NEWLY_PASSING, Flip
@@ -35,6 +40,32 @@ def render(comparison: Comparison, report_url: str | None = None) -> str:
     if report_url:
         lines += [f"Full report (Markdown and JSON): {report_url}", ""]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def gecko_sections(base: str | Path, candidate: str | Path) -> str:
+    """The folded Gecko per-tag section (moved tags, answer-letter check) of each compared pair of files
+    that holds Gecko results: the two files, or the same-named files of two folders; '' when none does."""
+    from reeljudge.gecko.report import build_report, read_series
+    from reeljudge.gecko.report_markdown import gate_section
+
+    base, candidate = Path(base), Path(candidate)
+    if base.is_dir() and candidate.is_dir():
+        pairs = [(p, candidate / p.name) for p in sorted(base.glob("*.json")) if (candidate / p.name).is_file()]
+    else:
+        pairs = [(base, candidate)]
+    sections = []
+    for b, c in pairs:
+        try:
+            if not (read_series(b) or read_series(c)):
+                continue
+        except BadInputError:  # an unreadable file: the comparison above already says what is wrong with it
+            continue
+        try:
+            section = gate_section(build_report([b, c]))
+        except BadInputError as error:
+            section = f"Gecko per tag of {c.name}: not reported ({_clean(error.message)})\n"
+        sections.append(section.replace("<summary>Gecko per tag:", f"<summary>Gecko per tag, {_clean(c.stem, 60)}:", 1))
+    return "\n".join(sections)
 
 
 def _headline(comparison: Comparison) -> str:

@@ -16,7 +16,7 @@ from reeljudge.gecko.report_markdown import bias_text, change_text, interval_tex
 
 #: Okabe–Ito: distinguishable by most colour-blind readers
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
-_WIDTH, _LEFT, _RIGHT, _TOP = 820, 150, 40, 34
+_WIDTH, _LEFT, _RIGHT, _TOP = 840, 150, 75, 34
 _DOWN, _UP, _HELD = "#C62828", "#2E7D32", "#9E9E9E"
 _CSS = """
 body{font:15px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;color:#1f2328;margin:2rem auto;max-width:880px;padding:0 1rem}
@@ -24,24 +24,30 @@ h1{font-size:1.6rem;margin-bottom:.2rem} h2{font-size:1.15rem;margin-top:2rem;bo
 .files{color:#57606a} .legend span{display:inline-block;margin-right:1.2rem} .legend i{display:inline-block;width:12px;height:12px;
 border-radius:50%;margin-right:.35rem;vertical-align:-1px} table{border-collapse:collapse;font-size:13px;margin:.5rem 0}
 td,th{border:1px solid #d0d7de;padding:.25rem .5rem;text-align:left} th{background:#f6f8fa} .num{font-variant-numeric:tabular-nums}
-.flag{color:#C62828;font-weight:600} .ok{color:#2E7D32} .muted{color:#57606a} svg text{font:12px system-ui,sans-serif;fill:#1f2328}
+.flag{color:#C62828;font-weight:600} .headline{font-size:1.05rem;background:#f6f8fa;padding:.6rem .8rem;border-radius:6px} .ok{color:#2E7D32} .muted{color:#57606a} svg text{font:12px system-ui,sans-serif;fill:#1f2328}
 svg .axis text{fill:#57606a} svg .grid{stroke:#eaeef2} svg .zero{stroke:#57606a;stroke-dasharray:4 3} svg .band{fill:#f6f8fa}
 """
 
 
 def render_html(report: GeckoReport) -> str:
     """The whole report as a standalone HTML document."""
-    colours = {s.label: PALETTE[k % len(PALETTE)] for k, s in enumerate(report.series)}
-    legend = "".join(f'<span><i style="background:{c}"></i>{escape(label)}</span>' for label, c in colours.items())
-    files = ", ".join(escape(f) + (" (baseline)" if k == 0 and len(report.files) > 1 else "") for k, f in enumerate(report.files))
+    providers = list(dict.fromkeys(s.provider for s in report.series))
+    colours = {s.label: PALETTE[providers.index(s.provider) % len(PALETTE)] for s in report.series}
+    several = len(report.files) > 1
+    legend = "".join(f'<span><i style="background:{PALETTE[k % len(PALETTE)]}"></i>{escape(p or "(no provider)")}</span>'
+                     for k, p in enumerate(providers))
+    if several:
+        legend += "<span>○ baseline (first file) · ● later file</span>"
+    files = ", ".join(escape(f) + (" (baseline)" if k == 0 and several else "") for k, f in enumerate(report.files))
     parts = [
         "<!doctype html><html lang='en'><head><meta charset='utf-8'><title>Gecko per-tag report</title>",
         f"<style>{_CSS}</style></head><body><h1>Gecko per-tag report</h1><p class='files'>{files}</p>",
+        _headline(report),
         "<h2>Scores per tag</h2><p class='muted'>Mean over matched-prompt tests; the whisker is the 95 % bootstrap "
         "interval over tests. ▼▲: moved against the baseline.</p>",
         f"<p class='legend'>{legend}</p>", score_chart(report, colours),
     ]
-    if len(report.files) > 1:
+    if several:
         parts += ["<h2>Change against the baseline</h2><p class='muted'>Mean paired difference (later file − baseline) "
                   "with its 95 % interval; red: dropped, green: rose, grey: held (the interval contains 0).</p>",
                   change_chart(report.moves) if report.moves else "<p>No paired tests between the files.</p>"]
@@ -53,9 +59,23 @@ def render_html(report: GeckoReport) -> str:
     return "".join(parts)
 
 
+def _headline(report: GeckoReport) -> str:
+    """One sentence at the top: what moved, and any letter bias."""
+    bits = []
+    if len(report.files) > 1:
+        moved = [f"{m.candidate.split(' · ')[0]} {m.tag} {'▼' if m.change.estimate < 0 else '▲'} {change_text(m).split(' ')[0]}"
+                 for m in sorted(report.moved, key=lambda m: m.change.estimate)]
+        bits.append(f"<b>Moved:</b> {escape('; '.join(moved))}." if moved else "<b>No tag moved.</b>")
+    flagged = [s.label for s in report.series if s.bias is not None and s.bias.flagged]
+    if flagged:
+        bits.append(f"<span class='flag'>Answer-letter bias: {escape(', '.join(flagged))}.</span>")
+    return f"<p class='headline'>{' '.join(bits)}</p>" if bits else ""
+
+
 def score_chart(report: GeckoReport, colours: dict[str, str]) -> str:
-    """Tags × series: a dot at each mean, a whisker over its interval, on a 0–1 axis."""
-    series = [s for s in report.series if s.scores]
+    """Tags × series: a dot at each mean, a whisker over its interval, on a 0–1 axis; one model's runs side by side."""
+    providers = list(dict.fromkeys(s.provider for s in report.series))
+    series = sorted((s for s in report.series if s.scores), key=lambda s: (providers.index(s.provider), report.files.index(s.file)))
     moved = {(m.candidate, m.tag): m for m in report.moved}
     row = max(30, 16 * len(series) + 14)
     height = _TOP + row * len(report.tags) + 10
@@ -73,10 +93,11 @@ def score_chart(report: GeckoReport, colours: dict[str, str]) -> str:
             i, y = score.interval, y0 + 10 + k * 16 + (row - 16 * len(series) - 4) / 2
             move = moved.get((s.label, tag))
             tip = f"{s.label} · {tag}: {interval_text(i)} over {score.tests} tests, {score.questions} questions"
-            mark = _arrow(move, x(i.estimate), y) if move else ""
+            mark = _arrow(move, x(i.high), y) if move else ""
             if move:
                 tip += f"; moved {change_text(move)} against the baseline"
-            out.append(_mark(tag, s.label, x(i.low), x(i.high), x(i.estimate), y, colours[s.label], tip, mark))
+            hollow = len(report.files) > 1 and s.file == report.files[0]
+            out.append(_mark(tag, s.label, x(i.low), x(i.high), x(i.estimate), y, colours[s.label], tip, mark, hollow))
     out.append("</svg>")
     return "".join(out)
 
@@ -104,18 +125,20 @@ def change_chart(moves: list[TagMove]) -> str:
     return "".join(out)
 
 
-def _mark(tag: str, series: str, low: float, high: float, at: float, y: float, colour: str, tip: str, extra: str) -> str:
-    """One dot with its whisker and caps, grouped and labelled for a reader and a test."""
+def _mark(tag: str, series: str, low: float, high: float, at: float, y: float, colour: str, tip: str, extra: str,
+          hollow: bool = False) -> str:
+    """One dot with its whisker and caps, grouped and labelled for a reader and a test; ``hollow``: a baseline's."""
+    fill, ring = ("#fff", colour) if hollow else (colour, "#fff")
     return (f'<g class="mark" data-tag="{escape(tag)}" data-series="{escape(series)}"><title>{escape(tip)}</title>'
             f'<line class="interval" x1="{low:.1f}" x2="{high:.1f}" y1="{y:.1f}" y2="{y:.1f}" stroke="{colour}" stroke-width="2.5"/>'
             f'<line class="cap" x1="{low:.1f}" x2="{low:.1f}" y1="{y - 4:.1f}" y2="{y + 4:.1f}" stroke="{colour}" stroke-width="1.5"/>'
             f'<line class="cap" x1="{high:.1f}" x2="{high:.1f}" y1="{y - 4:.1f}" y2="{y + 4:.1f}" stroke="{colour}" stroke-width="1.5"/>'
-            f'<circle class="estimate" cx="{at:.1f}" cy="{y:.1f}" r="5" fill="{colour}" stroke="#fff" stroke-width="1.5"/>{extra}</g>')
+            f'<circle class="estimate" cx="{at:.1f}" cy="{y:.1f}" r="5" fill="{fill}" stroke="{ring}" stroke-width="2"/>{extra}</g>')
 
 
 def _arrow(move: TagMove, at: float, y: float) -> str:
     down = move.change.estimate < 0
-    return (f'<text class="moved" x="{at + 9:.1f}" y="{y + 4:.1f}" style="fill:{_DOWN if down else _UP};font-weight:700">'
+    return (f'<text class="moved" x="{at + 7:.1f}" y="{y + 4:.1f}" style="fill:{_DOWN if down else _UP};font-weight:700">'
             f'{"▼" if down else "▲"} {change_text(move).split(" ")[0]}</text>')
 
 
@@ -123,8 +146,12 @@ def _axis(x, ticks: list[float], height: int, fmt: str) -> str:
     parts = ['<g class="axis">']
     for t in ticks:
         parts.append(f'<line class="grid" x1="{x(t):.1f}" x2="{x(t):.1f}" y1="{_TOP - 6}" y2="{height - 6}"/>'
-                     f'<text x="{x(t):.1f}" y="{_TOP - 12}" text-anchor="middle">{escape(fmt.format(t).replace("-", "−"))}</text>')
+                     f'<text x="{x(t):.1f}" y="{_TOP - 12}" text-anchor="middle">{escape(_tick(fmt, t))}</text>')
     return "".join(parts) + "</g>"
+
+
+def _tick(fmt: str, value: float) -> str:
+    return "0" if abs(value) < 1e-12 else fmt.format(value).replace("-", "−")
 
 
 def _svg_open(name: str, height: int) -> str:

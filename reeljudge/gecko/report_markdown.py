@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from reeljudge.gecko.bias import LetterBias
 from reeljudge.gecko.report import GeckoReport, Series, TagMove
+from reeljudge.stats.bootstrap import Interval
 
 _GATE_ROWS = 10
 
@@ -50,9 +51,8 @@ def bias_text(bias: LetterBias | None) -> str:
     return ("⚠️ " if bias.flagged else "") + bias.text()
 
 
-def interval_text(tag_interval, digits: int = 2) -> str:
-    """``0.71 [0.62, 0.80]``; a single test shows its value alone."""
-    i = tag_interval
+def interval_text(i: Interval, digits: int = 2) -> str:
+    """``0.71 [0.62, 0.80]``; a single test (or a constant) shows its value alone."""
     if i.n_units < 2 or i.low == i.high:
         return f"{i.estimate:.{digits}f}"
     return f"{i.estimate:.{digits}f} [{i.low:.{digits}f}, {i.high:.{digits}f}]"
@@ -99,7 +99,8 @@ def _moves(moves: list[TagMove], limit: int | None = None) -> list[str]:
             lines.append(f"| … {len(moved) - limit} more | | | | | |")
     else:
         lines.append("No tag moved (every interval of the change contains 0).")
-    held = [f"{m.tag} {change_text(m)}" for m in moves if not m.moved]
+    several = len({m.candidate for m in moves}) > 1
+    held = [f"{m.candidate.split(' · ')[0] + ' ' if several else ''}{m.tag} {change_text(m)}" for m in moves if not m.moved]
     if held:
         lines += ["", "Held: " + "; ".join(_cell(h) for h in held[: limit or len(held)]) + (" …" if limit and len(held) > limit else "")]
     return lines
