@@ -185,3 +185,15 @@ def test_the_gate_appends_the_gecko_section_when_asked_and_gecko_results_are_the
 
     film = write_results(tmp_path / "film.json", RunSpec(n_tests=5))
     assert gecko_sections(film, film) == ""
+
+
+def test_same_named_files_of_two_folders_are_told_apart(tmp_path):
+    from reeljudge.gates.markdown import gecko_sections
+
+    base, cand = two_runs(tmp_path)
+    for folder, source in (("baseline", base), ("results", cand)):
+        (tmp_path / folder).mkdir()
+        source.rename(tmp_path / folder / "gecko.json")
+    text = gecko_sections(tmp_path / "baseline", tmp_path / "results")
+    assert "<summary>Gecko per tag, gecko: 2 tag(s) moved</summary>" in text
+    assert "| veo · results/gecko.json | 🔻 action |" in text and "letters, veo · baseline/gecko.json" in text

@@ -63,6 +63,7 @@ class Series:
 
     file: str
     provider: str
+    file_label: str = ""  # the shortest end of the file's path that tells it from the other files
     tests: list[JudgedTest] = field(default_factory=list)
     not_judged: int = 0
     counter_prompts: int = 0
@@ -71,7 +72,7 @@ class Series:
 
     @property
     def label(self) -> str:
-        return f"{self.provider or '(no provider)'} · {Path(self.file).name}"
+        return f"{self.provider or '(no provider)'} · {self.file_label or Path(self.file).name}"
 
 
 @dataclass(frozen=True)
@@ -112,6 +113,9 @@ def build_report(paths: Sequence[str | Path]) -> GeckoReport:
     if not paths:
         raise BadInputError("gecko report: give at least one promptfoo results file")
     per_file = [read_series(p) for p in paths]
+    for group, label in zip(per_file, file_labels(paths)):
+        for s in group:
+            s.file_label = label
     series = [s for group in per_file for s in group]
     if not any(s.tests or s.not_judged or s.counter_prompts for s in series):
         raise BadInputError(f"gecko report: no Gecko result in {', '.join(map(str, paths))} (assertion gecko, metadata.judge 'gecko')")
@@ -120,6 +124,15 @@ def build_report(paths: Sequence[str | Path]) -> GeckoReport:
     tags = sorted({t for s in series for t in s.scores}, key=lambda t: (t != OVERALL, t))
     moves = [m for group in per_file[1:] for base, cand in _matched(per_file[0], group) for m in tag_moves(base, cand)]
     return GeckoReport([str(p) for p in paths], series, tags, moves)
+
+
+def file_labels(paths: Sequence[str | Path]) -> list[str]:
+    """Short names that tell the files apart: the file name, else the folder and name, else the path (``#k`` for a repeat)."""
+    for make in (lambda p: Path(p).name, lambda p: "/".join(Path(p).parts[-2:]), str):
+        names = [make(p) for p in paths]
+        if len(set(names)) == len(names):
+            return names
+    return [f"{p} #{k + 1}" for k, p in enumerate(paths)]
 
 
 def read_series(path: str | Path) -> list[Series]:
