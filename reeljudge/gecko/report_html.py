@@ -12,7 +12,7 @@ from __future__ import annotations
 from html import escape
 
 from reeljudge.gecko.report import GeckoReport, TagMove
-from reeljudge.gecko.report_markdown import bias_text, change_text, interval_text
+from reeljudge.gecko.report_markdown import bias_text, change_text, interval_text, notes
 
 #: Okabe–Ito: distinguishable by most colour-blind readers
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
@@ -44,7 +44,7 @@ def render_html(report: GeckoReport) -> str:
         f"<style>{_CSS}</style></head><body><h1>Gecko per-tag report</h1><p class='files'>{files}</p>",
         _headline(report),
         "<h2>Scores per tag</h2><p class='muted'>Mean over matched-prompt tests; the whisker is the 95 % bootstrap "
-        "interval over tests. ▼▲: moved against the baseline.</p>",
+        f"interval over tests.{' ▼▲: moved against the baseline.' if several else ''}</p>",
         f"<p class='legend'>{legend}</p>", score_chart(report, colours),
     ]
     if several:
@@ -55,7 +55,11 @@ def render_html(report: GeckoReport) -> str:
     for s in report.series:
         css = "flag" if s.bias is not None and s.bias.flagged else "muted" if s.bias is None else "ok"
         parts.append(f"<li><b>{escape(s.label)}</b>: <span class='{css}'>{escape(bias_text(s.bias))}</span></li>")
-    parts.append("</ul></body></html>\n")
+    parts.append("</ul>")
+    left_out = notes(report.series)
+    if left_out:
+        parts.append("<p class='muted'>" + "<br>".join(escape(n.removeprefix("- ")) for n in left_out) + "</p>")
+    parts.append("</body></html>\n")
     return "".join(parts)
 
 
@@ -150,6 +154,10 @@ def _axis(x, ticks: list[float], height: int, fmt: str) -> str:
     return "".join(parts) + "</g>"
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def _tick(fmt: str, value: float) -> str:
     return "0" if abs(value) < 1e-12 else fmt.format(value).replace("-", "−")
 
@@ -173,7 +181,7 @@ def _score_table(report: GeckoReport) -> str:
         cells = []
         for s in series:
             sc = s.scores.get(tag)
-            cells.append(f"<td class='num'>{escape(interval_text(sc.interval))}<br><span class='muted'>{sc.tests} tests · "
-                         f"{sc.questions} questions</span></td>" if sc else "<td>—</td>")
+            cells.append(f"<td class='num'>{escape(interval_text(sc.interval))}<br><span class='muted'>{_count(sc.tests, 'test')} · "
+                         f"{_count(sc.questions, 'question')}</span></td>" if sc else "<td>—</td>")
         rows.append(f"<tr><th>{escape(tag)}</th>{''.join(cells)}</tr>")
     return f"<table><tr><th>tag</th>{head}</tr>{''.join(rows)}</table>"

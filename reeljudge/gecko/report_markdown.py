@@ -25,9 +25,9 @@ def render_markdown(report: GeckoReport) -> str:
         lines += _moves(report.moves)
     lines += ["", "### Answer-letter bias", ""]
     lines += [f"- **{_cell(s.label)}**: {bias_text(s.bias)}" for s in report.series]
-    notes = _notes(report.series)
-    if notes:
-        lines += ["", *notes]
+    left_out = notes(report.series)
+    if left_out:
+        lines += ["", *left_out]
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -106,14 +106,15 @@ def _moves(moves: list[TagMove], limit: int | None = None) -> list[str]:
     return lines
 
 
-def _notes(series: list[Series]) -> list[str]:
-    notes = []
+def notes(series: list[Series]) -> list[str]:
+    """A line per series with results left out (did not judge, counter-prompts)."""
+    out = []
     for s in series:
         if s.not_judged:
-            notes.append(f"- {_cell(s.label)}: {s.not_judged} result(s) did not judge and are left out")
+            out.append(f"- {_cell(s.label)}: {s.not_judged} result(s) did not judge and are left out")
         if s.counter_prompts:
-            notes.append(f"- {_cell(s.label)}: {s.counter_prompts} counter-prompt test(s) (expect: mismatch) are left out")
-    return notes
+            out.append(f"- {_cell(s.label)}: {s.counter_prompts} counter-prompt test(s) (expect: mismatch) are left out")
+    return out
 
 
 def _signed(value: float) -> str:
