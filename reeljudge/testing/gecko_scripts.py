@@ -152,3 +152,64 @@ def local_suite_env(fake_url: str, work: Path) -> dict[str, str]:
         "PROMPTFOO_CONFIG_DIR": str(work / "promptfoo"),
         "REELJUDGE_GECKO_PAIRS_REPORT": str(work / "pairs.txt"),
     }
+
+
+#: Generated annotations with nested keywords, one question per keyword (question i cites {i}), and
+#: which verdicts the scripted judge gets right. ``parents`` lists each question's expected parents.
+NESTED: dict[str, dict[str, Any]] = {
+    "two_levels": {
+        "prompt": "A fat rabbit wearing a purple robe",
+        "keywords": "A {1}[fat, attribute, 1.0] {2}[rabbit, entity, 1.0] {3}[wearing a {4}[purple, color, 1.0] robe, attribute, 1.0]",
+        "words": ["fat", "rabbit", "wearing a purple robe", "purple"],
+        "right": [True, True, False, True],
+    },
+    "three_levels_two_children": {
+        "prompt": "A wooden boat with a white sail on a lake",
+        "keywords": "{1}[A {2}[wooden, material, 1.0] boat with {3}[a {4}[white, color, 1.0] sail, object, 1.0], entity, 1.0] on a {5}[lake, scene, 1.0]",
+        "words": ["wooden boat with a white sail", "wooden", "white sail", "white", "lake"],
+        "right": [False, True, True, False, True],
+    },
+    "unclosed_mark": {
+        "prompt": "A dog chasing a yellow ball",
+        "keywords": "A {1}[dog, entity, 1.0] {2}[chasing a {3}[yellow, color, 1.0] ball",
+        "words": ["dog", "chasing a yellow ball", "yellow"],
+        "right": [True, False, True],
+    },
+}
+_NESTED_DISTRACTORS = ["a lantern", "a harbour", "a violin", "a teapot", "a glacier", "a bicycle"]
+
+
+def nested_generation(name: str) -> dict[str, Any]:
+    """The generator reply of the ``NESTED`` scenario ``name``: question i asks about keyword {i}."""
+    scenario = NESTED[name]
+    qas = []
+    for i, word in enumerate(scenario["words"], 1):
+        answer = "abcd"[(i - 1) % 4]
+        options = _NESTED_DISTRACTORS[(i - 1) % 3:][:3]
+        options.insert("abcd".index(answer), word)
+        qas.append({
+            "question_id": i,
+            "question": f"Which of these does the description show (check {i})?",
+            "choices": [f"{letter}) {text}" for letter, text in zip("abcd", options)],
+            "justification": f"The description names {word} ({{{i}}}).",
+            "answer": answer,
+        })
+    return {"keywords": scenario["keywords"], "qas": qas}
+
+
+def script_nested(fake: Any, name: str, *, vqa_questions: Any = None) -> list[Question]:
+    """Script generation, filter (keeps all) and verdicts (``right`` per question) for ``NESTED[name]``.
+
+    ``vqa_questions`` turns the kept questions into those the VQA request asks (e.g. with its choices
+    shuffled); the verdicts are written against them. Returns the questions as asked.
+    """
+    import json
+
+    scenario = NESTED[name]
+    question_set = nested_generation(name)
+    kept = questions_from_reply(scenario["prompt"], question_set).kept
+    asked = vqa_questions(kept) if vqa_questions else kept
+    fake.on(generation_match(scenario["prompt"]), {"kind": "text", "text": json.dumps(question_set), "finish": "STOP", "usage": (300, 400), "logprobs": None})
+    fake.on(filter_match(scenario["prompt"]), {"kind": "text", "text": json.dumps(filter_reply(question_set, False)), "finish": "STOP", "usage": (350, 60), "logprobs": None})
+    fake.on(vqa_match(asked), {"kind": "text", "text": verdict_text(asked, list(scenario["right"])), "finish": "STOP", "usage": (1500, 120), "logprobs": None})
+    return asked
