@@ -30,16 +30,19 @@ def scenario_results(fake: Any, config: dict[str, Any]) -> dict[str, Any]:
     """name → the assertion's result for every scenario, judged under ``config`` (replies scripted on ``fake``)."""
     from reeljudge.gecko.assertion import get_assert
     from reeljudge.gecko.questions import declared_questions
+    from reeljudge.gecko.shuffle import shuffled
     from reeljudge.testing.gecko_scripts import verdict_text, vqa_match
 
+    shuffle = config.get("shuffle_choices", True)
     out = {}
     for name in NESTED:
-        script_nested(fake, name)
+        script_nested(fake, name, shuffle=shuffle)
         out[name] = get_assert(CLIP, _context(NESTED[name]["prompt"], config))
-    script_prompt(fake, KITE, matched=True)
+    script_prompt(fake, KITE, matched=True, shuffle=shuffle)
     out["kite"] = get_assert(CLIP, _context(KITE, config))
     declared = declared_questions(DECLARED, test="declared")
-    fake.on(vqa_match(declared), {"kind": "text", "text": verdict_text(declared, [False, True]), "finish": "STOP", "usage": (900, 50), "logprobs": None})
+    asked = shuffled(declared) if shuffle else declared
+    fake.on(vqa_match(asked), {"kind": "text", "text": verdict_text(asked, [False, True], shuffle=False), "finish": "STOP", "usage": (900, 50), "logprobs": None})
     out["declared"] = get_assert(CLIP, _context("A red kite over a meadow", config, qas=DECLARED))
     return out
 

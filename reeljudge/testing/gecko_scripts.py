@@ -16,6 +16,7 @@ from reeljudge.gemini.prompts import data_block
 from reeljudge.gecko import question_gen, validity, vqa
 from reeljudge.gecko.questions import Question
 from reeljudge.gecko.question_gen import questions_from_reply
+from reeljudge.gecko.shuffle import shuffled
 
 _STOP = set(
     "a an the of in on at to is are was were be by with and or for from as it its this that into through "
@@ -85,9 +86,11 @@ def filter_reply(question_set: dict[str, Any], drop_last: bool) -> dict[str, Any
     return {"answers": answers}
 
 
-def verdict_text(questions: list[Question], correct: bool | list[bool]) -> str:
-    """A VQA reply in the asked block format, each verdict right or wrong as told."""
+def verdict_text(questions: list[Question], correct: bool | list[bool], *, shuffle: bool = True) -> str:
+    """A VQA reply in the asked block format, each verdict right or wrong as told; ``shuffle``: for the
+    questions as asked with ``shuffle_choices`` on (the default; shuffling is idempotent)."""
     flags = correct if isinstance(correct, list) else [correct] * len(questions)
+    questions = shuffled(questions) if shuffle else questions
     blocks = []
     for n, (question, ok) in enumerate(zip(questions, flags), 1):
         letter = question.answer if ok else next(l for l in question.letters() if l != question.answer)
@@ -114,16 +117,18 @@ def vqa_match(questions: list[Question]):
     return lambda body, text: marker in text and block in text
 
 
-def script_prompt(fake: Any, prompt: str, *, matched: bool, drop_last: bool = True) -> list[Question]:
-    """Register question_set, filter and verdict replies for ``prompt`` on a FakeGemini; the kept questions."""
+def script_prompt(fake: Any, prompt: str, *, matched: bool, drop_last: bool = True, shuffle: bool = True) -> list[Question]:
+    """Register question_set, filter and verdict replies for ``prompt`` on a FakeGemini; the kept questions
+    as the VQA request asks them (choices shuffled unless ``shuffle`` is false, as ``shuffle_choices``)."""
     import json
 
     question_set = synth_generation(prompt)
     kept = kept_after_filter(prompt, question_set, drop_last)
+    kept = shuffled(kept) if shuffle else kept
     fake.on(generation_match(prompt), {"kind": "text", "text": json.dumps(question_set), "finish": "STOP", "usage": (300, 400), "logprobs": None})
     fake.on(filter_match(prompt), {"kind": "text", "text": json.dumps(filter_reply(question_set, drop_last)), "finish": "STOP", "usage": (350, 60), "logprobs": None})
     flags = [True] * len(kept) if matched else [i == 0 for i in range(len(kept))]
-    fake.on(vqa_match(kept), {"kind": "text", "text": verdict_text(kept, flags), "finish": "STOP", "usage": (1500, 120), "logprobs": None})
+    fake.on(vqa_match(kept), {"kind": "text", "text": verdict_text(kept, flags, shuffle=False), "finish": "STOP", "usage": (1500, 120), "logprobs": None})
     return kept
 
 
@@ -197,19 +202,18 @@ def nested_generation(name: str) -> dict[str, Any]:
     return {"keywords": scenario["keywords"], "qas": qas}
 
 
-def script_nested(fake: Any, name: str, *, vqa_questions: Any = None) -> list[Question]:
-    """Script generation, filter (keeps all) and verdicts (``right`` per question) for ``NESTED[name]``.
-
-    ``vqa_questions`` turns the kept questions into those the VQA request asks (e.g. with its choices
-    shuffled); the verdicts are written against them. Returns the questions as asked.
+def script_nested(fake: Any, name: str, *, shuffle: bool = True, verdicts: str | None = None) -> list[Question]:
+    """Script generation, filter (keeps all) and verdicts (``right`` per question) for ``NESTED[name]``;
+    the questions as asked (choices shuffled unless ``shuffle`` is false). ``verdicts``: this reply instead.
     """
     import json
 
     scenario = NESTED[name]
     question_set = nested_generation(name)
     kept = questions_from_reply(scenario["prompt"], question_set).kept
-    asked = vqa_questions(kept) if vqa_questions else kept
+    asked = shuffled(kept) if shuffle else kept
     fake.on(generation_match(scenario["prompt"]), {"kind": "text", "text": json.dumps(question_set), "finish": "STOP", "usage": (300, 400), "logprobs": None})
     fake.on(filter_match(scenario["prompt"]), {"kind": "text", "text": json.dumps(filter_reply(question_set, False)), "finish": "STOP", "usage": (350, 60), "logprobs": None})
-    fake.on(vqa_match(asked), {"kind": "text", "text": verdict_text(asked, list(scenario["right"])), "finish": "STOP", "usage": (1500, 120), "logprobs": None})
+    text = verdicts if verdicts is not None else verdict_text(asked, list(scenario["right"]), shuffle=False)
+    fake.on(vqa_match(asked), {"kind": "text", "text": text, "finish": "STOP", "usage": (1500, 120), "logprobs": None})
     return asked
