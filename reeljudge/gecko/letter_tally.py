@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from typing import Any, Iterator, Mapping
 
 from reeljudge.cache import JudgeCache
-from reeljudge.gecko.bias import letter_bias, merge_counts
+from reeljudge.gecko.bias import DEFAULT_MIN_ANSWERS, letter_bias, merge_counts
 
 RECORD_KIND = "gecko.answer_letters"
 LOCK_NAME = "gecko-answer-letters.lock"
@@ -64,17 +64,17 @@ def tally(cache: JudgeCache | None, model: str, key: str, counts: Mapping[str, M
 
 
 def bias_check(totals: Mapping[str, Any], model: str) -> dict[str, Any]:
-    """The letter-bias verdict on ``tally``'s totals, as result metadata."""
+    """The letter-bias verdict on ``tally``'s totals, as result metadata.
+
+    Below ``letter_bias``'s minimum of answers it cannot flag, so it is not run (its exact test loads
+    scipy, which a cache-hit re-run of a small suite should not pay for).
+    """
+    answers = sum(totals["judge"].values())
+    base = {"answers": answers, "judgements": totals["judgements"],
+            "scope": f"every Gecko judgement by {model} in this cache folder so far",
+            "counts": {"judge": totals["judge"], "truth": totals["truth"]}}
+    if answers < DEFAULT_MIN_ANSWERS:
+        return {"flagged": False, **base, "summary": f"not checked: {answers} answers so far, the check needs {DEFAULT_MIN_ANSWERS}"}
     check = letter_bias(totals["judge"], totals["truth"])
-    return {
-        "flagged": check.flagged,
-        "letter": check.letter,
-        "judge_share": round(check.judge_share, 4),
-        "truth_share": round(check.truth_share, 4),
-        "p_value": check.p_value,
-        "answers": check.n_judge,
-        "judgements": totals["judgements"],
-        "scope": f"every Gecko judgement by {model} in this cache folder so far",
-        "counts": {"judge": totals["judge"], "truth": totals["truth"]},
-        "summary": check.text(),
-    }
+    return {"flagged": check.flagged, "letter": check.letter, "judge_share": round(check.judge_share, 4),
+            "truth_share": round(check.truth_share, 4), "p_value": check.p_value, **base, "summary": check.text()}

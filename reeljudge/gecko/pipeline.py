@@ -139,5 +139,5 @@ def run_gecko(
         raise JudgeError(f"the judge answered none of the questions in a readable form (coverage 0): {why}",
                          kind="no_verdicts", raw=reply.text)
     letters = letter_counts([o.question for o in score.outcomes], [o.verdict for o in score.outcomes])
-    totals = tally(client.cache, reply.model, reply.key, letters)
+    totals = tally(client.cache, reply.model, reply.key[:16], letters)
     return GeckoOutcome(prompt, kind, media, question_set, score, usage, stages, letters, bias_check(totals, reply.model))
