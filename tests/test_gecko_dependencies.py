@@ -181,3 +181,5 @@ def test_a_fair_judge_is_not_flagged(gemini_env):
     assert not any(r["metadata"]["letter_bias"]["flagged"] for r in results)
     assert results[-1]["metadata"]["letter_bias"]["judgements"] == len(PROMPTS)
     assert all("letter_bias_flag" not in r["metadata"] for r in results)
+    again = get_assert(CLIP, _ctx(PROMPTS[0]))  # a re-run (cache hit) is not counted twice
+    assert again["metadata"]["cache_hit"] is True and again["metadata"]["letter_bias"]["judgements"] == len(PROMPTS)
