@@ -1,6 +1,7 @@
 """Gecko results of fixed scenarios against the fake server, for comparing with results recorded
-before issue 30 (``tests/data/gecko_before_issue30.json``): nested keyword annotations, a matched and
-a counter prompt, declared questions. Run as ``python -m tests.gecko_recorded OUT`` to record.
+before issue 30 (``tests/data/gecko_before_issue30.json``): nested keyword annotations, a generated prompt,
+declared questions. The file was written at commit eced15c (before the change) by a one-off test
+that ran ``scenario_results(fake, {})`` and wrote ``normalised(...)`` as indented, key-sorted JSON.
 """
 
 from __future__ import annotations

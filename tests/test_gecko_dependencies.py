@@ -15,7 +15,7 @@ from reeljudge.gecko.assertion import get_assert
 from reeljudge.gecko.questions import Question, declared_questions
 from reeljudge.gecko.shuffle import question_seed, shuffle_choices, shuffled
 from reeljudge.testing.gecko_scripts import NESTED, script_nested, verdict_text, vqa_match
-from tests.gecko_recorded import CLIP, RECORDED, normalised, scenario_results
+from gecko_recorded import CLIP, RECORDED, normalised, scenario_results
 
 # scenario → (question number → the parent named as failed), score under DSG's rule, score without it
 EXPECTED = {
