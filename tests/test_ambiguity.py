@@ -36,10 +36,11 @@ def film_ctx():
 
 
 def gecko_ctx(qas=None, **config):
+    """The hand-written verdicts below name letters of the choices in the written order."""
     vars_ = {"prompt": "A disc glides over a texture", "video": CLIP}
     if qas is not None:
         vars_["qas"] = qas
-    return {"vars": vars_, "config": config, "test": {"description": "amb"}}
+    return {"vars": vars_, "config": {"shuffle_choices": False, **config}, "test": {"description": "amb"}}
 
 
 # ---- filmability: each ambiguity fails, naming it -------------------------------------------------

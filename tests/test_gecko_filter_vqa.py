@@ -40,8 +40,12 @@ def blocks(*items):
     return "\n".join(f"<question>\nNumber: {n}\nQuestion: {q}\nVerdict: {v}\n</question>" for n, q, v in items)
 
 
+#: these verdicts are written for the choices in the generator's order
+ORDER = {"shuffle_choices": False}
+
+
 def ctx(**config):
-    return {"vars": {"prompt": PROMPT, "video": CLIP}, "config": config, "test": {"description": "kite"}}
+    return {"vars": {"prompt": PROMPT, "video": CLIP}, "config": {**ORDER, **config}, "test": {"description": "kite"}}
 
 
 def test_shape_checks_drop_duplicates_too_few_and_repeated_choices_and_bad_answers():
@@ -123,14 +127,14 @@ def _declared(qs):
 
 def test_vqa_without_readable_verdicts_is_retried_then_fails(gemini_env):
     gemini_env.on(VQA, text_reply("It is a nice video."))
-    result = get_assert(CLIP, {"vars": {"prompt": PROMPT, "video": CLIP, "qas": _declared(QS)}, "config": {}})
+    result = get_assert(CLIP, {"vars": {"prompt": PROMPT, "video": CLIP, "qas": _declared(QS)}, "config": ORDER})
     assert result["pass"] is False and "unparseable" in result["reason"]
     assert len(gemini_env.calls()) == 2
 
 
 def test_low_coverage_fails_even_when_the_answered_questions_are_right(gemini_env):
     gemini_env.on(VQA, text_reply(blocks((1, QS[0].question, "b"))))
-    result = get_assert(CLIP, {"vars": {"prompt": PROMPT, "video": CLIP, "qas": _declared(QS)}, "config": {"threshold": 0.3}})
+    result = get_assert(CLIP, {"vars": {"prompt": PROMPT, "video": CLIP, "qas": _declared(QS)}, "config": {**ORDER, "threshold": 0.3}})
     assert result["score"] == pytest.approx(1 / 3) and result["namedScores"]["gecko_coverage"] == pytest.approx(1 / 3)
     assert result["pass"] is False and "below min_coverage" in result["reason"]
 
@@ -153,7 +157,7 @@ def _logprobs_reply(questions, letters, probs):
 
 def test_probability_scoring_uses_log_probabilities_of_the_choice_letters(gemini_env):
     gemini_env.on(VQA, _logprobs_reply(QS[:2], ["b", "b"], [{"b": 0.6, "a": 0.3, "c": 0.1}, {"b": 0.5, "a": 0.25, "c": 0.25}]))
-    result = get_assert(CLIP, {"vars": {"prompt": PROMPT, "video": CLIP, "qas": _declared(QS[:2])}, "config": {"scoring": "probability"}})
+    result = get_assert(CLIP, {"vars": {"prompt": PROMPT, "video": CLIP, "qas": _declared(QS[:2])}, "config": {**ORDER, "scoring": "probability"}})
     assert result["metadata"]["scoring"] == "probability"
     assert result["score"] == pytest.approx((0.6 + 0.25) / 2, abs=1e-6)
     body = gemini_env.calls()[0].body
@@ -162,6 +166,6 @@ def test_probability_scoring_uses_log_probabilities_of_the_choice_letters(gemini
 
 def test_probability_scoring_without_log_probabilities_falls_back_to_hard_and_says_so(gemini_env):
     gemini_env.on(VQA, text_reply(blocks((1, QS[0].question, "b"), (2, QS[1].question, "b"))))
-    result = get_assert(CLIP, {"vars": {"prompt": PROMPT, "video": CLIP, "qas": _declared(QS[:2])}, "config": {"scoring": "probability", "threshold": 0.4}})
+    result = get_assert(CLIP, {"vars": {"prompt": PROMPT, "video": CLIP, "qas": _declared(QS[:2])}, "config": {**ORDER, "scoring": "probability", "threshold": 0.4}})
     assert result["metadata"]["scoring"] == "hard" and result["score"] == 0.5
     assert "no log-probabilities" in result["reason"] and result["metadata"]["scoring_notes"]

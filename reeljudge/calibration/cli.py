@@ -13,6 +13,7 @@ from pathlib import Path
 
 def _calibrate(args: argparse.Namespace) -> int:
     from reeljudge.calibration.ab_source import is_study, read_study
+    from reeljudge.calibration import dsg_source
     from reeljudge.calibration.inputs import read_human_ratings, read_judge_scores
     from reeljudge.calibration.metrics import Settings, calibrate
     from reeljudge.calibration.report import render, report_json
@@ -32,10 +33,17 @@ def _calibrate(args: argparse.Namespace) -> int:
             human, study = read_study(args.human, args.dimension)
         elif args.dimension is not None:
             raise BadInputError(f"--dimension is for an A/B study folder; {args.human} is not one (no ab.sqlite)")
+        elif dsg_source.is_dsg_likert(args.human):
+            human = dsg_source.read_dsg_likert(args.human)
         else:
             human = read_human_ratings(args.human)
         item = args.item or ("{clip}" if study is not None else None)
-        judge = read_judge_scores(args.judge, args.metric or [], item)
+        if dsg_source.is_dsg_answers(args.judge):
+            judge = dsg_source.read_dsg_answers(args.judge, args.dependencies, args.dsg_rule)
+        elif args.dependencies:
+            raise BadInputError(f"--dependencies is for a DSG answer file; {args.judge} is not one (no item_id, question_id, answer columns)")
+        else:
+            judge = read_judge_scores(args.judge, args.metric or [], item)
         report = calibrate(judge, human, settings, str(args.judge), str(args.human), study)
     except BadInputError as error:
         print(f"reeljudge calibrate: {error.message}", file=sys.stderr)
@@ -78,9 +86,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         description="Join judge scores and human ratings by item id and report correlations and pairwise "
         "accuracy with tie calibration, with bootstrap intervals, for all items and per family and tag.",
     )
-    p.add_argument("judge", help="promptfoo results JSON, or CSV/JSONL with 'item' and score column(s)")
+    p.add_argument("judge", help="promptfoo results JSON, or CSV/JSONL with 'item' and score column(s), or a DSG VQA answer "
+                   "CSV (item_id, question_id, answer[, t2i_model, dependency_id]: scored with score_with_dependencies)")
     p.add_argument("human", help="CSV/JSONL of human ratings: item, rating[, rater][, tags][, family], or JSONL 'ratings'; "
-                   "or an A/B study folder (reeljudge ab: items are clips)")
+                   "or an A/B study folder (reeljudge ab: items are clips); or DSG's Likert CSV (t2i_model, item_id, worker_id, answer)")
+    p.add_argument("--dependencies", help="DSG answer files: the question graphs (dsg-1k-anns.csv: item_id, proposition_id, "
+                   "dependency); every question listed counts, unanswered ones as wrong (default: the answers' dependency_id)")
+    p.add_argument("--dsg-rule", choices=("transitive", "released"), default="transitive",
+                   help="DSG answer files: transitive (a question under any wrong ancestor scores 0; default) or released "
+                   "(DSG's released script: direct parents only, and an unreadable dependency cell drops the item's graph)")
     p.add_argument("--metric", action="append",
                    help="judge score to calibrate: a namedScore or 'score' (promptfoo), or a column; repeat for several "
                    "(default: score)")

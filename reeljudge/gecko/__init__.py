@@ -4,3 +4,7 @@ Question generation (keyword annotation + one multiple-choice question per keywo
 filter, one VQA request per (media, question set), and scores per question, per tag and overall.
 The promptfoo assertion is ``assertions/gecko.py``; from Python: ``reeljudge.score_gecko``.
 """
+
+from reeljudge.gecko.dependencies import score_with_dependencies
+
+__all__ = ["score_with_dependencies"]

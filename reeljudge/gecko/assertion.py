@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from reeljudge.gecko.options import GeckoOptions, load
+from reeljudge.gecko.results_extra import dependency_metadata, letter_metadata, skip_reason
 from reeljudge.options import with_value
 from reeljudge.promptfoo import (
     IDENTITY_KEY, Result, component, config_of, grading_result, invert_verdict, judge_identity, require_var, run_judged, vars_of,
@@ -51,6 +52,7 @@ def _identity(outcome: Any, options: GeckoOptions, replayed: bool) -> dict[str, 
     files = (f"gecko_{kind}_generate.md", f"gecko_{kind}_answer.md", "gecko_filter.md", "gecko_questions.schema.json")
     stage = outcome.stages.get("vqa") or next(iter(outcome.stages.values()), {})
     chosen = {k: getattr(options, k, None) for k in ("validity_filter", "scoring", "media_resolution", "fps")}
+    chosen.update({k: True for k in ("dependencies", "shuffle_choices") if getattr(options, k)})  # off: as before issue 30
     return judge_identity(JUDGE_NAME, "gemini", model=stage.get("model"), version=rubric_version(*files),
                           options=chosen, replayed=replayed)
 
@@ -84,6 +86,8 @@ def outcome_result(outcome: Any, options: GeckoOptions, found: Mapping[str, Any]
         "stages": outcome.stages,
         "cache_hit": all(st.get("cache_hit") for st in outcome.stages.values()),
     }
+    metadata.update(dependency_metadata(s) if options.dependencies else {})
+    metadata.update(letter_metadata(outcome))
     metadata[IDENTITY_KEY] = _identity(outcome, options, metadata["cache_hit"])
     return grading_result(
         passed=passed,
@@ -104,11 +108,15 @@ def _kept_component(o: Any) -> Result:
         verdict = f"{o.verdict} {'correct' if o.correct else 'wrong'}"
     detail = f" p={o.probability:.2f}" if o.probability is not None else ""
     note = f"; {o.note}" if o.note else ""
+    skipped = skip_reason(o)
+    extra: dict[str, Any] = {"skipped": skipped, "parents": o.parents} if skipped else {"parents": o.parents} if o.parents else {}
     return component(
         name=f"q{o.number} [{q.tag}]",
-        passed=o.correct,
+        passed=o.correct and not skipped,
         score=o.score,
-        reason=f"{q.question} {' | '.join(q.choices)} — truth {q.answer}, verdict {verdict}{detail}{note}",
+        reason=(f"{skipped} (verdict recorded, not used) — " if skipped else "")
+        + f"{q.question} {' | '.join(q.choices)} — truth {q.answer}, verdict {verdict}{detail}{note}",
+        **extra,
         question=q.question,
         choices=q.choices,
         ground_truth=q.answer,
@@ -155,6 +163,9 @@ def _reason(outcome: Any, options: GeckoOptions, passed: bool, covered: bool) ->
     if question_set.dropped:
         origin += f", {len(question_set.dropped)} question(s) dropped (see metadata.questions_dropped)"
     parts.append(origin)
+    skipped = [f"q{o.number} ({skip_reason(o)})" for o in s.outcomes if o.skipped_by is not None]
+    if skipped:
+        parts.append(f"{len(skipped)} question(s) scored 0 because a question they depend on failed: " + ", ".join(skipped[:8]))
     unanswered = [f"q{o.number} ({o.note or 'no verdict'})" for o in s.outcomes if o.verdict is None]
     if unanswered:
         parts.append("unanswered: " + ", ".join(unanswered[:8]))

@@ -25,6 +25,8 @@ class GeckoOptions:
     expect: Literal["match", "mismatch"] = option("match", doc="mismatch marks a counter-prompt: it passes when the score stays under threshold")
     expect_var: str = option("expect", doc="a test var that sets expect per test (match | mismatch)")
     validity_filter: bool = option(True, doc="drop questions the prompt text alone does not answer with the ground truth")
+    dependencies: bool = option(True, doc="DSG's rule: a question whose parent (enclosing keyword's question) failed scores 0, marked skipped")
+    shuffle_choices: bool = option(True, doc="ask each question's choices in an order seeded by the question, ground truth mapped along")
     scoring: Literal["hard", "probability"] = option("hard", doc="hard 0/1, or probability (log-probabilities where the backend returns them)")
     fps: float | None = option(None, minimum=0.01, maximum=24, doc="frames per second sampled from video (Gemini default 1)")
     start_offset_s: float | None = option(None, minimum=0, doc="judge the clip from this second")

@@ -13,7 +13,10 @@ from typing import Any
 
 from reeljudge.errors import JudgeError
 from reeljudge.gecko.options import GeckoOptions
+from reeljudge.gecko.question_graph import question_parents
 from reeljudge.gecko.questions import Question, QuestionSet
+from reeljudge.gecko.letter_tally import bias_check, tally
+from reeljudge.gecko.shuffle import letter_counts, shuffled
 from reeljudge.gecko.scoring import GeckoScore, score_verdicts
 from reeljudge.batch.planner import planner_for
 from reeljudge.gemini.client import JudgeClient
@@ -31,9 +34,11 @@ class GeckoOutcome:
     kind: str
     media: ContentRef
     question_set: QuestionSet
-    score: GeckoScore
+    score: GeckoScore  # its outcomes hold the questions as asked (choices shuffled unless shuffle_choices: false)
     usage: Usage
     stages: dict[str, dict[str, Any]] = field(default_factory=dict)
+    answer_letters: dict[str, dict[str, int]] = field(default_factory=dict)  # this judgement's {"judge", "truth"} counts
+    letter_bias: dict[str, Any] = field(default_factory=dict)  # the check over the judge's tally (letter_tally)
 
 
 def build_questions(
@@ -81,6 +86,11 @@ def judge_media(
     return run_gecko(prompt, located.media, options, settings, declared=declared)
 
 
+def asked_questions(kept: list[Question], options: GeckoOptions) -> list[Question]:
+    """The questions as the VQA request asks them: choices shuffled by ``shuffle_choices``, else as kept."""
+    return shuffled(kept) if options.shuffle_choices else list(kept)
+
+
 def media_kinds(options: GeckoOptions) -> tuple[str, ...]:
     """The media kinds the options accept (``kind: auto``: video or image)."""
     return ("video", "image") if options.kind == "auto" else (options.kind,)
@@ -109,16 +119,18 @@ def run_gecko(
         )
     resolution = options.media_resolution
     probability = options.scoring == "probability"
-    request = vqa_request(kind, question_set.kept, placeholder(media, options.fps, options.start_offset_s, options.end_offset_s),
+    asked = asked_questions(question_set.kept, options)
+    request = vqa_request(kind, asked, placeholder(media, options.fps, options.start_offset_s, options.end_offset_s),
                           resolution, probability)
     if not client.is_cached(request):
         located = deliver_media(media, client, inline_max_bytes=options.inline_max_bytes,
                                 fps=options.fps, start_s=options.start_offset_s, end_s=options.end_offset_s)
-        request = vqa_request(kind, question_set.kept, located, resolution, probability)
-    reply = client.ask(request, verdict_parser(question_set.kept))
+        request = vqa_request(kind, asked, located, resolution, probability)
+    reply = client.ask(request, verdict_parser(asked))
     usage, stages["vqa"] = usage + reply.usage, reply.metadata()
+    parents = question_parents(asked, question_set.keywords) if options.dependencies else None
     score = score_verdicts(
-        question_set.kept, reply.value["verdicts"], scoring=options.scoring, logprobs=reply.logprobs, reply_text=reply.text
+        asked, reply.value["verdicts"], scoring=options.scoring, logprobs=reply.logprobs, reply_text=reply.text, parents=parents
     )
     if reply.value.get("unmatched"):
         score.notes.append(f"{len(reply.value['unmatched'])} verdict block(s) matched no question")
@@ -126,4 +138,6 @@ def run_gecko(
         why = "; ".join(f"q{o.number}: {o.note or 'no verdict'}" for o in score.outcomes[:8])
         raise JudgeError(f"the judge answered none of the questions in a readable form (coverage 0): {why}",
                          kind="no_verdicts", raw=reply.text)
-    return GeckoOutcome(prompt, kind, media, question_set, score, usage, stages)
+    letters = letter_counts([o.question for o in score.outcomes], [o.verdict for o in score.outcomes])
+    totals = tally(client.cache, reply.model, reply.key[:16], letters)
+    return GeckoOutcome(prompt, kind, media, question_set, score, usage, stages, letters, bias_check(totals, reply.model))

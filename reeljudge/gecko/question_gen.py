@@ -16,7 +16,7 @@ from reeljudge.gemini.request import JudgeRequest
 from reeljudge.gemini.parsers import reply_parser
 from reeljudge.gemini.prompts import data_block, load_schema, read_rubric
 from reeljudge.gecko.keywords import parse_annotation
-from reeljudge.gecko.questions import Question, QuestionSet, answer_letter, lettered
+from reeljudge.gecko.questions import Question, QuestionSet, answer_letter, lettered, parent_list
 from reeljudge.gecko.tagging import assign_tag
 
 GENERATE_FILES = {"video": "gecko_video_generate.md", "image": "gecko_image_generate.md"}
@@ -109,6 +109,7 @@ def questions_from_reply(prompt: str, value: dict[str, Any]) -> QuestionSet:
             justification=qa.get("justification", ""),
             question_id=qa.get("question_id", n),
             tag_source="none",
+            parents=parent_list(qa.get("parent_id", qa.get("parents"))),
         )
         questions.append(assign_tag(question, annotation))
     return QuestionSet(

@@ -25,6 +25,7 @@ class Question:
     question_id: int | None = None
     cited: list[int] = field(default_factory=list)
     tag_source: str = "declared"
+    parents: list[int] = field(default_factory=list)  # question_ids this one presupposes, as its source named them
 
     def letters(self) -> list[str]:
         """The letters of the choices, in order (``a``, ``b``…)."""
@@ -42,8 +43,22 @@ class Question:
         return ""
 
     def as_dict(self) -> dict[str, Any]:
-        """A JSON-able view."""
-        return asdict(self)
+        """A JSON-able view (``parents`` only when named)."""
+        view = asdict(self)
+        if not self.parents:
+            del view["parents"]
+        return view
+
+
+def parent_list(value: Any) -> list[int]:
+    """Question ids from an explicit parent field: ``3``, ``"3"``, ``[1, 2]``, ``"1, 2"``; 0 and junk left out."""
+    items = value if isinstance(value, list) else str(value if value is not None else "").split(",")
+    ids = []
+    for item in items:
+        text = str(item).strip()
+        if text.isdigit() and int(text) > 0 and int(text) not in ids:
+            ids.append(int(text))
+    return ids
 
 
 def questions_to_json(arguments: dict[str, Any]) -> dict[str, Any]:
@@ -86,7 +101,8 @@ def answer_letter(answer: Any, choices: list[str]) -> str | None:
 
 
 def declared_questions(value: Any, *, test: str, var: str = "qas") -> list[Question]:
-    """Questions a test declares in YAML (``question``, ``choices``, ``answer``, optional ``tag``), used as is.
+    """Questions a test declares in YAML (``question``, ``choices``, ``answer``, optional ``tag`` and
+    ``depends_on``: the numbers of the items it presupposes), used as is.
 
     BadInputError naming the test and item when one is malformed.
     """
@@ -117,7 +133,8 @@ def declared_questions(value: Any, *, test: str, var: str = "qas") -> list[Quest
         raw_tag = item.get("tag")
         tag = normalise_tag(str(raw_tag)) if raw_tag else "other"
         questions.append(
-            Question(question, choices, letter, tag, str(item.get("justification") or ""), n, [], "declared")
+            Question(question, choices, letter, tag, str(item.get("justification") or ""), n, [], "declared",
+                     parent_list(item.get("depends_on")))
         )
     return questions
 

@@ -6,14 +6,19 @@ question, and coverage = answered / kept is reported beside it so a judge that a
 cannot pass for a bad clip. Probability scoring (the paper's): p(correct letter) / Σ p(choice
 letters) at the verdict's token, from the reply's log-probabilities; where they are missing or do not
 line up, the question falls back to its hard score and the reason is reported.
+
+Dependencies (DSG's rule, ``reeljudge.gecko.dependencies``): given the question graph, a question
+whose parent was not answered right (or was itself skipped) scores 0, ``skipped_by`` names that
+parent, and its own verdict is kept for the record; it stays in the mean.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
+from reeljudge.gecko.dependencies import failed_ancestors
 from reeljudge.gecko.questions import Question
 
 
@@ -29,6 +34,8 @@ class QuestionOutcome:
     score: float
     probability: float | None = None
     note: str | None = None
+    parents: list[int] = field(default_factory=list)
+    skipped_by: int | None = None  # the parent that failed, when DSG's rule zeroed this question
 
     @property
     def answered(self) -> bool:
@@ -52,6 +59,7 @@ class GeckoScore:
     scoring: str
     outcomes: list[QuestionOutcome] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    skipped: int = 0
 
 
 def _get(mapping: Mapping[str, Any], *names: str) -> Any:
@@ -102,8 +110,10 @@ def score_verdicts(
     scoring: str = "hard",
     logprobs: Mapping[str, Any] | None = None,
     reply_text: str = "",
+    parents: Mapping[int, Sequence[int]] | None = None,
 ) -> GeckoScore:
-    """Per-question outcomes and the aggregate for ``questions`` (numbered from 1) and parsed verdicts."""
+    """Per-question outcomes and the aggregate for ``questions`` (numbered from 1) and parsed verdicts;
+    ``parents`` (question number → parent numbers) applies DSG's rule."""
     notes: list[str] = []
     use_probability = scoring == "probability"
     if use_probability and not logprobs:
@@ -126,6 +136,7 @@ def score_verdicts(
         outcomes.append(outcome)
     if fallbacks:
         notes.append(f"{fallbacks} question(s) scored hard 0/1: their log-probabilities could not be used")
+    skipped = apply_dependencies(outcomes, parents or {})
     kept = len(outcomes)
     answered = sum(o.answered for o in outcomes)
     by_tag: dict[str, list[float]] = {}
@@ -136,9 +147,21 @@ def score_verdicts(
         coverage=answered / kept if kept else 0.0,
         kept=kept,
         answered=answered,
-        correct=sum(o.correct for o in outcomes),
+        correct=sum(o.correct and o.skipped_by is None for o in outcomes),
         per_tag={tag: sum(v) / len(v) for tag, v in sorted(by_tag.items())},
         scoring="probability" if use_probability else "hard",
         outcomes=outcomes,
         notes=notes,
+        skipped=skipped,
     )
+
+
+def apply_dependencies(outcomes: list[QuestionOutcome], parents: Mapping[int, Sequence[int]]) -> int:
+    """Zero every outcome under a parent not answered right (DSG's rule); how many were skipped."""
+    for outcome in outcomes:
+        outcome.parents = list(parents.get(outcome.number, ()))
+    zeroed = failed_ancestors({o.number: o.correct for o in outcomes}, parents)
+    for outcome in outcomes:
+        if outcome.number in zeroed:
+            outcome.skipped_by, outcome.score = zeroed[outcome.number], 0.0
+    return len(zeroed)

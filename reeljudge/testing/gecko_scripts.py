@@ -16,6 +16,7 @@ from reeljudge.gemini.prompts import data_block
 from reeljudge.gecko import question_gen, validity, vqa
 from reeljudge.gecko.questions import Question
 from reeljudge.gecko.question_gen import questions_from_reply
+from reeljudge.gecko.shuffle import shuffled
 
 _STOP = set(
     "a an the of in on at to is are was were be by with and or for from as it its this that into through "
@@ -85,9 +86,11 @@ def filter_reply(question_set: dict[str, Any], drop_last: bool) -> dict[str, Any
     return {"answers": answers}
 
 
-def verdict_text(questions: list[Question], correct: bool | list[bool]) -> str:
-    """A VQA reply in the asked block format, each verdict right or wrong as told."""
+def verdict_text(questions: list[Question], correct: bool | list[bool], *, shuffle: bool = True) -> str:
+    """A VQA reply in the asked block format, each verdict right or wrong as told; ``shuffle``: for the
+    questions as asked with ``shuffle_choices`` on (the default; shuffling is idempotent)."""
     flags = correct if isinstance(correct, list) else [correct] * len(questions)
+    questions = shuffled(questions) if shuffle else questions
     blocks = []
     for n, (question, ok) in enumerate(zip(questions, flags), 1):
         letter = question.answer if ok else next(l for l in question.letters() if l != question.answer)
@@ -114,16 +117,18 @@ def vqa_match(questions: list[Question]):
     return lambda body, text: marker in text and block in text
 
 
-def script_prompt(fake: Any, prompt: str, *, matched: bool, drop_last: bool = True) -> list[Question]:
-    """Register question_set, filter and verdict replies for ``prompt`` on a FakeGemini; the kept questions."""
+def script_prompt(fake: Any, prompt: str, *, matched: bool, drop_last: bool = True, shuffle: bool = True) -> list[Question]:
+    """Register question_set, filter and verdict replies for ``prompt`` on a FakeGemini; the kept questions
+    as the VQA request asks them (choices shuffled unless ``shuffle`` is false, as ``shuffle_choices``)."""
     import json
 
     question_set = synth_generation(prompt)
     kept = kept_after_filter(prompt, question_set, drop_last)
+    kept = shuffled(kept) if shuffle else kept
     fake.on(generation_match(prompt), {"kind": "text", "text": json.dumps(question_set), "finish": "STOP", "usage": (300, 400), "logprobs": None})
     fake.on(filter_match(prompt), {"kind": "text", "text": json.dumps(filter_reply(question_set, drop_last)), "finish": "STOP", "usage": (350, 60), "logprobs": None})
     flags = [True] * len(kept) if matched else [i == 0 for i in range(len(kept))]
-    fake.on(vqa_match(kept), {"kind": "text", "text": verdict_text(kept, flags), "finish": "STOP", "usage": (1500, 120), "logprobs": None})
+    fake.on(vqa_match(kept), {"kind": "text", "text": verdict_text(kept, flags, shuffle=False), "finish": "STOP", "usage": (1500, 120), "logprobs": None})
     return kept
 
 
@@ -152,3 +157,63 @@ def local_suite_env(fake_url: str, work: Path) -> dict[str, str]:
         "PROMPTFOO_CONFIG_DIR": str(work / "promptfoo"),
         "REELJUDGE_GECKO_PAIRS_REPORT": str(work / "pairs.txt"),
     }
+
+
+#: Generated annotations with nested keywords, one question per keyword (question i cites {i}), and
+#: which verdicts the scripted judge gets right. ``parents`` lists each question's expected parents.
+NESTED: dict[str, dict[str, Any]] = {
+    "two_levels": {
+        "prompt": "A fat rabbit wearing a purple robe",
+        "keywords": "A {1}[fat, attribute, 1.0] {2}[rabbit, entity, 1.0] {3}[wearing a {4}[purple, color, 1.0] robe, attribute, 1.0]",
+        "words": ["fat", "rabbit", "wearing a purple robe", "purple"],
+        "right": [True, True, False, True],
+    },
+    "three_levels_two_children": {
+        "prompt": "A wooden boat with a white sail on a lake",
+        "keywords": "{1}[A {2}[wooden, material, 1.0] boat with {3}[a {4}[white, color, 1.0] sail, object, 1.0], entity, 1.0] on a {5}[lake, scene, 1.0]",
+        "words": ["wooden boat with a white sail", "wooden", "white sail", "white", "lake"],
+        "right": [False, True, True, False, True],
+    },
+    "unclosed_mark": {
+        "prompt": "A dog chasing a yellow ball",
+        "keywords": "A {1}[dog, entity, 1.0] {2}[chasing a {3}[yellow, color, 1.0] ball",
+        "words": ["dog", "chasing a yellow ball", "yellow"],
+        "right": [True, False, True],
+    },
+}
+_NESTED_DISTRACTORS = ["a lantern", "a harbour", "a violin", "a teapot", "a glacier", "a bicycle"]
+
+
+def nested_generation(name: str) -> dict[str, Any]:
+    """The generator reply of the ``NESTED`` scenario ``name``: question i asks about keyword {i}."""
+    scenario = NESTED[name]
+    qas = []
+    for i, word in enumerate(scenario["words"], 1):
+        answer = "abcd"[(i - 1) % 4]
+        options = _NESTED_DISTRACTORS[(i - 1) % 3:][:3]
+        options.insert("abcd".index(answer), word)
+        qas.append({
+            "question_id": i,
+            "question": f"Which of these does the description show (check {i})?",
+            "choices": [f"{letter}) {text}" for letter, text in zip("abcd", options)],
+            "justification": f"The description names {word} ({{{i}}}).",
+            "answer": answer,
+        })
+    return {"keywords": scenario["keywords"], "qas": qas}
+
+
+def script_nested(fake: Any, name: str, *, shuffle: bool = True, verdicts: str | None = None) -> list[Question]:
+    """Script generation, filter (keeps all) and verdicts (``right`` per question) for ``NESTED[name]``;
+    the questions as asked (choices shuffled unless ``shuffle`` is false). ``verdicts``: this reply instead.
+    """
+    import json
+
+    scenario = NESTED[name]
+    question_set = nested_generation(name)
+    kept = questions_from_reply(scenario["prompt"], question_set).kept
+    asked = shuffled(kept) if shuffle else kept
+    fake.on(generation_match(scenario["prompt"]), {"kind": "text", "text": json.dumps(question_set), "finish": "STOP", "usage": (300, 400), "logprobs": None})
+    fake.on(filter_match(scenario["prompt"]), {"kind": "text", "text": json.dumps(filter_reply(question_set, False)), "finish": "STOP", "usage": (350, 60), "logprobs": None})
+    text = verdicts if verdicts is not None else verdict_text(asked, list(scenario["right"]), shuffle=False)
+    fake.on(vqa_match(asked), {"kind": "text", "text": text, "finish": "STOP", "usage": (1500, 120), "logprobs": None})
+    return asked
