@@ -262,11 +262,20 @@ def _resolve_aliases(config: dict[str, Any], owners: Mapping[str, tuple[int, dat
     return config
 
 
+#: option names that mean the same thing in different judges (the var naming the clip: ``var`` for the
+#: probes, ``media_var`` for Gecko and the A/B judge); one given where another is the option suggests it
+SAME_MEANING: tuple[frozenset[str], ...] = (frozenset({"var", "clip_var", "media_var"}),)
+
+
 def _unknown_message(key: str, owner: str, owners: Mapping[str, tuple[int, dataclasses.Field]]) -> str:
-    """``unknown option 'treshold' for gecko; did you mean 'threshold'?`` (field names count as near misses too)."""
+    """``unknown option 'treshold' for gecko; did you mean 'threshold'?`` (field names count as near misses too,
+    and so do the names of :data:`SAME_MEANING`)."""
     by_name = {f.name: k for k, (_, f) in owners.items()}
     if key in by_name:
         return f"unknown option {key!r} for {owner}; did you mean {by_name[key]!r}?"
+    same = next((k for group in SAME_MEANING if key in group for k in sorted(group) if k in owners), None)
+    if same is not None:
+        return f"unknown option {key!r} for {owner}; did you mean {same!r}?"
     import difflib  # here: only a bad option needs it
 
     close = difflib.get_close_matches(key, [*owners, *by_name], n=1, cutoff=0.6)

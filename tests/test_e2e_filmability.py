@@ -109,3 +109,38 @@ def test_findability_through_promptfoo_against_fake_stock_apis(stock, tmp_path):
     asked = {(c.source, c.query) for c in stock.calls()}
     assert ("pexels", "redis stores") in asked and ("pixabay", "redis stores") in asked
     assert all(c.status == 200 for c in stock.calls())
+
+
+def test_the_marathon_list_fails_through_promptfoo_with_the_reason(fake, tmp_path):
+    """Issue 27: concrete but unrelated stock shots scored 0.8 by the table alone and passed."""
+    from promptfoo_run import ROOT
+
+    fake.on(lambda body, text: "birthday cake" in text, json_reply({**_judgement(0, 3, 1), "score": 0.8, "points": 4}))
+    config = tmp_path / "marathon.yaml"
+    config.write_text(
+        "prompts: ['{{terms}}']\nproviders: [echo]\n"
+        "defaultTest:\n  assert:\n    - type: python\n"
+        f"      value: file://{ROOT / 'assertions' / 'filmability.py'}\n"
+        "      config: {judge: gemini}\n"
+        "tests:\n"
+        "  - description: marathon\n"
+        "    vars: {narration: 'Marathon runners hit the wall around mile twenty',"
+        " terms: 'birthday cake, cat sleeping on a sofa, snowy mountains'}\n"
+        "  - description: table-alone\n"
+        "    vars: {narration: 'Marathon runners hit the wall around mile twenty',"
+        " terms: 'birthday cake, cat sleeping on a sofa, snowy mountains'}\n"
+        "    assert:\n    - type: python\n"
+        f"      value: file://{ROOT / 'assertions' / 'filmability.py'}\n"
+        "      config: {judge: gemini, min_relevance: 0}\n"
+    )
+    env = {"GEMINI_API_KEY": "test-key-not-real", "GOOGLE_GEMINI_BASE_URL": fake.url,
+           "REELJUDGE_CACHE_DIR": str(tmp_path / "cache")}
+    code, results, output = run_promptfoo_eval(str(config), tmp_path, env=env)
+    assert code == 100, output[-3000:]
+    cells = {c["testCase"]["description"]: c for c in rows(results)}
+    marathon = cells["marathon"]
+    assert marathon["success"] is False and marathon["namedScores"]["film_score"] == 0.8
+    assert "relevance 0/3 is under min_relevance 1" in marathon["gradingResult"]["reason"], marathon["gradingResult"]
+    # the same list with min_relevance 0 in its own assertion: the table alone, which passed it
+    ours = [c for c in cells["table-alone"]["gradingResult"]["componentResults"] if "min_relevance" not in c.get("reason", "")]
+    assert any(c["pass"] and "PASS 0.8" in c.get("reason", "") for c in ours), cells["table-alone"]["gradingResult"]

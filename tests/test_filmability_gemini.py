@@ -235,3 +235,29 @@ def test_a_cache_hit_imports_nothing_heavy(gemini_env, tmp_path):
     env["REELJUDGE_CACHE"] = "replay"
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True).stdout
     assert json.loads(out) == {"pass": True, "hit": True, "heavy": []}
+
+
+MARATHON = "Marathon runners hit the wall around mile twenty"
+OFF_TOPIC = json.dumps(["birthday cake", "cat sleeping on a sofa", "snowy mountains"])
+
+
+def test_an_off_topic_list_fails_whatever_its_points(gemini_env):
+    # the rubric's table alone: relevance 0 + filmability 3 + variety 1 = 4 points → 0.8, a pass
+    gemini_env.on("Grade these search terms", json_reply(reply(0, 3, 1, points=4, score=0.8)))
+    result = get_assert(OFF_TOPIC, ctx(MARATHON))
+    assert result["pass"] is False and result["score"] == 0.8  # the score stays the rubric's
+    assert "relevance 0/3 is under min_relevance 1" in result["reason"] and "unrelated to the narration" in result["reason"]
+    assert result["metadata"]["relevance_short"] is True and result["metadata"]["min_relevance"] == 1
+
+
+def test_min_relevance_0_restores_the_table_alone(gemini_env):
+    gemini_env.on("Grade these search terms", json_reply(reply(0, 3, 1, points=4, score=0.8)))
+    result = get_assert(OFF_TOPIC, ctx(MARATHON, min_relevance=0))
+    assert result["pass"] is True and result["score"] == 0.8 and "min_relevance" not in result["reason"]
+
+
+def test_min_relevance_2_fails_a_loosely_related_list(gemini_env):
+    gemini_env.on("Grade these search terms", json_reply(reply(1, 3, 1, points=5, score=0.8)))
+    assert get_assert(TERMS, ctx())["pass"] is True
+    result = get_assert(TERMS, ctx(min_relevance=2))
+    assert result["pass"] is False and "relevance 1/3 is under min_relevance 2" in result["reason"]

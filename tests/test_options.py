@@ -186,3 +186,18 @@ def test_promptfoos_own_provider_keys_are_not_ours_to_refuse():
     config = {"basePath": str(ROOT), "pythonExecutable": "python3", "workers": 2, "timeout": 1000}
     response = _provider("terms_keywords")("p", {"config": config}, context)
     assert "error" not in response and response["output"].startswith("[")
+
+
+@pytest.mark.parametrize("given, loader, expected", [
+    ("var", "reeljudge.ab_judge.options", "unknown option 'var' for ab_judge; did you mean 'media_var'?"),
+    ("var", "reeljudge.gecko.options", "unknown option 'var' for gecko; did you mean 'media_var'?"),  # not qas_var
+    ("clip_var", "reeljudge.gecko.options", "unknown option 'clip_var' for gecko; did you mean 'media_var'?"),
+    ("media_var", "reeljudge.probes.options", "unknown option 'media_var' for video_probes; did you mean 'var'?"),
+])
+def test_the_var_naming_the_clip_is_suggested_across_judges(given, loader, expected):
+    """The probes call the var naming the clip ``var``; Gecko and the A/B judge ``media_var`` (issue 27)."""
+    import importlib
+
+    with pytest.raises(BadInputError) as error:
+        importlib.import_module(loader).load({given: "clip"})
+    assert str(error.value) == expected

@@ -177,4 +177,6 @@ def test_the_labeller_benchmark_reads_both_authors_and_the_judge(model) -> None:
     assert people["relevance_exact"] == (129, 138) and people["score_band"] == (138, 138)  # as recorded
     assert 0.85 < people["relevance_kappa"] < 0.95 and 0.9 < people["relevance_alpha_ordinal"] <= 1.0
     judge = pair_figures(by["offline judge"], by["author 2"], ("offline judge", "author 2"))
-    assert judge["relevance_exact"][0] >= 110  # the judge against the author it was not tuned on (110/138 today)
+    # the judge against the author it was not tuned on: 110/138 before issue 27's cap (a list holding a term read as
+    # unrelated is at most 2/3), 108/138 with it (hist-moon/concrete and sci-dna/concrete, which both authors rate 3)
+    assert judge["relevance_exact"][0] >= 108

@@ -7,8 +7,13 @@ probes can decide are judged from their faults (gating probes that failed):
 - ``motion_physics``: dynamic degree (nothing moves), camera shake, motion smoothness;
 - ``technical`` (overall quality): the technical facts, truncation among them.
 
-The clips are compared group by group in the protocol's priority order (stability, realism,
-overall): the first group where one clip has fewer faults decides; none differing is a tie.
+Faults are weighed, not counted: each failed probe weighs the share of the clip it ruins (its
+``ruined_share``: frames black, frozen, flickering or shaking; for cuts, the frames outside the
+longest shot), or 1 (the whole clip) when it has none (nothing moves, a technical fault). A clip
+black or frozen for most of its length (``RUINED_SHARE``) loses to any clip that is not. Otherwise
+the clips are compared group by group in the protocol's priority order (stability, realism,
+overall): the first group where only one clip has faults, or where one clip's faults weigh more by
+over ``LIKE_WEIGHT``, decides; faults of like weight go on to the next group; none deciding is a tie.
 **Prompt adherence, identity consistency and edit precision are abstained**: the probes cannot see
 them, so they are reported as not judged, never guessed, and the verdict says it covers the
 probed dimensions only. The loser's faults give the reason tags (``FAULT_TAGS``).
@@ -36,6 +41,11 @@ FAULT_TAGS = {
     "flicker": "flicker", "camera_shake": "flicker", "scene_cuts": "scene_reset", "frozen_frames": "physics_break",
     "dynamic_degree": "physics_break", "motion_smoothness": "physics_break", "black_frames": "artifacts", "technical": "artifacts",
 }
+#: probes whose fault over this share of the clip ruins it: such a clip loses to any clip that is not ruined
+RUINING_PROBES = ("black_frames", "frozen_frames")
+RUINED_SHARE = 0.5
+#: two clips' faults in a group are of like weight (a tie in that group) when their weights differ by at most this
+LIKE_WEIGHT = 0.1
 
 
 @dataclass(frozen=True)
@@ -53,10 +63,24 @@ class ProbesPairVerdict(Outcome):
     faults: Mapping[str, Mapping[str, tuple[str, ...]]]  # system -> group -> failed probes
     passed_share: Mapping[str, Mapping[str, float]]  # system -> group -> share of its gating probes that passed
     reasons: Mapping[str, Mapping[str, str]]  # system -> failed probe -> its reason
+    weights: Mapping[str, Mapping[str, float]]  # system -> group -> the share of the clip its faults ruin (summed)
+    ruined: Mapping[str, float]  # system -> the largest share of it black or frozen (a failed probe's)
+    fault_weights: Mapping[str, Mapping[str, float]]  # system -> failed probe -> the share of the clip it ruins
     abstained: tuple[str, ...]
     pass_on: str = "win_or_tie"
 
     judged = True
+
+    def weighing(self) -> str:
+        """Why the faults decided as they did: a ruined clip, heavier faults, or faults of like weight."""
+        if self.winner == TIE:
+            return "faults of like weight" if self.primary_tag == "tie_both_flawed" else ""
+        loser = self.systems[1] if self.winner == self.systems[0] else self.systems[0]
+        if self.ruined[loser] >= RUINED_SHARE > self.ruined[self.winner]:
+            return f"the {loser} clip is black or frozen for {self.ruined[loser]:.0%} of its length"
+        group = self.decided_by or ""
+        return (f"{group} faults weigh {self.weights[loser][group]:.2f} for {loser}, {self.weights[self.winner][group]:.2f} "
+                f"for {self.winner} (the share of the clip they ruin)")
 
 
 def probe_clip(media: ContentRef, prompt: str, role: str) -> Any:
@@ -71,41 +95,68 @@ def probe_clip(media: ContentRef, prompt: str, role: str) -> Any:
         raise MediaError(f"{role} {media.ref.name}: {error.message}") from None
 
 
+def fault_weight(result: Any) -> float:
+    """How much of the clip a failed probe ruins: its ``ruined_share``, or 1 (the whole clip) when it has none."""
+    share = (result.details or {}).get("ruined_share")
+    return 1.0 if share is None else float(share)
+
+
 def compare_probes(systems: tuple[str, str], verdicts: tuple[Any, Any], family: str, protocol_id: str = "ab-v1",
                    pass_on: str = "win_or_tie") -> ProbesPairVerdict:
-    """The comparison of two probe verdicts (``verdicts`` in the order of ``systems``)."""
+    """The comparison of two probe verdicts (``verdicts`` in the order of ``systems``), faults weighed."""
     protocol = load_protocol(protocol_id)
     faults: dict[str, dict[str, tuple[str, ...]]] = {}
     shares: dict[str, dict[str, float]] = {}
+    weights: dict[str, dict[str, float]] = {}
     reasons: dict[str, dict[str, str]] = {}
+    ruined: dict[str, float] = {}
+    per_fault: dict[str, dict[str, float]] = {}
     for system, verdict in zip(systems, verdicts):
         results = verdict.by_name()
-        faults[system], shares[system] = {}, {}
+        faults[system], shares[system], weights[system] = {}, {}, {}
         reasons[system] = {r.name: r.reason for r in verdict.failed}
+        per_fault[system] = {r.name: fault_weight(r) for r in verdict.failed}
+        ruined[system] = max((fault_weight(r) for r in verdict.failed if r.name in RUINING_PROBES), default=0.0)
         for group, (probes, _) in GROUPS.items():
             gating = [results[p] for p in probes if p in results and results[p].gating]
             faults[system][group] = tuple(r.name for r in gating if not r.passed)
             shares[system][group] = (sum(r.passed for r in gating) / len(gating)) if gating else 1.0
-    winner, decided_by = TIE, None
-    for group in sorted(GROUPS, key=lambda g: protocol.priority.index(GROUPS[g][1])):
-        counts = [len(faults[s][group]) for s in systems]
-        if counts[0] != counts[1]:
-            winner, decided_by = systems[0] if counts[0] < counts[1] else systems[1], group
-            break
-    primary, secondary = _tags(winner, systems, faults, decided_by, protocol.rules.secondary_tags_max)
+            weights[system][group] = round(sum((fault_weight(r) for r in gating if not r.passed), 0.0), 4)
+    order = sorted(GROUPS, key=lambda g: protocol.priority.index(GROUPS[g][1]))
+    winner, decided_by = _weigh(systems, faults, weights, ruined, order)
+    primary, secondary = _tags(winner, systems, faults, per_fault, decided_by, protocol.rules.secondary_tags_max)
     probed = {"temporal_consistency", "motion_physics"}
     abstained = tuple(d.id for d in protocol.dimensions_for(family) if d.id not in probed)
-    return ProbesPairVerdict(systems, winner, decided_by, primary, secondary, faults, shares, reasons, abstained, pass_on)
+    return ProbesPairVerdict(systems, winner, decided_by, primary, secondary, faults, shares, reasons, weights, ruined,
+                             per_fault, abstained, pass_on)
 
 
-def _tags(winner: str, systems: tuple[str, str], faults: Mapping[str, Mapping[str, tuple[str, ...]]], decided_by: str | None,
-          most: int) -> tuple[str, tuple[str, ...]]:
-    """The loser's fault tags (the deciding group's first), or a tie reason."""
+def _weigh(systems: tuple[str, str], faults: Mapping[str, Mapping[str, tuple[str, ...]]],
+           weights: Mapping[str, Mapping[str, float]], ruined: Mapping[str, float], order: list[str]) -> tuple[str, str | None]:
+    """(winner or TIE, the deciding group): a ruined clip loses to one that is not; then group by group, a
+    clip with faults loses to one without, and heavier faults to lighter ones beyond ``LIKE_WEIGHT``."""
+    a, b = systems
+    if (ruined[a] >= RUINED_SHARE) != (ruined[b] >= RUINED_SHARE):
+        return (b if ruined[a] >= RUINED_SHARE else a), "temporal_consistency"
+    for group in order:
+        has = [bool(faults[s][group]) for s in systems]
+        wa, wb = weights[a][group], weights[b][group]
+        if has[0] != has[1]:
+            return (b if has[0] else a), group
+        if abs(wa - wb) > LIKE_WEIGHT:
+            return (a if wa < wb else b), group
+    return TIE, None
+
+
+def _tags(winner: str, systems: tuple[str, str], faults: Mapping[str, Mapping[str, tuple[str, ...]]],
+          per_fault: Mapping[str, Mapping[str, float]], decided_by: str | None, most: int) -> tuple[str, tuple[str, ...]]:
+    """The loser's fault tags (the deciding group's first, its heaviest fault first), or a tie reason."""
     if winner == TIE:
         flawed = any(any(groups.values()) for groups in faults.values())
         return ("tie_both_flawed" if flawed else "tie_both_good"), ()
     loser = systems[1] if winner == systems[0] else systems[0]
-    ordered = list(faults[loser][decided_by or ""]) + [p for g, ps in faults[loser].items() if g != decided_by for p in ps]
+    deciding = sorted(faults[loser][decided_by or ""], key=lambda p: -per_fault[loser].get(p, 1.0))
+    ordered = deciding + [p for g, ps in faults[loser].items() if g != decided_by for p in ps]
     tags = list(dict.fromkeys(FAULT_TAGS[p] for p in ordered if p in FAULT_TAGS))
     return tags[0], tuple(tags[1:1 + most])
 

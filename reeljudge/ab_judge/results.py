@@ -106,6 +106,7 @@ def probes_result(v: ProbesPairVerdict, options: ABJudgeOptions, test: str) -> R
         named.update({f"ab_probes_{system}_{group}": share for group, share in v.passed_share[system].items()})
     head = f"{'PASS' if v.passed else 'FAIL'} {_outcome(v.winner, v.systems)} on the probed dimensions (judge: probes)"
     head += f", decided by {v.decided_by}" if v.decided_by else ""
+    head += f": {v.weighing()}" if v.weighing() else ""
     parts = [head, f"tags: {', '.join(v.tags)}", "not judged (abstained, the probes cannot see them): " + ", ".join(v.abstained)]
     for system in v.systems:
         found = [f"{p}: {reason}" for p, reason in v.reasons[system].items()]
@@ -123,7 +124,7 @@ def probes_result(v: ProbesPairVerdict, options: ABJudgeOptions, test: str) -> R
         "judge": JUDGE_NAME, "mode": "probes", "judged": True, "test": test, "winner": v.winner, "decided_by": v.decided_by,
         "primary_tag": v.primary_tag, "secondary_tags": list(v.secondary_tags), "abstained": list(v.abstained),
         "dimensions": dimensions, "faults": {s: {g: list(ps) for g, ps in f.items()} for s, f in v.faults.items()},
-        "pass_on": v.pass_on,
+        "pass_on": v.pass_on, "fault_weights": {s: dict(w) for s, w in v.fault_weights.items()}, "ruined_share": dict(v.ruined),
         IDENTITY_KEY: judge_identity(JUDGE_NAME, "probes", version=options.protocol),
     }
     return grading_result(passed=v.passed, score=v.score, reason=". ".join(parts), named_scores=named, components=components,

@@ -62,6 +62,8 @@ def verdict_result(v: FilmabilityVerdict) -> Result:
         "points": v.table.points,
         "level": v.table.level,
         "capped_at_0_8": v.table.capped,
+        "min_relevance": v.min_relevance,
+        "relevance_short": v.relevance_short,
         "unfilmable_terms": v.unfilmable_terms,
         "judge_disagreements": v.disagreements,
     }
@@ -87,6 +89,9 @@ def _reason(v: FilmabilityVerdict) -> str:
         f"{'PASS' if v.passed else 'FAIL'} {t.score:.1f} {t.level} (threshold {v.threshold:g}; {v.judge} judge): "
         f"relevance {b.relevance}/3, filmability {b.filmability}/3, variety {b.variety}/1 = {t.points}/7"
     ]
+    if v.relevance_short:
+        parts.append(f"relevance {b.relevance}/3 is under min_relevance {v.min_relevance}: the judge reads these terms "
+                     "as unrelated to the narration, so the test fails whatever its points")
     if t.capped:
         parts.append("capped at 0.8 because 1.0 needs relevance 3")
     parts.append(f"unfilmable: {', '.join(v.unfilmable_terms)}" if v.unfilmable_terms else "no unfilmable terms")

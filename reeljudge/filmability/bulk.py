@@ -49,8 +49,9 @@ def bulk_options(config: Mapping[str, Any] | None = None) -> tuple[FilmabilityOp
 
 
 def row_key(row: NarrationRow, ctx: BulkContext) -> str:
-    """The key a judged narration is recorded (and skipped) under: narration, terms, threshold, judge version."""
-    payload = [row.narration, list(row.terms), ctx.options.threshold, JUDGE_VERSION]
+    """The key a judged narration is recorded (and skipped) under: narration, terms, threshold, minimum
+    relevance, judge version."""
+    payload = [row.narration, list(row.terms), ctx.options.threshold, ctx.options.min_relevance, JUDGE_VERSION]
     return hashlib.sha256(json.dumps(payload, ensure_ascii=False).encode()).hexdigest()[:32]
 
 

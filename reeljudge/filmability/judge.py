@@ -5,7 +5,8 @@ no Gemini can answer), gets its breakdown (cached like every judge reply), and s
 table (``score_table``); the judge's own total is recorded, never trusted. A judge that did not
 judge raises ReelJudgeError. Beside the verdict, the findability signal (clip counts per term from
 the stock-video APIs, :mod:`reeljudge.filmability.findability`) is attached; it gates the verdict only
-through ``min_findability``.
+through ``min_findability``. A list whose relevance is below ``min_relevance`` (default 1: one the
+judge reads as unrelated to the narration) fails whatever its points; the score stays the table's.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ class FilmabilityVerdict:
     disagreements: list[str] = field(default_factory=list)
     findability: Findability | None = None  # clip counts per term (reeljudge.filmability.findability)
     min_findability: float = 0.0
+    min_relevance: int = 0
 
     judged = True
 
@@ -52,8 +54,13 @@ class FilmabilityVerdict:
 
     @property
     def passed(self) -> bool:
-        """Whether the score reaches the threshold (and the share of findable terms its minimum)."""
-        return self.table.score >= self.threshold and not self.findability_short
+        """Whether the score reaches the threshold, relevance its minimum (and findable terms theirs)."""
+        return self.table.score >= self.threshold and not self.relevance_short and not self.findability_short
+
+    @property
+    def relevance_short(self) -> bool:
+        """Whether the judge read the list as less relevant than ``min_relevance`` asks (off-topic)."""
+        return self.breakdown.relevance < self.min_relevance
 
     @property
     def findability_short(self) -> bool:
@@ -90,7 +97,8 @@ def judge(narration: str, terms: list[str], options: FilmabilityOptions, setting
     """The verdict on ``terms`` for ``narration``; ReelJudgeError when the judge did not judge."""
     which = choose_judge(options, settings)
     verdict = _gemini(narration, terms, options, settings) if which == "gemini" else _local(narration, terms, options, settings)
-    return replace(verdict, findability=_findability(terms, options, settings), min_findability=options.min_findability)
+    return replace(verdict, findability=_findability(terms, options, settings), min_findability=options.min_findability,
+                   min_relevance=options.min_relevance)
 
 
 def _findability(terms: list[str], options: FilmabilityOptions, settings: JudgeSettings) -> Findability:

@@ -21,6 +21,11 @@ class FilmabilityOptions:
         "auto", env="REELJUDGE_JUDGE",
         doc="gemini, local (offline), or auto: Gemini when credentials or a replay cache are there, else local",
     )
+    min_relevance: int = option(
+        1, minimum=0, maximum=3,
+        doc="fail a list whose relevance (0–3) is below this, whatever its points: a list the judge reads as "
+            "unrelated to the narration never passes (0: the score table alone)",
+    )
     max_terms: int = option(50, minimum=1, doc="most search terms a test may give")
     max_narration_chars: int = option(4000, minimum=1, doc="longest narration accepted")
     findability: Literal["auto", "off", "required"] = option(

@@ -215,13 +215,27 @@ def read_relevance(
     return out
 
 
-def list_level(readings: Sequence[TermRelevance]) -> int:
+#: the highest list level when a term is read as unrelated: a list holding an off-topic term is not "directly related"
+UNRELATED_TERM_CAP = 2
+
+
+def half_level(readings: Sequence[TermRelevance]) -> int:
     """The level that at least half the terms reach (0 for no terms)."""
     ranked = sorted((r.level for r in readings), reverse=True)
     return ranked[(len(ranked) + 1) // 2 - 1] if ranked else 0
 
 
+def list_level(readings: Sequence[TermRelevance]) -> int:
+    """The list's relevance: :func:`half_level`, at most 2 when a term is read as unrelated (level 0)."""
+    level = half_level(readings)
+    return min(level, UNRELATED_TERM_CAP) if any(r.level == 0 for r in readings) else level
+
+
 def describe(readings: Sequence[TermRelevance], rel: int, o: RelevanceThresholds) -> str:
-    """The relevance criterion's reason: the list level, then each term and why."""
+    """The relevance criterion's reason: the list level (and the cap, when it applied), then each term and why."""
     parts = [f"'{r.term}' {LEVEL_NAMES[r.level]} ({r.why})" for r in readings]
-    return f"at least half the terms reach level {rel} → {rel}/3: " + "; ".join(parts) + "."
+    unrelated = [r.term for r in readings if r.level == 0]
+    head = (f"a term is unrelated ({', '.join(unrelated)}), so the list is at most generally related → {rel}/3"
+            if unrelated and half_level(readings) > rel
+            else f"at least half the terms reach level {rel} → {rel}/3")
+    return head + ": " + "; ".join(parts) + "."

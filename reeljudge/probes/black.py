@@ -9,7 +9,7 @@ transition: reported as a fact. A black run entered or left by a hard cut is a f
 from __future__ import annotations
 
 from reeljudge.probes.options import ProbeOptions
-from reeljudge.probes.report import ProbeResult, list_ranges, range_details, runs
+from reeljudge.probes.report import ProbeResult, list_ranges, range_details, runs, share_of_clip
 from reeljudge.probes.signals import Signals
 
 
@@ -53,8 +53,11 @@ def probe_black(signals: Signals, options: ProbeOptions) -> ProbeResult:
     faults, fades = black_runs(signals, options)
     count = sum(b - a + 1 for a, b in faults)
     score = 1.0 - count / max(1, signals.count)
-    details = {"black_frames": count, "runs": range_details(signals, faults), "fades": range_details(signals, fades)}
+    details = {"black_frames": count, "ruined_share": share_of_clip(signals, count), "runs": range_details(signals, faults),
+               "fades": range_details(signals, fades)}
     facts = f"; fade to or from black (a transition, not a fault): {list_ranges(signals, fades)}" if fades else ""
+    if faults == [(0, signals.count - 1)]:
+        return ProbeResult("black_frames", False, score, f"the whole clip is black: all {signals.count} analysed frames", details=details)
     if faults:
         reason = f"{count} black frame(s) of {signals.count} with a hard cut into or out of black: {list_ranges(signals, faults)}{facts}"
         return ProbeResult("black_frames", False, score, reason, details=details)

@@ -27,6 +27,8 @@ def probe_black_and_white(signals: Signals, options: ProbeOptions, prompt: str =
     allowed = options.allow_black_and_white if options.allow_black_and_white is not None else prompt_asks_black_and_white(prompt)
     details = {"gray_share": round(share, 3), "black_and_white": mono, "allowed": allowed}
     whole = frame_range(signals, 0, signals.count - 1)
+    if not lit:
+        return ProbeResult("black_and_white", True, 1.0, "colour not judged: every analysed frame is black", details=details)
     if mono and not allowed:
         return ProbeResult("black_and_white", False, 0.0, f"black-and-white ({share:.0%} of frames colourless over {whole}) and not asked for", details=details)
     if mono:

@@ -13,7 +13,7 @@ import re
 from reeljudge.probes.black import black_flags
 from reeljudge.probes.stillness import PairKind, pair_kinds
 from reeljudge.probes.options import ProbeOptions
-from reeljudge.probes.report import ProbeResult, list_ranges, range_details
+from reeljudge.probes.report import ProbeResult, list_ranges, range_details, share_of_clip
 from reeljudge.probes.signals import Signals
 
 _MULTI_SHOT = re.compile(
@@ -143,12 +143,19 @@ def shot_events(signals: Signals, options: ProbeOptions) -> tuple[list[int], lis
     return cuts, flashes
 
 
+def outside_main_shot(cuts: list[int], count: int) -> int:
+    """Frames outside the clip's longest shot (the shots being split at ``cuts``): how much a reset ruins."""
+    bounds = [0, *sorted(cuts), count]
+    return count - max(b - a for a, b in zip(bounds, bounds[1:])) if cuts else 0
+
+
 def probe_cuts(signals: Signals, options: ProbeOptions, prompt: str = "") -> ProbeResult:
     """Report scene cuts; fail them as scene resets when the clip should be one shot. Flashes are facts."""
     cuts, flashes = shot_events(signals, options)
     single = options.single_shot if options.single_shot is not None else prompt_implies_one_shot(prompt)
     where = list_ranges(signals, [(c, c) for c in cuts])
     details = {"cuts": range_details(signals, [(c, c) for c in cuts]), "single_shot": single,
+               "ruined_share": share_of_clip(signals, outside_main_shot(cuts, signals.count)),
                "flashes": range_details(signals, flashes)}
     facts = f"; {len(flashes)} flash(es), the same shot before and after (not cuts): {list_ranges(signals, flashes)}" if flashes else ""
     if cuts and single:

@@ -17,7 +17,7 @@ from statistics import mean, median, pstdev
 
 from reeljudge.probes.black import black_flags
 from reeljudge.probes.options import ProbeOptions
-from reeljudge.probes.report import ProbeResult, frame_range, range_details
+from reeljudge.probes.report import ProbeResult, frame_range, range_details, share_of_clip
 from reeljudge.probes.signals import Signals
 
 
@@ -115,6 +115,7 @@ def probe_flicker(signals: Signals, options: ProbeOptions) -> ProbeResult:
     found = [(a, b, round(hz, 2) if hz else None, s) for a, b, hz, s in flicker_runs(signals, options)]
     frames = sum(b - a + 1 for a, b, _, _ in found)
     details = {
+        "ruined_share": share_of_clip(signals, frames),
         "runs": [d | {"hz": hz, "swing_levels": round(s, 1)} for d, (_, _, hz, s) in zip(range_details(signals, [(a, b) for a, b, _, _ in found]), found)],
         "nyquist_hz": round((signals.info.fps or 24.0) / 2, 2),
     }

@@ -12,7 +12,7 @@ from statistics import median
 
 from reeljudge.probes.black import black_flags
 from reeljudge.probes.options import ProbeOptions
-from reeljudge.probes.report import ProbeResult, frame_range, range_details
+from reeljudge.probes.report import ProbeResult, frame_range, range_details, share_of_clip
 from reeljudge.probes.measures import edge_share
 from reeljudge.probes.signals import Signals
 from reeljudge.probes.stillness import PairKind, pair_kinds, still_runs, usual_hold
@@ -99,6 +99,7 @@ def probe_frozen(signals: Signals, options: ProbeOptions) -> ProbeResult:
     facts = f"; still picture, a property of the shot: {', '.join(held)}" if held else ""
     details = {
         "frozen_frames": count,
+        "ruined_share": share_of_clip(signals, count),
         "runs": [d | {"kind": k, "why": w} for d, (_, _, k, w) in zip(range_details(signals, [(a, b) for a, b, _, _ in frozen]), frozen)],
         "still_runs": [d | {"kind": k} for d, (_, _, k) in zip(range_details(signals, [(a, b) for a, b, _ in still]), still)],
         "still_frames": sum(b - a + 1 for a, b, _ in still),

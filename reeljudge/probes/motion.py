@@ -11,7 +11,7 @@ from __future__ import annotations
 from reeljudge.probes.black import black_flags
 from reeljudge.probes.cuts import cut_frames
 from reeljudge.probes.options import ProbeOptions
-from reeljudge.probes.report import ProbeResult, list_ranges, range_details, runs
+from reeljudge.probes.report import ProbeResult, list_ranges, range_details, runs, share_of_clip
 from reeljudge.probes.signals import Signals
 
 
@@ -77,7 +77,7 @@ def probe_shake(signals: Signals, options: ProbeOptions) -> ProbeResult:
     """Fail on runs of camera shake (global motion jitter) of at least ``shake_min_frames`` frames."""
     found = shake_runs(signals, options)
     frames = sum(b - a + 1 for a, b in found)
-    details = {"runs": range_details(signals, found)}
+    details = {"ruined_share": share_of_clip(signals, frames), "runs": range_details(signals, found)}
     if found:
         reason = f"camera shake over {list_ranges(signals, found)}"
         return ProbeResult("camera_shake", False, 1.0 - frames / max(1, signals.count), reason, details=details)

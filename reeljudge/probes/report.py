@@ -51,6 +51,11 @@ def list_ranges(signals: Signals, ranges: Iterable[tuple[int, int]], limit: int 
     return text
 
 
+def share_of_clip(signals: Signals, frames: int) -> float:
+    """The share of the analysed frames that ``frames`` is (how much of the clip a fault ruins), rounded."""
+    return round(frames / max(1, signals.count), 4)
+
+
 def range_details(signals: Signals, ranges: Iterable[tuple[int, int]]) -> list[dict[str, float | int]]:
     """Frame ranges as JSON-able dicts with start/end frames and times."""
     return [
