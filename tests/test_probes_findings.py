@@ -46,12 +46,14 @@ def test_the_reference_covers_three_corpus_variants_and_every_example_clip(refer
 def test_every_corpus_finding_equals_the_reference(reference: dict, corpus_clips: dict[str, tuple[Path, str]]) -> None:
     fresh = {key: clip_findings(path, prompt) for key, (path, prompt) in corpus_clips.items()}
     assert set(fresh) <= set(reference)
-    assert differences({key: reference[key] for key in fresh}, fresh) == []
+    lines = differences({key: reference[key] for key in fresh}, fresh)
+    assert lines == [], "\n".join(lines)
 
 
 def test_every_example_clip_finding_equals_the_reference(reference: dict) -> None:
     fresh = {f"example_{p.stem}": clip_findings(p, PROMPT) for p in sorted(CLIPS_DIR.glob("*.mp4"))}
-    assert differences({key: reference[key] for key in fresh}, fresh) == []
+    lines = differences({key: reference[key] for key in fresh}, fresh)
+    assert lines == [], "\n".join(lines)
 
 
 def _changed(entry: dict, path: str, value: object) -> dict:
