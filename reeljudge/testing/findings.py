@@ -12,8 +12,8 @@ reference holds on any machine while a changed rule or measurement still shows.
 summary still matches: a later change to a probe's logic (not to the measurements) can update its
 findings while the test still proves the signals are those of the reference. Clips new to the
 corpus (none in the reference) are added with the findings and signals of the code that rewrites
-them. ``spread A B`` prints, per quantity, how far two tables written under different settings
-differ (see ``reeljudge.testing.findings_spread``).
+them. How far the values move under other thread and CPU settings is measured by
+``reeljudge.testing.findings_spread``.
 """
 
 from __future__ import annotations

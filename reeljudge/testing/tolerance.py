@@ -2,11 +2,12 @@
 tolerance where floating-point noise can (and measuring that noise).
 
 Verdicts, gating, reasons (their numbers rounded as printed), every frame and time of a finding and
-the decode facts must be equal. Continuous scores, a few measured amounts in the details, the
-generated clips' byte sizes and the summaries of the per-frame signals may move with the CPU (SIMD
-dispatch in x264, numpy and OpenCV) and the thread settings; each has a tolerance in ``TOLERANCES``,
-chosen from the spread measured across thread counts, ``cv2.setUseOptimized(False)`` and disabled CPU
-features (the figures are in docs/decisions.md, "Findings reference across machines").
+the decode facts must be equal (a decimal in a reason may cross a rounding boundary: one unit of
+its last digit). Continuous scores, a few measured amounts in the details, the generated clips'
+byte sizes and the summaries of the per-frame signals move between machines; each has a tolerance
+in ``TOLERANCES``, chosen from the spread measured between two machines and across thread counts,
+disabled CPU features and the plain C paths of OpenCV and FFmpeg (``findings_spread``; the figures
+are in docs/decisions.md, "Findings reference across machines").
 """
 
 from __future__ import annotations
