@@ -119,15 +119,19 @@ if [ ! -x "$latest/node_modules/.bin/promptfoo" ] || [ "$(cat "$lstamp" 2>/dev/n
   echo "$lwant" > "$lstamp"
 fi
 
-# 5. the user-project test (tests/test_user_project.py) installs the built wheel into an empty
-# virtualenv with --offline: uv's cache must know the index pages and hold the wheels of the locked
-# versions. One throwaway install of exactly those versions fills both (~3 s when cached).
+# 5. the user-project test (tests/test_user_project.py) builds the wheel offline and installs it
+# into an empty virtualenv with --offline: uv's cache must hold the build backend, know the index
+# pages and hold the wheels of the locked versions. One throwaway build and install of exactly those
+# versions fills it (~3 s when cached). The stamp names the cache, so a machine (or a HOME) whose
+# cache is another, or was emptied, fills its own instead of trusting the stamp.
 ostamp=.venv/.reeljudge-offline-install
-owant=$(digest uv.lock "$UV_VERSION" "$py_version")
-if [ "$(cat "$ostamp" 2>/dev/null)" != "$owant" ]; then
+ucache=$("$uv" cache dir)
+owant=$(digest uv.lock "$UV_VERSION" "$py_version" "$ucache")
+if [ ! -d "$ucache" ] || [ "$(cat "$ostamp" 2>/dev/null)" != "$owant" ]; then
   echo "reeljudge set-up: caching the locked packages for the offline install test…" >&2
   scratch=$(mktemp -d)
   "$uv" export --frozen --no-emit-project --no-dev --no-hashes --no-header --no-annotate --quiet -o "$scratch/pins.txt" >&2
+  "$uv" build --quiet --out-dir "$scratch/dist" . >&2  # as the test builds: sdist, then the wheel from it
   "$uv" venv --quiet --python "$py" "$scratch/venv" >&2
   "$uv" pip install --quiet --python "$scratch/venv/bin/python" -r "$scratch/pins.txt" >&2
   rm -rf "$scratch"

@@ -26,6 +26,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("reeljudge.ab_judge", "reeljudge.providers", "reeljudge.gates"),
     ("reeljudge.calibration", "reeljudge.warm", "reeljudge.scaffold",
      "reeljudge.testing.ab_judge_scripts", "reeljudge.testing.gecko_scripts", "reeljudge.testing.findings", "reeljudge.testing.results_fixtures"),
+    ("reeljudge.testing.findings_spread",),  # the findings under other thread and CPU settings
     ("reeljudge",),  # the faces, each imported lazily by name when used
     ("reeljudge.cli", "reeljudge.cache_cli"),
 )

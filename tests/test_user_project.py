@@ -183,7 +183,9 @@ def same(result: dict[str, Any], kind: str) -> Any:
 
 def test_the_package_reference_and_the_python_entry_give_the_same_results(user_run):
     by = user_run["by"]
-    for name in [n.split(": ", 1)[1] for n in by if n.startswith("package: ") and not n.endswith(" store")]:
+    names = [n.split(": ", 1)[1] for n in by if n.startswith("package: ") and not n.endswith(" store")]
+    assert len(names) >= 4 and all(f"python: {name}" in by for name in names), sorted(by)
+    for name in names:
         a, b = by[f"package: {name}"], by[f"python: {name}"]
         assert (a["success"], a["score"]) == (b["success"], b["score"]), name
         assert same(a["gradingResult"], "package") == same(b["gradingResult"], "python"), name

@@ -2,45 +2,58 @@
 
 ``python -m reeljudge.testing.findings write FILE`` probes corpus variants 0–2 and every clip in
 ``datasets/clips`` and writes, per clip, every probe's verdict, score, reason and details, the
-clip's decode facts, and a digest of each per-frame signal series (exact float values, thumbnails
-as bytes). ``check FILE`` does the same and lists every difference. The stored reference was
-written by the decoder and analyser of ``main`` before issue 21 changed how frames reach the
-analysis, so a change that alters any finding or any signal shows here.
+clip's decode facts, and a summary of each per-frame signal series (count, mean, spread, minimum,
+median, maximum; thumbnails by their per-frame mean). ``check FILE`` does the same and lists every
+difference: verdicts, reasons, frames, times and decode facts exactly, scores, measured amounts,
+byte sizes and signal summaries within the tolerances of ``reeljudge.testing.tolerance``, so the
+reference holds on any machine while a changed rule or measurement still shows.
 
-``rewrite-findings FILE`` rewrites only the findings, and only when every signal digest still
-matches: a later change to a probe's logic (not to the measurements) can update its findings
-while the test still proves the signals are those of the reference. Clips new to the corpus (none
-in the reference) are added with the findings and signals of the code that rewrites them.
+``rewrite-findings FILE`` rewrites only the findings, and only when every decode fact and signal
+summary still matches: a later change to a probe's logic (not to the measurements) can update its
+findings while the test still proves the signals are those of the reference. Clips new to the
+corpus (none in the reference) are added with the findings and signals of the code that rewrites
+them. How far the values move under other thread and CPU settings is measured by
+``reeljudge.testing.findings_spread``.
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import tempfile
 from pathlib import Path
 from typing import Any, Iterator
 
 from reeljudge.testing.corpus import PROMPT, REPO, write_corpus
+from reeljudge.testing.tolerance import differences
 
 CLIPS_DIR = REPO / "datasets" / "clips"
 VARIANTS = (0, 1, 2)
 
 
-def signal_digests(signals: Any) -> dict[str, str]:
-    """A short digest per per-frame series of a Signals (exact values), plus the dynamic-degree pairs."""
+def _summary(values: Any) -> dict[str, float]:
+    """Count, mean, standard deviation, minimum, median and maximum of a series (6 significant digits)."""
     import numpy as np
 
-    out: dict[str, str] = {}
+    x = np.asarray(values, dtype=np.float64)
+    if x.size == 0:
+        return {"count": 0}
+    stats = {"mean": x.mean(), "sd": x.std(), "min": x.min(), "median": float(np.median(x)), "max": x.max()}
+    return {"count": int(x.size), **{name: float(f"{value:.6g}") for name, value in stats.items()}}
+
+
+def signal_summaries(signals: Any) -> dict[str, Any]:
+    """A summary per per-frame series of a Signals (thumbnails by their mean), plus the dynamic-degree pairs."""
+    out: dict[str, Any] = {}
     for name, values in sorted(vars(signals).items()):
         if name == "info" or not isinstance(values, list):
             continue
-        h = hashlib.sha256()
-        for value in values:
-            h.update(np.ascontiguousarray(value).tobytes() if name == "thumbs" else repr(value).encode())
-        out[name] = h.hexdigest()[:16]
-    out["dd_interval"] = str(signals.dd_interval)
+        if name == "thumbs":
+            values = [float(thumb.mean()) for thumb in values]
+        elif name == "dd_pairs":
+            values = [flow for _, _, flow in values]
+        out[name] = _summary(values)
+    out["dd_interval"] = signals.dd_interval
     return out
 
 
@@ -57,7 +70,7 @@ def clip_findings(path: Path, prompt: str) -> dict[str, Any]:
         return {"error": str(error).replace(str(path), path.name)}
     results = probe_signals(signals, options, prompt)
     found = {r.name: {"passed": r.passed, "score": r.score, "gating": r.gating, "reason": r.reason, "details": r.details} for r in results}
-    return {"info": signals.info.as_metadata(), "findings": _plain(found), "signals": signal_digests(signals)}
+    return {"info": signals.info.as_metadata(), "findings": _plain(found), "signals": signal_summaries(signals)}
 
 
 def _plain(value: Any) -> Any:
@@ -65,33 +78,17 @@ def _plain(value: Any) -> Any:
     return json.loads(json.dumps(value, default=lambda v: v.item() if hasattr(v, "item") else str(v)))
 
 
-def every_clip(folder: Path) -> Iterator[tuple[str, Path, str]]:
-    """(key, path, prompt) for every corpus clip of every variant (written into ``folder``) and example clip."""
-    for variant, clip, path in write_corpus(folder, VARIANTS):
+def every_clip(folder: Path, variants: tuple[int, ...] = VARIANTS) -> Iterator[tuple[str, Path, str]]:
+    """(key, path, prompt) for every corpus clip of these variants (written into ``folder``) and example clip."""
+    for variant, clip, path in write_corpus(folder, variants):
         yield f"v{variant}_{clip.name}", path, clip.prompt
     for path in sorted(CLIPS_DIR.glob("*.mp4")):
         yield f"example_{path.stem}", path, PROMPT
 
 
-def all_findings(folder: Path) -> dict[str, Any]:
-    """Findings of every clip, keyed by clip."""
-    return {key: clip_findings(path, prompt) for key, path, prompt in every_clip(folder)}
-
-
-def differences(reference: dict[str, Any], fresh: dict[str, Any]) -> list[str]:
-    """One line per clip, probe, fact or signal series that differs between two findings tables."""
-    lines = [f"{key}: only in {'reference' if key in reference else 'fresh run'}" for key in sorted(set(reference) ^ set(fresh))]
-    for key in sorted(set(reference) & set(fresh)):
-        ref, new = reference[key], fresh[key]
-        for part in ("error", "info", "findings", "signals"):
-            a, b = ref.get(part), new.get(part)
-            if a == b:
-                continue
-            if isinstance(a, dict) and isinstance(b, dict):
-                lines += [f"{key} {part}.{n}: {a.get(n)!r} != {b.get(n)!r}" for n in sorted(set(a) | set(b)) if a.get(n) != b.get(n)]
-            else:
-                lines.append(f"{key} {part}: {a!r} != {b!r}")
-    return lines
+def all_findings(folder: Path, variants: tuple[int, ...] = VARIANTS) -> dict[str, Any]:
+    """Findings of every clip of these variants and every example clip, keyed by clip."""
+    return {key: clip_findings(path, prompt) for key, path, prompt in every_clip(folder, variants)}
 
 
 def write(path: Path, table: dict[str, Any]) -> None:
