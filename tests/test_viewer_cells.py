@@ -16,23 +16,20 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
-import time
 from pathlib import Path
 from typing import Any, Iterator
 
-import httpx
 import pytest
 import yaml
 
-from ab_support import CHROMIUM, CHROMIUM_ARGS, free_port
+from ab_support import CHROMIUM, CHROMIUM_ARGS
+from promptfoo_run import promptfoo_view
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser]
 
 ROOT = Path(__file__).resolve().parents[1]
 CLIPS = ROOT / "datasets" / "clips"
-LOOPBACK_ONLY = Path(__file__).with_name("loopback_only.cjs")
 #: the viewer's own settings store (zustand, localStorage "eval-settings"): passing reasons shown
 SHOW_PASS_REASONS = "localStorage.setItem('eval-settings', JSON.stringify({state: {showPassReasons: true}, version: 2}))"
 #: per test: the var ``case`` that names its row, its vars, its assertion (entry, config)
@@ -82,22 +79,8 @@ def viewer(tmp_path_factory) -> Iterator[tuple[str, dict[str, dict[str, Any]], P
     assert out.exists(), (run.stdout + run.stderr)[-3000:]
     results = {r["vars"]["case"]: r for r in json.loads(out.read_text())["results"]["results"]}
     assert set(results) == set(CASES), (run.stdout + run.stderr)[-3000:]
-    port = free_port()
-    view_env = {**env, "NODE_OPTIONS": f"--require {LOOPBACK_ONLY}"}
-    view = subprocess.Popen(["bash", str(ROOT / "scripts" / "promptfoo.sh"), "view", "-p", str(port), "-n"], cwd=config.parent,
-                            env=view_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    try:
-        base, deadline = f"http://127.0.0.1:{port}", time.monotonic() + 120
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(base + "/health", timeout=2).status_code < 500:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.5)
+    with promptfoo_view(folder / "promptfoo", cwd=config.parent) as base:
         yield base, results, folder
-    finally:
-        os.killpg(view.pid, signal.SIGTERM)
-        view.wait(20)
 
 
 def read_cells(base: str, screenshot: Path, *, pass_reasons: bool) -> tuple[dict[str, dict[str, Any]], str]:
