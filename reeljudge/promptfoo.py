@@ -2,10 +2,17 @@
 
 - context readers: the test's label, its vars, the assertion's ``config:`` (the clip a test names:
   :mod:`reeljudge.media.resolver`);
-- result builders: ``grading_result``, ``component``, ``failure`` (a judge that did not judge:
-  always ``pass: false`` with the reason), ``run_judged`` (runs a grading and turns every
-  ReelJudgeError into such a failure), and ``invert_verdict`` for tests that expect a judge to
-  fail (a counter-prompt, a clip with a planted fault);
+- result builders: ``grading_result``, ``failure`` (a judge that did not judge: always
+  ``pass: false`` with the reason), ``run_judged`` (runs a grading and turns every ReelJudgeError
+  into such a failure), and ``invert_verdict`` for tests that expect a judge to fail (a
+  counter-prompt, a clip with a planted fault);
+- how a result reads in promptfoo's web viewer: each assertion is one pass/fail check. The viewer
+  counts every entry of a test's ``componentResults`` (promptfoo flattens an assertion's own into
+  the test's) as a PASS or FAIL of the cell and of its column's "Asserts", and shows the failing
+  ones' reasons first, so a judge's parts (criteria, probes, questions, orders) are never
+  components: their numbers are ``namedScores`` (the viewer's metric chips), their reasons a
+  ``breakdown`` (a line each under the verdict line, and ``metadata.breakdown``). The first line
+  of every reason is the verdict, ``PASS``/``FAIL``, and why;
 - ``judge_identity``: who judged a result (judge, engine, model, rubric/protocol version, the
   options that change verdicts) and whether the answer was live or replayed, written into every
   judged result's ``metadata.judge_identity`` so a regression gate compares like with like.
@@ -22,10 +29,17 @@ from reeljudge.errors import BadInputError, ReelJudgeError
 Result = dict[str, Any]
 #: the metadata key of a judged result that says who judged it (read by ``reeljudge compare``)
 IDENTITY_KEY = "judge_identity"
+#: the metadata key of a judged result's per-part reasons (read by ``reeljudge compare`` as a metric's reason)
+BREAKDOWN_KEY = "breakdown"
 #: engines whose answers are a pure function of their inputs: a verdict flip is a fact, not noise
 DETERMINISTIC_ENGINES = frozenset({"local", "probes"})
 #: keys promptfoo itself reads from (or adds to) a Python provider's ``config:``; never ours
 PROMPTFOO_PROVIDER_KEYS = frozenset({"basePath", "pythonExecutable", "workers", "timeout"})
+
+
+def verdict_word(passed: bool) -> str:
+    """How a reason opens: ``PASS`` or ``FAIL``."""
+    return "PASS" if passed else "FAIL"
 
 
 def grading_result(
@@ -34,20 +48,26 @@ def grading_result(
     score: float,
     reason: str,
     named_scores: Mapping[str, float] | None = None,
-    components: list[Result] | None = None,
+    breakdown: Mapping[str, str] | None = None,
     tokens: Mapping[str, int] | None = None,
     metadata: Mapping[str, Any] | None = None,
 ) -> Result:
-    """A promptfoo GradingResult dict with only the fields that are set."""
-    result: Result = {"pass": bool(passed), "score": float(score), "reason": reason}
+    """A promptfoo GradingResult dict with only the fields that are set.
+
+    Args:
+        reason: why, without the verdict word: the reason reads ``PASS <reason>`` (or ``FAIL``).
+        breakdown: each part's reason (keyed by its named score where it has one), a line each
+            under the verdict line, also kept as ``metadata.breakdown``.
+    """
+    lines = [f"{verdict_word(passed)} {reason}", *(f"{name}: {text}" for name, text in (breakdown or {}).items())]
+    result: Result = {"pass": bool(passed), "score": float(score), "reason": "\n".join(lines)}
     if named_scores:
         result["namedScores"] = {k: float(v) for k, v in named_scores.items()}
-    if components:
-        result["componentResults"] = components
     if tokens:
         result["tokensUsed"] = dict(tokens)
-    if metadata:
-        result["metadata"] = dict(metadata)
+    meta = {**(metadata or {}), **({BREAKDOWN_KEY: dict(breakdown)} if breakdown else {})}
+    if meta:
+        result["metadata"] = meta
     return result
 
 
@@ -81,19 +101,6 @@ def judge_identity(
     return identity
 
 
-def component(*, name: str, passed: bool, score: float, reason: str, **metadata: Any) -> Result:
-    """One entry of ``componentResults``: a named sub-check with its own reason."""
-    result: Result = {
-        "pass": bool(passed),
-        "score": float(score),
-        "reason": f"{name}: {reason}",
-        "assertion": {"type": "python", "value": name, "metric": name},
-    }
-    if metadata:
-        result["metadata"] = metadata
-    return result
-
-
 def failure(error: ReelJudgeError, *, judge: str, test: str, metadata: Mapping[str, Any] | None = None) -> Result:
     """A failing result that says exactly what happened; never a default score."""
     meta: dict[str, Any] = {"judge": judge, "error_kind": error.kind, "test": test, "judged": False}
@@ -116,7 +123,9 @@ def invert_verdict(result: Result, *, expected: str) -> Result:
     flipped["pass"] = not result["pass"]
     flipped["score"] = 1.0 - float(result["score"])
     outcome = "as expected" if flipped["pass"] else "but a failing verdict was expected"
-    flipped["reason"] = f"expected {expected}; the judge said {'PASS' if result['pass'] else 'FAIL'} ({outcome}): {result['reason']}"
+    said = str(result["reason"]).removeprefix(verdict_word(result["pass"])).lstrip()
+    flipped["reason"] = (f"{verdict_word(flipped['pass'])} expected {expected}; the judge said {verdict_word(result['pass'])} "
+                         f"({outcome}): {said}")
     flipped["metadata"] = {**(result.get("metadata") or {}), "expected_verdict": "fail", "judge_verdict": result["pass"]}
     return flipped
 

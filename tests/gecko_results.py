@@ -2,7 +2,7 @@
 
 A test is a list of questions ``(tag, truth letter, judge letter or None)``; the row carries what
 ``reeljudge.gecko.assertion.outcome_result`` writes (``metadata``: judge, expect, judged, score,
-coverage, per_tag, questions_kept; one component per question with its tag and status) and, when
+coverage, per_tag, questions_kept; ``metadata.questions``, a record per question with its tag and status) and, when
 asked, ``metadata.answer_letters``. ``tests/test_gecko_report.py`` also feeds a real assertion
 result through the report, so this shape cannot drift from the assertion's unseen.
 """
@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from reeljudge.errors import JudgeError
-from reeljudge.promptfoo import component, failure, grading_result
+from reeljudge.promptfoo import failure, grading_result
 
 Question = tuple[str, str, "str | None"]  # tag, truth letter, the judge's letter (None: unanswered)
 
@@ -22,17 +22,21 @@ Question = tuple[str, str, "str | None"]  # tag, truth letter, the judge's lette
 def gecko_result(questions: Sequence[Question], *, expect: str = "match", letters: bool = True) -> dict[str, Any]:
     """The Gecko assertion's grading result for these questions (hard scoring)."""
     per_tag: dict[str, list[float]] = {}
-    components = []
+    records: list[dict[str, Any]] = []
+    breakdown: dict[str, str] = {}
     for n, (tag, truth, verdict) in enumerate(questions, 1):
         correct = verdict == truth
         per_tag.setdefault(tag, []).append(1.0 if correct else 0.0)
-        components.append(component(name=f"q{n} [{tag}]", passed=correct, score=float(correct), reason=f"truth {truth}, verdict {verdict}",
-                                    ground_truth=truth, verdict=verdict, tag=tag, status="kept"))
-    components.append(component(name="dropped [other]", passed=True, score=0.0, reason="not scored", tag="other", status="dropped"))
+        records.append({"name": f"q{n} [{tag}]", "correct": correct, "score": float(correct), "ground_truth": truth,
+                        "verdict": verdict, "tag": tag, "status": "kept"})
+        breakdown[f"q{n} [{tag}]"] = f"truth {truth}, verdict {verdict}"
+    records.append({"name": "dropped 1 [other]", "tag": "other", "status": "dropped"})
+    breakdown["dropped 1 [other]"] = "not scored"
     score = sum(sum(v) for v in per_tag.values()) / len(questions)
     meta: dict[str, Any] = {"judge": "gecko", "expect": expect, "judged": True, "score": score,
                             "coverage": sum(v is not None for _, _, v in questions) / len(questions),
-                            "per_tag": {t: sum(v) / len(v) for t, v in per_tag.items()}, "questions_kept": len(questions)}
+                            "per_tag": {t: sum(v) / len(v) for t, v in per_tag.items()}, "questions_kept": len(questions),
+                            "questions": records}
     if letters:
         judge: dict[str, int] = {}
         truth_counts: dict[str, int] = {}
@@ -43,7 +47,7 @@ def gecko_result(questions: Sequence[Question], *, expect: str = "match", letter
         meta["answer_letters"] = {"judge": judge, "truth": truth_counts}
     named = {"gecko": score, **{f"gecko_{t}": v for t, v in meta["per_tag"].items()}}
     return grading_result(passed=score >= 0.7, score=score, reason=f"gecko {score:.2f}", named_scores=named,
-                          components=components, metadata=meta)
+                          breakdown=breakdown, metadata=meta)
 
 
 def not_judged_result(test: str) -> dict[str, Any]:

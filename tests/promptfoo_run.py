@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
+import time
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 ROOT = Path(__file__).resolve().parents[1]
+#: preloaded into ``promptfoo view``, which binds every interface: it listens on 127.0.0.1 only
+LOOPBACK_ONLY = Path(__file__).with_name("loopback_only.cjs")
 
 
 def run_promptfoo_eval(
@@ -38,3 +43,29 @@ def run_promptfoo_eval(
 def rows(results: dict[str, Any]) -> list[dict[str, Any]]:
     """The per-cell results of a promptfoo results JSON."""
     return results["results"]["results"]
+
+
+@contextmanager
+def promptfoo_view(config_dir: Path, *, cwd: Path = ROOT, timeout: float = 120) -> Iterator[str]:
+    """``promptfoo view`` of the database in ``config_dir`` (PROMPTFOO_CONFIG_DIR), on a free port of
+    127.0.0.1 only; yields its base URL once it answers, stops it after."""
+    import httpx
+
+    from ab_support import free_port
+
+    port = free_port()
+    env = {**os.environ, "PROMPTFOO_CONFIG_DIR": str(config_dir), "NODE_OPTIONS": f"--require {LOOPBACK_ONLY}"}
+    view = subprocess.Popen(["bash", str(ROOT / "scripts" / "promptfoo.sh"), "view", "-p", str(port), "-n"], cwd=cwd, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        base, deadline = f"http://127.0.0.1:{port}", time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(base + "/health", timeout=2).status_code < 500:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.5)
+        yield base
+    finally:
+        os.killpg(view.pid, signal.SIGTERM)
+        view.wait(20)

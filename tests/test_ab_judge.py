@@ -43,7 +43,10 @@ def test_consistent_judge_both_orders_new_wins_with_scores_per_dimension(gemini_
     assert "flicker (Flicker / temporal jitter)" in result["reason"] and "artifacts" in result["reason"]
     meta = result["metadata"]
     assert meta["winner"] == "new" and meta["consistent"] is True and meta["orders_asked"] == 2
-    assert [c["metadata"]["shown"] for c in result["componentResults"]] == [{"A": "new", "B": "reference"}, {"A": "reference", "B": "new"}]
+    assert [o["shown"] for o in meta["orders"]] == [{"A": "new", "B": "reference"}, {"A": "reference", "B": "new"}]
+    assert "componentResults" not in result  # the orders are the verdict's breakdown, not checks the viewer counts
+    assert result["reason"].splitlines()[1:] == [f"order {n} ({layout}): " + meta["breakdown"][f"order {n} ({layout})"]
+                                                 for n, layout in ((1, "A = new, B = reference"), (2, "A = reference, B = new"))]
     assert result["tokensUsed"]["numRequests"] == 2
 
 

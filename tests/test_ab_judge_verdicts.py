@@ -155,7 +155,7 @@ def test_a_winner_in_a_plain_form_is_read_without_feedback(gemini_env, form):
     order = result["metadata"]["orders"][0]
     assert order["winner_side"] == "A" and order["repaired"] == [f"winner {json.dumps(form)} read as \"A\""]
     assert "fed_back_error" not in order["call"]
-    assert "read with repairs: winner" in result["componentResults"][0]["reason"]
+    assert "read with repairs: winner" in result["metadata"]["breakdown"]["order 1 (A = new, B = reference)"]
 
 
 @pytest.mark.parametrize("form", TIE_FORMS)

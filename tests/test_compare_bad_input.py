@@ -126,7 +126,7 @@ def test_reading_a_real_shape_keeps_the_not_judged_reason():
     data["results"]["results"][2]["error"] = "Provider call failed: ECONNREFUSED"
     run = read_results_from(data)
     assert [c.judged for c in run.cells] == [True, False, False]
-    assert run.cells[1].reason.startswith("filmability did not judge (cache_miss)")
+    assert run.cells[1].reason.startswith("FAIL filmability did not judge (cache_miss)")
     assert run.cells[2].reason == "error: Provider call failed: ECONNREFUSED"
     assert not run.cells[1].success and not run.cells[2].success
 

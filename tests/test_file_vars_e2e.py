@@ -58,7 +58,7 @@ def test_file_vars_are_judged_as_promptfoo_loaded_them(tmp_path):
         assert not flicker["success"] and "FAIL flicker" in flicker["gradingResult"]["reason"], flicker["gradingResult"]["reason"]
         for cell, ref in ((clean, NEW), (flicker, REFERENCE)):
             judged = cell["gradingResult"]["componentResults"][0]
-            assert judged["reason"].startswith(f"video probes on {ref}: "), judged["reason"]
+            assert judged["reason"].startswith(f"{'PASS' if cell['success'] else 'FAIL'} video probes on {ref}: "), judged["reason"]
             media = judged["metadata"]["media"]
             assert (media["written"], media["sha256"], media["carrier"]) == (ref, digests[ref], "data-uri")
     ab = cells[f"ab_judge probes {NEW}"]

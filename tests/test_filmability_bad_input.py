@@ -90,7 +90,7 @@ def test_the_offline_reason_line_says_each_thing_once():
     the list: 'unfilmable: trust, … judge: Offline judge: relevance 1/3, … Not filmable: trust, ….. findability'),
     keeps what only that summary said (terms with no lexicon coverage) and doubles no full stop."""
     result = get_assert(json.dumps(["trust", "reputation", "loyalty"]), ctx({"narration": "Trust takes years to build and seconds to lose"}))
-    reason = result["reason"]
+    reason = result["reason"].splitlines()[0]  # the verdict line (the criteria's own lines follow it)
     assert result["pass"] is False and "local judge" in reason and "unfilmable: trust, reputation, loyalty" in reason, reason
     assert reason.count("reputation") == 1 and reason.count("relevance 1/3") == 1 and ".." not in reason, reason
     odd = get_assert(json.dumps(["zxqvbl", "sunset over the sea"]), ctx({"narration": "A sunset over the sea"}))

@@ -55,9 +55,8 @@ def test_bulk_verdicts_equal_the_assertions(tmp_path: Path) -> None:
         assert named["film_variety"] == record["breakdown"]["variety"]
         # the offline judge's own summary is kept beside the line, which does not restate it
         assert record["reason"] == result["reason"] and record["judge_reason"].startswith("Offline judge: relevance")
-        for component in result["componentResults"]:
-            criterion = component["assertion"]["metric"].removeprefix("film_")
-            assert record["criterion_reasons"][criterion] in component["reason"]
+        for metric, line in result["metadata"]["breakdown"].items():
+            assert record["criterion_reasons"][metric.removeprefix("film_")] in line
     by_id = {r["id"]: r for r in records}
     assert (by_id["redis-fast"]["score"], by_id["closures"]["score"], by_id["redis-abstract"]["score"]) == (1.0, 0.8, 0.3)
     assert by_id["pasta"]["terms"] == ["basil leaves", "pasta plate", "chef hands"]

@@ -37,13 +37,13 @@ def ctx(narration=NARRATION, **config):
     return {"vars": {"narration": narration}, "config": {"judge": "gemini", **config}, "test": {"description": "case-1"}}
 
 
-def test_a_real_judgement_passes_with_named_scores_and_components(gemini_env):
+def test_a_real_judgement_passes_with_named_scores_and_each_criterions_reason(gemini_env):
     gemini_env.on("Grade these search terms", json_reply(reply()))
     result = get_assert(TERMS, ctx())
     assert result["pass"] is True and result["score"] == 1.0
     assert result["namedScores"] == {"film_score": 1.0, "film_relevance": 1.0, "film_filmability": 1.0, "film_variety": 1.0}
-    assert [c["assertion"]["metric"] for c in result["componentResults"]] == ["film_relevance", "film_filmability", "film_variety"]
-    assert "about memory" in result["componentResults"][0]["reason"]
+    assert "componentResults" not in result and list(result["metadata"]["breakdown"]) == ["film_relevance", "film_filmability", "film_variety"]
+    assert result["reason"].startswith("PASS 1.0") and "\nfilm_relevance: 3/3." in result["reason"] and "about memory" in result["reason"]
     assert result["tokensUsed"]["numRequests"] == 1 and result["tokensUsed"]["prompt"] == 120
     meta = result["metadata"]
     assert meta["judge"] == "gemini" and meta["cache_hit"] is False and meta["cost_usd_estimate"] > 0

@@ -207,8 +207,7 @@ def test_assertion_shows_findability_per_term_and_as_named_score(stock_env: Fake
     result = get_assert(json.dumps(TERMS), _context({"judge": "local"}))
     assert result["namedScores"]["film_findability"] == 0.75
     assert result["namedScores"]["film_score"] == 1.0 and result["pass"] is True  # findability informs, does not gate
-    comp = next(c for c in result["componentResults"] if c["assertion"]["metric"] == "film_findability")
-    assert "'fast motion blur' 0 (Pexels 0, Pixabay 0) — no results" in comp["reason"]
+    assert "'fast motion blur' 0 (Pexels 0, Pixabay 0) — no results" in result["metadata"]["breakdown"]["film_findability"]
     assert "no results: 'fast motion blur'" in result["reason"]
     assert result["metadata"]["findability"]["not_found"] == ["fast motion blur"]
 

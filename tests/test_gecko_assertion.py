@@ -17,7 +17,7 @@ def ctx(prompt=PROMPT, media=CLIP, **config):
     return {"vars": {"prompt": prompt, "video": media}, "config": config, "test": {"description": "case"}}
 
 
-def test_matched_prompt_scores_with_tags_components_and_dropped_question(gemini_env):
+def test_matched_prompt_scores_with_tags_questions_and_dropped_question(gemini_env):
     kept = script_prompt(gemini_env, PROMPT, matched=True)
     result = get_assert(CLIP, ctx())
     assert result["pass"] is True, result["reason"]
@@ -25,8 +25,10 @@ def test_matched_prompt_scores_with_tags_components_and_dropped_question(gemini_
     named = result["namedScores"]
     assert named["gecko"] == 1.0 and named["gecko_coverage"] == 1.0
     assert {k for k in named if k not in ("gecko", "gecko_coverage")} == {f"gecko_{q.tag}" for q in kept}
-    statuses = [c["metadata"]["status"] for c in result["componentResults"]]
-    assert statuses.count("kept") == len(kept) and statuses.count("dropped") == 1
+    statuses = [q["status"] for q in result["metadata"]["questions"]]
+    assert statuses.count("kept") == len(kept) and statuses.count("dropped") == 1 and "componentResults" not in result
+    assert list(result["metadata"]["breakdown"]) == [q["name"] for q in result["metadata"]["questions"]]
+    assert result["reason"].startswith("PASS gecko 1.00") and result["reason"].count("\n") == len(kept) + 1
     dropped = result["metadata"]["questions_dropped"]
     assert dropped[0]["dropped_by"] == "not_supported_by_prompt"
     assert len(gemini_env.calls()) == 3  # question_set, filter, VQA

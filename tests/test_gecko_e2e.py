@@ -31,9 +31,9 @@ def test_gecko_suite_through_promptfoo_has_per_tag_scores_components_and_ordered
         named = row["namedScores"]
         assert "gecko" in named and "gecko_coverage" in named and any(k not in ("gecko", "gecko_coverage") for k in named)
         ours = next(c for c in row["gradingResult"]["componentResults"] if (c.get("metadata") or {}).get("judge") == "gecko")
-        questions = ours["componentResults"]
-        assert {q["metadata"]["status"] for q in questions} == {"kept", "dropped"}
-        assert all({"question", "choices", "ground_truth", "tag"} <= set(q["metadata"]) for q in questions)
+        questions = ours["metadata"]["questions"]
+        assert {q["status"] for q in questions} == {"kept", "dropped"}
+        assert all({"question", "choices", "ground_truth", "tag"} <= set(q) for q in questions)
         assert row["response"]["video"]["storageRef"]["key"].startswith("video/")  # plays in the viewer
     scores = {(r["vars"]["video"], r["vars"]["expect"]): r["score"] for r in rows}
     for pair in pairs:

@@ -69,7 +69,7 @@ def test_filter_drops_what_the_prompt_alone_does_not_answer_and_says_why(gemini_
     assert result["pass"] is True and result["namedScores"] == {"gecko": 1.0, "gecko_coverage": 1.0, "gecko_color": 1.0}
     filter_call = next(c for c in gemini_env.calls() if FILTER in c.text)
     assert "What colour is the kite?" in filter_call.text and "How many kites?" not in filter_call.text  # malformed never asked
-    assert [c["metadata"]["status"] for c in result["componentResults"]].count("dropped") == 6
+    assert [q["status"] for q in result["metadata"]["questions"]].count("dropped") == 6
 
 
 def test_all_questions_dropped_fails_with_the_reasons(gemini_env):

@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from ab_support import invite, running_server, submit
-from promptfoo_run import rows, run_promptfoo_eval
+from promptfoo_run import promptfoo_view, rows, run_promptfoo_eval
 from reeljudge.media.refs import sha256_file
 from reeljudge.testing.ab_judge_scripts import prefer
 from reeljudge.testing.gecko_scripts import script_prompt
@@ -133,35 +133,14 @@ def test_gecko_reads_images_from_markdown_and_data_uris_and_refuses_two_links(fa
 def test_the_viewer_still_serves_both_clips_after_our_judges_ran(video_run):
     """promptfoo's web viewer plays what the response's video object names: the blob (its /api/blobs route
     checks promptfoo's database reference that storeBlob wrote) and the media-store key."""
-    import os
-    import signal
-    import subprocess
-    import time
-
-    from ab_support import free_port
-
     code, results, output, work = video_run
     assert code == 0, output[-3000:]
     cells = {c["provider"]["label"]: c for c in rows(results)}
     digest = cells["veo-like"]["response"]["video"]["blobRef"]["hash"]
     key = cells["sora-like"]["response"]["video"]["storageRef"]["key"]
-    port = free_port()
-    env = {**os.environ, "PROMPTFOO_CONFIG_DIR": str(work / "promptfoo")}
-    view = subprocess.Popen(["bash", "scripts/promptfoo.sh", "view", "-p", str(port), "-n"], cwd=ROOT, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    try:
-        base, deadline = f"http://127.0.0.1:{port}", time.monotonic() + 90
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(base + "/health", timeout=2).status_code < 500:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.5)
+    with promptfoo_view(work / "promptfoo") as base:
         blob = httpx.get(f"{base}/api/blobs/{digest}", timeout=30)
         media = httpx.get(f"{base}/api/media/{key}", timeout=30)
-    finally:
-        os.killpg(view.pid, signal.SIGTERM)
-        view.wait(20)
     assert blob.status_code == 200 and blob.headers["content-type"].startswith("video/mp4")
     assert hashlib.sha256(blob.content).hexdigest() == digest
     assert media.status_code == 200 and media.content == (CLIPS / "bbb_excerpt.mp4").read_bytes()

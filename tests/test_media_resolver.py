@@ -65,7 +65,7 @@ def ctx(response: dict | None = None, **vars_) -> dict:
 def refused(result: dict, *parts: str) -> None:
     """The result fails as not judged, naming the test, and says every one of ``parts``."""
     assert result["pass"] is False and result["metadata"]["judged"] is False, result
-    assert result["reason"].startswith(f"video_probes did not judge (media_error) in test {TEST!r}: "), result["reason"]
+    assert result["reason"].startswith(f"FAIL video_probes did not judge (media_error) in test {TEST!r}: "), result["reason"]
     for part in parts:
         assert part in result["reason"], (part, result["reason"])
 
@@ -192,7 +192,7 @@ def test_a_file_var_promptfoo_loaded_is_judged_from_its_bytes_under_the_tests_ow
     assert located.media.sha256 == sha(clip) and located.opened.carrier == "data-uri" and located.label == written
     assert located.metadata()["written"] == written and "loaded by promptfoo" in located.origin
     result = probes("", {**loaded(written, clip), "config": {"var": "video"}})
-    assert result["pass"] is False and result["reason"].startswith(f"video probes on {written}: 1 of"), result["reason"]
+    assert result["pass"] is False and result["reason"].startswith(f"FAIL video probes on {written}: 1 of"), result["reason"]
     assert "FAIL flicker" in result["reason"] and result["metadata"]["media"]["sha256"] == sha(clip)
     found = find_reference(loaded(written, clip), "", var=None, test=TEST)  # the default var list too
     assert found.written == written and found.ref.startswith("data:video/mp4;base64,")

@@ -93,6 +93,24 @@ def suites(project: Path, kind: str) -> list[dict[str, Any]]:
     ]
 
 
+def error_tests(project: Path, kind: str) -> list[dict[str, Any]]:
+    """Tests whose clip cannot be judged (missing, empty, not a video; a missing reference): their reasons name the
+    clip as the test wrote it, relative to the project, never by the machine path it resolves to."""
+    p, v, r = VARS["prompt"], VARS["video"], VARS["reference"]
+
+    def test(name: str, suite: str, vars_: dict[str, str], **config: Any) -> dict[str, Any]:
+        return {"description": f"errors {kind}: {name}", "providers": ["echo"], "vars": {"terms": "x", p: AB_PROMPT, **vars_},
+                "assert": [starter_assert(project, suite, kind, config)]}
+
+    return [
+        test("probes missing", "probes", {v: "clips/missing.mp4"}),
+        test("probes empty", "probes", {v: "clips/empty.mp4"}),
+        test("probes not a video", "probes", {v: "clips/notes.mp4"}),
+        test("gecko missing", "gecko", {v: "clips/missing.mp4"}),
+        test("ab missing reference", "ab", {v: "clips/gen_clean.mp4", r: "clips/missing.mp4"}, judge="probes"),
+    ]
+
+
 def store_test(project: Path, kind: str) -> dict[str, Any]:
     """The test of one entry form's store provider (run on it alone), judged by every clip judge; no var names the clip."""
     vars_ = {"terms": AB_PROMPT, VARS["prompt"]: AB_PROMPT, VARS["reference"]: "clips/gen_flicker.mp4"}
@@ -122,7 +140,10 @@ def user_run(promptfoo_project, user_python, tmp_path_factory):  # noqa: F811 - 
     (project / "clips").mkdir()
     for name in ("gen_clean", "gen_black", "gen_flicker", "gen_fade_out"):
         shutil.copy(CLIPS / f"{name}.mp4", project / "clips")
-    tests = [{**t, "providers": ["echo"]} for kind in KINDS for t in suites(project, kind)]
+    (project / "clips" / "empty.mp4").write_bytes(b"")
+    (project / "clips" / "notes.mp4").write_text("not a video, only a name that says so\n")
+    tests = [{**t, "providers": ["echo"]} for kind in KINDS for t in suites(project, kind)] + [
+        t for kind in KINDS for t in error_tests(project, kind)]
     config = {"description": "a user's project", "prompts": ["{{terms}}"], "providers": ["echo", *store_providers(project)],
               "tests": tests + [store_test(project, kind) for kind in KINDS]}
     (project / "all.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
@@ -238,3 +259,30 @@ def test_clips_in_promptfoos_own_blob_and_media_stores_are_judged_by_every_insta
         assert (stored / "media" / key).read_bytes() == (CLIPS / f"{clip}.mp4").read_bytes()
     rows = json.dumps(list(user_run["by"].values()))  # every result row: no machine path
     assert str(ROOT) not in rows and str(user_run["project"]) not in rows and str(Path.home()) + "/" not in rows
+
+
+def reasons_and_metadata(node: Any) -> list[str]:
+    """Every reason and every metadata value (as JSON) of a grading result and its nested results."""
+    if not isinstance(node, dict):
+        return []
+    found = [str(node.get("reason") or ""), json.dumps(node.get("metadata") or {})]
+    return found + [text for child in node.get("componentResults") or [] for text in reasons_and_metadata(child)]
+
+
+def test_no_reason_or_metadata_names_a_file_by_its_machine_path(user_run, tmp_path_factory):
+    """Files are named relative to the config's folder (as the test wrote them) or by carrier, also when they
+    cannot be judged; no reason or metadata value of the run holds its temporary folder."""
+    by = user_run["by"]
+    errors = {name: row for name, row in by.items() if name.startswith("errors ")}
+    assert len(errors) == 5 * len(KINDS) and not any(row["success"] for row in errors.values())
+    for kind in KINDS:
+        assert "'clips/missing.mp4': clips/missing.mp4: file not found" in reason(by[f"errors {kind}: probes missing"])
+        assert "clips/empty.mp4: file is empty" in reason(by[f"errors {kind}: probes empty"])
+        assert "notes.mp4: not a decodable media file" in reason(by[f"errors {kind}: probes not a video"])
+        assert "clips/missing.mp4: file not found" in reason(by[f"errors {kind}: gecko missing"])
+        assert "clips/missing.mp4: file not found" in reason(by[f"errors {kind}: ab missing reference"])
+    folders = {str(f) for f in (tmp_path_factory.getbasetemp(), user_run["project"]) for f in (f, f.resolve())}
+    for name, row in by.items():
+        texts = reasons_and_metadata(row["gradingResult"]) + [json.dumps(row.get("metadata") or {}), str(row.get("error") or "")]
+        leaked = [(folder, text[:300]) for text in texts for folder in folders if folder in text]
+        assert leaked == [], (name, leaked)

@@ -75,7 +75,7 @@ def assert_every_test_fails(results: list[dict], *needles: str) -> None:
     for result, name in zip(results, ("first", "second")):
         assert result["pass"] is False and result["score"] == 0
         assert result["metadata"] == {"judge": "video_probes", "error_kind": "python_interpreter", "judged": False}
-        assert result["reason"].startswith(f"video_probes did not judge (python_interpreter) in test '{name}': cannot start the warm worker:")
+        assert result["reason"].startswith(f"FAIL video_probes did not judge (python_interpreter) in test '{name}': cannot start the warm worker:")
         for needle in needles:
             assert needle in result["reason"], result["reason"]
     assert results[0]["reason"].split(": ", 1)[1] == results[1]["reason"].split(": ", 1)[1]  # the same reason, no retry story

@@ -1,4 +1,4 @@
-"""promptfoo results of the A/B judge's verdicts: pass, score, named scores, components, reason, metadata."""
+"""promptfoo results of the A/B judge's verdicts: pass, score, named scores, reason and its breakdown, metadata."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from reeljudge.ab.protocol import TIE, load_protocol
 from reeljudge.ab_judge.options import ABJudgeOptions
 from reeljudge.ab_judge.verdict import OrderVerdict, PairVerdict
-from reeljudge.promptfoo import IDENTITY_KEY, Result, component, grading_result, judge_identity
+from reeljudge.promptfoo import IDENTITY_KEY, Result, grading_result, judge_identity
 
 if TYPE_CHECKING:  # the offline judge is loaded when its verdict is reported, not on a Gemini cache hit
     from reeljudge.ab_judge.probes_judge import ProbesPairVerdict
@@ -33,7 +33,7 @@ def _label(protocol_id: str, tag: str) -> str:
 
 
 def gemini_result(v: PairVerdict, options: ABJudgeOptions, test: str) -> Result:
-    """Gemini's verdict: named scores per dimension for both clips, one component per order."""
+    """Gemini's verdict: named scores per dimension for both clips, each order's answer a line of the breakdown."""
     new, ref = v.systems
     named: dict[str, float] = {"ab_win": v.score}
     if v.consistent is not None:
@@ -41,7 +41,7 @@ def gemini_result(v: PairVerdict, options: ABJudgeOptions, test: str) -> Result:
     for system in v.systems:
         named.update({f"ab_{system}_{dim}": float(value) for dim, value in v.ratings[system].items()})
     loser = None if v.winner == TIE else (ref if v.winner == new else new)
-    head = f"{'PASS' if v.passed else 'FAIL'} {_outcome(v.winner, v.systems)}"
+    head = _outcome(v.winner, v.systems)
     if v.inconsistent:
         flips = ", ".join(f"order {i} chose {o.winner}" for i, o in enumerate(v.orders, 1))
         head += f" (position-inconsistent: {flips}; counted as a tie)"
@@ -58,7 +58,7 @@ def gemini_result(v: PairVerdict, options: ABJudgeOptions, test: str) -> Result:
         f"{dim} {_num(v.ratings[new][dim])}/{_num(v.ratings[ref][dim])}" for dim in v.ratings[new]))
     if v.note:
         parts.append(f"note: {v.note}")
-    components = [_order_component(i, o, v) for i, o in enumerate(v.orders, 1)]
+    orders = dict(_order_line(i, o) for i, o in enumerate(v.orders, 1))
     metadata = {
         "judge": JUDGE_NAME, "mode": "gemini", "judged": True, "test": test, "prompt": v.prompt, "family": v.family,
         "protocol": v.protocol, "winner": v.winner, "inconsistent": v.inconsistent, "consistent": v.consistent,
@@ -68,7 +68,7 @@ def gemini_result(v: PairVerdict, options: ABJudgeOptions, test: str) -> Result:
         "cost_usd_estimate": None if v.usage.cost_usd is None else round(v.usage.cost_usd, 6),
     }
     metadata[IDENTITY_KEY] = _gemini_identity(v, options)
-    return grading_result(passed=v.passed, score=v.score, reason=". ".join(parts), named_scores=named, components=components,
+    return grading_result(passed=v.passed, score=v.score, reason=". ".join(parts), named_scores=named, breakdown=orders,
                           tokens=v.usage.tokens_used(), metadata=metadata)
 
 
@@ -87,15 +87,13 @@ def _num(x: float) -> str:
     return f"{x:g}"
 
 
-def _order_component(number: int, o: OrderVerdict, v: PairVerdict) -> Result:
-    """One order's verdict as the judge gave it."""
-    new = v.systems[0]
+def _order_line(number: int, o: OrderVerdict) -> tuple[str, str]:
+    """One order's verdict as the judge gave it: its name and its line of the breakdown."""
     layout = f"A = {o.shown['A']}, B = {o.shown['B']}"
     tags = ", ".join(o.tags)
     note = f"; note: {o.form['note']}" if o.form.get("note") else ""
     repaired = f"; read with repairs: {'; '.join(o.form['repaired'])}" if o.form.get("repaired") else ""
-    return component(name=f"order {number} ({layout})", passed=o.winner in (new, TIE), score=1.0 if o.winner == new else 0.5 if o.winner == TIE else 0.0,
-                     reason=f"winner {o.form['winner']} = {o.winner}; tags: {tags}{note}{repaired}", **o.as_dict())
+    return f"order {number} ({layout})", f"winner {o.form['winner']} = {o.winner}; tags: {tags}{note}{repaired}"
 
 
 def probes_result(v: ProbesPairVerdict, options: ABJudgeOptions, test: str) -> Result:
@@ -104,19 +102,15 @@ def probes_result(v: ProbesPairVerdict, options: ABJudgeOptions, test: str) -> R
     named: dict[str, float] = {"ab_win": v.score}
     for system in v.systems:
         named.update({f"ab_probes_{system}_{group}": share for group, share in v.passed_share[system].items()})
-    head = f"{'PASS' if v.passed else 'FAIL'} {_outcome(v.winner, v.systems)} on the probed dimensions (judge: probes)"
+    head = f"{_outcome(v.winner, v.systems)} on the probed dimensions (judge: probes)"
     head += f", decided by {v.decided_by}" if v.decided_by else ""
     head += f": {v.weighing()}" if v.weighing() else ""
     parts = [head, f"tags: {', '.join(v.tags)}", "not judged (abstained, the probes cannot see them): " + ", ".join(v.abstained)]
     for system in v.systems:
         found = [f"{p}: {reason}" for p, reason in v.reasons[system].items()]
         parts.append(f"{system} faults: " + ("; ".join(found) if found else "none"))
-    components = [
-        component(name=f"{system} clip", passed=not any(v.faults[system].values()), score=min(v.passed_share[system].values()),
-                  reason="; ".join(f"{g}: {', '.join(ps) or 'no fault'}" for g, ps in v.faults[system].items()),
-                  faults={g: list(ps) for g, ps in v.faults[system].items()})
-        for system in v.systems
-    ]
+    clips = {f"{system} clip": "; ".join(f"{g}: {', '.join(ps) or 'no fault'}" for g, ps in v.faults[system].items())
+             for system in v.systems}
     from reeljudge.ab_judge.probes_judge import GROUPS
 
     dimensions = {**{g: "judged by the probes" for g in GROUPS}, **{d: "not judged (abstained)" for d in v.abstained}}
@@ -127,5 +121,5 @@ def probes_result(v: ProbesPairVerdict, options: ABJudgeOptions, test: str) -> R
         "pass_on": v.pass_on, "fault_weights": {s: dict(w) for s, w in v.fault_weights.items()}, "ruined_share": dict(v.ruined),
         IDENTITY_KEY: judge_identity(JUDGE_NAME, "probes", version=options.protocol),
     }
-    return grading_result(passed=v.passed, score=v.score, reason=". ".join(parts), named_scores=named, components=components,
+    return grading_result(passed=v.passed, score=v.score, reason=". ".join(parts), named_scores=named, breakdown=clips,
                           metadata=metadata)

@@ -1,8 +1,8 @@
 """promptfoo adapter of the filmability judge: options and inputs from the context, a verdict, a result.
 
 Named scores ``film_score``, ``film_relevance``, ``film_filmability``, ``film_variety`` and, when the
-stock APIs were asked, ``film_findability``; one component per criterion with its reason (and one with
-each term's clip counts); unfilmable terms and terms with no clips in the reason.
+stock APIs were asked, ``film_findability``; each criterion's reason (and each term's clip counts) a
+line of the breakdown under the verdict; unfilmable terms and terms with no clips in the reason.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from reeljudge.filmability.judge import FilmabilityVerdict, check_narration, jud
 from reeljudge.filmability.options import load
 from reeljudge.filmability.score_table import CRITERIA_MAX
 from reeljudge.filmability.terms import parse_terms
-from reeljudge.promptfoo import Result, component, config_of, grading_result, require_var, run_judged
+from reeljudge.promptfoo import Result, config_of, grading_result, require_var, run_judged
 
 JUDGE_NAME = "filmability"
 METRIC_PREFIX = "film_"
@@ -37,25 +37,15 @@ def _grade(output: Any, context: Mapping[str, Any], test: str) -> Result:
 
 
 def verdict_result(v: FilmabilityVerdict) -> Result:
-    """The promptfoo result of a verdict: our score, criteria as named scores and components."""
+    """The promptfoo result of a verdict: our score, criteria as named scores with their reasons."""
     b = v.breakdown
-    components = [
-        component(
-            name=f"{METRIC_PREFIX}{name}",
-            passed=getattr(b, name) / top >= v.threshold,
-            score=getattr(b, name) / top,
-            reason=f"{getattr(b, name)}/{top}. {b.criterion_reasons.get(name, '')}".strip(),
-        )
-        for name, top in CRITERIA_MAX.items()
-    ]
     named = {f"{METRIC_PREFIX}score": v.score, **{f"{METRIC_PREFIX}{name}": getattr(b, name) / top for name, top in CRITERIA_MAX.items()}}
+    parts = {f"{METRIC_PREFIX}{name}": f"{getattr(b, name)}/{top}. {b.criterion_reasons.get(name, '')}".strip()
+             for name, top in CRITERIA_MAX.items()}
     if v.findability is not None and v.findability.score is not None:
         f, gate = v.findability, v.min_findability
         named[f"{METRIC_PREFIX}findability"] = f.score
-        components.append(component(
-            name=f"{METRIC_PREFIX}findability", passed=f.score >= gate, score=f.score,
-            reason=f"{f.score:.2f} of terms return clips{f' (min {gate:g})' if gate else ''}. {f.per_term()}",
-        ))
+        parts[f"{METRIC_PREFIX}findability"] = f"{f.score:.2f} of terms return clips{f' (min {gate:g})' if gate else ''}. {f.per_term()}"
     metadata = {
         **v.metadata,
         "terms": v.terms,
@@ -76,7 +66,7 @@ def verdict_result(v: FilmabilityVerdict) -> Result:
         score=v.score,
         reason=_reason(v),
         named_scores=named,
-        components=components,
+        breakdown=parts,
         tokens=v.tokens,
         metadata=metadata,
     )
@@ -86,7 +76,7 @@ def _reason(v: FilmabilityVerdict) -> str:
     """One readable line: score, level, points per criterion, cap, unfilmable terms, judge's reason."""
     b, t = v.breakdown, v.table
     parts = [
-        f"{'PASS' if v.passed else 'FAIL'} {t.score:.1f} {t.level} (threshold {v.threshold:g}; {v.judge} judge): "
+        f"{t.score:.1f} {t.level} (threshold {v.threshold:g}; {v.judge} judge): "
         f"relevance {b.relevance}/3, filmability {b.filmability}/3, variety {b.variety}/1 = {t.points}/7"
     ]
     if v.relevance_short:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from reeljudge.errors import BadInputError
-from reeljudge.promptfoo import IDENTITY_KEY, provider_label
+from reeljudge.promptfoo import BREAKDOWN_KEY, IDENTITY_KEY, provider_label
 
 #: promptfoo's ResultFailureReason.ERROR: the provider or the eval itself failed
 _FAILURE_ERROR = 2
@@ -214,12 +214,17 @@ def _grading_nodes(node: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
 
 
 def _metric_reasons(nodes: list[Mapping[str, Any]]) -> Iterator[tuple[str, str]]:
-    """(metric, reason) of each component that names a metric, innermost last (so it wins)."""
+    """(metric, reason) of each component that names a metric and of each named part of a judge's
+    ``metadata.breakdown``, innermost last (so it wins)."""
     for node in nodes:
         assertion = node.get("assertion") if isinstance(node.get("assertion"), dict) else {}
         metric = assertion.get("metric")
         if metric and node.get("reason"):
             yield str(metric), str(node["reason"])
+        meta = node.get("metadata") if isinstance(node.get("metadata"), dict) else {}
+        breakdown = meta.get(BREAKDOWN_KEY)
+        if isinstance(breakdown, dict):
+            yield from ((str(part), f"{part}: {reason}") for part, reason in breakdown.items())
 
 
 def _short_vars(vars_: Mapping[str, Any]) -> str:

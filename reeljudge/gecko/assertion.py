@@ -1,7 +1,8 @@
 """promptfoo adapter of the Gecko judge: does the clip or image show what its prompt asked for?
 
 Options in ``GeckoOptions``; the method in ``pipeline``. Named scores: ``gecko`` (overall),
-``gecko_coverage`` and ``gecko_<tag>`` per tag; one component result per question, kept or dropped.
+``gecko_coverage`` and ``gecko_<tag>`` per tag; each question, kept or dropped, a line of the breakdown
+under the verdict and an entry of ``metadata.questions``.
 A counter-prompt (``expect: mismatch``) passes when the judge's verdict is a fail.
 """
 
@@ -13,7 +14,7 @@ from reeljudge.gecko.options import GeckoOptions, load
 from reeljudge.gecko.results_extra import dependency_metadata, letter_metadata, skip_reason
 from reeljudge.options import with_value
 from reeljudge.promptfoo import (
-    IDENTITY_KEY, Result, component, config_of, grading_result, invert_verdict, judge_identity, require_var, run_judged, vars_of,
+    IDENTITY_KEY, Result, config_of, grading_result, invert_verdict, judge_identity, require_var, run_judged, vars_of,
 )
 
 JUDGE_NAME = "gecko"
@@ -65,7 +66,7 @@ def outcome_result(outcome: Any, options: GeckoOptions, found: Mapping[str, Any]
     covered = s.coverage >= options.min_coverage
     passed = covered and s.score >= options.threshold
     named = {METRIC: s.score, f"{METRIC}_coverage": s.coverage, **{f"{METRIC}_{tag}": v for tag, v in s.per_tag.items()}}
-    components = [_kept_component(o) for o in s.outcomes] + [_dropped_component(d) for d in question_set.dropped]
+    questions = [_kept_question(o) for o in s.outcomes] + [_dropped_question(n, d) for n, d in enumerate(question_set.dropped, 1)]
     metadata = {
         "judge": JUDGE_NAME,
         "prompt": outcome.prompt,
@@ -83,6 +84,7 @@ def outcome_result(outcome: Any, options: GeckoOptions, found: Mapping[str, Any]
         "annotation_problems": question_set.annotation_problems,
         "questions_kept": len(question_set.kept),
         "questions_dropped": [d.as_dict() for d in question_set.dropped],
+        "questions": [details for _, _, details in questions],
         "stages": outcome.stages,
         "cache_hit": all(st.get("cache_hit") for st in outcome.stages.values()),
     }
@@ -92,15 +94,16 @@ def outcome_result(outcome: Any, options: GeckoOptions, found: Mapping[str, Any]
     return grading_result(
         passed=passed,
         score=s.score,
-        reason=_reason(outcome, options, passed, covered),
+        reason=_reason(outcome, options, covered),
         named_scores=named,
-        components=components,
+        breakdown={name: reason for name, reason, _ in questions},
         tokens=outcome.usage.tokens_used(),
         metadata=metadata,
     )
 
 
-def _kept_component(o: Any) -> Result:
+def _kept_question(o: Any) -> tuple[str, str, dict[str, Any]]:
+    """A scored question: its name, its line of the breakdown, its metadata."""
     q = o.question
     if o.verdict is None:
         verdict = f"unanswered ({o.raw!r})" if o.raw else "unanswered (no verdict)"
@@ -108,51 +111,34 @@ def _kept_component(o: Any) -> Result:
         verdict = f"{o.verdict} {'correct' if o.correct else 'wrong'}"
     detail = f" p={o.probability:.2f}" if o.probability is not None else ""
     note = f"; {o.note}" if o.note else ""
+    name = f"q{o.number} [{q.tag}]"
     skipped = skip_reason(o)
-    extra: dict[str, Any] = {"skipped": skipped, "parents": o.parents} if skipped else {"parents": o.parents} if o.parents else {}
-    return component(
-        name=f"q{o.number} [{q.tag}]",
-        passed=o.correct and not skipped,
-        score=o.score,
-        reason=(f"{skipped} (verdict recorded, not used) — " if skipped else "")
-        + f"{q.question} {' | '.join(q.choices)} — truth {q.answer}, verdict {verdict}{detail}{note}",
-        **extra,
-        question=q.question,
-        choices=q.choices,
-        ground_truth=q.answer,
-        verdict=o.verdict,
-        raw_verdict=o.raw,
-        matched_by=o.matched_by,
-        tag=q.tag,
-        tag_source=q.tag_source,
-        status="kept",
-    )
+    extra: dict[str, Any] = {"skipped": skipped} if skipped else {}
+    if o.parents:
+        extra["parents"] = o.parents
+    line = (f"{skipped} (verdict recorded, not used) — " if skipped else "") + (
+        f"{q.question} {' | '.join(q.choices)} — truth {q.answer}, verdict {verdict}{detail}{note}")
+    return name, line, {
+        "name": name, "correct": o.correct and not skipped, "score": o.score, "question": q.question, "choices": q.choices,
+        "ground_truth": q.answer, "verdict": o.verdict, "raw_verdict": o.raw, "matched_by": o.matched_by,
+        "tag": q.tag, "tag_source": q.tag_source, "status": "kept", **extra}
 
 
-def _dropped_component(d: Any) -> Result:
+def _dropped_question(number: int, d: Any) -> tuple[str, str, dict[str, Any]]:
+    """A question the filter dropped (not scored): its name, its line of the breakdown, its metadata."""
     q = d.question
-    return component(
-        name=f"dropped [{q.tag}]",
-        passed=True,
-        score=0.0,
-        reason=f"not scored, dropped by {d.check}: {d.reason} — {q.question} {' | '.join(q.choices)} (truth {q.answer})",
-        question=q.question,
-        choices=q.choices,
-        ground_truth=q.answer,
-        tag=q.tag,
-        status="dropped",
-        dropped_by=d.check,
-        why=d.reason,
-    )
+    name = f"dropped {number} [{q.tag}]"
+    return name, f"not scored, dropped by {d.check}: {d.reason} — {q.question} {' | '.join(q.choices)} (truth {q.answer})", {
+        "name": name, "question": q.question, "choices": q.choices, "ground_truth": q.answer, "tag": q.tag,
+        "status": "dropped", "dropped_by": d.check, "why": d.reason}
 
 
-def _reason(outcome: Any, options: GeckoOptions, passed: bool, covered: bool) -> str:
+def _reason(outcome: Any, options: GeckoOptions, covered: bool) -> str:
     s = outcome.score
     question_set = outcome.question_set
-    verdict = "PASS" if passed else "FAIL"
     relation = ">=" if s.score >= options.threshold else "<"
     parts = [
-        f"{verdict} gecko {s.score:.2f} {relation} threshold {options.threshold:g}: "
+        f"gecko {s.score:.2f} {relation} threshold {options.threshold:g}: "
         f"{s.correct}/{s.kept} correct, coverage {s.answered}/{s.kept} ({s.scoring} scoring) on {outcome.media.ref.name}"
     ]
     if not covered:

@@ -162,14 +162,23 @@ def judged_test(row: Mapping[str, Any], graded: Mapping[str, Any], where: str = 
     if not isinstance(per_tag, Mapping) or not all(_is_number(v) for v in per_tag.values()) or not _is_number(meta["score"]):
         raise BadInputError(f"{where}: test {test.get('description') or key[:80]!r}: gecko metadata score/per_tag are not numbers")
     questions: dict[str, int] = {}
-    for c in graded.get("componentResults") or []:
-        cm = c.get("metadata") if isinstance(c, Mapping) else None
-        if isinstance(cm, Mapping) and cm.get("tag") and cm.get("status") != "dropped":
-            questions[str(cm["tag"])] = questions.get(str(cm["tag"]), 0) + 1
+    for q in _question_records(graded):
+        if q.get("tag") and q.get("status") != "dropped":
+            questions[str(q["tag"])] = questions.get(str(q["tag"]), 0) + 1
     questions[OVERALL] = sum(questions.values())
     scores = {OVERALL: float(meta["score"]), **{str(t): float(v) for t, v in per_tag.items()}}
     letters = meta.get(LETTERS_KEY)
     return JudgedTest(key, scores, questions, letters if isinstance(letters, Mapping) else None)
+
+
+def _question_records(graded: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The per-question records of a Gecko result: ``metadata.questions``, or the per-question
+    component results' metadata of results written before the assertion became one check."""
+    listed = graded["metadata"].get("questions")
+    if isinstance(listed, list):
+        return [q for q in listed if isinstance(q, Mapping)]
+    components = [c.get("metadata") for c in graded.get("componentResults") or [] if isinstance(c, Mapping)]
+    return [m for m in components if isinstance(m, Mapping)]
 
 
 def _summarise(series: Series) -> None:

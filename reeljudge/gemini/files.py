@@ -74,13 +74,13 @@ def deliver_media(
     if size <= inline_max_bytes or vertex:
         if vertex and size > VERTEX_INLINE_LIMIT:
             raise MediaError(
-                f"{path}: {size} bytes is too large to send inline to Vertex (limit {VERTEX_INLINE_LIMIT}) and the "
+                f"{Path(path).name}: {size} bytes is too large to send inline to Vertex (limit {VERTEX_INLINE_LIMIT}) and the "
                 "Files API is Developer-API only; put the file in Cloud Storage and pass its gs:// URI"
             )
         try:
             data = Path(path).read_bytes()
         except OSError as error:
-            raise MediaError(f"{path}: cannot read file ({error.strerror or error})") from None
+            raise MediaError(f"{Path(path).name}: cannot read file ({error.strerror or error})") from None
         return replace(located, data=data)
     return replace(located, file_uri=FileUploads(client).uri_for(media))
 
@@ -136,7 +136,7 @@ class FileUploads:
         try:
             file = self._files_call(upload, f"upload of {path.name}")
         except OSError as error:
-            raise MediaError(f"{path}: cannot read file for upload ({error.strerror or error})") from None
+            raise MediaError(f"{path.name}: cannot read file for upload ({error.strerror or error})") from None
         return self._wait_active(file, path)
 
     def _files_call(self, fn: Callable[[float], Any], what: str) -> Any:
@@ -172,7 +172,7 @@ class FileUploads:
         if _state(file) == "FAILED":
             error = getattr(file, "error", None)
             detail = getattr(error, "message", None) or (error.get("message") if isinstance(error, dict) else None) or "no detail"
-            raise MediaError(f"{path}: the Files API could not process this file (state FAILED: {detail})")
+            raise MediaError(f"{Path(path).name}: the Files API could not process this file (state FAILED: {detail})")
         return file
 
 

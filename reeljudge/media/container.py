@@ -71,17 +71,18 @@ class ClipInfo:
 
 
 def open_info(path: Path) -> tuple[Any, Any, ClipInfo]:
-    """Open a clip; its container, video stream and declared info, or MediaError saying why not."""
+    """Open a clip; its container, video stream and declared info, or MediaError saying why not (naming the file by
+    its name: the caller says where it came from, and no message carries a machine path)."""
     import av
 
     try:
         container = av.open(str(path))
     except av.error.FFmpegError as error:
-        raise MediaError(f"{path}: not a decodable media file ({ffmpeg_reason(error)})") from None
+        raise MediaError(f"{path.name}: not a decodable media file ({ffmpeg_reason(error)})") from None
     if not container.streams.video:
         kinds = ", ".join(s.type for s in container.streams) or "none"
         container.close()
-        raise MediaError(f"{path}: has no video stream (streams: {kinds})")
+        raise MediaError(f"{path.name}: has no video stream (streams: {kinds})")
     stream = container.streams.video[0]
     ctx = stream.codec_context
     rate = stream.average_rate or stream.guessed_rate or stream.base_rate
@@ -106,7 +107,7 @@ def open_info(path: Path) -> tuple[Any, Any, ClipInfo]:
     )
     if info.width <= 0 or info.height <= 0:
         container.close()
-        raise MediaError(f"{path}: video stream has no frame size ({info.codec})")
+        raise MediaError(f"{path.name}: video stream has no frame size ({info.codec})")
     return container, stream, info
 
 

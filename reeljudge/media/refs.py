@@ -110,21 +110,23 @@ def mime_type(name: str | os.PathLike[str]) -> str:
     return VIDEO_MIME.get(suffix) or IMAGE_MIME[suffix]
 
 
-def file_size(path: str | os.PathLike[str]) -> int:
-    """The size in bytes of an existing, non-empty, readable media file; MediaError otherwise."""
+def file_size(path: str | os.PathLike[str], *, shown: str | None = None) -> int:
+    """The size in bytes of an existing, non-empty, readable media file; MediaError otherwise, naming the file
+    ``shown`` (the reference as written: never the machine path it was joined into) or else ``path``."""
     p = Path(path)
+    name = shown or str(p)
     try:
         size = p.stat().st_size
     except FileNotFoundError:
-        raise MediaError(f"{p}: file not found") from None
+        raise MediaError(f"{name}: file not found") from None
     except OSError as error:
-        raise MediaError(f"{p}: cannot stat file ({error.strerror or error})") from None
+        raise MediaError(f"{name}: cannot stat file ({error.strerror or error})") from None
     if p.is_dir():
-        raise MediaError(f"{p}: is a directory, not a media file")
+        raise MediaError(f"{name}: is a directory, not a media file")
     if size == 0:
-        raise MediaError(f"{p}: file is empty (0 bytes)")
+        raise MediaError(f"{name}: file is empty (0 bytes)")
     if not os.access(p, os.R_OK):
-        raise MediaError(f"{p}: file is not readable")
+        raise MediaError(f"{name}: file is not readable")
     return size
 
 
@@ -136,7 +138,7 @@ def sha256_file(path: str | os.PathLike[str]) -> str:
             for chunk in iter(lambda: handle.read(_CHUNK), b""):
                 digest.update(chunk)
     except OSError as error:
-        raise MediaError(f"{path}: cannot read file ({error.strerror or error})") from None
+        raise MediaError(f"{Path(path).name}: cannot read file ({error.strerror or error})") from None
     return digest.hexdigest()
 
 
@@ -165,7 +167,8 @@ def resolve_media(
     dataset_dirs: Iterable[str] = DATASET_DIRS,
     kinds: Iterable[MediaKind] = ("video", "image"),
 ) -> MediaRef:
-    """Resolve a path, dataset id or remote URI to a checked MediaRef; MediaError naming it if unusable.
+    """Resolve a path, dataset id or remote URI to a checked MediaRef; MediaError naming it as written (never
+    the machine path a relative one joins into) if unusable.
 
     Local files must exist, be non-empty and readable, and be of one of ``kinds``.
     Remote URIs are classified by extension only (nothing is fetched).
@@ -194,9 +197,10 @@ def resolve_media(
         if found is None:
             raise MediaError(f"{short(text)}: no such file, and no dataset clip with that id under {', '.join(dataset_dirs)}")
         path, dataset_id = found, text
-    kind = media_kind(path)
-    _check_kind(str(path), kind, allowed)
-    file_size(path)
+    shown = short(text, 300) if dataset_id is None else f"{text} ({path.name})"  # as written, relative to its folder
+    kind = media_kind(text if dataset_id is None else path)
+    _check_kind(shown, kind, allowed)
+    file_size(path, shown=shown)
     return MediaRef(ref=str(ref), kind=kind, mime_type=mime_type(path), path=path, dataset_id=dataset_id)
 
 

@@ -8,7 +8,7 @@ from reeljudge.errors import MediaError
 from reeljudge.probes.options import load
 from reeljudge.probes.report import ProbesVerdict
 from reeljudge.promptfoo import (
-    IDENTITY_KEY, Result, component, config_of, grading_result, invert_verdict, judge_identity, run_judged, vars_of,
+    IDENTITY_KEY, Result, config_of, grading_result, invert_verdict, judge_identity, run_judged, vars_of,
 )
 
 JUDGE = "video_probes"
@@ -24,17 +24,14 @@ def verdict_result(verdict: ProbesVerdict, clip: str, metadata: Mapping[str, Any
         head = (f"video probes on {clip}: nothing was checked: the selected probes ({properties}) report properties of the "
                 "shot and fail nothing unless a requirement is set (expect_motion, motion_from_prompt, min_dynamic_degree, min_smoothness)")
         metadata = {**metadata, "judged": False}
-    components = [
-        component(name=r.name, passed=r.passed or not r.gating, score=r.score, reason=r.reason, gating=r.gating, **r.details)
-        for r in verdict.results
-    ]
+    probes = {r.name: {"passed": r.passed, "gating": r.gating, "score": r.score, **r.details} for r in verdict.results}
     return grading_result(
         passed=verdict.passed,
         score=verdict.score,
         reason=head + ("; " + "; ".join(lines) if lines else ""),
         named_scores={r.name: r.score for r in verdict.results},
-        components=components,
-        metadata=metadata,
+        breakdown={r.name: r.reason if r.gating else f"(reported, not checked) {r.reason}" for r in verdict.results},
+        metadata={**metadata, "probes": probes},
     )
 
 

@@ -91,7 +91,7 @@ def measure(path: str | Path, options: ProbeOptions | None = None) -> Signals:
         container.close()
     if info.decoded_frames == 0:
         reason = info.decode_error or "no frame could be decoded"
-        raise MediaError(f"{path}: not decodable as video ({reason})")
+        raise MediaError(f"{Path(path).name}: not decodable as video ({reason})")
     return signals
 
 

@@ -2,7 +2,7 @@
 
 The shape follows what ``promptfoo eval -o`` writes (0.121.x: ``evalId``, ``results.results[]`` with
 ``testCase``, ``vars``, ``provider``, ``prompt``, ``success``, ``score``, ``namedScores``,
-``gradingResult`` with ``componentResults``, ``failureReason``; ``config``; ``metadata``). Scores
+``gradingResult`` (a judge's result, with its breakdown), ``failureReason``; ``config``; ``metadata``). Scores
 are a per-test latent quality plus judging noise, so two runs of the same "system" differ only by
 noise, and a planted effect moves one metric of the candidate. A test that did not judge carries
 the very result ``reeljudge.promptfoo.failure`` builds.
@@ -18,7 +18,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from reeljudge.errors import JudgeError
-from reeljudge.promptfoo import IDENTITY_KEY, component, failure, grading_result, judge_identity
+from reeljudge.promptfoo import IDENTITY_KEY, failure, grading_result, judge_identity
 
 DEFAULT_METRICS = ("film_relevance", "film_filmability", "film_variety")
 #: a live LLM judge (answers not from the cache): its verdicts carry judging noise
@@ -93,10 +93,10 @@ def _row(spec: RunSpec, provider: str, p: int, t: int, values: np.ndarray | None
         named = {m: round(float(v), 4) for m, v in zip(spec.metrics, values)}
         score = round(float(np.mean(values)), 4)
         passed = score >= spec.threshold
-        parts = [component(name=m, passed=v >= spec.threshold, score=v, reason=f"{v:.2f} for test {t}") for m, v in named.items()]
+        parts = {m: f"{v:.2f} for test {t}" for m, v in named.items()}
         identity = {IDENTITY_KEY: judge_identity(**spec.judge)} if spec.judge else None
-        grading = grading_result(passed=passed, score=score, reason=f"{'PASS' if passed else 'FAIL'} {score:.2f}",
-                                 named_scores=named, components=parts, metadata=identity)
+        grading = grading_result(passed=passed, score=score, reason=f"{score:.2f}",
+                                 named_scores=named, breakdown=parts, metadata=identity)
     return {
         "cost": 0,
         "gradingResult": grading,

@@ -189,7 +189,7 @@ function testLabel(context) {
 }
 
 function notJudged(judge, context, message, kind = 'warm_worker') {
-  return { pass: false, score: 0, reason: `${judge} did not judge (${kind}) in test '${testLabel(context)}': ${message}`,
+  return { pass: false, score: 0, reason: `FAIL ${judge} did not judge (${kind}) in test '${testLabel(context)}': ${message}`,
     metadata: { judge, error_kind: kind, judged: false } };
 }
 
