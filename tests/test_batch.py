@@ -9,7 +9,7 @@ import pytest
 
 from fake_gemini import json_reply
 from reeljudge.batch.collect import collect, wait
-from reeljudge.batch.planner import planner_for
+from reeljudge.batch.planner import judge_client
 from reeljudge.batch.store import BatchStore
 from reeljudge.batch.submit import SubmitOptions, submit
 from reeljudge.filmability.assertion import get_assert
@@ -34,7 +34,7 @@ def ctx(narration, **config):
 
 def client(**config) -> JudgeClient:
     settings = load_settings(config)
-    return JudgeClient(settings, sleep=lambda _s: None, planner=planner_for(settings))
+    return judge_client(settings, sleep=lambda _s: None)
 
 
 def plan_all(monkeypatch, narrations=NARRATIONS):
