@@ -240,7 +240,7 @@ def test_the_report_and_the_judge_reader_agree_on_the_same_records():
                               clips={"A": f"{2 * n:064x}", "B": f"{2 * n + 1:064x}"}, form=form, rater_id="ann", watch=WATCH)
         records.append(record)
         try:
-            order_parser("ab-v1", family)(json.dumps(form))
+            order_parser(P, family)(json.dumps(form))
         except ReplyInvalid as error:
             assert error.kind == SELF_CONTRADICTING, error
             refused[record["record_id"]] = str(error).split("(", 1)[1].split(")", 1)[0]

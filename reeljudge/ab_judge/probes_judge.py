@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from reeljudge.ab.protocol import TIE, load_protocol
+from reeljudge.ab.protocol import TIE, Protocol, load_protocol
 from reeljudge.ab_judge.verdict import Outcome
 from reeljudge.errors import MediaError
 from reeljudge.media.refs import ContentRef
@@ -71,10 +71,10 @@ def probe_clip(media: ContentRef, prompt: str, role: str) -> Any:
         raise MediaError(f"{role} {media.ref.name}: {error.message}") from None
 
 
-def compare_probes(systems: tuple[str, str], verdicts: tuple[Any, Any], family: str, protocol_id: str = "ab-v1",
+def compare_probes(systems: tuple[str, str], verdicts: tuple[Any, Any], family: str, protocol: Protocol | None = None,
                    pass_on: str = "win_or_tie") -> ProbesPairVerdict:
-    """The comparison of two probe verdicts (``verdicts`` in the order of ``systems``)."""
-    protocol = load_protocol(protocol_id)
+    """The comparison of two probe verdicts (``verdicts`` in the order of ``systems``; the default protocol when none)."""
+    protocol = protocol or load_protocol()
     faults: dict[str, dict[str, tuple[str, ...]]] = {}
     shares: dict[str, dict[str, float]] = {}
     reasons: dict[str, dict[str, str]] = {}
@@ -113,6 +113,7 @@ def _tags(winner: str, systems: tuple[str, str], faults: Mapping[str, Mapping[st
 def judge_with_probes(prompt: str, systems: tuple[str, str], clips: tuple[ContentRef, ContentRef], family: str,
                       protocol_id: str = "ab-v1", pass_on: str = "win_or_tie") -> ProbesPairVerdict:
     """Probe both clips and compare them (MediaError when a clip cannot be probed)."""
-    load_protocol(protocol_id).family(family)
+    protocol = load_protocol(protocol_id)
+    protocol.family(family)
     verdicts = (probe_clip(clips[0], prompt, f"{systems[0]} clip"), probe_clip(clips[1], prompt, f"{systems[1]} clip"))
-    return compare_probes(systems, verdicts, family, protocol_id, pass_on)
+    return compare_probes(systems, verdicts, family, protocol, pass_on)
