@@ -34,14 +34,14 @@ FAULT_PROBES = ("technical", "black_frames", "frozen_frames", "scene_cuts", "fli
 def probe_corpus(folder: Path, variants: tuple[int, ...]) -> list[dict[str, Any]]:
     """Write the corpus into ``folder`` and probe every clip; one row per clip."""
     from reeljudge.errors import MediaError
-    from reeljudge.probes import run_probes
+    from reeljudge.probes import probe_clip
     from reeljudge.testing.corpus import write_corpus
 
     rows = []
     for variant, clip, path in write_corpus(folder, variants):
         start = time.perf_counter()
         try:
-            results = {r.name: r for r in run_probes(path, prompt=clip.prompt)}
+            results = {r.name: r for r in probe_clip(path, prompt=clip.prompt)}
         except MediaError as error:
             results = {"technical": _undecodable(str(error))}
         rows.append({"variant": variant, "clip": clip, "results": results, "seconds": time.perf_counter() - start})

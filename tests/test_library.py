@@ -14,7 +14,7 @@ from reeljudge.errors import BadInputError
 from reeljudge.library.engines import LocalEngine, SerialEngine
 from reeljudge.library.jsonl import open_results, read_results
 from reeljudge.library.probe_library import probe_library_file
-from reeljudge.probes import ProbeOptions, run_probes
+from reeljudge.probes import ProbeOptions, probe_clip
 from reeljudge.retry import RetryPolicy
 from reeljudge.testing.clipgen import FIXTURES, make_clip
 
@@ -44,7 +44,7 @@ def test_folder_run_records_each_clip_with_the_probes_results(library: Path, tmp
     assert stats.written == 4 and stats.errors == 0 and summary.ok
     for name in CLIPS:
         record = records[f"{name}.mp4"]
-        direct = run_probes(library / f"{name}.mp4", ProbeOptions())
+        direct = probe_clip(library / f"{name}.mp4", ProbeOptions())
         assert record["status"] == "ok" and len(record["sha256"]) == 64
         assert {p.name: (p.passed, p.score, p.reason) for p in direct} == {
             n: (p["passed"], p["score"], p["reason"]) for n, p in record["probes"].items()

@@ -1,6 +1,6 @@
 """The offline A/B judge (``judge: probes``): compare two clips on what the video probes can see.
 
-Each clip is probed once (``reeljudge.run_probes``, with the prompt). The protocol dimensions the
+Each clip is probed once (``reeljudge.probes.probe_clip``, with the prompt). The protocol dimensions the
 probes can decide are judged from their faults (gating probes that failed):
 
 - ``temporal_consistency``: flicker, frozen frames, scene cuts (a reset in a one-shot clip), black frames;
@@ -61,12 +61,12 @@ class ProbesPairVerdict(Outcome):
 
 def probe_clip(media: ContentRef, prompt: str, role: str) -> Any:
     """The probes' verdict on one local clip; MediaError naming ``role`` when it cannot be probed."""
-    from reeljudge.probes import run_probes
+    from reeljudge.probes import probe_clip
 
     if media.ref.path is None:
         raise MediaError(f"{role} {media.ref.ref}: remote clips are not probed offline; download it first, or use judge: gemini")
     try:
-        return run_probes(Path(media.ref.path), prompt=prompt)
+        return probe_clip(Path(media.ref.path), prompt=prompt)
     except MediaError as error:
         raise MediaError(f"{role} {media.ref.name}: {error.message}") from None
 
