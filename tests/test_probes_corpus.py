@@ -1,6 +1,6 @@
 """The generated corpus: no clean hard negative fails a probe, every fault is found at its frames.
 
-One variant of ``reeljudge.testing.corpus`` (24 fps, 256×144 plus one 1080p clip) is written once
+One variant of ``support.corpus`` (24 fps, 256×144 plus one 1080p clip) is written once
 per session; ``python -m benchmarks.probes_corpus`` runs all three variants and prints precision
 and recall per probe.
 """
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from reeljudge.probes import ProbeOptions, probe_clip
-from reeljudge.testing.corpus import corpus, detected_ranges, found_at, write_corpus
+from support.corpus import corpus, detected_ranges, found_at, write_corpus
 
 CLIPS = {clip.name: clip for clip in corpus(0)}
 CLEAN = sorted(name for name, clip in CLIPS.items() if clip.group == "clean")

@@ -2,7 +2,7 @@
 before issue 21 changed how frames reach the analysis (``tests/data/probes_findings.json``).
 
 Covers corpus variant 0 and every example clip in ``datasets/clips``;
-``python -m reeljudge.testing.findings check tests/data/probes_findings.json`` checks variants 0–2.
+``PYTHONPATH=tests python -m support.findings check tests/data/probes_findings.json`` checks variants 0–2.
 The signal digests are exact (OpenCV's DIS flow was checked equal for 1, 2 and 4 threads), so any
 change to the decode or the analysis shows here, series by series.
 """
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from reeljudge.testing.corpus import PROMPT, write_corpus
-from reeljudge.testing.findings import CLIPS_DIR, clip_findings, differences
+from support.corpus import PROMPT, write_corpus
+from support.findings import CLIPS_DIR, clip_findings, differences
 
 REFERENCE = Path(__file__).parent / "data" / "probes_findings.json"
 

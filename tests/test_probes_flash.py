@@ -3,7 +3,7 @@ each and the clip passes every probe; a cut that comes back to the first shot is
 The scenes are those where a flash makes an abrupt change at all (in a fast textured pan the
 content detector's neighbours already absorb it).
 
-Clips are generated (``reeljudge.testing.clipgen``): a bright flash at strength 1.33 whitens the
+Clips are generated (``reeljudge.synth.clips``): a bright flash at strength 1.33 whitens the
 frame to saturation (a camera flash, lightning), the three-frame one decays over its frames.
 """
 
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from reeljudge.probes import probe_clip
-from reeljudge.testing.clipgen import ClipSpec, Fault, make_clip
+from reeljudge.synth.clips import ClipSpec, Fault, make_clip
 
 ONE_SHOT = "one continuous shot of a landscape, the camera drifts slowly"
 SCENES = {

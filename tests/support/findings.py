@@ -1,6 +1,6 @@
 """Every probe finding on the probes corpus and the example clips, as data a test compares against.
 
-``python -m reeljudge.testing.findings write FILE`` probes corpus variants 0–2 and every clip in
+``PYTHONPATH=tests python -m support.findings write FILE`` probes corpus variants 0–2 and every clip in
 ``datasets/clips`` and writes, per clip, every probe's verdict, score, reason and details, the
 clip's decode facts, and a digest of each per-frame signal series (exact float values, thumbnails
 as bytes). ``check FILE`` does the same and lists every difference. The stored reference was
@@ -22,7 +22,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Iterator
 
-from reeljudge.testing.corpus import PROMPT, REPO, write_corpus
+from support.corpus import PROMPT, REPO, write_corpus
 
 CLIPS_DIR = REPO / "datasets" / "clips"
 VARIANTS = (0, 1, 2)
