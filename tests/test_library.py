@@ -203,6 +203,17 @@ def test_a_download_that_fails_once_is_retried_and_a_404_is_not(library: Path, t
     assert server.requests.count("/missing/frozen.mp4") == 1
 
 
+def test_library_downloads_go_through_the_media_resolver_and_its_download_cap(library: Path, tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("REELJUDGE_MAX_DOWNLOAD_BYTES", "1000")  # the resolver's cap; the library used to ignore it
+    with ClipServer(library) as server:
+        manifest = tmp_path / "urls.txt"
+        manifest.write_text(f"{server.url}/clips/frozen.mp4\n")
+        probe_library_file(manifest, tmp_path / "out.jsonl", engine=SerialEngine(), cache_dir=str(tmp_path / "dl"))
+    (record,) = read_results(tmp_path / "out.jsonl")
+    assert record["status"] == "error" and "1000-byte limit" in record["error"]["message"], record
+
+
 def test_retry_errors_drops_the_error_lines_and_tries_those_clips_again(library: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "list.txt").write_text("late.mp4\nclean.mp4\n")
     shutil.copy(library / "clean.mp4", tmp_path / "clean.mp4")
