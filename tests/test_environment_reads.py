@@ -11,14 +11,8 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[1] / "reeljudge"
 READ = re.compile(r"os\.environ(?:\.get\(|\[)\s*([A-Za-z_\"']+)|os\.getenv\(\s*([A-Za-z_\"']+)")
 
-#: direct reads of our own variables still to move under the options loader (in areas other branches
-#: of issue 29 were changing at the time): module → the names it reads
-NOT_YET = {
-    "reeljudge/gecko/extension.py": {'"REELJUDGE_GECKO_PAIRS_REPORT"'},
-    "reeljudge/ab/cli.py": {'"REELJUDGE_AB_LOG"'},
-    "reeljudge/ab/workspace.py": {'"REELJUDGE_AB_DIR"', "DATABASE_ENV"},
-    "reeljudge/calibration/ab_source.py": {"DATABASE_ENV"},
-}
+#: direct reads of our own variables left (none: every one is an option read by the loader)
+NOT_YET: dict[str, set[str]] = {}
 
 
 def direct_reads() -> dict[str, set[str]]:
@@ -43,3 +37,19 @@ def test_the_scan_sees_a_direct_read(tmp_path):
     assert READ.search('x = os.environ.get("REELJUDGE_CACHE") or "readwrite"').group(1) == '"REELJUDGE_CACHE"'
     assert READ.search("os.environ[DATABASE_ENV]").group(1) == "DATABASE_ENV"
     assert READ.search("{**os.environ, 'A': '1'}") is None and READ.search('os.environ.setdefault("HF", "1")') is None
+
+
+def test_the_study_and_gecko_variables_are_read_by_the_loader(tmp_path, monkeypatch):
+    import pytest
+
+    from reeljudge.ab.workspace import default_dir
+    from reeljudge.environment import gecko_environment, study_environment
+    from reeljudge.errors import BadInputError
+
+    monkeypatch.setenv("REELJUDGE_AB_DIR", str(tmp_path / "study"))
+    monkeypatch.setenv("REELJUDGE_GECKO_PAIRS_REPORT", str(tmp_path / "pairs.txt"))
+    assert default_dir() == tmp_path / "study" and gecko_environment().pairs_report == str(tmp_path / "pairs.txt")
+    assert study_environment().ab_log == "warning" and study_environment().ab_database is None
+    monkeypatch.setenv("REELJUDGE_AB_LOG", "loud")  # uvicorn would have failed later, without naming the variable
+    with pytest.raises(BadInputError, match="REELJUDGE_AB_LOG"):
+        study_environment()

@@ -18,7 +18,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("reeljudge.extras", "reeljudge.package_data"),  # package_data: where the packaged data files are
     ("reeljudge.atomic", "reeljudge.options", "reeljudge.not_judged", "reeljudge.stats",
      "reeljudge.rows", "reeljudge.synth"),  # reeljudge.synth: synthetic clips (ab gold, test fixtures), importing no reeljudge layer
-    ("reeljudge.promptfoo", "reeljudge.retry", "reeljudge.cache"),
+    ("reeljudge.promptfoo", "reeljudge.retry", "reeljudge.cache", "reeljudge.environment"),
     ("reeljudge.media",),
     ("reeljudge.gemini", "reeljudge.stock", "reeljudge.probes"),  # the Gemini client below everything that plans or judges
     ("reeljudge.batch", "reeljudge.library"),
