@@ -40,14 +40,16 @@ def jsonl_rows(text: str) -> list[tuple[int, Any]]:
     return rows
 
 
-def csv_rows(text: str) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
-    """The header's column names and (line a row starts on, row) per data row, names and values stripped."""
+def csv_rows(text: str, *, strip: bool = True) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
+    """The header's column names and (line a row starts on, row) per data row, names stripped, and values
+    too unless ``strip`` is false (a missing cell is "")."""
     reader = csv.DictReader(io.StringIO(text))
     fields = [f.strip() for f in reader.fieldnames or []]
     rows = []
     for row in reader:
         spans = sum(v.count("\n") for v in row.values() if isinstance(v, str))  # lines inside quoted fields
-        rows.append((reader.line_num - spans, {k.strip(): (v or "").strip() for k, v in row.items() if k is not None}))
+        cells = {k.strip(): v or "" for k, v in row.items() if k is not None}
+        rows.append((reader.line_num - spans, {k: v.strip() for k, v in cells.items()} if strip else cells))
     return fields, rows
 
 
