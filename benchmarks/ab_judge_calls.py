@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv or [])
     n = args.pairs
     from fake_gemini import FakeGemini
-    from reeljudge.testing.ab_judge_scripts import side_bias
+    from support.ab_judge_scripts import side_bias
 
     with tempfile.TemporaryDirectory(prefix="abjudge-bench-") as work, FakeGemini() as fake:
         side_bias(fake, None, side="A")  # every pair gets an answer (a flip: position consistency 0 %, calls as for any judge)

@@ -135,7 +135,7 @@ def film(fake, work: Path, n: int) -> dict:
 
 
 def gecko(fake, work: Path) -> dict:
-    from reeljudge.testing.gecko_scripts import script_prompt
+    from support.gecko_scripts import script_prompt
 
     fake.reset()
     for prompt in dict.fromkeys(p for _, p in gecko_rows(work)):

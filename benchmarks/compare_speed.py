@@ -11,9 +11,12 @@ Run: ``.venv/bin/python -m benchmarks.compare_speed`` from the repository root.
 from __future__ import annotations
 
 import json
+import sys
 import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # test support: support.*
 
 N_TESTS = 10_000
 METRICS = tuple(f"metric_{i}" for i in range(8))
@@ -32,7 +35,7 @@ def main() -> None:
     from reeljudge.gates.markdown import render
     from reeljudge.gates.run import compare_paths, comparison_json
     from reeljudge.stats.bootstrap import bootstrap_column_means, bootstrap_mean
-    from reeljudge.testing.results_fixtures import RunSpec, write_results
+    from support.results_fixtures import RunSpec, write_results
 
     with tempfile.TemporaryDirectory() as tmp:
         base = write_results(Path(tmp) / "base.json", RunSpec(n_tests=N_TESTS, metrics=METRICS, seed=1))

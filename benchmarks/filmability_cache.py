@@ -85,7 +85,7 @@ def _judged_once(get_assert: Callable, tests: list[dict[str, Any]], config: dict
 def _fill_gecko(fake: Any) -> list[dict[str, Any]]:
     """Each test's three Gecko calls answered once by the fake server; the tests."""
     from reeljudge.gecko.assertion import get_assert
-    from reeljudge.testing.gecko_scripts import script_prompt
+    from support.gecko_scripts import script_prompt
 
     tests = [{"prompt": PROMPT.format(i=i), "video": CLEAN, "out": CLEAN} for i in range(N_TESTS)]
     for vars_ in tests:
@@ -98,7 +98,7 @@ def _fill_ab_judge(fake: Any) -> list[dict[str, Any]]:
     """Each test's two A/B calls (both orders) answered once by the fake server; the tests."""
     from reeljudge.ab_judge.assertion import get_assert
     from reeljudge.media.refs import sha256_file
-    from reeljudge.testing.ab_judge_scripts import prefer
+    from support.ab_judge_scripts import prefer
 
     prefer(fake, None, sha256_file(CLEAN), sha256_file(FLICKER))
     tests = [{"prompt": PROMPT.format(i=i), "video": CLEAN, "reference": FLICKER, "out": CLEAN} for i in range(N_TESTS)]

@@ -39,7 +39,7 @@ def run_layout(name: str, rows: list[tuple[str, str, bool]], cache_dir: str) -> 
     from fake_gemini import FakeGemini
     from reeljudge.gecko.assertion import get_assert
     from reeljudge.gecko.question_gen import USER_MARKER as GEN
-    from reeljudge.testing.gecko_scripts import script_prompt
+    from support.gecko_scripts import script_prompt
     from reeljudge.gecko.validity import USER_MARKER as FILTER
 
     counts: dict[str, int] = {}

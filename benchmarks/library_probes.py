@@ -30,7 +30,7 @@ FAULTS = ("cut", "frozen", "black", "flicker", "shake")
 
 def _spec(index: int, frames: int) -> Any:
     """The clip spec of library clip ``index``: seeded world, a fault on four clips out of five."""
-    from reeljudge.testing.clipgen import ClipSpec, Fault
+    from reeljudge.synth.clips import ClipSpec, Fault
 
     spec = ClipSpec(frames=frames, seed=1000 + index)
     if index % 5 == 0:
@@ -43,7 +43,7 @@ def _spec(index: int, frames: int) -> Any:
 
 def _write(args: tuple[Path, int, int]) -> None:
     """Write one library clip (a process pool job)."""
-    from reeljudge.testing.clipgen import make_clip
+    from reeljudge.synth.clips import make_clip
 
     folder, index, frames = args
     make_clip(folder / f"clip_{index:04d}.mp4", _spec(index, frames))

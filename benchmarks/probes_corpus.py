@@ -2,7 +2,7 @@
 
     python -m benchmarks.probes_corpus [--variants 0 1 2] [--keep DIR] [--verbose]
 
-Writes the corpus (``reeljudge.testing.corpus``: clean hard negatives and one-fault clips, in
+Writes the corpus (``support.corpus``: clean hard negatives and one-fault clips, in
 three variants that change seed, frame rate, size, fault strength and encoder settings) into a
 temporary folder (or ``--keep DIR``, reused when present), runs every probe with default options
 on every clip, and counts per gating probe:
@@ -22,11 +22,14 @@ class is found.
 from __future__ import annotations
 
 import argparse
+import sys
 import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # test support: support.*
 
 FAULT_PROBES = ("technical", "black_frames", "frozen_frames", "scene_cuts", "flicker", "camera_shake", "black_and_white")
 
@@ -34,14 +37,14 @@ FAULT_PROBES = ("technical", "black_frames", "frozen_frames", "scene_cuts", "fli
 def probe_corpus(folder: Path, variants: tuple[int, ...]) -> list[dict[str, Any]]:
     """Write the corpus into ``folder`` and probe every clip; one row per clip."""
     from reeljudge.errors import MediaError
-    from reeljudge.probes import run_probes
-    from reeljudge.testing.corpus import write_corpus
+    from reeljudge.probes import probe_clip
+    from support.corpus import write_corpus
 
     rows = []
     for variant, clip, path in write_corpus(folder, variants):
         start = time.perf_counter()
         try:
-            results = {r.name: r for r in run_probes(path, prompt=clip.prompt)}
+            results = {r.name: r for r in probe_clip(path, prompt=clip.prompt)}
         except MediaError as error:
             results = {"technical": _undecodable(str(error))}
         rows.append({"variant": variant, "clip": clip, "results": results, "seconds": time.perf_counter() - start})
@@ -56,7 +59,7 @@ def _undecodable(reason: str) -> Any:
 
 def tally(rows: list[dict[str, Any]]) -> tuple[dict[str, dict[str, int]], list[str]]:
     """Per gating probe: true positives, false alarms, misses, true negatives; and a line per mistake."""
-    from reeljudge.testing.corpus import found_at
+    from support.corpus import found_at
 
     counts: dict[str, dict[str, int]] = {p: defaultdict(int) for p in FAULT_PROBES}  # type: ignore[misc]
     mistakes = []
@@ -128,7 +131,7 @@ def motion_property(rows: list[dict[str, Any]]) -> tuple[int, int, list[str]]:
 
 def goals(rows: list[dict[str, Any]], counts: dict[str, dict[str, int]]) -> list[str]:
     """The done-when checks: clean clips pass every probe; every fault class is found in every variant."""
-    from reeljudge.testing.corpus import found_at
+    from support.corpus import found_at
 
     clean_failures = [
         f"v{r['variant']} {r['clip'].name}: {', '.join(n for n, x in r['results'].items() if x.gating and not x.passed)}"

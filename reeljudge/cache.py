@@ -14,10 +14,11 @@ import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Literal, Mapping
 
 from reeljudge.atomic import TEMP_PREFIX, write_json
 from reeljudge.errors import JudgeError
+from reeljudge.options import load_one, option
 
 CACHE_FORMAT = 1
 DEFAULT_CACHE_DIR = ".reeljudge/cache"
@@ -27,6 +28,7 @@ _TMP_PREFIX = TEMP_PREFIX
 #: readwrite: read and write; off: neither; replay: read only, a miss fails; plan: like readwrite, but
 #: a judge request that misses is recorded for the Batch API instead of sent (``reeljudge.batch``)
 MODES = ("readwrite", "off", "replay", "plan")
+CacheMode = Literal["readwrite", "off", "replay", "plan"]
 _WRITING_MODES = ("readwrite", "plan")
 
 
@@ -178,9 +180,22 @@ def downloads_dir(root: str | os.PathLike[str]) -> Path:
     return Path(root) / DOWNLOADS
 
 
+@dataclass(frozen=True)
+class CacheEnvironment:
+    """The cache the environment chooses for callers given no settings (read by the options loader)."""
+
+    mode: CacheMode = option("readwrite", env="REELJUDGE_CACHE", doc="the cache mode (see MODES)")
+    cache_dir: str = option(DEFAULT_CACHE_DIR, env="REELJUDGE_CACHE_DIR", doc="where judge replies are cached")
+
+
+def cache_environment() -> CacheEnvironment:
+    """``REELJUDGE_CACHE`` and ``REELJUDGE_CACHE_DIR`` over the defaults; BadInputError naming the variable when bad."""
+    return load_one({}, CacheEnvironment, owner="the judge cache")
+
+
 def default_cache_dir() -> str:
     """The cache folder in force: ``REELJUDGE_CACHE_DIR``, else ``.reeljudge/cache`` (the one default)."""
-    return os.environ.get("REELJUDGE_CACHE_DIR") or DEFAULT_CACHE_DIR
+    return cache_environment().cache_dir
 
 
 def open_cache(cache_dir: str, mode: str) -> JudgeCache:
@@ -188,8 +203,8 @@ def open_cache(cache_dir: str, mode: str) -> JudgeCache:
     return JudgeCache(Path(cache_dir), mode)
 
 
-def environment_cache() -> JudgeCache | None:
-    """The cache the environment chooses for callers given none: ``default_cache_dir()`` in mode
-    ``REELJUDGE_CACHE`` (else readwrite); None when that mode is not one the cache knows."""
-    mode = (os.environ.get("REELJUDGE_CACHE") or "readwrite").strip().lower()
-    return open_cache(default_cache_dir(), mode) if mode in MODES else None
+def environment_cache() -> JudgeCache:
+    """The cache the environment chooses for callers given none: ``REELJUDGE_CACHE_DIR`` in mode
+    ``REELJUDGE_CACHE`` (else readwrite); BadInputError naming the variable when its value is not one the cache knows."""
+    chosen = cache_environment()
+    return open_cache(chosen.cache_dir, chosen.mode)

@@ -27,7 +27,7 @@ FAULTS = ("flicker", "frozen", "black", "cut", "shake", "gray")
 
 def make_clips(folder: Path, n: int, frames: int = 24) -> list[Path]:
     """``n`` small distinct clips (128×72, 24 fps) from the fixture generator."""
-    from reeljudge.testing.clipgen import BASE, Fault, make_clip
+    from reeljudge.synth.clips import BASE, Fault, make_clip
 
     spec = replace(BASE, width=128, height=72, frames=frames)
     paths = []

@@ -114,10 +114,10 @@ def no_candidates_reply() -> Reply:
 def tiny_mp4() -> bytes:
     """A real, decodable one-second 128x72 H.264 MP4, rendered by the fixture clip generator."""
     try:
-        from reeljudge.testing.clipgen import ClipSpec, make_clip
+        from reeljudge.synth.clips import ClipSpec, make_clip
     except ImportError:  # run as a script from elsewhere
         sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1]))
-        from reeljudge.testing.clipgen import ClipSpec, make_clip
+        from reeljudge.synth.clips import ClipSpec, make_clip
     with tempfile.TemporaryDirectory(prefix="fake-gemini-") as work:
         path = make_clip(f"{work}/tiny.mp4", ClipSpec(width=128, height=72, fps=24, frames=24, seed=3))
         return path.read_bytes()

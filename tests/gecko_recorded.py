@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from reeljudge.testing.gecko_scripts import NESTED, script_nested, script_prompt
+from support.gecko_scripts import NESTED, script_nested, script_prompt
 
 ROOT = Path(__file__).resolve().parents[1]
 CLIP = str(ROOT / "datasets" / "clips" / "gen_clean.mp4")
@@ -32,7 +32,7 @@ def scenario_results(fake: Any, config: dict[str, Any]) -> dict[str, Any]:
     from reeljudge.gecko.assertion import get_assert
     from reeljudge.gecko.questions import declared_questions
     from reeljudge.gecko.shuffle import shuffled
-    from reeljudge.testing.gecko_scripts import verdict_text, vqa_match
+    from support.gecko_scripts import verdict_text, vqa_match
 
     shuffle = config.get("shuffle_choices", True)
     out = {}

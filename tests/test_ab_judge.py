@@ -10,7 +10,7 @@ import pytest
 from fake_gemini import blocked_reply, error_reply, text_reply
 from reeljudge.ab_judge.assertion import get_assert
 from reeljudge.media.refs import sha256_file
-from reeljudge.testing.ab_judge_scripts import on_order, prefer, reply, shown_clips, side_bias, verdict_reply
+from support.ab_judge_scripts import on_order, prefer, reply, shown_clips, side_bias, verdict_reply
 
 ROOT = Path(__file__).resolve().parents[1]
 CLEAN = str(ROOT / "datasets" / "clips" / "gen_clean.mp4")

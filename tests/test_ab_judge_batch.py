@@ -12,7 +12,7 @@ from reeljudge.ab.imports import build_samples, read_manifest
 from reeljudge.ab.records import build_record
 from reeljudge.ab.workspace import Workspace
 from reeljudge.cli import main
-from reeljudge.testing.ab_judge_scripts import on_order, prefer, reply, side_bias, verdict_reply
+from support.ab_judge_scripts import on_order, prefer, reply, side_bias, verdict_reply
 
 MODEL = "gemini-2.5-flash"
 

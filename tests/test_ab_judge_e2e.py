@@ -10,7 +10,7 @@ import yaml
 
 from promptfoo_run import rows, run_promptfoo_eval
 from reeljudge.media.refs import resolve_media, sha256_file
-from reeljudge.testing.ab_judge_scripts import prefer
+from support.ab_judge_scripts import prefer
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = "promptfooconfig.ab-judge.yaml"

@@ -21,7 +21,7 @@ from reeljudge.ab_judge.reading import plain_winner
 from reeljudge.ab_judge.request import SELF_CONTRADICTING, order_parser
 from reeljudge.gemini.replies import ReplyInvalid
 from reeljudge.media.refs import sha256_file
-from reeljudge.testing.ab_judge_scripts import on_order, reply, verdict_reply
+from support.ab_judge_scripts import on_order, reply, verdict_reply
 
 ROOT = Path(__file__).resolve().parents[1]
 NEW = str(ROOT / "datasets" / "clips" / "gen_clean.mp4")
@@ -146,6 +146,30 @@ def test_the_plain_forms_and_only_they_are_read():
     assert plain_winner(None) is None and plain_winner(1) is None
 
 
+def test_the_side_letter_goes_through_the_one_letter_reader_and_reads_as_before():
+    """Every combination of wrapping, prefix, separator and letter reads as the A/B judge's own regex read it."""
+    import itertools
+    import re
+
+    old_side = re.compile(r"(?:(?:clip|video)[\s_-]?)?([ab])", re.IGNORECASE)
+
+    def old(raw: str) -> str | None:  # the second reader this replaced, as it was
+        text = raw.strip(" \t\n*`'\"")
+        if text[-1:] in ".!":
+            text = text[:-1].strip(" \t\n*`'\"")
+        brackets = {"(": ")", "[": "]", "{": "}", "<": ">"}
+        if text[:1] in brackets and text.endswith(brackets[text[:1]]):
+            text = text[1:-1].strip(" \t\n*`'\"")
+        side = old_side.fullmatch(text)
+        return side.group(1).upper() if side else ("tie" if re.fullmatch(r"(?:a\s+)?tie", text, re.IGNORECASE) else None)
+
+    forms = ["".join(p) for p in itertools.product(["", "clip", "Video", "cli"], ["", " ", "_", "-", "  ", "/"],
+                                                   ["a", "B", "c", "ab", "1", "", "tie", ")"], ["", ".", "!", "*"])]
+    forms += [f"({f})" for f in forms] + [f"[{f}]" for f in forms]
+    assert len(forms) == 2304
+    assert {f: plain_winner(f) for f in forms} == {f: old(f) for f in forms}
+
+
 @pytest.mark.parametrize("form", A_FORMS)
 def test_a_winner_in_a_plain_form_is_read_without_feedback(gemini_env, form):
     on_order(gemini_env, PROMPT, new_first(), reply({**verdict_reply("A", "flicker"), "winner": form}))
@@ -240,7 +264,7 @@ def test_the_report_and_the_judge_reader_agree_on_the_same_records():
                               clips={"A": f"{2 * n:064x}", "B": f"{2 * n + 1:064x}"}, form=form, rater_id="ann", watch=WATCH)
         records.append(record)
         try:
-            order_parser("ab-v1", family)(json.dumps(form))
+            order_parser(P, family)(json.dumps(form))
         except ReplyInvalid as error:
             assert error.kind == SELF_CONTRADICTING, error
             refused[record["record_id"]] = str(error).split("(", 1)[1].split(")", 1)[0]

@@ -16,7 +16,7 @@ from ab_support import invite, make_study, rate_until_done, running_server, subm
 from reeljudge.ab.store import Store, StoreError
 from reeljudge.ab.workspace import Workspace
 from reeljudge.cli import main
-from reeljudge.testing.postgres import postgres_server
+from support.postgres import postgres_server
 from test_ab_report import GOLD, SAMPLES, study_records
 
 

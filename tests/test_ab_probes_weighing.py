@@ -14,7 +14,7 @@ import reeljudge
 from reeljudge.ab_judge.assertion import get_assert
 from reeljudge.ab_judge.probes_judge import compare_probes
 from reeljudge.probes.report import ProbeResult, ProbesVerdict
-from reeljudge.testing.clipgen import ClipSpec, Fault, make_clip
+from reeljudge.synth.clips import ClipSpec, Fault, make_clip
 
 PROMPT = "A red ball rolls past a textured wall while the camera pans; one continuous shot."
 BASE = ClipSpec(frames=72, fps=24, grain=1.5)  # 3 s

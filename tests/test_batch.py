@@ -9,7 +9,7 @@ import pytest
 
 from fake_gemini import json_reply
 from reeljudge.batch.collect import collect, wait
-from reeljudge.batch.planner import planner_for
+from reeljudge.batch.planner import judge_client
 from reeljudge.batch.store import BatchStore
 from reeljudge.batch.submit import SubmitOptions, submit
 from reeljudge.filmability.assertion import get_assert
@@ -34,7 +34,7 @@ def ctx(narration, **config):
 
 def client(**config) -> JudgeClient:
     settings = load_settings(config)
-    return JudgeClient(settings, sleep=lambda _s: None, planner=planner_for(settings))
+    return judge_client(settings, sleep=lambda _s: None)
 
 
 def plan_all(monkeypatch, narrations=NARRATIONS):
@@ -147,8 +147,8 @@ def test_the_cli_submits_waits_and_collects(gemini_env, monkeypatch, capsys):
 
 def test_media_goes_inline_as_base64_in_both_forms(gemini_env, monkeypatch, tmp_path):
     from reeljudge.gecko.assertion import get_assert as gecko_assert
-    from reeljudge.testing.clipgen import ClipSpec, make_clip
-    from reeljudge.testing.gecko_scripts import script_prompt
+    from reeljudge.synth.clips import ClipSpec, make_clip
+    from support.gecko_scripts import script_prompt
 
     clip = make_clip(tmp_path / "clip.mp4", ClipSpec(width=64, height=48, fps=8, frames=8, seed=1))
     prompt = "A disc gliding over a colourful texture"
@@ -173,7 +173,7 @@ def test_media_goes_inline_as_base64_in_both_forms(gemini_env, monkeypatch, tmp_
 
 
 def test_the_pairwise_ab_judge_goes_through_the_batch_api_in_one_round(gemini_env, monkeypatch):
-    from reeljudge.testing.ab_judge_scripts import prefer
+    from support.ab_judge_scripts import prefer
     from test_ab_judge import CLEAN, FLICKER, PROMPT, grade, sha
 
     prefer(gemini_env, PROMPT, sha(CLEAN), sha(FLICKER), tag="flicker")

@@ -162,8 +162,8 @@ def test_a_submit_interrupted_after_the_job_was_created_finds_it_instead_of_send
 
 def test_a_clip_that_changed_after_planning_is_not_sent(gemini_env, monkeypatch, tmp_path):
     from reeljudge.gecko.assertion import get_assert as gecko_assert
-    from reeljudge.testing.gecko_scripts import script_prompt
-    from reeljudge.testing.clipgen import ClipSpec, make_clip
+    from support.gecko_scripts import script_prompt
+    from reeljudge.synth.clips import ClipSpec, make_clip
 
     clip = make_clip(tmp_path / "clip.mp4", ClipSpec(width=64, height=48, fps=8, frames=8, seed=1))
     prompt = "A disc gliding over a colourful texture"

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from fake_gemini import json_reply
-from reeljudge.testing.gecko_scripts import local_suite_env, script_local_suite
+from support.gecko_scripts import local_suite_env, script_local_suite
 
 ROOT = Path(__file__).resolve().parents[1]
 REELJUDGE = str(Path(sys.executable).parent / "reeljudge")

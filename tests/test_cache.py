@@ -151,3 +151,17 @@ def test_downloaded_media_are_counted_kept_by_clear_and_removed_on_request(tmp_p
     assert cli_main(["cache", "clear", "--downloads", "--dir", str(tmp_path)]) == 0
     assert "removed 0 entries and 1 downloaded media files" in capsys.readouterr().out
     assert not (tmp_path / "downloads").exists() and cache.stats().download_files == 0
+
+
+def test_the_environment_cache_refuses_a_bad_mode_naming_the_variable(tmp_path, monkeypatch):
+    from reeljudge.cache import environment_cache
+    from reeljudge.errors import BadInputError
+
+    monkeypatch.setenv("REELJUDGE_CACHE_DIR", str(tmp_path / "c"))
+    monkeypatch.setenv("REELJUDGE_CACHE", "replay")
+    chosen = environment_cache()
+    assert chosen.mode == "replay" and chosen.root == tmp_path / "c"
+    monkeypatch.setenv("REELJUDGE_CACHE", "rewrite")  # a typo: it used to mean "no cache" in silence
+    with pytest.raises(BadInputError, match="REELJUDGE_CACHE") as caught:
+        environment_cache()
+    assert "rewrite" in str(caught.value)

@@ -17,8 +17,8 @@ import pytest
 
 from fake_gemini import json_reply
 from reeljudge.media.refs import sha256_file
-from reeljudge.testing.ab_judge_scripts import prefer
-from reeljudge.testing.gecko_scripts import script_prompt
+from support.ab_judge_scripts import prefer
+from support.gecko_scripts import script_prompt
 
 ROOT = Path(__file__).resolve().parents[1]
 CLEAN = str(ROOT / "datasets" / "clips" / "gen_clean.mp4")

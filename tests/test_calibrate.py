@@ -12,7 +12,7 @@ from scipy import stats
 from reeljudge.cli import main
 from reeljudge.stats.correlation import correlation, correlations_with_intervals
 from reeljudge.stats.pairwise_accuracy import PairwiseAccuracy, pairwise_accuracy
-from reeljudge.testing.results_fixtures import RunSpec, make_results
+from support.results_fixtures import RunSpec, make_results
 
 
 def _acc23_by_definition(metric, human):

@@ -12,7 +12,7 @@ from reeljudge.ab.records import build_record
 from reeljudge.ab.samples import make_sample
 from reeljudge.ab.workspace import Workspace
 from reeljudge.cli import main
-from reeljudge.testing.results_fixtures import RunSpec, make_results
+from support.results_fixtures import RunSpec, make_results
 
 DIMS = ("prompt_adherence", "temporal_consistency", "identity_consistency", "motion_physics")
 WATCH = {"full_plays": {"A": 2, "B": 2}, "log": []}

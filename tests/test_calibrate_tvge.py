@@ -9,7 +9,7 @@ import hashlib
 import json
 
 from reeljudge.cli import main
-from reeljudge.testing.tvge import TVGE, write_inputs
+from support.tvge import TVGE, write_inputs
 
 # T2VScore (arXiv 2401.07781), Table 1, text alignment: Spearman / Kendall against human ratings
 PUBLISHED = {"CLIP Score": (0.343, 0.236), "X-CLIP Score": (0.257, 0.175)}

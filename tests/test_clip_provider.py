@@ -14,7 +14,7 @@ import pytest
 from reeljudge.media.container import remux_to_mp4
 from reeljudge.media.refs import portable_path
 from reeljudge.providers.clips import call_api
-from reeljudge.testing.clipgen import ClipSpec, make_clip
+from reeljudge.synth.clips import ClipSpec, make_clip
 
 REPO = Path(__file__).resolve().parents[1]
 

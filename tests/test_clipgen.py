@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from reeljudge.testing.clipgen import BASE, make_clip
+from reeljudge.synth.clips import BASE, make_clip
 
 
 def _keyframes_and_reorder(path: Path) -> tuple[list[int], bool]:

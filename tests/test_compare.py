@@ -14,7 +14,7 @@ from reeljudge.gates.markdown import MARKER, render
 from reeljudge.gates.results import parse_results
 from reeljudge.gates.run import Comparison, comparison_json
 from reeljudge.stats.bootstrap import bootstrap_column_means, bootstrap_mean
-from reeljudge.testing.results_fixtures import RunSpec, make_results, write_results
+from support.results_fixtures import RunSpec, make_results, write_results
 
 
 def _compare(base: RunSpec, cand: RunSpec, **gate):

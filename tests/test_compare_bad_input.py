@@ -10,7 +10,7 @@ from reeljudge.cli import main
 from reeljudge.errors import BadInputError
 from reeljudge.gates.gatefile import GateSettings, gate_from_mapping, load_gate
 from reeljudge.gates.results import read_results
-from reeljudge.testing.results_fixtures import RunSpec, make_results, write_results
+from support.results_fixtures import RunSpec, make_results, write_results
 
 
 def _exit_and_stderr(capsys, *argv: str) -> tuple[int, str]:

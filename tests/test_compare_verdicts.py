@@ -16,7 +16,7 @@ from reeljudge.gates.gatefile import GateSettings, gate_from_mapping
 from reeljudge.gates.markdown import MARKER, render
 from reeljudge.gates.results import CannotCompare, parse_results
 from reeljudge.gates.run import Comparison
-from reeljudge.testing.results_fixtures import LIVE_GEMINI, OFFLINE, RunSpec, make_results, write_results
+from support.results_fixtures import LIVE_GEMINI, OFFLINE, RunSpec, make_results, write_results
 
 SIX = RunSpec(n_tests=6, judge=OFFLINE, noise=0.0, seed=1)
 

@@ -13,7 +13,7 @@ from distributed.scheduler import KilledWorker  # noqa: E402
 
 from reeljudge.library.dask_engine import DaskEngine, _group_outcomes, group_size  # noqa: E402
 from reeljudge.library.engines import WorkerDied  # noqa: E402
-from reeljudge.testing.jobs import echo_raise_or_die  # noqa: E402
+from support.jobs import echo_raise_or_die  # noqa: E402
 
 
 def test_group_size_keeps_about_twelve_tasks_per_worker_and_at_most_sixteen_jobs() -> None:
@@ -54,7 +54,7 @@ def test_a_killed_group_goes_back_as_single_jobs_and_a_killed_single_job_is_a_de
 
 @pytest.mark.parametrize("start_method", ["forkserver", "spawn"])
 def test_workers_start_with_one_compute_thread_and_no_malloc_trim(start_method: str) -> None:
-    from reeljudge.testing.jobs import worker_settings
+    from support.jobs import worker_settings
 
     outcomes = dict(DaskEngine(workers=1, start_method=start_method).run(worker_settings, [0, 1], {}))
     settings = [outcomes[0], outcomes[1]]

@@ -75,3 +75,11 @@ def test_faces_that_judge_return_a_judged_verdict():
     pair = reeljudge.judge_pair("A red ball rolls past a wall", CLEAN, FLICKER, judge="probes")
     assert film.judged and probes.judged and pair.judged
     assert probes.passed is True and pair.winner == "clip_a"
+
+
+def test_one_run_probes_contract():
+    """``reeljudge.run_probes`` is the one public name; the raising call inside the probes is ``probe_clip``."""
+    import reeljudge.probes
+
+    assert not hasattr(reeljudge.probes, "run_probes") and callable(reeljudge.probes.probe_clip)
+    assert reeljudge.run_probes.__module__ == "reeljudge.probes.api"

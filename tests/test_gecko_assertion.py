@@ -6,7 +6,7 @@ from pathlib import Path
 
 
 from reeljudge.gecko.assertion import get_assert
-from reeljudge.testing.gecko_scripts import script_prompt
+from support.gecko_scripts import script_prompt
 
 ROOT = Path(__file__).resolve().parents[1]
 CLIP = str(ROOT / "datasets" / "clips" / "gen_clean.mp4")

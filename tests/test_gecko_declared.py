@@ -14,7 +14,7 @@ from reeljudge import score_gecko
 from reeljudge.gecko.assertion import get_assert
 from reeljudge.gecko.pairs import JudgedRow, check_pairs, suite_tests
 from reeljudge.gecko.questions import declared_questions
-from reeljudge.testing.gecko_scripts import script_prompt, verdict_text
+from support.gecko_scripts import script_prompt, verdict_text
 from reeljudge.errors import BadInputError
 
 ROOT = Path(__file__).resolve().parents[1]

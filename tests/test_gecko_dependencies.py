@@ -14,7 +14,7 @@ import pytest
 from reeljudge.gecko.assertion import get_assert
 from reeljudge.gecko.questions import Question, declared_questions
 from reeljudge.gecko.shuffle import question_seed, shuffle_choices, shuffled
-from reeljudge.testing.gecko_scripts import NESTED, script_nested, verdict_text, vqa_match
+from support.gecko_scripts import NESTED, script_nested, verdict_text, vqa_match
 from gecko_recorded import CLIP, RECORDED, normalised, scenario_results
 
 # scenario → (question number → the parent named as failed), score under DSG's rule, score without it
@@ -169,7 +169,7 @@ PROMPTS = [f"A {animal} crossing a {place} beside a {thing} under {sky} weather"
 
 
 def _judge_suite(fake, always_a: bool) -> list[dict]:
-    from reeljudge.testing.gecko_scripts import filter_match, filter_reply, generation_match, synth_generation
+    from support.gecko_scripts import filter_match, filter_reply, generation_match, synth_generation
     from reeljudge.gecko.question_gen import questions_from_reply
 
     results = []

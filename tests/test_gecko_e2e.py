@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from reeljudge.testing.gecko_scripts import local_suite_env, script_local_suite, script_prompt
+from support.gecko_scripts import local_suite_env, script_local_suite, script_prompt
 
 ROOT = Path(__file__).resolve().parents[1]
 

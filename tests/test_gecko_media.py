@@ -11,7 +11,7 @@ import pytest
 
 from fake_gemini import text_reply
 from reeljudge.gecko.assertion import get_assert
-from reeljudge.testing.gecko_scripts import verdict_text
+from support.gecko_scripts import verdict_text
 from reeljudge.gecko.questions import Question
 
 CLIPS = Path(__file__).resolve().parents[1] / "datasets" / "clips"

@@ -12,7 +12,7 @@ from reeljudge.gecko.assertion import get_assert
 from reeljudge.gecko.keywords import parse_annotation
 from reeljudge.gecko.questions import Question
 from reeljudge.gecko.question_gen import USER_MARKER as GEN, parse_generation_reply, questions_from_reply
-from reeljudge.testing.gecko_scripts import filter_reply, synth_generation, verdict_text
+from support.gecko_scripts import filter_reply, synth_generation, verdict_text
 from reeljudge.gecko.tagging import assign_tag
 from reeljudge.gecko.tags import TAGS, normalise_tag
 from reeljudge.gecko.validity import USER_MARKER as FILTER

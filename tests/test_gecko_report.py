@@ -102,7 +102,7 @@ def test_results_without_answer_letters_say_not_recorded(tmp_path):
 
 
 def test_a_file_without_gecko_results_is_refused_by_the_cli(tmp_path, capsys):
-    from reeljudge.testing.results_fixtures import RunSpec, write_results
+    from support.results_fixtures import RunSpec, write_results
 
     other = write_results(tmp_path / "film.json", RunSpec(n_tests=3))
     assert main(["gecko", "report", str(other)]) == 2
@@ -122,7 +122,7 @@ def test_cli_writes_markdown_and_a_self_contained_page(tmp_path, capsys):
 def test_real_assertion_results_are_read(gemini_env, tmp_path):
     """The fixture's shape is the assertion's: a real Gecko result (fake server) through the report."""
     from reeljudge.gecko.assertion import get_assert
-    from reeljudge.testing.gecko_scripts import script_prompt
+    from support.gecko_scripts import script_prompt
 
     clip = str(Path(__file__).resolve().parents[1] / "datasets" / "clips" / "gen_clean.mp4")
     prompt = "A red kite flying over a green meadow while clouds drift"
@@ -181,7 +181,7 @@ def test_the_gate_appends_the_gecko_section_when_asked_and_gecko_results_are_the
     main(["compare", str(base), str(cand), "--markdown", str(tmp_path / "plain.md"), "-q"])
     assert "Gecko per tag" not in (tmp_path / "plain.md").read_text()
     from reeljudge.gates.markdown import gecko_sections
-    from reeljudge.testing.results_fixtures import RunSpec, write_results
+    from support.results_fixtures import RunSpec, write_results
 
     film = write_results(tmp_path / "film.json", RunSpec(n_tests=5))
     assert gecko_sections(film, film) == ""

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from reeljudge.testing.clipgen import FIXTURES, SUITE_FIXTURES, make_clip
-from reeljudge.testing.content import content_differences, frame_differences
+from reeljudge.synth.clips import FIXTURES, SUITE_FIXTURES, make_clip
+from support.content import content_differences, frame_differences
 
 CLIPS = Path(__file__).resolve().parents[1] / "datasets" / "clips"
 

@@ -17,16 +17,14 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("reeljudge.errors",),
     ("reeljudge.extras", "reeljudge.package_data"),  # package_data: where the packaged data files are
     ("reeljudge.atomic", "reeljudge.options", "reeljudge.not_judged", "reeljudge.stats",
-     "reeljudge.testing"),  # reeljudge.testing: clip generators and servers for tests, importing no reeljudge layer
-    ("reeljudge.promptfoo", "reeljudge.retry", "reeljudge.cache"),
+     "reeljudge.rows", "reeljudge.synth"),  # reeljudge.synth: synthetic clips (ab gold, test fixtures), importing no reeljudge layer
+    ("reeljudge.promptfoo", "reeljudge.retry", "reeljudge.cache", "reeljudge.environment"),
     ("reeljudge.media",),
     ("reeljudge.gemini", "reeljudge.stock", "reeljudge.probes"),  # the Gemini client below everything that plans or judges
     ("reeljudge.batch", "reeljudge.library"),
     ("reeljudge.filmability", "reeljudge.gecko", "reeljudge.ab"),
     ("reeljudge.ab_judge", "reeljudge.providers", "reeljudge.gates"),
-    ("reeljudge.calibration", "reeljudge.warm", "reeljudge.scaffold",
-     "reeljudge.testing.ab_judge_scripts", "reeljudge.testing.gecko_scripts", "reeljudge.testing.findings", "reeljudge.testing.results_fixtures"),
-    ("reeljudge.testing.findings_spread",),  # the findings under other thread and CPU settings
+    ("reeljudge.calibration", "reeljudge.warm", "reeljudge.scaffold"),
     ("reeljudge",),  # the faces, each imported lazily by name when used
     ("reeljudge.cli", "reeljudge.cache_cli"),
 )
@@ -146,8 +144,30 @@ def test_the_checker_sees_cycles_and_lazy_typing_and_relative_imports(tmp_path):
     known = {m: Path() for m in ("reeljudge.gemini.client", "reeljudge.gemini.wire", "reeljudge.batch", "reeljudge.batch.plan",
                                  "reeljudge.ab", "reeljudge.ab.cli")}
     assert imported("reeljudge.gemini.client", source, known) == {"reeljudge.batch.plan", "reeljudge.gemini.wire", "reeljudge.ab.cli"}
-    assert unit_of("reeljudge.testing.gecko_scripts") == "reeljudge.testing.gecko_scripts"
-    assert unit_of("reeljudge.testing.clipgen") == "reeljudge.testing"
+    assert unit_of("reeljudge.synth.clips") == "reeljudge.synth"
+    assert unit_of("reeljudge.gecko.vqa") == "reeljudge.gecko"
+
+
+def test_the_product_imports_no_test_support():
+    """No arrow runs from the package back up into tests/ (its support, fakes or fixtures)."""
+    tests = Path(__file__).resolve().parent
+    test_names = {"tests", "conftest"} | {p.stem for p in tests.glob("*.py")} | {p.name for p in tests.iterdir() if p.is_dir()}
+    assert "support" in test_names and "fake_gemini" in test_names
+    found = sorted(
+        f"{name} imports {top}" for name, path in modules().items() for top in _top_names(path) if top in test_names
+    )
+    assert found == []
+
+
+def _top_names(path: Path) -> set[str]:
+    """The first component of every absolute import in ``path``."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names.add(node.module.split(".")[0])
+    return names
 
 
 def _reachable(edges: dict[str, set[str]]) -> dict[str, set[str]]:

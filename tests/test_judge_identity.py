@@ -7,7 +7,7 @@ import re
 
 from fake_gemini import json_reply
 from reeljudge.gates.results import judge_identities
-from reeljudge.testing.clipgen import FIXTURES, make_clip
+from reeljudge.synth.clips import FIXTURES, make_clip
 
 TERMS = json.dumps(["server room", "computer RAM", "data center lights"])
 NARRATION = "Redis stores everything in memory, making it blazingly fast"

@@ -14,9 +14,9 @@ from reeljudge.errors import BadInputError
 from reeljudge.library.engines import LocalEngine, SerialEngine
 from reeljudge.library.jsonl import open_results, read_results
 from reeljudge.library.probe_library import probe_library_file
-from reeljudge.probes import ProbeOptions, run_probes
+from reeljudge.probes import ProbeOptions, probe_clip
 from reeljudge.retry import RetryPolicy
-from reeljudge.testing.clipgen import FIXTURES, make_clip
+from reeljudge.synth.clips import FIXTURES, make_clip
 
 CLIPS = ("clean", "frozen", "black", "cut")
 VOLATILE = ("timings", "worker_pid")
@@ -44,7 +44,7 @@ def test_folder_run_records_each_clip_with_the_probes_results(library: Path, tmp
     assert stats.written == 4 and stats.errors == 0 and summary.ok
     for name in CLIPS:
         record = records[f"{name}.mp4"]
-        direct = run_probes(library / f"{name}.mp4", ProbeOptions())
+        direct = probe_clip(library / f"{name}.mp4", ProbeOptions())
         assert record["status"] == "ok" and len(record["sha256"]) == 64
         assert {p.name: (p.passed, p.score, p.reason) for p in direct} == {
             n: (p["passed"], p["score"], p["reason"]) for n, p in record["probes"].items()
@@ -201,6 +201,17 @@ def test_a_download_that_fails_once_is_retried_and_a_404_is_not(library: Path, t
     assert server.requests.count("/flaky/frozen.mp4") == 2
     assert records["missing"]["error"]["message"].endswith("download failed (HTTP 404 Not Found)")
     assert server.requests.count("/missing/frozen.mp4") == 1
+
+
+def test_library_downloads_go_through_the_media_resolver_and_its_download_cap(library: Path, tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("REELJUDGE_MAX_DOWNLOAD_BYTES", "1000")  # the resolver's cap; the library used to ignore it
+    with ClipServer(library) as server:
+        manifest = tmp_path / "urls.txt"
+        manifest.write_text(f"{server.url}/clips/frozen.mp4\n")
+        probe_library_file(manifest, tmp_path / "out.jsonl", engine=SerialEngine(), cache_dir=str(tmp_path / "dl"))
+    (record,) = read_results(tmp_path / "out.jsonl")
+    assert record["status"] == "error" and "1000-byte limit" in record["error"]["message"], record
 
 
 def test_retry_errors_drops_the_error_lines_and_tries_those_clips_again(library: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

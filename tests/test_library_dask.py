@@ -22,7 +22,7 @@ import pytest
 from clip_server import ClipServer, pid_with_port
 from reeljudge.cli import main as cli_main
 from reeljudge.library.jsonl import read_results
-from reeljudge.testing.clipgen import FIXTURES, make_clip
+from reeljudge.synth.clips import FIXTURES, make_clip
 
 CLIPS = ("clean", "frozen", "black", "cut")
 VOLATILE = ("timings", "worker_pid")

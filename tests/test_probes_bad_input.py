@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from reeljudge.probes.assertion import get_assert
-from reeljudge.testing.clipgen import BASE, ClipSpec, make_clip, write_clip
+from reeljudge.synth.clips import BASE, ClipSpec, make_clip, write_clip
 
 
 def grade(path: Path | str, description: str = "bad input case", **config) -> dict:
@@ -78,7 +78,7 @@ def test_variable_frame_rate_is_reported(tmp_path: Path) -> None:
     spec = ClipSpec(frames=48)
     steps = [40 if i % 3 else 100 for i in range(spec.frames)]
     pts = np.concatenate([[0], np.cumsum(steps)[:-1]]).astype(int)
-    path = write_clip(tmp_path / "vfr.mp4", __import__("reeljudge.testing.clipgen", fromlist=["render"]).render(spec), fps=25, pts_ms=list(pts))
+    path = write_clip(tmp_path / "vfr.mp4", __import__("reeljudge.synth.clips", fromlist=["render"]).render(spec), fps=25, pts_ms=list(pts))
     result = grade(path)
     assert "variable frame rate" in result["metadata"]["breakdown"]["technical"] and result["metadata"]["probes"]["technical"]["passed"] is True
     strict = grade(path, allow_vfr=False)
@@ -113,7 +113,7 @@ def test_expect_fail_never_turns_a_probe_that_did_not_run_into_a_pass(tmp_path: 
 
 
 def test_expect_fail_passes_only_when_the_fault_is_found(tmp_path: Path) -> None:
-    from reeljudge.testing.clipgen import FIXTURES
+    from reeljudge.synth.clips import FIXTURES
 
     black = make_clip(tmp_path / "black.mp4", FIXTURES["black"].spec)
     clean = make_clip(tmp_path / "clean.mp4", FIXTURES["clean"].spec)
@@ -150,7 +150,7 @@ def test_decoding_thread_stops_on_caps_truncation_and_analysis_errors(tmp_path: 
 
 
 def test_only_property_probes_selected_is_not_a_judgement(tmp_path: Path) -> None:
-    from reeljudge.testing.clipgen import FIXTURES
+    from reeljudge.synth.clips import FIXTURES
 
     still = make_clip(tmp_path / "still.mp4", FIXTURES["static"].spec)
     for config in ({"probes": ["dynamic_degree"]}, {"probes": ["dynamic_degree"], "expect_fail": True}):

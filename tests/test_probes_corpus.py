@@ -1,6 +1,6 @@
 """The generated corpus: no clean hard negative fails a probe, every fault is found at its frames.
 
-One variant of ``reeljudge.testing.corpus`` (24 fps, 256×144 plus one 1080p clip) is written once
+One variant of ``support.corpus`` (24 fps, 256×144 plus one 1080p clip) is written once
 per session; ``python -m benchmarks.probes_corpus`` runs all three variants and prints precision
 and recall per probe.
 """
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from reeljudge.probes import ProbeOptions, run_probes
-from reeljudge.testing.corpus import corpus, detected_ranges, found_at, write_corpus
+from reeljudge.probes import ProbeOptions, probe_clip
+from support.corpus import corpus, detected_ranges, found_at, write_corpus
 
 CLIPS = {clip.name: clip for clip in corpus(0)}
 CLEAN = sorted(name for name, clip in CLIPS.items() if clip.group == "clean")
@@ -29,7 +29,7 @@ def results(paths: dict[str, Path]) -> dict[str, dict]:
     out = {}
     for name, path in paths.items():
         if name != "truncated":
-            out[name] = {r.name: r for r in run_probes(path, prompt=CLIPS[name].prompt)}
+            out[name] = {r.name: r for r in probe_clip(path, prompt=CLIPS[name].prompt)}
     return out
 
 
@@ -62,7 +62,7 @@ def test_fault_is_found_at_its_frames_and_nothing_else_fails(results: dict, name
 
 
 def test_truncated_clip_fails_the_technical_probe(paths: dict[str, Path]) -> None:
-    by_name = {r.name: r for r in run_probes(paths["truncated"])}
+    by_name = {r.name: r for r in probe_clip(paths["truncated"])}
     assert not by_name["technical"].passed and "truncated" in by_name["technical"].reason
     assert {n for n, r in by_name.items() if r.gating and not r.passed} == {"technical"}
 
@@ -106,7 +106,7 @@ def test_motion_can_be_required_by_option_prompt_or_degree(paths: dict[str, Path
     still = paths["locked_off"]
 
     def motion(options: ProbeOptions, prompt: str = "a valley at dawn"):
-        return next(r for r in run_probes(still, options, prompt) if r.name == "dynamic_degree")
+        return next(r for r in probe_clip(still, options, prompt) if r.name == "dynamic_degree")
 
     assert not motion(ProbeOptions(expect_motion=True)).passed
     asks = motion(ProbeOptions(motion_from_prompt=True), "a horse gallops across the valley")
@@ -114,7 +114,7 @@ def test_motion_can_be_required_by_option_prompt_or_degree(paths: dict[str, Path
     assert motion(ProbeOptions(motion_from_prompt=True), "a quiet valley at dawn").passed
     low = motion(ProbeOptions(min_dynamic_degree=0.3))
     assert not low.passed and "min_dynamic_degree" in low.reason
-    moving = next(r for r in run_probes(paths["clean_pan"], ProbeOptions(min_dynamic_degree=0.3)) if r.name == "dynamic_degree")
+    moving = next(r for r in probe_clip(paths["clean_pan"], ProbeOptions(min_dynamic_degree=0.3)) if r.name == "dynamic_degree")
     assert moving.passed and moving.details["degree"] >= 0.3
 
 

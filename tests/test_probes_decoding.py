@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from reeljudge.probes import ProbeOptions, probe_signals
 from reeljudge.probes.signals import measure
-from reeljudge.testing.corpus import PROMPT, REPO
+from support.corpus import PROMPT, REPO
 
 CLIP = REPO / "datasets" / "clips" / "gen_cut.mp4"  # 256×144 H.264 with deblocking, a cut at frame 36
 

@@ -2,10 +2,10 @@
 ``main`` before issue 21 changed how frames reach the analysis (``tests/data/probes_findings.json``).
 
 Covers corpus variant 0 and every example clip in ``datasets/clips``;
-``python -m reeljudge.testing.findings check tests/data/probes_findings.json`` checks variants 0–2.
+``PYTHONPATH=tests python -m support.findings check tests/data/probes_findings.json`` checks variants 0–2.
 Verdicts, gating, reasons, frames, times and decode facts are compared exactly; scores, measured
 amounts, the generated clips' byte sizes and the signal summaries within the tolerances of
-``reeljudge.testing.tolerance`` (chosen from the spread measured across thread settings, OpenCV's
+``support.tolerance`` (chosen from the spread measured across thread settings, OpenCV's
 plain paths and a CPU without AVX-512: docs/decisions.md), so the reference holds on any machine of
 this kind while a changed rule or measurement still shows.
 """
@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from reeljudge.testing.corpus import PROMPT, write_corpus
-from reeljudge.testing.findings import CLIPS_DIR, clip_findings
-from reeljudge.testing.tolerance import differences
+from support.corpus import PROMPT, write_corpus
+from support.findings import CLIPS_DIR, clip_findings
+from support.tolerance import differences
 
 REFERENCE = Path(__file__).parent / "data" / "probes_findings.json"
 

@@ -3,7 +3,7 @@ each and the clip passes every probe; a cut that comes back to the first shot is
 The scenes are those where a flash makes an abrupt change at all (in a fast textured pan the
 content detector's neighbours already absorb it).
 
-Clips are generated (``reeljudge.testing.clipgen``): a bright flash at strength 1.33 whitens the
+Clips are generated (``reeljudge.synth.clips``): a bright flash at strength 1.33 whitens the
 frame to saturation (a camera flash, lightning), the three-frame one decays over its frames.
 """
 
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from reeljudge.probes import run_probes
-from reeljudge.testing.clipgen import ClipSpec, Fault, make_clip
+from reeljudge.probes import probe_clip
+from reeljudge.synth.clips import ClipSpec, Fault, make_clip
 
 ONE_SHOT = "one continuous shot of a landscape, the camera drifts slowly"
 SCENES = {
@@ -29,7 +29,7 @@ FLASHES = {"one_frame": Fault("flash", 30, 1, strength=1.33), "three_frames": Fa
 
 def probe(tmp_path: Path, name: str, spec: ClipSpec) -> dict:
     path = make_clip(tmp_path / f"{name}.mp4", spec)
-    return {r.name: r for r in run_probes(path, prompt=ONE_SHOT)}
+    return {r.name: r for r in probe_clip(path, prompt=ONE_SHOT)}
 
 
 @pytest.mark.parametrize("flash", sorted(FLASHES))
@@ -67,5 +67,5 @@ def test_without_the_flash_rule_the_same_clip_has_two_cuts(tmp_path):
     from reeljudge.probes import ProbeOptions
 
     path = make_clip(tmp_path / "flash.mp4", SCENES["slow_pan"].with_faults(FLASHES["one_frame"]))
-    (old,) = run_probes(path, prompt=ONE_SHOT, options=ProbeOptions(probes=("scene_cuts",), flash_max_s=0.0))
+    (old,) = probe_clip(path, prompt=ONE_SHOT, options=ProbeOptions(probes=("scene_cuts",), flash_max_s=0.0))
     assert not old.passed and [c["start_frame"] for c in old.details["cuts"]] == [30, 31]

@@ -10,7 +10,7 @@ import pytest
 from reeljudge.probes import ProbeOptions
 from reeljudge.probes.measures import order_statistics, quartiles
 from reeljudge.probes.signals import measure
-from reeljudge.testing.corpus import REPO
+from support.corpus import REPO
 
 
 def _arrays() -> list[np.ndarray]:

@@ -27,8 +27,8 @@ from fake_gemini import FakeGemini, error_reply
 from google_proxy import GOOGLE_HOST, GoogleProxy, make_tls
 from test_media_e2e import judged
 from user_project import ROOT, artifacts, promptfoo_project, run_eval, user_env, user_python  # noqa: F401
-from reeljudge.testing.clipgen import FIXTURES, make_clip
-from reeljudge.testing.gecko_scripts import script_prompt
+from reeljudge.synth.clips import FIXTURES, make_clip
+from support.gecko_scripts import script_prompt
 
 pytestmark = pytest.mark.e2e
 

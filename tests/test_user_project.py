@@ -31,8 +31,8 @@ from test_media_e2e import judged
 from test_warm import comparable, judgement
 from user_project import ROOT, artifacts, foreign_loads, loaded_paths, promptfoo_project, run_eval, site_packages, user_env, user_python  # noqa: F401
 from reeljudge.media.resolver import CLIP_VARS
-from reeljudge.testing.ab_judge_scripts import prefer
-from reeljudge.testing.gecko_scripts import script_prompt
+from support.ab_judge_scripts import prefer
+from support.gecko_scripts import script_prompt
 
 pytestmark = pytest.mark.e2e
 

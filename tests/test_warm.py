@@ -15,7 +15,7 @@ import yaml
 
 from fake_gemini import blocked_reply, json_reply
 from promptfoo_run import rows, run_promptfoo_eval
-from reeljudge.testing.gecko_scripts import script_prompt
+from support.gecko_scripts import script_prompt
 from reeljudge.warm import worker
 
 ROOT = Path(__file__).resolve().parents[1]

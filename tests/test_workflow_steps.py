@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 from reeljudge.gates.markdown import MARKER
-from reeljudge.testing.results_fixtures import RunSpec, write_results
+from support.results_fixtures import RunSpec, write_results
 from workflow_runner import Runner, load_workflow, make_workspace, new_github_state, push
 
 PR = 7

@@ -149,6 +149,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     from reeljudge.ab.assignment import QCOptions
     from reeljudge.ab.server import ServeOptions, create_app
+    from reeljudge.environment import study_environment
 
     ws = workspace_of(args)
     if args.min_raters < 2 or args.max_raters < args.min_raters:
@@ -157,7 +158,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     app = create_app(ws, options)
     print(f"reeljudge ab: serving {len(ws.store.samples())} samples on http://{args.host}:{args.port}/", flush=True)
     print(f"admin dashboard: http://{args.host}:{args.port}/admin?token={ws.admin_token()}", flush=True)
-    uvicorn.run(app, host=args.host, port=args.port, log_level=os.environ.get("REELJUDGE_AB_LOG", "warning"))
+    uvicorn.run(app, host=args.host, port=args.port, log_level=study_environment().ab_log)
     return 0
 
 

@@ -1,4 +1,4 @@
-"""Gold pairs: attention checks with a known answer, made by the fixture clip generator.
+"""Gold pairs: attention checks with a known answer, made by the synthetic clip generator (``reeljudge.synth``).
 
 Each gold pair is a clean synthetic clip against the same clip with an obvious injected fault
 (black frames, a freeze, flicker, a scene cut); the clean clip must win. Raters are not told which
@@ -21,7 +21,7 @@ FAULTS = ("black", "frozen", "flicker", "cut")
 
 def make_gold(clip_store: ClipStore, count: int = 4, *, frames: int = 72, fps: int = 24) -> tuple[list[Sample], list[Clip]]:
     """``count`` gold samples (clean beats faulty) and their clips, rendered and stored by hash."""
-    from reeljudge.testing.clipgen import BASE, Fault, make_clip
+    from reeljudge.synth.clips import BASE, Fault, make_clip
 
     samples, clips = [], []
     with tempfile.TemporaryDirectory(prefix="reeljudge-gold-") as work:

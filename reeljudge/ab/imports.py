@@ -7,7 +7,6 @@ and nothing is stored unless all rows are good.
 
 from __future__ import annotations
 
-import csv
 import itertools
 import json
 from dataclasses import dataclass, field
@@ -17,6 +16,7 @@ from typing import Any, Iterable, Mapping
 from reeljudge.ab.protocol import Protocol
 from reeljudge.ab.samples import RESERVED_SYSTEMS, Clip, ClipStore, Sample, make_sample
 from reeljudge.errors import BadInputError, ReelJudgeError
+from reeljudge.rows import csv_rows, yaml_document
 
 MANIFEST_FIELDS = {"prompt", "clip_a", "clip_b", "family", "system_a", "system_b", "source", "id"}
 REQUIRED_FIELDS = ("prompt", "clip_a", "clip_b")
@@ -148,13 +148,8 @@ def _manifest_rows(path: Path) -> list[dict[str, Any]]:
     except FileNotFoundError:
         raise BadInputError(f"{path}: manifest not found") from None
     if path.suffix.lower() == ".csv":
-        return [dict(r) for r in csv.DictReader(text.splitlines())]
-    import yaml
-
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        raise BadInputError(f"{path.name}: not valid YAML ({error})") from None
+        return [row for _, row in csv_rows(text, strip=False)[1]]
+    data = yaml_document(text, path.name)
     if isinstance(data, Mapping):
         data = data.get("samples")
     if not isinstance(data, list) or not all(isinstance(r, Mapping) for r in data):

@@ -16,6 +16,7 @@ from pathlib import Path
 from reeljudge.ab.protocol import DEFAULT_PROTOCOL, Protocol, load_protocol
 from reeljudge.ab.samples import ClipStore
 from reeljudge.ab.store import Store
+from reeljudge.environment import study_environment
 from reeljudge.errors import BadInputError
 
 DEFAULT_DIR = ".reeljudge/ab"
@@ -26,7 +27,7 @@ PROTOCOL_KEY = "protocol"
 
 def default_dir() -> Path:
     """``$REELJUDGE_AB_DIR`` or ``.reeljudge/ab`` under the working directory."""
-    return Path(os.environ.get("REELJUDGE_AB_DIR") or DEFAULT_DIR)
+    return Path(study_environment().ab_dir or DEFAULT_DIR)
 
 
 @dataclass
@@ -40,7 +41,7 @@ class Workspace:
 
     def __post_init__(self) -> None:
         self.root = Path(self.root)
-        self.store = Store(self.database or os.environ.get(DATABASE_ENV) or self.root / STORE_FILE)
+        self.store = Store(self.database or study_environment().ab_database or self.root / STORE_FILE)
         self.clips = ClipStore(self.root / "clips")
 
     @property
@@ -76,7 +77,7 @@ def open_study(root: str | os.PathLike[str], database: str | None = None) -> Wor
     directly; every other command comes here, so a mistyped ``--data`` is an error, not an empty study.
     """
     root = Path(root)
-    location = database or os.environ.get(DATABASE_ENV)
+    location = database or study_environment().ab_database
     if not location and not (root / STORE_FILE).is_file():
         raise BadInputError(f"--data {root}: no A/B study there (no {STORE_FILE}); `reeljudge ab import` creates one")
     ws = Workspace(root, database=database)

@@ -72,9 +72,9 @@ def judge(pair: Pair, options: ABJudgeOptions, settings: JudgeSettings, *, clien
 
         return judge_with_probes(pair.prompt, pair.systems, pair.clips, pair.family, options.protocol, options.pass_on)
     if client is None:
-        from reeljudge.batch.planner import planner_for
+        from reeljudge.batch.planner import judge_client
 
-        client = JudgeClient(settings, planner=planner_for(settings))
+        client = judge_client(settings)
     try:
         return judge_pair_media(pair, options, client, media)
     except JudgeError as error:

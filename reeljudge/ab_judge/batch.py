@@ -26,8 +26,7 @@ from reeljudge.ab_judge.pair import MediaParts, Pair, judge_pair_media
 from reeljudge.ab_judge.rubric import rubric_name
 from reeljudge.ab_judge.verdict import PairVerdict
 from reeljudge.errors import BadInputError, JudgeError, MediaError
-from reeljudge.batch.planner import planner_for
-from reeljudge.gemini.client import JudgeClient
+from reeljudge.batch.planner import judge_client
 from reeljudge.gemini.request import Usage
 from reeljudge.gemini.settings import JudgeSettings
 from reeljudge.media.refs import ContentRef, resolve_media
@@ -110,11 +109,11 @@ def judge_study(ws: Workspace, config: Mapping[str, Any], *, rater: str | None =
     todo = [s for s in samples if s.sample_id not in done][: limit if limit is not None else None]
     local = threading.local()
     lock = threading.Lock()
-    media = MediaParts(JudgeClient(settings, planner=planner_for(settings)), options)
+    media = MediaParts(judge_client(settings), options)
 
     def one(sample: Sample) -> None:
         if getattr(local, "client", None) is None:
-            local.client = JudgeClient(settings, planner=planner_for(settings))
+            local.client = judge_client(settings)
         try:
             verdict = judge_pair_media(pair_of(ws, sample), options, local.client, media)
             ws.store.append_judgement(record_of(verdict, sample, rater, settings, options))

@@ -17,7 +17,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from reeljudge.ab.protocol import load_protocol
+from reeljudge.ab.protocol import Protocol, load_protocol
 from reeljudge.ab_judge.options import ABJudgeOptions
 from reeljudge.ab_judge.request import order_request, order_parser
 from reeljudge.ab_judge.verdict import OrderVerdict, PairVerdict, combine
@@ -86,14 +86,14 @@ def judge_pair_media(pair: Pair, options: ABJudgeOptions, client: JudgeClient, m
     if protocol.family(pair.family).needs_source and pair.source is None:
         raise MediaError(f"{pair.family} tasks need the source clip the edit was applied to")
     media = media or MediaParts(client, options)
-    parse = order_parser(protocol.id, pair.family)
+    parse = order_parser(protocol, pair.family)
     layouts = pair.layouts(options.orders)
     verdicts: list[OrderVerdict] = []
     queued: list[JudgeError] = []
     for number, layout in enumerate(layouts, 1):
         shown = {side: pair.systems[i] for side, i in zip(SIDES, layout)}
         try:
-            reply = client.ask(_request(pair, layout, options, media, client), parse)
+            reply = client.ask(_request(pair, layout, protocol, options, media, client), parse)
         except JudgeError as error:
             if error.kind in QUEUED_KINDS:
                 queued.append(error)
@@ -107,7 +107,8 @@ def judge_pair_media(pair: Pair, options: ABJudgeOptions, client: JudgeClient, m
     return combine(pair.prompt, pair.family, protocol, pair.systems, verdicts, options.pass_on)
 
 
-def _request(pair: Pair, layout: tuple[int, int], options: ABJudgeOptions, media: MediaParts, client: JudgeClient) -> Any:
+def _request(pair: Pair, layout: tuple[int, int], protocol: Protocol, options: ABJudgeOptions, media: MediaParts,
+             client: JudgeClient) -> Any:
     """The request for one layout: with placeholders when cached, else with the delivered media."""
     roles = {0: f"{pair.systems[0]} clip", 1: f"{pair.systems[1]} clip"}
 
@@ -115,7 +116,7 @@ def _request(pair: Pair, layout: tuple[int, int], options: ABJudgeOptions, media
         part = (lambda c, role: media.located(c, role)) if located else (lambda c, role: media.placeholder(c))
         clips = {side: part(pair.clips[i], roles[i]) for side, i in zip(SIDES, layout)}
         source = part(pair.source, "source clip") if pair.source is not None else None
-        return order_request(options.protocol, pair.family, pair.prompt, clips, source=source, media_resolution=options.media_resolution)
+        return order_request(protocol, pair.family, pair.prompt, clips, source=source, media_resolution=options.media_resolution)
 
     request = build(False)
     return request if client.is_cached(request) else build(True)

@@ -1,6 +1,6 @@
 """The offline A/B judge (``judge: probes``): compare two clips on what the video probes can see.
 
-Each clip is probed once (``reeljudge.run_probes``, with the prompt). The protocol dimensions the
+Each clip is probed once (``reeljudge.probes.probe_clip``, with the prompt). The protocol dimensions the
 probes can decide are judged from their faults (gating probes that failed):
 
 - ``temporal_consistency``: flicker, frozen frames, scene cuts (a reset in a one-shot clip), black frames;
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from reeljudge.ab.protocol import TIE, load_protocol
+from reeljudge.ab.protocol import TIE, Protocol, load_protocol
 from reeljudge.ab_judge.verdict import Outcome
 from reeljudge.errors import MediaError
 from reeljudge.media.refs import ContentRef
@@ -85,12 +85,12 @@ class ProbesPairVerdict(Outcome):
 
 def probe_clip(media: ContentRef, prompt: str, role: str) -> Any:
     """The probes' verdict on one local clip; MediaError naming ``role`` when it cannot be probed."""
-    from reeljudge.probes import run_probes
+    from reeljudge.probes import probe_clip
 
     if media.ref.path is None:
         raise MediaError(f"{role} {media.ref.ref}: remote clips are not probed offline; download it first, or use judge: gemini")
     try:
-        return run_probes(Path(media.ref.path), prompt=prompt)
+        return probe_clip(Path(media.ref.path), prompt=prompt)
     except MediaError as error:
         raise MediaError(f"{role} {media.ref.name}: {error.message}") from None
 
@@ -101,10 +101,11 @@ def fault_weight(result: Any) -> float:
     return 1.0 if share is None else float(share)
 
 
-def compare_probes(systems: tuple[str, str], verdicts: tuple[Any, Any], family: str, protocol_id: str = "ab-v1",
+def compare_probes(systems: tuple[str, str], verdicts: tuple[Any, Any], family: str, protocol: Protocol | None = None,
                    pass_on: str = "win_or_tie") -> ProbesPairVerdict:
-    """The comparison of two probe verdicts (``verdicts`` in the order of ``systems``), faults weighed."""
-    protocol = load_protocol(protocol_id)
+    """The comparison of two probe verdicts (``verdicts`` in the order of ``systems``; the default protocol
+    when none), faults weighed."""
+    protocol = protocol or load_protocol()
     faults: dict[str, dict[str, tuple[str, ...]]] = {}
     shares: dict[str, dict[str, float]] = {}
     weights: dict[str, dict[str, float]] = {}
@@ -164,6 +165,7 @@ def _tags(winner: str, systems: tuple[str, str], faults: Mapping[str, Mapping[st
 def judge_with_probes(prompt: str, systems: tuple[str, str], clips: tuple[ContentRef, ContentRef], family: str,
                       protocol_id: str = "ab-v1", pass_on: str = "win_or_tie") -> ProbesPairVerdict:
     """Probe both clips and compare them (MediaError when a clip cannot be probed)."""
-    load_protocol(protocol_id).family(family)
+    protocol = load_protocol(protocol_id)
+    protocol.family(family)
     verdicts = (probe_clip(clips[0], prompt, f"{systems[0]} clip"), probe_clip(clips[1], prompt, f"{systems[1]} clip"))
-    return compare_probes(systems, verdicts, family, protocol_id, pass_on)
+    return compare_probes(systems, verdicts, family, protocol, pass_on)

@@ -14,7 +14,8 @@ repaired, and each repair is recorded (``repaired``, kept in the result metadata
 - **an optional field left out**: ``secondary_tags`` (also when null) is none, ``note`` is null;
 - **a secondary tag that repeats the primary tag**: dropped.
 
-Standard library only.
+The side letter itself is read by the one answer-letter reader (``reeljudge.gemini.replies.read_choice``);
+this module only peels off the protocol's own words around it (``clip``/``video``, the wrapping, ``tie``).
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ import re
 from typing import Any
 
 _WRAP = " \t\n*`'\""
-_SIDE = re.compile(r"(?:(?:clip|video)[\s_-]?)?([ab])", re.IGNORECASE)
+_CLIP = re.compile(r"^(?:clip|video)[\s_-]?", re.IGNORECASE)
+_SIDES = {"a": "clip A", "b": "clip B"}
 _TIE = re.compile(r"(?:a\s+)?tie", re.IGNORECASE)
 _BRACKETS = {"(": ")", "[": "]", "{": "}", "<": ">"}
 
@@ -38,10 +40,15 @@ def plain_winner(raw: Any) -> str | None:
         text = text[:-1].strip(_WRAP)
     if text[:1] in _BRACKETS and text.endswith(_BRACKETS[text[:1]]):
         text = text[1:-1].strip(_WRAP)
-    side = _SIDE.fullmatch(text)
-    if side:
-        return side.group(1).upper()
-    return "tie" if _TIE.fullmatch(text) else None
+    if _TIE.fullmatch(text):
+        return "tie"
+    letter = _CLIP.sub("", text, count=1)
+    if len(letter) != 1:
+        return None
+    from reeljudge.gemini.replies import read_choice  # the one letter reader
+
+    side = read_choice(letter, _SIDES).letter
+    return side.upper() if side else None
 
 
 def repair_reply(value: Any) -> tuple[Any, list[str]]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-from reeljudge.ab.protocol import load_protocol
+from reeljudge.ab.protocol import Protocol, load_protocol
 from reeljudge.ab_judge.rubric import family_schema, system_text
 from reeljudge.gemini.request import JudgeRequest, MediaInput
 from reeljudge.gemini.parsers import reply_parser
@@ -29,7 +29,7 @@ SELF_CONTRADICTING = "self_contradicting"
 
 
 def order_request(
-    protocol_id: str,
+    protocol: Protocol,
     family: str,
     prompt: str,
     clips: Mapping[str, MediaInput],
@@ -38,7 +38,6 @@ def order_request(
     media_resolution: str | None = None,
 ) -> JudgeRequest:
     """The request for one order: ``clips`` maps side ``A``/``B`` to the media shown there."""
-    protocol = load_protocol(protocol_id)
     fam = protocol.family(family)
     dims = ", ".join(f"`{d.id}`" for d in protocol.dimensions_for(family))
     intro = (
@@ -60,15 +59,24 @@ def order_request(
     )
 
 
-@reply_parser("ab_judge.order")
-def order_parser(protocol_id: str, family: str) -> Callable[[str], dict[str, Any]]:
+def _protocol_to_json(arguments: dict[str, Any]) -> dict[str, Any]:
+    """The parser's arguments as a plan records them: the protocol by its id."""
+    return {"protocol_id": arguments["protocol"].id, "family": arguments["family"]}
+
+
+def _protocol_from_json(arguments: dict[str, Any]) -> dict[str, Any]:
+    """The parser's arguments from a plan: the protocol its id names, loaded."""
+    return {"protocol": load_protocol(arguments["protocol_id"]), "family": arguments["family"]}
+
+
+@reply_parser("ab_judge.order", encode=_protocol_to_json, decode=_protocol_from_json)
+def order_parser(protocol: Protocol, family: str) -> Callable[[str], dict[str, Any]]:
     """The reader of one order's reply: the one reply reader, the one-reading repairs (``reading``), the
     family's reply schema, the protocol's rules, then the one rule of a self-contradicting verdict.
 
-    Its arguments are plain JSON, so the same reader can be rebuilt in another process. The value
-    is the verdict in side terms plus ``repaired``: a line per repair made (empty when none).
+    A plan records the protocol by its id, so the same reader can be rebuilt in another process. The
+    value is the verdict in side terms plus ``repaired``: a line per repair made (empty when none).
     """
-    protocol = load_protocol(protocol_id)
     schema = family_schema(protocol, family)
 
     def parse(text: str) -> dict[str, Any]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from reeljudge.ab.protocol import TIE, load_protocol
+from reeljudge.ab.protocol import TIE, Protocol, load_protocol
 from reeljudge.ab_judge.options import ABJudgeOptions
 from reeljudge.ab_judge.verdict import OrderVerdict, PairVerdict
 from reeljudge.promptfoo import IDENTITY_KEY, Result, grading_result, judge_identity
@@ -27,8 +27,8 @@ def _outcome(winner: str, systems: tuple[str, str]) -> str:
     return f"{new} ties {ref}" if winner == TIE else f"{new} wins against {ref}" if winner == new else f"{new} loses to {ref}"
 
 
-def _label(protocol_id: str, tag: str) -> str:
-    tag_ = load_protocol(protocol_id).tags.get(tag)
+def _label(protocol: Protocol, tag: str) -> str:
+    tag_ = protocol.tags.get(tag)
     return f"{tag} ({tag_.label})" if tag_ else tag
 
 
@@ -51,9 +51,10 @@ def gemini_result(v: PairVerdict, options: ABJudgeOptions, test: str) -> Result:
         head += f" (asked in one order, A = {v.orders[0].shown['A']}: orders: 1)"
     if v.winner == TIE and not v.passed:
         head += "; pass_on: win needs a win"
-    parts = [head, f"{'primary tag' + (f' ({loser})' if loser else '')}: {_label(v.protocol, v.primary_tag)}"]
+    protocol = load_protocol(v.protocol)
+    parts = [head, f"{'primary tag' + (f' ({loser})' if loser else '')}: {_label(protocol, v.primary_tag)}"]
     if v.secondary_tags:
-        parts.append("secondary: " + ", ".join(_label(v.protocol, t) for t in v.secondary_tags))
+        parts.append("secondary: " + ", ".join(_label(protocol, t) for t in v.secondary_tags))
     parts.append("ratings new/reference: " + ", ".join(
         f"{dim} {_num(v.ratings[new][dim])}/{_num(v.ratings[ref][dim])}" for dim in v.ratings[new]))
     if v.note:

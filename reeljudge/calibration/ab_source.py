@@ -32,14 +32,13 @@ class Study:
 
 def is_study(path: str | Path) -> bool:
     """Whether ``path`` is an A/B data folder (it holds the store, or its clips with the store in PostgreSQL)."""
-    import os
-
-    from reeljudge.ab.workspace import DATABASE_ENV, STORE_FILE
+    from reeljudge.ab.workspace import STORE_FILE
+    from reeljudge.environment import study_environment
 
     folder = Path(path)
     if not folder.is_dir():
         return False
-    return (folder / STORE_FILE).is_file() or (bool(os.environ.get(DATABASE_ENV)) and (folder / "clips").is_dir())
+    return (folder / STORE_FILE).is_file() or (bool(study_environment().ab_database) and (folder / "clips").is_dir())
 
 
 def read_study(path: str | Path, dimension: str | None) -> tuple[HumanRatings, Study]:

@@ -10,8 +10,6 @@ fields give the groups the report breaks down by.
 
 from __future__ import annotations
 
-import csv
-import json
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -19,6 +17,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from reeljudge.gates.results import CannotCompare, read_results
+from reeljudge.rows import Unparsed, csv_rows, jsonl_rows
 
 _FIELD = re.compile(r"\{([^{}]+)\}")
 
@@ -159,22 +158,17 @@ def _read_text(path: Path) -> str:
 def _rows(path: Path, text: str) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, row) of a CSV or JSONL file."""
     if path.suffix.lower() in (".jsonl", ".ndjson") or text.lstrip().startswith("{"):
-        for n, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise CannotCompare(f"{path}: line {n} is not valid JSON ({exc.msg})") from None
+        for n, row in jsonl_rows(text):
+            if isinstance(row, Unparsed):
+                raise CannotCompare(f"{path}: line {n} is not valid JSON ({row.message})")
             if not isinstance(row, dict):
                 raise CannotCompare(f"{path}: line {n} is not a JSON object")
             yield n, row
         return
-    reader = csv.DictReader(text.splitlines())
-    if not reader.fieldnames or "item" not in reader.fieldnames:
-        raise CannotCompare(f"{path}: a CSV needs a header with an 'item' column (found: {', '.join(reader.fieldnames or []) or 'none'})")
-    for n, row in enumerate(reader, 2):
-        yield n, {k: v for k, v in row.items() if k is not None}
+    fields, rows = csv_rows(text)
+    if "item" not in fields:
+        raise CannotCompare(f"{path}: a CSV needs a header with an 'item' column (found: {', '.join(fields) or 'none'})")
+    yield from rows
 
 
 def _item_id(path: Path, n: int, row: dict[str, Any]) -> str:

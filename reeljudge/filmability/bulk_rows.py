@@ -9,10 +9,7 @@ or ``visual``). A row that cannot be judged keeps its ``problem`` and is reporte
 
 from __future__ import annotations
 
-import csv
 import difflib
-import io
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,6 +17,7 @@ from typing import Any
 from reeljudge.errors import BadInputError
 from reeljudge.filmability.options import FilmabilityOptions
 from reeljudge.filmability.terms import parse_terms
+from reeljudge.rows import Unparsed, csv_rows, jsonl_rows, yaml_rows
 
 FIELDS = ("id", "narration", "terms")
 
@@ -108,35 +106,17 @@ def _row(data: Any, origin: str, make_terms: Any, generator: str | None, options
 
 def _jsonl(text: str) -> list[tuple[int, Any]]:
     """(line number, parsed value or the parse error as text) per non-blank line."""
-    rows: list[tuple[int, Any]] = []
-    for number, line in enumerate(text.splitlines(), 1):
-        if line.strip():
-            try:
-                rows.append((number, json.loads(line)))
-            except ValueError as error:
-                rows.append((number, f"not valid JSON ({error.msg}): {line.strip()[:40]}"))
-    return rows
+    return [(n, f"not valid JSON ({r.message}): {r.line[:40]}" if isinstance(r, Unparsed) else r) for n, r in jsonl_rows(text)]
 
 
 def _csv(text: str, path: Path) -> list[tuple[int, Any]]:
     """(line number, row mapping) per data row; BadInputError when there is no narration column."""
-    reader = csv.DictReader(io.StringIO(text))
-    fields = [f.strip() for f in reader.fieldnames or []]
+    fields, rows = csv_rows(text)
     if "narration" not in fields:
         raise BadInputError(f"narrations file {path}: the CSV header {fields} has no 'narration' column")
-    return [(reader.line_num, {k.strip(): (v or "").strip() for k, v in row.items() if k is not None}) for row in reader]
+    return list(rows)
 
 
 def _yaml(text: str, path: Path) -> list[tuple[int, Any]]:
     """(entry number, entry) per item of a YAML list (or of its ``narrations`` key)."""
-    import yaml
-
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        raise BadInputError(f"narrations file {path}: not valid YAML ({error})") from None
-    if isinstance(data, dict) and isinstance(data.get("narrations"), list):
-        data = data["narrations"]
-    if not isinstance(data, list):
-        raise BadInputError(f"narrations file {path}: expected a YAML list of narrations")
-    return list(enumerate(data, 1))
+    return yaml_rows(text, f"narrations file {path}", key="narrations", what="narrations")

@@ -122,13 +122,12 @@ def _verdict(terms: list[str], reply: Mapping[str, Any], options: FilmabilityOpt
 def _gemini(narration: str, terms: list[str], options: FilmabilityOptions, settings: JudgeSettings) -> FilmabilityVerdict:
     """A verdict from Gemini (or its cached reply)."""
     from reeljudge.filmability.judge_gemini import judge_terms_with_gemini
-    from reeljudge.batch.planner import planner_for
-    from reeljudge.gemini.client import JudgeClient
+    from reeljudge.batch.planner import judge_client
 
     from reeljudge.filmability.judge_gemini import RUBRIC_FILE, SCHEMA_FILE
     from reeljudge.gemini.prompts import rubric_version
 
-    reply = judge_terms_with_gemini(narration, terms, JudgeClient(settings, planner=planner_for(settings)))
+    reply = judge_terms_with_gemini(narration, terms, judge_client(settings))
     meta = {"judge": "gemini", **reply.metadata(),
             IDENTITY_KEY: judge_identity("filmability", "gemini", model=reply.model, replayed=reply.cache_hit,
                                          version=rubric_version(RUBRIC_FILE, SCHEMA_FILE))}

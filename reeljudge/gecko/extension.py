@@ -8,7 +8,6 @@ raised would lose the run's results. Gate on ``reeljudge gecko check-pairs resul
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import Any, Mapping
@@ -29,7 +28,9 @@ def after_all(hook_name: str, context: Mapping[str, Any]) -> None:
         lines = [f"gecko pair check could not run: {type(error).__name__}: {error}"]
     text = "\n".join(lines) + "\n"
     print(text, file=sys.stderr, end="")
-    target = Path(os.environ.get("REELJUDGE_GECKO_PAIRS_REPORT") or DEFAULT_REPORT)
+    from reeljudge.environment import gecko_environment
+
+    target = Path(gecko_environment().pairs_report or DEFAULT_REPORT)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8")

@@ -18,7 +18,7 @@ from reeljudge.gecko.questions import Question, QuestionSet
 from reeljudge.gecko.letter_tally import bias_check, tally
 from reeljudge.gecko.shuffle import letter_counts, shuffled
 from reeljudge.gecko.scoring import GeckoScore, score_verdicts
-from reeljudge.batch.planner import planner_for
+from reeljudge.batch.planner import judge_client
 from reeljudge.gemini.client import JudgeClient
 from reeljudge.gemini.request import Usage
 from reeljudge.gemini.files import deliver_media, placeholder
@@ -108,7 +108,7 @@ def run_gecko(
     """Judge how well ``media`` follows ``prompt``; JudgeError/MediaError when that cannot be judged."""
     from reeljudge.gecko.vqa import verdict_parser, vqa_request
 
-    client = client or JudgeClient(settings, planner=planner_for(settings))
+    client = client or judge_client(settings)
     kind = media.ref.kind if options.kind == "auto" else options.kind
     question_set, usage, stages = build_questions(prompt, kind, options, client, declared)
     if not question_set.kept:

@@ -10,17 +10,26 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from reeljudge.errors import ReelJudgeError
+from reeljudge.options import load_one, option
 from reeljudge.package_data import rubrics_folder
+
+
+@dataclass(frozen=True)
+class PromptsEnvironment:
+    """Where the prompt files are read from, as the environment sets it (read by the options loader)."""
+
+    rubrics_dir: str | None = option(None, env="REELJUDGE_RUBRICS_DIR",
+                                     doc="a folder of edited prompt files to use instead of the packaged ones")
 
 
 def rubrics_dir() -> Path:
     """The prompts folder: ``REELJUDGE_RUBRICS_DIR`` (documented: try edited prompts without reinstalling), else the packaged one."""
-    override = os.environ.get("REELJUDGE_RUBRICS_DIR")
+    override = load_one({}, PromptsEnvironment, owner="prompt files").rubrics_dir
     return Path(override) if override else rubrics_folder()
 
 

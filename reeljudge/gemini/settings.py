@@ -10,13 +10,12 @@ import os
 from dataclasses import dataclass
 from typing import Any, Literal, Mapping
 
-from reeljudge.cache import DEFAULT_CACHE_DIR, JudgeCache, open_cache
+from reeljudge.cache import DEFAULT_CACHE_DIR, CacheMode, JudgeCache, open_cache
 from reeljudge.errors import JudgeError
 from reeljudge.options import load_one, option, parse_bool
 from reeljudge.retry import RetryPolicy
 
 Backend = Literal["developer", "vertex"]
-CacheMode = Literal["readwrite", "off", "replay", "plan"]
 
 DEFAULT_MODEL = "gemini-2.5-flash"
 API_VERSIONS: dict[str, str] = {"developer": "v1beta", "vertex": "v1"}

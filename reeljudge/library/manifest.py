@@ -14,15 +14,13 @@ line naming the manifest line) and the other entries are still run.
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from reeljudge.errors import BadInputError
 from reeljudge.media.refs import VIDEO_MIME, is_remote_ref
+from reeljudge.rows import Unparsed, csv_rows, jsonl_rows, yaml_rows
 
 CLIP_KEYS = ("clip", "path", "url", "ref")
 
@@ -80,11 +78,11 @@ def read_manifest(path: Path) -> tuple[list[ClipItem], list[BadEntry]]:
         raise BadInputError(f"manifest {path}: cannot be read ({error})") from None
     suffix = path.suffix.lower()
     if suffix == ".jsonl":
-        rows = _jsonl_rows(text)
+        rows = jsonl_rows(text)
     elif suffix == ".csv":
         rows = _csv_rows(text, path)
     elif suffix in (".yaml", ".yml"):
-        rows = _yaml_rows(text, path)
+        rows = yaml_rows(text, f"manifest {path}", what="clips")
     else:
         rows = [(n, line.strip()) for n, line in enumerate(text.splitlines(), 1) if line.strip() and not line.strip().startswith("#")]
     items: list[ClipItem] = []
@@ -99,8 +97,8 @@ def read_manifest(path: Path) -> tuple[list[ClipItem], list[BadEntry]]:
 def _entry(row: Any, origin: str, base: Path) -> ClipItem | BadEntry:
     """A ClipItem from one manifest row (a string or a mapping), or why it is not one."""
     prompt = ""
-    if isinstance(row, _Unparsed):
-        return BadEntry(origin, origin, f"{row.message}: {row.text}")
+    if isinstance(row, Unparsed):
+        return BadEntry(origin, origin, f"not valid JSON ({row.message}): {row.line[:80]}")
     if isinstance(row, dict):
         keys = [k for k in CLIP_KEYS if row.get(k)]
         unknown = sorted(set(row) - {*CLIP_KEYS, "prompt", "id"})
@@ -122,47 +120,9 @@ def _entry(row: Any, origin: str, base: Path) -> ClipItem | BadEntry:
     return ClipItem(ref=ref, location=str(location.resolve()), prompt=prompt, origin=origin)
 
 
-def _jsonl_rows(text: str) -> list[tuple[int, Any]]:
-    """(line number, parsed object or an error marker) per non-blank line."""
-    rows: list[tuple[int, Any]] = []
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            rows.append((number, json.loads(line)))
-        except ValueError as error:
-            rows.append((number, _Unparsed(line.strip()[:80], f"not valid JSON ({error.msg})")))
-    return rows
-
-
 def _csv_rows(text: str, path: Path) -> list[tuple[int, Any]]:
-    """(line number, row mapping) per CSV data row; BadInputError when no clip column exists."""
-    reader = csv.DictReader(io.StringIO(text))
-    fields = [f.strip() for f in reader.fieldnames or []]
+    """(line number, row mapping without empty cells) per CSV data row; BadInputError when no clip column exists."""
+    fields, rows = csv_rows(text)
     if not any(k in fields for k in CLIP_KEYS):
         raise BadInputError(f"manifest {path}: the CSV header {fields} has no clip column (one of {list(CLIP_KEYS)})")
-    return [
-        (reader.line_num, {k.strip(): (v or "").strip() for k, v in row.items() if k is not None and (v or "").strip()})
-        for row in reader
-    ]
-
-
-def _yaml_rows(text: str, path: Path) -> list[tuple[int, Any]]:
-    """(entry number, entry) per item of a YAML list; BadInputError when it is not a list."""
-    import yaml
-
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        raise BadInputError(f"manifest {path}: not valid YAML ({error})") from None
-    if not isinstance(data, list):
-        raise BadInputError(f"manifest {path}: expected a YAML list of clips, got {type(data).__name__}")
-    return list(enumerate(data, 1))
-
-
-@dataclass(frozen=True)
-class _Unparsed:
-    """A manifest row that could not be parsed at all."""
-
-    text: str
-    message: str
+    return [(number, {k: v for k, v in row.items() if v}) for number, row in rows]

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from reeljudge.errors import ReelJudgeError
+from reeljudge.errors import MediaError, ReelJudgeError
 from reeljudge.library.manifest import ClipItem
 from reeljudge.package_data import package_path
 from reeljudge.probes.options import ProbeOptions
@@ -105,22 +105,18 @@ def probe_item(item: ClipItem, ctx: ProbeContext) -> dict[str, Any]:
 
 
 def _local_copy(item: ClipItem, ctx: ProbeContext, timings: dict[str, float]) -> tuple[Path, str]:
-    """The clip as a checked local file and its sha256 (downloaded first when it is a URL)."""
-    from reeljudge.media.refs import is_remote_ref, resolve_media, sha256_file
+    """The clip as a checked local file and its sha256, opened by the media resolver's carriers (a URL is
+    downloaded into ``ctx.cache_dir`` under the one download policy, or the run's own when it sets one)."""
+    from reeljudge.cache import JudgeCache
+    from reeljudge.media.carriers import Where, carrier_of, open_reference
 
     t0 = time.perf_counter()
-    if is_remote_ref(item.location):
-        from reeljudge.media.download import fetch_url
-
-        resolve_media(item.location, kinds=("video",))  # checks the URL names a video
-        path, sha = fetch_url(item.location, ctx.cache_dir, policy=ctx.download_policy)
-        timings["fetch_s"] = time.perf_counter() - t0
-        return path, sha
-    media = resolve_media(item.location, kinds=("video",))
-    assert media.path is not None
-    sha = sha256_file(media.path)
-    timings["hash_s"] = time.perf_counter() - t0
-    return media.path, sha
+    where = Where(cache_dir=Path(ctx.cache_dir), memo=JudgeCache(ctx.cache_dir, "off"), policy=ctx.download_policy)
+    opened = open_reference(item.location, ("video",), where)  # memo off: every clip is hashed, as before
+    if opened.media.ref.path is None:
+        raise MediaError(f"{item.location}: only local files and http(s) URLs are probed (gs:// needs a Google Cloud client; download it first)")
+    timings["fetch_s" if carrier_of(item.location) == "url" else "hash_s"] = time.perf_counter() - t0
+    return opened.media.ref.path, opened.media.sha256
 
 
 def _probe(path: Path, item: ClipItem, ctx: ProbeContext) -> dict[str, Any]:

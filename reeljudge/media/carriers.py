@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import base64
 import binascii
-import os
 import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
 
 from reeljudge.errors import MediaError
+from reeljudge.options import load_one, option
 from reeljudge.media.refs import ContentRef, MediaKind, MediaRef, content_ref, resolve_media
 from reeljudge.media.stores import BLOB_SCHEME, STORAGE_REF_SCHEME, blob_file, kind_of_mime, storage_file, suffix_of_mime
 
@@ -56,13 +56,14 @@ class Opened:
 class Where:
     """Where references are looked up: the base folder for paths, promptfoo's config folder (None: the
     environment's), our download cache (None: the ``downloads`` folder of the caller's judge cache, else
-    of the environment's), and the judge cache that remembers large files' hashes (the caller's choice
-    of folder and mode; None: the environment's)."""
+    of the environment's), the judge cache that remembers large files' hashes (the caller's choice
+    of folder and mode; None: the environment's), and the download retry policy (None: ``download_policy()``)."""
 
     base_dir: Path | None = None
     promptfoo_dir: Path | None = None
     cache_dir: Path | None = None
     memo: JudgeCache | None = None
+    policy: Any = None
 
     def downloads(self) -> Path:
         """The content-addressed cache for downloads and decoded data: URIs (the one library runs use)."""
@@ -161,9 +162,23 @@ def _open_url(url: str, allowed: tuple[MediaKind, ...], where: Where) -> Opened:
     """An http(s) URL downloaded once into the cache (size cap, timeout, the shared retry policy)."""
     from reeljudge.media.download import fetch_url
 
-    path, digest = fetch_url(url, where.downloads(), policy=download_policy(), max_bytes=max_download_bytes())
+    path, digest = fetch_url(url, where.downloads(), policy=where.policy or download_policy(), max_bytes=max_download_bytes())
     media = resolve_media(path, kinds=allowed)
     return Opened(ContentRef(_relabel(media, url), digest, path.stat().st_size), "url", url)
+
+
+@dataclass(frozen=True)
+class DownloadEnvironment:
+    """What the environment changes in how clips are downloaded (read by the options loader; null: the downloader's default)."""
+
+    timeout_s: float | None = option(None, env="REELJUDGE_DOWNLOAD_TIMEOUT_S", minimum=0.001, doc="seconds per download attempt")
+    deadline_s: float | None = option(None, env="REELJUDGE_DOWNLOAD_DEADLINE_S", minimum=0.001, doc="seconds for all attempts of one download")
+    max_bytes: int | None = option(None, env="REELJUDGE_MAX_DOWNLOAD_BYTES", minimum=1, doc="the largest download, in bytes")
+
+
+def download_environment() -> DownloadEnvironment:
+    """The download settings the environment sets; BadInputError naming the variable when one is malformed."""
+    return load_one({}, DownloadEnvironment, owner="downloads")
 
 
 def download_policy() -> Any:
@@ -172,8 +187,8 @@ def download_policy() -> Any:
 
     from reeljudge.media.download import DOWNLOAD_POLICY
 
-    changes = {field: _env_number(name) for field, name in (("timeout_s", "REELJUDGE_DOWNLOAD_TIMEOUT_S"),
-                                                            ("deadline_s", "REELJUDGE_DOWNLOAD_DEADLINE_S"))}
+    env = download_environment()
+    changes = {"timeout_s": env.timeout_s, "deadline_s": env.deadline_s}
     return replace(DOWNLOAD_POLICY, **{k: v for k, v in changes.items() if v is not None})
 
 
@@ -181,21 +196,5 @@ def max_download_bytes() -> int:
     """The download size cap in force: $REELJUDGE_MAX_DOWNLOAD_BYTES, else the downloader's default."""
     from reeljudge.media.download import MAX_DOWNLOAD_BYTES
 
-    value = _env_number("REELJUDGE_MAX_DOWNLOAD_BYTES")
-    return int(value) if value is not None else MAX_DOWNLOAD_BYTES
-
-
-def _env_number(name: str) -> float | None:
-    """A positive number from the environment variable ``name`` (None when unset); BadInputError when malformed."""
-    from reeljudge.errors import BadInputError
-
-    raw = os.environ.get(name, "").strip()
-    if not raw:
-        return None
-    try:
-        value = float(raw)
-    except ValueError:
-        raise BadInputError(f"environment variable {name}={raw!r} is not a number") from None
-    if value <= 0:
-        raise BadInputError(f"environment variable {name}={raw!r} must be above 0")
-    return value
+    value = download_environment().max_bytes
+    return value if value is not None else MAX_DOWNLOAD_BYTES

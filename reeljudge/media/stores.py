@@ -18,26 +18,13 @@ from typing import Any
 
 from reeljudge.errors import MediaError
 from reeljudge.media.refs import IMAGE_MIME, VIDEO_MIME, MediaKind, file_size, sha256_file, short
+from reeljudge.media.viewer_store import config_dir, media_store_dir
 
 BLOB_SCHEME = "promptfoo://blob/"
 STORAGE_REF_SCHEME = "storageRef:"
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
 
-def config_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
-    """promptfoo's config folder: ``explicit``, else $PROMPTFOO_CONFIG_DIR, else ~/.promptfoo."""
-    if explicit:
-        return Path(explicit)
-    return Path(os.environ.get("PROMPTFOO_CONFIG_DIR") or Path.home() / ".promptfoo")
-
-
-def media_dir(explicit_config_dir: str | os.PathLike[str] | None = None) -> Path:
-    """promptfoo's media store: under ``explicit_config_dir`` when given, else $PROMPTFOO_MEDIA_PATH or <config dir>/media."""
-    if explicit_config_dir:
-        return Path(explicit_config_dir) / "media"
-    from reeljudge.media.viewer_store import media_store_dir
-
-    return media_store_dir()
 
 
 def _store_name(path: Path) -> str:
@@ -79,7 +66,7 @@ def storage_file(ref: str, *, promptfoo_dir: str | os.PathLike[str] | None = Non
     """The file a ``storageRef:<key>`` names in promptfoo's media store; MediaError when the key escapes the
     store or the file is missing."""
     key = ref[len(STORAGE_REF_SCHEME):].strip() if ref.startswith(STORAGE_REF_SCHEME) else ref.strip()
-    root = media_dir(promptfoo_dir)
+    root = media_store_dir(promptfoo_dir)
     parts = key.replace("\\", "/").split("/")
     if not key or key.startswith(("/", "~")) or ".." in parts or re.match(r"^[A-Za-z]:", key):
         raise MediaError(f"storage key {key!r} escapes promptfoo's media store (absolute, or with '..'); refused")

@@ -18,13 +18,19 @@ from reeljudge.errors import MediaError
 DATA_URL_MAX_BYTES = 8 * 1024 * 1024
 
 
-def media_store_dir() -> Path:
-    """promptfoo's local media store: $PROMPTFOO_MEDIA_PATH, else <$PROMPTFOO_CONFIG_DIR or ~/.promptfoo>/media."""
-    explicit = os.environ.get("PROMPTFOO_MEDIA_PATH")
+def config_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
+    """promptfoo's config folder (the one reader of it): ``explicit``, else $PROMPTFOO_CONFIG_DIR, else ~/.promptfoo."""
     if explicit:
         return Path(explicit)
-    config_dir = os.environ.get("PROMPTFOO_CONFIG_DIR") or str(Path.home() / ".promptfoo")
-    return Path(config_dir) / "media"
+    return Path(os.environ.get("PROMPTFOO_CONFIG_DIR") or Path.home() / ".promptfoo")
+
+
+def media_store_dir(explicit_config_dir: str | os.PathLike[str] | None = None) -> Path:
+    """promptfoo's media store: under ``explicit_config_dir`` when given, else $PROMPTFOO_MEDIA_PATH or <config dir>/media."""
+    if explicit_config_dir:
+        return config_dir(explicit_config_dir) / "media"
+    explicit = os.environ.get("PROMPTFOO_MEDIA_PATH")
+    return Path(explicit) if explicit else config_dir() / "media"
 
 
 def store_media(path: Path, sha256: str, extension: str, content_type: str, media_type: str = "video") -> str:

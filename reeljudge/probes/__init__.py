@@ -1,8 +1,8 @@
 """Offline video probes: one streaming decode feeding every probe at a reduced analysis resolution.
 
-``run_probes(path, options, prompt=…)`` decodes a clip once and returns a ``ProbesVerdict``: one
-``ProbeResult`` per probe named in ``options.probes`` (``reeljudge.run_probes``, in ``api.py``, is the
-same call returning ``NotJudged`` where this one raises MediaError). Importing this package is cheap; PyAV, OpenCV and numpy load
+``probe_clip(path, options, prompt=…)`` decodes a clip once and returns a ``ProbesVerdict``: one
+``ProbeResult`` per probe named in ``options.probes``, or raises MediaError. The public face
+``reeljudge.run_probes`` (``api.py``) is the same call that returns ``NotJudged`` instead of raising. Importing this package is cheap; PyAV, OpenCV and numpy load
 only when a clip is measured.
 """
 
@@ -14,7 +14,7 @@ from typing import Any
 from reeljudge.probes.options import PROBE_NAMES, ProbeOptions
 from reeljudge.probes.report import ProbeResult, ProbesVerdict
 
-__all__ = ["PROBE_NAMES", "ProbeOptions", "ProbeResult", "ProbesVerdict", "run_probes", "probe_signals"]
+__all__ = ["PROBE_NAMES", "ProbeOptions", "ProbeResult", "ProbesVerdict", "probe_clip", "probe_signals"]
 
 
 def probe_signals(signals: "Signals", options: ProbeOptions, prompt: str = "") -> list[ProbeResult]:  # noqa: F821
@@ -44,11 +44,11 @@ def probe_signals(signals: "Signals", options: ProbeOptions, prompt: str = "") -
     return [table[name]() for name in PROBE_NAMES if name in options.probes]
 
 
-def run_probes(path: str | Path, options: ProbeOptions | None = None, prompt: str = "", **overrides: Any) -> ProbesVerdict:
+def probe_clip(path: str | Path, options: ProbeOptions | None = None, prompt: str = "", **overrides: Any) -> ProbesVerdict:
     """Decode ``path`` once and run every selected probe; MediaError if it cannot be decoded.
 
     ``overrides`` are probe options by name (``probes=["black_frames"]``, ``black_min_frames=3``),
-    checked like an assertion's config. Example: ``reeljudge.run_probes("clip.mp4").passed``.
+    checked like an assertion's config. Example: ``probe_clip("clip.mp4").passed``.
     """
     from reeljudge.probes.signals import measure
 

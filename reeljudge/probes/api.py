@@ -27,7 +27,7 @@ def run_probes(path: str | Path, options: ProbeOptions | None = None, prompt: st
         verdict = reeljudge.run_probes("clip.mp4", prompt="a red ball rolls over a hill")
         verdict.passed, [r.name for r in verdict.failed]
     """
-    from reeljudge.probes import run_probes as probe_clip
+    from reeljudge.probes import probe_clip
 
     try:
         return probe_clip(path, options, prompt, **overrides)

@@ -6,8 +6,7 @@ import json
 from typing import Any, Mapping
 
 from reeljudge.errors import ReelJudgeError
-from reeljudge.batch.planner import planner_for
-from reeljudge.gemini.client import JudgeClient
+from reeljudge.batch.planner import judge_client
 from reeljudge.gemini.request import JudgeRequest
 from reeljudge.gemini.prompts import load_schema
 from reeljudge.gemini.parsers import reply_parser
@@ -35,7 +34,7 @@ def generate_terms(prompt: str, options: Mapping[str, Any] | None = None) -> dic
         settings = load_one(provider_config(options), JudgeSettings, owner="gemini term generator")
         schema = load_schema(SCHEMA_FILE)
         request = JudgeRequest(kind="generator.search_terms", system=SYSTEM, parts=(prompt,), schema=schema)
-        reply = JudgeClient(settings, planner=planner_for(settings)).ask(request, search_terms_parser())
+        reply = judge_client(settings).ask(request, search_terms_parser())
     except ReelJudgeError as error:
         return {"error": f"gemini term generator ({error.kind}): {error.message}"}
     return {

@@ -1,11 +1,11 @@
 """Every probe finding on the probes corpus and the example clips, as data a test compares against.
 
-``python -m reeljudge.testing.findings write FILE`` probes corpus variants 0–2 and every clip in
+``PYTHONPATH=tests python -m support.findings write FILE`` probes corpus variants 0–2 and every clip in
 ``datasets/clips`` and writes, per clip, every probe's verdict, score, reason and details, the
 clip's decode facts, and a summary of each per-frame signal series (count, mean, spread, minimum,
 median, maximum; thumbnails by their per-frame mean). ``check FILE`` does the same and lists every
 difference: verdicts, reasons, frames, times and decode facts exactly, scores, measured amounts,
-byte sizes and signal summaries within the tolerances of ``reeljudge.testing.tolerance``, so the
+byte sizes and signal summaries within the tolerances of ``support.tolerance``, so the
 reference holds on any machine while a changed rule or measurement still shows.
 
 ``rewrite-findings FILE`` rewrites only the findings, and only when every decode fact and signal
@@ -13,7 +13,7 @@ summary still matches: a later change to a probe's logic (not to the measurement
 findings while the test still proves the signals are those of the reference. Clips new to the
 corpus (none in the reference) are added with the findings and signals of the code that rewrites
 them. How far the values move under other thread and CPU settings is measured by
-``reeljudge.testing.findings_spread``.
+``support.findings_spread``.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ import tempfile
 from pathlib import Path
 from typing import Any, Iterator
 
-from reeljudge.testing.corpus import PROMPT, REPO, write_corpus
-from reeljudge.testing.tolerance import differences
+from support.corpus import PROMPT, REPO, write_corpus
+from support.tolerance import differences
 
 CLIPS_DIR = REPO / "datasets" / "clips"
 VARIANTS = (0, 1, 2)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Literal
 
-from reeljudge.testing.clipgen import ClipSpec, Fault, make_clip
+from reeljudge.synth.clips import ClipSpec, Fault, make_clip
 
 REPO = Path(__file__).resolve().parents[2]
 REAL_CLIP = REPO / "datasets" / "clips" / "bbb_excerpt.mp4"  # CC BY 3.0, see datasets/clips/LICENSES.md
@@ -217,7 +217,7 @@ def _real_with(target: Path, crf: int, freeze: tuple[int, int] | None = None, fl
     import av
     import numpy as np
 
-    from reeljudge.testing.encode import write_clip
+    from reeljudge.synth.encode import write_clip
 
     with av.open(str(REAL_CLIP)) as container:
         stream = container.streams.video[0]

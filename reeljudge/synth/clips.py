@@ -6,8 +6,8 @@ animation cadence and variable-rate timestamps; faults and effects (cut, camera 
 near-static run (a frozen frame under fresh noise), black run, flicker at a rate or aperiodic,
 shake, noise, black-and-white, fades, dissolve, flash, exposure ramp) replace or alter frames at
 the frame indices given. The same spec always gives the same frames. Run
-``python -m reeljudge.testing.clipgen OUT_DIR`` to write the committed suite fixtures; the probes'
-whole corpus is in ``corpus``.
+``python -m reeljudge.synth.clips OUT_DIR`` to write the committed suite fixtures; the probes'
+whole corpus is test support (``tests/support/corpus.py``).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Iterator, Literal, Sequence
 
 import numpy as np
 
-from reeljudge.testing.encode import write_clip
+from reeljudge.synth.encode import write_clip
 
 FaultKind = Literal[
     "cut", "jump", "frozen", "near_static", "black", "flicker", "flicker_random", "shake", "noise", "gray",
@@ -74,7 +74,7 @@ class ClipSpec:
     seed: int = 7
     faults: tuple[Fault, ...] = ()
     texture: bool = True
-    scene: str = "texture"  # a key of reeljudge.testing.scenes.WORLDS
+    scene: str = "texture"  # a key of reeljudge.synth.scenes.WORLDS
     grain: float = 0.0
     hold_after: int | None = None
     sway_px: float = 0.0
@@ -101,7 +101,7 @@ class _Renderer:
     """Renders the frames of one ClipSpec, one at a time."""
 
     def __init__(self, spec: ClipSpec) -> None:
-        from reeljudge.testing.scenes import MOVERS, WORLDS
+        from reeljudge.synth.scenes import MOVERS, WORLDS
 
         self.spec = spec
         margin = 64 + int(np.ceil(spec.sway_px))

@@ -1,6 +1,6 @@
 """How far the probes' findings move with the machine: the findings table written under other settings.
 
-``python -m reeljudge.testing.findings_spread run SETTING OUT.json [--corpus DIR] [--variants 0]``
+``PYTHONPATH=tests python -m support.findings_spread run SETTING OUT.json [--corpus DIR] [--variants 0]``
 writes the findings of the corpus variants and the example clips with one setting changed:
 
 - ``base``: as the probes run (OpenCV single-threaded in the analysis, FFmpeg's own decoder threads);
@@ -16,7 +16,7 @@ writes the findings of the corpus variants and the example clips with one settin
 - ``all``: all of the above at once but ``x264-no-asm`` (the decoder at 4 slice threads).
 
 ``compare BASE.json OTHER.json…`` prints, per quantity, the largest difference from BASE and how
-many values differ, marking the quantities that ``reeljudge.testing.tolerance`` compares exactly.
+many values differ, marking the quantities that ``support.tolerance`` compares exactly.
 """
 
 from __future__ import annotations
@@ -29,8 +29,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from reeljudge.testing import encode, findings
-from reeljudge.testing.tolerance import spread, tolerance_of
+from reeljudge.synth import encode
+from support import findings
+from support.tolerance import spread, tolerance_of
 
 SETTINGS = ("base", "cv2-threads-8", "decoder-threads-1", "decoder-threads-4", "cv2-unoptimized", "no-avx512", "ffmpeg-no-simd", "x264-no-asm", "all")
 NO_AVX512_ENV = {"NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512_ICL AVX512_SPR", "OPENCV_CPU_DISABLE": "AVX512F,AVX512-SKX"}

@@ -1,6 +1,6 @@
 """Fault-injected versions of a real clip (test support): the same footage with a planted fault.
 
-``python -m reeljudge.testing.derived SOURCE TARGET --fault flicker --start 40 --length 30`` writes
+``PYTHONPATH=tests python -m support.derived SOURCE TARGET --fault flicker --start 40 --length 30`` writes
 ``TARGET`` with frames ``start``…``start+length-1`` changed: ``flicker`` alternates their brightness
 by ±``strength`` (25 %), ``freeze`` repeats frame ``start``. Video only (no audio), H.264, same
 size and frame rate. Used to make ``datasets/clips/bbb_flicker.mp4`` from ``bbb_excerpt.mp4``.

@@ -1,1 +1,0 @@
-"""Helpers for tests and benchmarks: deterministic fixture clips made by code."""
