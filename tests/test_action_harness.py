@@ -225,12 +225,8 @@ def test_an_unchanged_pull_request_without_the_key_passes_with_gecko_not_run(gat
 
 
 def _plant_regression(repo: Path) -> None:
-    """Abstract footage terms for the filmability starter, a black clip for the probes starter."""
-    film = repo / "promptfooconfig.filmability.yaml"
-    film.write_text(film.read_text().replace('["server room", "computer RAM", "data center lights"]', '["performance", "efficiency", "speed"]'))
-    probes = repo / "promptfooconfig.probes.yaml"
-    probes.write_text(probes.read_text().replace("clips/example.mp4", "clips/black.mp4"))
-    shutil.copy(CLIPS / "gen_black.mp4", repo / "clips" / "black.mp4")
+    """The generator's clip comes out black: the probes starter's clip (same test, same vars) is replaced."""
+    shutil.copy(CLIPS / "gen_black.mp4", repo / "clips" / "example.mp4")
 
 
 def test_a_planted_regression_without_the_key_fails_and_its_comment_is_posted(gated):
@@ -240,7 +236,7 @@ def test_a_planted_regression_without_the_key_fails_and_its_comment_is_posted(ga
     assert "regression (exit 1: the job fails)" in output
     assert comment.splitlines()[1].startswith("## reeljudge gate: ❌ regression") and "`gecko`: not run: no key" in comment
     newly = {s["name"]: [t["test"] for f in s.get("flips", []) for t in f["tests"] if t["kind"] == "newly failing"] for s in report["suites"]}
-    assert newly["filmability"] and newly["probes"] and not newly["ab"], newly
+    assert newly == {"filmability": [], "probes": ["example clip [echo]"], "ab": []}, newly
     state = json.loads(repo.state.read_text())
     sha = _git(repo.repo, "rev-parse", "planted")
     state["pulls"]["7"]["head_sha"] = sha
