@@ -33,6 +33,7 @@ import pytest
 import yaml
 
 from fake_gemini import FakeGemini
+from npm_registry import LockedRegistry
 from package_index import npm_env, pip_env, wheelhouse
 from run_once import once_per_run
 from test_action_repo import _fake_gh
@@ -141,7 +142,7 @@ class Repo:
         return workspace
 
     def run(self, run_id: str, event: str, branch: str = "main", *, key: str = "", gemini_url: str = "",
-            inputs: dict[str, str] | None = None, seed_promptfoo: bool = False):
+            inputs: dict[str, str] | None = None, registry: str = ""):
         """One gate job; (its steps, its workspace, the action step's output)."""
         workspace = self.clone(branch, run_id)
         sha = _git(workspace, "rev-parse", "HEAD")
@@ -149,11 +150,13 @@ class Repo:
                    "github.event.repository.default_branch": "main", "github.event.pull_request.number": "7",
                    "github.event.pull_request.head.sha": sha, "github.ref": f"refs/heads/{branch}"}
         env = {**self.env, **({"GOOGLE_GEMINI_BASE_URL": gemini_url} if gemini_url else {})}
+        if registry:  # npm asks this registry for what its cache lacks (promptfoo's packument), else reads the cache
+            env.update({"npm_config_offline": "false", "npm_config_prefer_offline": "true", "npm_config_registry": registry})
         job = yaml.safe_load((workspace / ".github" / "workflows" / "reeljudge.yml").read_text())["jobs"]["gate"]
         step = next(s for s in job["steps"] if str(s.get("uses", "")).startswith(ACTION))
         step["with"].update(inputs or {})
         runner = Runner(workspace, context, self.gh / "runs" / run_id, self.state, actions={ACTION: self.action}, env=env, tools=self.tools)
-        if seed_promptfoo:  # what npm would extract into the promptfoo prefix (it still resolves and installs promptfoo@version)
+        if registry:  # what npm would extract into the promptfoo prefix (it still resolves and installs promptfoo@version)
             prefix = runner.temp / "reeljudge-action" / "promptfoo-npm"
             prefix.mkdir(parents=True)
             subprocess.run(["cp", "-al", str(ROOT / "node_modules"), str(prefix / "node_modules")], check=True)
@@ -271,7 +274,9 @@ def entries_repo(tmp_path_factory, sources, user_python):  # noqa: F811
 
 @pytest.mark.parametrize("mode", sorted(MODES))
 def test_every_install_mode_installs_and_evaluates(entries_repo, mode):
-    job, workspace, output = entries_repo.run(f"mode-{mode}", "push", inputs=MODES[mode](entries_repo), seed_promptfoo=mode == "requirement")
+    with LockedRegistry(ROOT) as registry:  # promptfoo 0.121.20 and its tree, as this repository's lock installed them
+        job, workspace, output = entries_repo.run(f"mode-{mode}", "push", inputs=MODES[mode](entries_repo),
+                                                  registry=registry.url if mode == "requirement" else "")
     assert not job.failed, output[-6000:]
     assert "(reeljudge 0.1.0)" in output and "installing the project's npm packages" not in output
     if mode == "requirement":
