@@ -1,19 +1,26 @@
 #!/usr/bin/env bash
 # The steps of reeljudge's GitHub Action (action.yml), one subcommand each; run in the user's
 # working directory with the action's inputs as INPUT_* variables (docs/gates.md):
-#   install   reeljudge (pip: this action's copy, a requirement, a wheel or folder; or preinstalled)
-#             and, when there are configs to evaluate, promptfoo (npm, a pinned version) or a command
+#   install   reeljudge (pip: this action's copy, a requirement, a wheel or folder; or preinstalled);
+#             when there are configs to evaluate, the project's own npm packages (its package.json:
+#             `npm install --no-save`, the locked versions) and promptfoo (the project's own, or npm
+#             installs a pinned version, or a command)
 #   evaluate  each config into <results-dir>/<suite>.json; promptfoo's exit 100 (tests under their
 #             threshold) is a finished eval; any other exit after a complete, fresh results file is
-#             read as a finished eval too (0.121.20's shutdown crash after >= 150 tests), and said
+#             read as a finished eval too (0.121.20's shutdown crash after >= 150 tests), and said;
+#             a suite whose tests errored is said so (every test errored: the step fails); key-configs
+#             run only with a Gemini key, else are "not run: no key" (noted, left out of the comparison)
 #   baseline  the base results into reeljudge-baseline/: the results artifact of the last successful
 #             push run of this workflow on the baseline branch (gh, read-only token), else the folder
 #   compare   reeljudge compare -> reeljudge-gate/{comment.md,report.json,pr-number,head-sha}, the job
 #             summary, the step outputs verdict and exit-code; always exits 0 (verdict exits)
 #   verdict   exits with the comparison's exit code (after the report was kept as an artifact)
+# configs and key-configs: one config per word, words separated by spaces or new lines (a path
+# cannot hold a space); `name=path` names the suite.
 set -euo pipefail
 
 state="${RUNNER_TEMP:-/tmp}/reeljudge-action"
+DEFAULT_PROMPTFOO=0.121.20  # the newest promptfoo that runs on Node 20
 mkdir -p "$state"
 
 log() { echo "== reeljudge gate: $*"; }
@@ -36,15 +43,43 @@ install() {
     "$state/venv/bin/python" -m pip install --quiet --disable-pip-version-check "${target[@]}"
     echo "$state/venv/bin/reeljudge" > "$state/reeljudge"
   fi
-  log "reeljudge: $(cat "$state/reeljudge")"
-  [ -n "${INPUT_CONFIGS:-}" ] || return 0
-  if [ -n "${INPUT_PROMPTFOO_COMMAND:-}" ]; then
-    echo "$INPUT_PROMPTFOO_COMMAND" > "$state/promptfoo"
-  else
-    log "installing promptfoo@${INPUT_PROMPTFOO_VERSION}"
-    npm install --prefix "$state/promptfoo" --no-audit --no-fund --loglevel=error "promptfoo@${INPUT_PROMPTFOO_VERSION}"
-    echo "$state/promptfoo/node_modules/.bin/promptfoo" > "$state/promptfoo"
+  log "reeljudge: $(cat "$state/reeljudge") ($("$(cat "$state/reeljudge")" --version 2>&1 | head -1))"
+  [ -n "$(suites "${INPUT_CONFIGS:-} ${INPUT_KEY_CONFIGS:-}")" ] || return 0
+  if [ -f package.json ]; then
+    # the project's own packages (the reeljudge npm package that `package:reeljudge:*` names, its
+    # generators' dependencies): the locked versions. Not `npm ci`: npm 10-11 write locks that npm ci
+    # refuses for promptfoo's platform-specific optional dependencies (docs/decisions.md)
+    log "installing the project's npm packages (npm install --no-save)"
+    npm install --no-save --no-audit --no-fund --loglevel=error
   fi
+  if [ -n "${INPUT_PROMPTFOO_COMMAND:-}" ]; then
+    echo "$INPUT_PROMPTFOO_COMMAND" > "$state/promptfoo-command"
+  elif [ -z "${INPUT_PROMPTFOO_VERSION:-}" ] && [ -x node_modules/.bin/promptfoo ]; then
+    echo "$PWD/node_modules/.bin/promptfoo" > "$state/promptfoo-command"
+  else
+    local version="${INPUT_PROMPTFOO_VERSION:-$DEFAULT_PROMPTFOO}"
+    log "installing promptfoo@$version"
+    npm install --prefix "$state/promptfoo-npm" --no-save --no-audit --no-fund --loglevel=error "promptfoo@$version"
+    echo "$state/promptfoo-npm/node_modules/.bin/promptfoo" > "$state/promptfoo-command"
+  fi
+  log "promptfoo: $(cat "$state/promptfoo-command")"
+}
+
+suites() {
+  # One "name config" line per config word of $1 (spaces or new lines between words; `name=path`).
+  local word name
+  set -f  # a config word is a path, never a pattern
+  for word in $1; do
+    if [[ "$word" == *=* ]]; then name="${word%%=*}"; word="${word#*=}"
+    else name="$(basename "$word")"; name="${name%.yaml}"; name="${name%.yml}"; name="${name#promptfooconfig.}"; fi
+    echo "$name $word"
+  done
+  set +f
+}
+
+has_key() {
+  # A Gemini judge can run: an API key, or Vertex AI switched on (its credentials are the runner's).
+  [ -n "${GEMINI_API_KEY:-}" ] || [ -n "${GOOGLE_API_KEY:-}" ] || [[ "${GOOGLE_GENAI_USE_VERTEXAI:-}" =~ ^(1|true|True|TRUE)$ ]]
 }
 
 python_of_reeljudge() {
@@ -65,35 +100,69 @@ complete_results() {
   ' "$file" 2>/dev/null
 }
 
+errored_tests() {
+  # "<errored> <tests> <the first error, cut>" of a results file (errored: promptfoo's ERROR rows).
+  node -e '
+    const rows = ((JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).results || {}).results) || [];
+    const bad = rows.filter((r) => r.failureReason === 2 || (r.error && !r.gradingResult));
+    const first = bad.length ? String(bad[0].error || "an error").replace(/\s+/g, " ").slice(0, 300) : "";
+    console.log(`${bad.length} ${rows.length} ${first}`);
+  ' "$1"
+}
+
+evaluate_one() {
+  # One suite into $results/$1.json; the step fails (return 1) when it wrote no complete results or judged nothing.
+  local name=$1 config=$2 out="$results/$1.json" rc=0 errored tests first
+  rm -f "$out"
+  touch "$state/started"
+  sleep 1  # file times have one-second resolution on some file systems
+  log "$name: promptfoo eval -c $config"
+  "${promptfoo[@]}" eval -c "$config" -o "$out" --no-progress-bar || rc=$?
+  if [ $rc -ne 0 ] && [ $rc -ne 100 ] && ! complete_results "$out" "$state/started"; then
+    echo "== reeljudge gate: $name: promptfoo exited $rc without a complete results file" >&2
+    return 1
+  fi
+  read -r errored tests first < <(errored_tests "$out" || true)
+  errored=${errored:-0} tests=${tests:-0}
+  if [ "$errored" -gt 0 ] && [ "$errored" -eq "$tests" ]; then
+    echo "== reeljudge gate: $name: every test ($tests) errored, nothing was judged (promptfoo exit $rc); the first: $first" >&2
+    echo "- ⚠️ \`$name\`: every test ($tests) errored, nothing was judged; the first: $first" >> "$state/notes"
+    return 1
+  elif [ "$errored" -gt 0 ]; then
+    echo "== reeljudge gate: $name: $errored of $tests tests errored (promptfoo exit $rc; the comparison counts them as not judged); the first: $first" >&2
+    echo "- ⚠️ \`$name\`: $errored of $tests tests errored (counted as not judged); the first: $first" >> "$state/notes"
+  elif [ $rc -eq 0 ] || [ $rc -eq 100 ]; then
+    log "$name: finished (promptfoo exit $rc; 100: some tests under their threshold, the comparison decides)"
+  else
+    log "$name: promptfoo exited $rc after writing a complete results file: read as a finished eval"
+  fi
+}
+
 evaluate() {
-  local results="${INPUT_RESULTS_DIR:-reeljudge-results}" status=0 line name config out rc
+  local results="${INPUT_RESULTS_DIR:-reeljudge-results}" status=0 name config  # results, promptfoo: read by evaluate_one
   local -a promptfoo
-  read -ra promptfoo < "$state/promptfoo"
+  [ -n "$(suites "${INPUT_CONFIGS:-} ${INPUT_KEY_CONFIGS:-}")" ] || { log "no configs: the job's own steps wrote $results/"; return 0; }
+  read -ra promptfoo < "$state/promptfoo-command"
   mkdir -p "$results"
+  rm -f "$state/not-run" "$state/notes"
   export PROMPTFOO_PYTHON="${PROMPTFOO_PYTHON:-$(python_of_reeljudge)}"
   export PROMPTFOO_DISABLE_DEBUG_LOG="${PROMPTFOO_DISABLE_DEBUG_LOG:-1}" PROMPTFOO_DISABLE_TELEMETRY=1
   export PROMPTFOO_DISABLE_UPDATE=1 PROMPTFOO_DISABLE_SHARING=1
-  while IFS= read -r line; do
-    line="$(echo "$line" | xargs)"
-    [ -n "$line" ] || continue
-    if [[ "$line" == *=* ]]; then name="${line%%=*}"; config="${line#*=}"
-    else config="$line"; name="$(basename "$line")"; name="${name%.yaml}"; name="${name%.yml}"; name="${name#promptfooconfig.}"; fi
-    out="$results/$name.json"
-    rm -f "$out"
-    touch "$state/started"
-    sleep 1  # file times have one-second resolution on some file systems
-    log "$name: promptfoo eval -c $config"
-    rc=0
-    "${promptfoo[@]}" eval -c "$config" -o "$out" --no-progress-bar || rc=$?
-    if [ $rc -eq 0 ] || [ $rc -eq 100 ]; then
-      log "$name: finished (promptfoo exit $rc; 100: some tests under their threshold, the comparison decides)"
-    elif complete_results "$out" "$state/started"; then
-      log "$name: promptfoo exited $rc after writing a complete results file: read as a finished eval"
+  while read -r name config; do
+    [ -n "$name" ] || continue
+    evaluate_one "$name" "$config" || status=1
+  done < <(suites "${INPUT_CONFIGS:-}")
+  while read -r name config; do
+    [ -n "$name" ] || continue
+    if has_key; then
+      evaluate_one "$name" "$config" || status=1
     else
-      echo "== reeljudge gate: $name: promptfoo exited $rc without a complete results file" >&2
-      status=1
+      rm -f "$results/$name.json"
+      echo "$name" >> "$state/not-run"
+      echo "- ⚪ \`$name\`: not run: no key (GEMINI_API_KEY is not set for this run, as in every pull request from a fork); not gated" >> "$state/notes"
+      log "$name: not run: no key (GEMINI_API_KEY is not set); left out of the comparison"
     fi
-  done <<< "$INPUT_CONFIGS"
+  done < <(suites "${INPUT_KEY_CONFIGS:-}")
   return $status
 }
 
@@ -132,6 +201,10 @@ compare() {
   local code=0 reeljudge gate=() url="${GITHUB_SERVER_URL:-https://github.com}/${GITHUB_REPOSITORY:-}/actions/runs/${GITHUB_RUN_ID:-}"
   reeljudge="$(cat "$state/reeljudge")"
   if [ -f "${INPUT_GATE_FILE:-reeljudge.gate.yaml}" ]; then gate=(--gate "${INPUT_GATE_FILE:-reeljudge.gate.yaml}"); fi
+  local name
+  while read -r name; do  # a suite not run for want of a key is not compared: its baseline is set aside
+    [ -z "$name" ] || rm -f "reeljudge-baseline/$name.json"
+  done < <(cat "$state/not-run" 2>/dev/null)
   "$reeljudge" compare reeljudge-baseline "${INPUT_RESULTS_DIR:-reeljudge-results}" "${gate[@]}" --markdown reeljudge-gate/comment.md \
     --json reeljudge-gate/report.json --report-url "$url (artifact reeljudge-gate-report)" -q || code=$?
   {
@@ -140,6 +213,7 @@ compare() {
     else echo "Baseline: $(cat "$state/baseline-source" 2>/dev/null || echo 'reeljudge-baseline/')."; fi
     if [ -n "${HEAD_SHA:-}" ]; then echo "Candidate: ${HEAD_SHA}."; fi
     if [ -f "${INPUT_RESULTS_DIR:-reeljudge-results}/.gate-notes" ]; then cat "${INPUT_RESULTS_DIR:-reeljudge-results}/.gate-notes"; fi
+    if [ -f "$state/notes" ]; then echo; cat "$state/notes"; fi
   } >> reeljudge-gate/comment.md
   if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then cat reeljudge-gate/comment.md >> "$GITHUB_STEP_SUMMARY"; fi
   echo "${PR_NUMBER:-}" > reeljudge-gate/pr-number

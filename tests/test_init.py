@@ -135,3 +135,46 @@ def test_the_workflows_init_writes_are_the_snippets_docs_gates_md_shows():
     gate = snippet("gate").replace("configs: promptfooconfig.yaml", "configs: promptfooconfig.filmability.yaml")
     assert body(files[".github/workflows/reeljudge.yml"]) == body(gate)
     assert body(files[".github/workflows/reeljudge-comment.yml"]) == body(snippet("comment"))
+
+
+def _gate_inputs(folder: Path) -> dict:
+    workflow = yaml.safe_load((folder / ".github" / "workflows" / "reeljudge.yml").read_text())
+    return next(s for s in workflow["jobs"]["gate"]["steps"] if "uses" in s and "COMMIT_SHA" in s["uses"])["with"]
+
+
+def test_the_default_gate_runs_only_suites_that_judge_without_a_key(tmp_path, capsys):
+    code, out = init(capsys, str(tmp_path))
+    assert code == 0 and "gate: filmability, probes, ab on every pull request (no key needed)" in out
+    given = _gate_inputs(tmp_path)
+    assert given == {"configs": "promptfooconfig.filmability.yaml promptfooconfig.probes.yaml promptfooconfig.ab.yaml"}
+    film = yaml.safe_load((tmp_path / "promptfooconfig.filmability.yaml").read_text())["defaultTest"]["assert"][0]["config"]
+    ab = yaml.safe_load((tmp_path / "promptfooconfig.ab.yaml").read_text())["defaultTest"]["assert"][0]["config"]
+    assert film["judge"] == "local" and ab["judge"] == "probes"  # the same judge on a fork's run and the default branch's
+
+
+def test_gate_all_puts_the_gemini_suites_in_key_configs(tmp_path, capsys):
+    code, out = init(capsys, str(tmp_path), "--gate", "all", "--ab-judge", "gemini")
+    assert code == 0 and 'gecko, ab when the repository secret GEMINI_API_KEY is set, else reported "not run: no key"' in out
+    given = _gate_inputs(tmp_path)
+    assert given["configs"] == "promptfooconfig.filmability.yaml promptfooconfig.probes.yaml"
+    assert given["key-configs"] == "promptfooconfig.gecko.yaml promptfooconfig.ab.yaml"
+    assert yaml.safe_load((tmp_path / "promptfooconfig.ab.yaml").read_text())["defaultTest"]["assert"][0]["config"]["judge"] == "gemini"
+
+
+def test_gate_lists_and_none(tmp_path, capsys):
+    code, _ = init(capsys, str(tmp_path / "a"), "--gate", "gecko,probes")
+    assert code == 0
+    given = _gate_inputs(tmp_path / "a")
+    assert given["configs"] == "promptfooconfig.probes.yaml" and given["key-configs"] == "promptfooconfig.gecko.yaml"
+    film = yaml.safe_load((tmp_path / "a" / "promptfooconfig.filmability.yaml").read_text())["defaultTest"]["assert"][0]["config"]
+    assert film["judge"] == "auto"  # not gated: Gemini with a key, else offline
+    code, out = init(capsys, str(tmp_path / "b"), "--gate", "none")
+    assert code == 0 and not (tmp_path / "b" / ".github").exists() and "gate: no suites" in out
+    code, out = init(capsys, str(tmp_path / "c"), "--judges", "probes", "--gate", "gecko")
+    assert code == 2 and "--gate: gecko is not one of the judges written (probes)" in out
+
+
+def test_gitignore_keeps_the_virtualenv_and_the_copied_wheel_out(tmp_path, capsys):
+    init(capsys, str(tmp_path))
+    lines = set((tmp_path / ".gitignore").read_text().splitlines())
+    assert {".venv/", "reeljudge-*.whl"} <= lines and not any(line.endswith(".tgz") for line in lines)

@@ -1,11 +1,16 @@
 """Running a GitHub Actions workflow's own steps on this machine, for tests.
 
-Each ``run:`` step runs as GitHub runs it (``bash --noprofile --norc -eo pipefail``) in a
-workspace folder with the step's ``env:``; ``${{ }}`` expressions are looked up in a context the
-test gives, and an expression or ``if:`` the runner does not know fails the test instead of being
-guessed. A composite action (``uses: ./`` or a repository the test names, e.g. this one as
+Each ``run:`` step runs as GitHub runs it: its script written to a file in ``RUNNER_TEMP`` and run
+by its ``shell:`` (``bash --noprofile --norc -eo pipefail {0}``, ``sh -e {0}``, ``python {0}``) in
+its ``working-directory`` with the step's ``env:`` and GitHub's environment (``GITHUB_WORKSPACE``,
+``RUNNER_TEMP``, ``GITHUB_ACTION_PATH``, a fresh ``GITHUB_OUTPUT`` file per step whose lines become
+``steps.<id>.outputs.<name>``, ``GITHUB_ENV`` and ``GITHUB_PATH`` files whose lines reach the later
+steps, ``GITHUB_STEP_SUMMARY``); ``${{ }}`` expressions (``inputs.*``, ``env.*``, ``steps.*``,
+``github.*``, ``secrets.*`` from a context the test gives) are substituted, and an expression or
+``if:`` the runner does not know fails the test instead of being guessed. A composite action (``uses: ./`` or a repository the test names, e.g. this one as
 ``acme/reeljudge``) runs its own steps with its inputs. Other ``uses:`` steps are played by local equivalents: checkout and the setup actions are
-already done (the workspace is a copy of the project with its installed environments linked in),
+already done (the workspace is a copy of the project with its installed environments linked in;
+``tools`` maps a setup action to the folder it puts first on ``PATH``),
 the cache is a no-op, artifacts go to and come from a folder, and ``actions/github-script`` runs
 its script under Node with the same arguments the action passes (``github``, ``context``,
 ``core``, ``require``), ``github`` being an in-memory stand-in for GitHub's REST API whose state
@@ -76,6 +81,7 @@ class StepResult:
 @dataclass
 class JobRun:
     steps: list[StepResult] = field(default_factory=list)
+    outputs: dict[str, str] = field(default_factory=dict)  # a composite action's outputs
 
     @property
     def failed(self) -> bool:
@@ -122,36 +128,49 @@ class Runner:
     """
 
     def __init__(self, workspace: Path, context: dict[str, str], artifacts: Path, github_state: Path,
-                 actions: dict[str, Path] | None = None, env: dict[str, str] | None = None) -> None:
+                 actions: dict[str, Path] | None = None, env: dict[str, str] | None = None,
+                 tools: dict[str, Path] | None = None) -> None:
         self.workspace, self.context, self.artifacts, self.github_state = workspace, context, artifacts, github_state
         self.summary = workspace.parent / f"{workspace.name}-step-summary.md"
         self.actions = {"./": workspace, **(actions or {})}
         self.env = dict(env or {})
+        self.tools = dict(tools or {})
         self.temp = workspace.parent / f"{workspace.name}-runner-temp"
         shutil.rmtree(self.temp, ignore_errors=True)  # a new job: nothing left from an earlier one
         self.temp.mkdir(parents=True)
+        self.files = self.temp / "_runner_file_commands"
+        self.files.mkdir()
+        self.steps_outputs: dict[str, dict[str, str]] = {}  # steps.<id>.outputs of the steps list running now
+        self._count = 0
 
     def run_job(self, job: dict[str, Any], replace: dict[str, Callable[[Path], None]] | None = None) -> JobRun:
         """Every step in order with GitHub's rules: after a failure only ``always()`` steps run."""
         return self._run_steps(job["steps"], {}, None, replace)
 
     def _run_steps(self, steps: list[dict], inputs: dict[str, str], action_path: Path | None,
-                   replace: dict[str, Callable[[Path], None]] | None = None) -> JobRun:
+                   replace: dict[str, Callable[[Path], None]] | None = None, outputs: dict[str, Any] | None = None) -> JobRun:
         run = JobRun()
-        for step in steps:
-            name = step.get("name") or step.get("uses") or "step"
-            if not self._should_run(step.get("if"), run.failed, inputs):
-                run.steps.append(StepResult(name, "skipped"))
-                continue
-            if replace and name in replace:
-                replace[name](self.workspace)
-                run.steps.append(StepResult(name, "success", "replaced by the test"))
-                continue
-            ok, output = self._run_step(step, inputs, action_path)
-            if not ok and step.get("continue-on-error"):
-                ok = True
-            run.steps.append(StepResult(name, "success" if ok else "failure", output))
-        return run
+        saved, self.steps_outputs = self.steps_outputs, {}  # each steps list (a job, a composite) has its own steps context
+        try:
+            for step in steps:
+                name = step.get("name") or step.get("uses") or "step"
+                if not self._should_run(step.get("if"), run.failed, inputs):
+                    run.steps.append(StepResult(name, "skipped"))
+                    continue
+                if replace and name in replace:
+                    replace[name](self.workspace)
+                    run.steps.append(StepResult(name, "success", "replaced by the test"))
+                    continue
+                ok, output, outputs = self._run_step(step, inputs, action_path)
+                if "id" in step:
+                    self.steps_outputs[step["id"]] = outputs
+                if not ok and step.get("continue-on-error"):
+                    ok = True
+                run.steps.append(StepResult(name, "success" if ok else "failure", output))
+            run.outputs = {k: self._expand(v.get("value", ""), inputs) for k, v in (outputs or {}).items()}  # a composite's outputs:
+            return run
+        finally:
+            self.steps_outputs = saved
 
     def _should_run(self, condition: str | None, failed: bool, inputs: dict[str, str]) -> bool:
         """``if:`` with the forms the workflows use: ``always()``, ``a == 'x'``, ``a != 'x'``, joined by ``&&``."""
@@ -178,6 +197,11 @@ class Runner:
             if expr[7:] not in inputs:
                 raise AssertionError(f"the action has no input {expr[7:]!r}")
             return inputs[expr[7:]]
+        if expr.startswith("env."):
+            return self.env.get(expr[4:], "")
+        step = re.fullmatch(r"steps\.([\w-]+)\.outputs\.([\w-]+)", expr)
+        if step:
+            return self.steps_outputs.get(step.group(1), {}).get(step.group(2), "")
         if expr not in self.context:
             raise AssertionError(f"the workflow runner has no value for ${{{{ {expr} }}}}")
         return self.context[expr]
@@ -185,21 +209,45 @@ class Runner:
     def _expand(self, text: str, inputs: dict[str, str] | None = None) -> str:
         return _EXPR.sub(lambda m: self._lookup(m.group(1), inputs or {}), str(text))
 
-    def _run_step(self, step: dict[str, Any], inputs: dict[str, str], action_path: Path | None) -> tuple[bool, str]:
-        env = {**os.environ, "GITHUB_STEP_SUMMARY": str(self.summary), "CI": "true", "RUNNER_TEMP": str(self.temp),
-               "GITHUB_OUTPUT": str(self.temp / "github-output"), **self.env,
+    def _run_step(self, step: dict[str, Any], inputs: dict[str, str], action_path: Path | None) -> tuple[bool, str, dict[str, str]]:
+        """One step: (succeeded, its output, its outputs)."""
+        self._count += 1
+        files = {name: self.files / f"{name.lower()}_{self._count}" for name in ("GITHUB_OUTPUT", "GITHUB_ENV", "GITHUB_PATH")}
+        for path in files.values():
+            path.touch()
+        env = {**os.environ, "GITHUB_STEP_SUMMARY": str(self.summary), "CI": "true", "GITHUB_ACTIONS": "true", "RUNNER_TEMP": str(self.temp),
+               "GITHUB_WORKSPACE": str(self.workspace), **{k: str(v) for k, v in files.items()}, **self.env,
                **({"GITHUB_ACTION_PATH": str(action_path)} if action_path else {}),
                **{k: self._expand(v, inputs) for k, v in (step.get("env") or {}).items()}}
         for key in ("GEMINI_API_KEY", "GOOGLE_API_KEY", "GH_TOKEN"):
             if not env.get(key):
                 env.pop(key, None)
         if "run" in step:
-            if _EXPR.search(step["run"]):
-                raise AssertionError(f"step {step.get('name')!r}: expressions in run: scripts invite injection; use env:")
-            cwd = self.workspace / self._expand(step.get("working-directory", "."), inputs)
-            proc = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
-                                  cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
-            return proc.returncode == 0, proc.stdout + proc.stderr
+            ok, output = self._script(step, inputs, env)
+            outputs = {}
+        else:
+            ok, output, outputs = self._uses_step(step, inputs, env)
+        self._file_commands(files)
+        if "run" in step:
+            outputs = _key_values(files["GITHUB_OUTPUT"].read_text())
+        return ok, output, outputs
+
+    def _script(self, step: dict[str, Any], inputs: dict[str, str], env: dict[str, str]) -> tuple[bool, str]:
+        """A ``run:`` step: its script in a file under RUNNER_TEMP, run by its shell in its working directory."""
+        if _EXPR.search(step["run"]):
+            raise AssertionError(f"step {step.get('name')!r}: expressions in run: scripts invite injection; use env:")
+        shell = step.get("shell", "bash")
+        if shell not in _SHELLS:
+            raise AssertionError(f"the workflow runner does not know the shell {shell!r}")
+        script = self.temp / f"step-{self._count}{'.py' if shell == 'python' else '.sh'}"
+        script.write_text(step["run"])
+        cwd = self.workspace / self._expand(step.get("working-directory", "."), inputs)
+        proc = subprocess.run([part.replace("{0}", str(script)) for part in _SHELLS[shell]], cwd=cwd, env=env,
+                              capture_output=True, text=True, timeout=1800)
+        return proc.returncode == 0, proc.stdout + proc.stderr
+
+    def _uses_step(self, step: dict[str, Any], inputs: dict[str, str], env: dict[str, str]) -> tuple[bool, str, dict[str, str]]:
+        """A ``uses:`` step: a composite action the test named, or a local play of a public action."""
         uses = step["uses"].split("@")[0]
         given = {k: self._expand(v, inputs) for k, v in (step.get("with") or {}).items()}
         if uses in self.actions:  # the step's env: reaches the action's own steps, as on GitHub
@@ -208,10 +256,18 @@ class Runner:
             try:
                 return self._composite(self.actions[uses], given)
             finally:
-                self.env = saved
-        return self._uses(uses, given, env)
+                self.env = {**saved, **{k: v for k, v in self.env.items() if k not in step_env}}  # GITHUB_ENV lines stay
+        ok, output = self._uses(uses, given, env)
+        return ok, output, {}
 
-    def _composite(self, path: Path, given: dict[str, str]) -> tuple[bool, str]:
+    def _file_commands(self, files: dict[str, Path]) -> None:
+        """GITHUB_ENV lines become the later steps' environment; GITHUB_PATH lines go first on their PATH."""
+        self.env.update(_key_values(files["GITHUB_ENV"].read_text()))
+        for folder in files["GITHUB_PATH"].read_text().splitlines()[::-1]:
+            if folder.strip():
+                self.env["PATH"] = f"{folder.strip()}:{self.env.get('PATH', os.environ['PATH'])}"
+
+    def _composite(self, path: Path, given: dict[str, str]) -> tuple[bool, str, dict[str, str]]:
         """A composite action: its inputs from ``with:`` over its defaults, its steps with its own path."""
         action = yaml.safe_load((path / "action.yml").read_text())
         assert action["runs"]["using"] == "composite"
@@ -219,10 +275,13 @@ class Runner:
         if unknown:
             raise AssertionError(f"{path.name}/action.yml has no input(s) {sorted(unknown)}")
         inputs = {k: str(given[k]) if k in given else self._expand(str(v.get("default", "")), {}) for k, v in action["inputs"].items()}
-        run = self._run_steps(action["runs"]["steps"], inputs, path)
-        return not run.failed, "\n".join(f"--- {s.name}: {s.outcome}\n{s.output}" for s in run.steps)
+        run = self._run_steps(action["runs"]["steps"], inputs, path, outputs=action.get("outputs"))
+        return not run.failed, "\n".join(f"--- {s.name}: {s.outcome}\n{s.output}" for s in run.steps), run.outputs
 
     def _uses(self, action: str, inputs: dict[str, str], env: dict[str, str]) -> tuple[bool, str]:
+        if action in self.tools:  # a setup action: its tool first on PATH for the later steps
+            self.env["PATH"] = f"{self.tools[action]}:{self.env.get('PATH', os.environ['PATH'])}"
+            return True, f"{action}: {self.tools[action]} first on PATH"
         if action in ("actions/checkout", "actions/setup-python", "actions/setup-node", "actions/cache"):
             return True, f"{action}: done by the workspace"
         if action == "actions/upload-artifact":
@@ -256,6 +315,27 @@ class Runner:
                                   env={**env, "GITHUB_SCRIPT_FILE": str(script), "FAKE_GITHUB_STATE": str(self.github_state)})
             return proc.returncode == 0, proc.stdout + proc.stderr
         raise AssertionError(f"the workflow runner cannot play {action}")
+
+
+_SHELLS = {"bash": ["bash", "--noprofile", "--norc", "-eo", "pipefail", "{0}"], "sh": ["sh", "-e", "{0}"], "python": ["python3", "{0}"]}
+
+
+def _key_values(text: str) -> dict[str, str]:
+    """The ``name=value`` and ``name<<DELIMITER`` lines of a GITHUB_OUTPUT / GITHUB_ENV file."""
+    values, lines = {}, iter(text.splitlines())
+    for line in lines:
+        if "<<" in line and ("=" not in line or line.index("<<") < line.index("=")):
+            name, delimiter = line.split("<<", 1)
+            body = []
+            for more in lines:
+                if more == delimiter:
+                    break
+                body.append(more)
+            values[name] = "\n".join(body)
+        elif "=" in line:
+            name, value = line.split("=", 1)
+            values[name] = value
+    return values
 
 
 def new_github_state(path: Path, pr: int, head_sha: str) -> None:

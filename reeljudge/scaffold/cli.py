@@ -5,14 +5,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from reeljudge.scaffold.project import JUDGES, InitOptions, config_name, gitignore_lines, plan_project
+from reeljudge.scaffold.project import AB_JUDGES, GATE_CHOICES, JUDGES, InitOptions, config_name, gate_suites, gitignore_lines, plan_project
 from reeljudge.scaffold.write import WriteReport, write_project
 
 
 def _options(args: argparse.Namespace) -> InitOptions:
     judges = tuple(j.strip() for j in args.judges.split(",") if j.strip())
     return InitOptions(judges=judges, narration_var=args.narration_var, prompt_var=args.prompt_var, video_var=args.video_var,
-                       reference_var=args.reference_var, python_entries=args.python_entries)
+                       reference_var=args.reference_var, python_entries=args.python_entries, gate=args.gate, ab_judge=args.ab_judge)
 
 
 def next_commands(options: InitOptions) -> list[str]:
@@ -21,6 +21,17 @@ def next_commands(options: InitOptions) -> list[str]:
     npm = "npm install --save-dev promptfoo" + ("" if options.python_entries else " reeljudge   # or the tarball from npm pack")
     runs = [f"npx promptfoo eval -c {config_name(j)}" for j in options.judges]
     return [python, npm, "export PROMPTFOO_PYTHON=$PWD/.venv/bin/python   # the Python that has reeljudge (also REELJUDGE_PYTHON for the warm path)", *runs]
+
+
+def describe_gate(options: InitOptions) -> str:
+    """One line: which suites the pull-request gate runs, with and without a key."""
+    keyless, keyed = gate_suites(options)
+    if not keyless and not keyed:
+        return "gate: no suites (no workflows written)"
+    line = f"gate: {', '.join(keyless) or 'no suite'} on every pull request (no key needed)"
+    if keyed:
+        line += f"; {', '.join(keyed)} when the repository secret GEMINI_API_KEY is set, else reported \"not run: no key\""
+    return line
 
 
 def describe(report: WriteReport) -> list[str]:
@@ -40,6 +51,7 @@ def _init(args: argparse.Namespace) -> int:
     report = write_project(folder, plan_project(options), gitignore_lines(), force=args.force)
     print(f"reeljudge init {folder}:")
     print("\n".join(describe(report)))
+    print(describe_gate(options))
     if report.changed:
         print("\nnext:\n" + "\n".join(f"  {command}" for command in next_commands(options)))
     return 0
@@ -56,5 +68,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--reference-var", default="reference", help="ab: the var naming the reference clip")
     p.add_argument("--python-entries", action="store_true",
                    help="write three-line Python entry files (type: python) instead of npm package references")
+    p.add_argument("--gate", default="keyless",
+                   help="the suites the pull-request gate runs: keyless (default: those that judge without a key: filmability with "
+                        "the offline judge, probes, ab with --ab-judge probes), all (Gemini suites too, run when the secret "
+                        f"GEMINI_API_KEY is set), none (no workflows), or a comma-separated list of judges; one of {', '.join(GATE_CHOICES)} or judges")
+    p.add_argument("--ab-judge", default="probes", choices=AB_JUDGES,
+                   help="the A/B starter's judge: probes (offline, default) or gemini (every dimension; needs GEMINI_API_KEY)")
     p.add_argument("--force", action="store_true", help="replace files that differ from the templates")
     p.set_defaults(func=_init)

@@ -25,6 +25,9 @@ GATE_FILE = "reeljudge.gate.yaml"
 WORKFLOW_FILE = ".github/workflows/reeljudge.yml"
 COMMENT_WORKFLOW_FILE = ".github/workflows/reeljudge-comment.yml"
 _VAR_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+#: --gate's words besides a list of judges: the suites that judge without a key, every suite, none (no workflows)
+GATE_CHOICES = ("keyless", "all", "none")
+AB_JUDGES = ("probes", "gemini")
 
 
 @dataclass(frozen=True)
@@ -37,11 +40,20 @@ class InitOptions:
     video_var: str = "video"
     reference_var: str = "reference"
     python_entries: bool = False
+    gate: str = "keyless"
+    ab_judge: str = "probes"
 
     def __post_init__(self) -> None:
         unknown = [j for j in self.judges if j not in JUDGES]
         if unknown or not self.judges:
             raise BadInputError(f"--judges: unknown judge(s) {', '.join(unknown) or '(none given)'}; choose from {', '.join(JUDGES)}")
+        if self.ab_judge not in AB_JUDGES:
+            raise BadInputError(f"--ab-judge: {self.ab_judge!r} is not a judge; choose from {', '.join(AB_JUDGES)}")
+        if self.gate not in GATE_CHOICES:
+            outside = [j for j in self.gate.split(",") if j.strip() not in self.judges]
+            if outside or not self.gate.strip():
+                raise BadInputError(f"--gate: {', '.join(outside) or '(none given)'} is not one of the judges written ({', '.join(self.judges)}); "
+                                    f"give a comma-separated list of them, or {', '.join(GATE_CHOICES)}")
         for name in ("narration_var", "prompt_var", "video_var", "reference_var"):
             if not _VAR_NAME.match(getattr(self, name)):
                 raise BadInputError(f"--{name.replace('_', '-')}: {getattr(self, name)!r} is not a var name (letters, digits, _)")
@@ -50,6 +62,32 @@ class InitOptions:
 def config_name(judge: str) -> str:
     """The file name of one judge's starter config."""
     return f"promptfooconfig.{judge}.yaml"
+
+
+def needs_key(judge: str, options: InitOptions) -> bool:
+    """Whether a judge's starter needs a Gemini key to judge (Gecko; the A/B judge unless ``judge: probes``)."""
+    return judge == "gecko" or (judge == "ab" and options.ab_judge == "gemini")
+
+
+def gate_suites(options: InitOptions) -> tuple[list[str], list[str]]:
+    """(the gated judges that judge without a key, the gated judges that need one), by ``options.gate``."""
+    if options.gate == "none":
+        return [], []
+    if options.gate == "keyless":
+        chosen = [j for j in options.judges if not needs_key(j, options)]
+    elif options.gate == "all":
+        chosen = list(options.judges)
+    else:
+        chosen = [j for j in options.judges if j in {g.strip() for g in options.gate.split(",")}]
+    return [j for j in chosen if not needs_key(j, options)], [j for j in chosen if needs_key(j, options)]
+
+
+def _gate_inputs(keyless: list[str], keyed: list[str]) -> str:
+    """The action's ``with:`` lines for the gated suites (configs space-separated, as the action reads them)."""
+    lines = [f"configs: {' '.join(config_name(j) for j in keyless)}"] if keyless else []
+    if keyed:
+        lines.append(f"key-configs: {' '.join(config_name(j) for j in keyed)} # judged with GEMINI_API_KEY; else \"not run: no key\"")
+    return "\n          ".join(lines)
 
 
 def _template(name: str) -> Template:
@@ -67,21 +105,23 @@ def _entry(judge: str, options: InitOptions) -> tuple[str, str]:
 def plan_project(options: InitOptions) -> dict[str, str]:
     """Every file of the starter project, {path relative to the project folder: text}."""
     files: dict[str, str] = {}
+    keyless, keyed = gate_suites(options)
     for judge in options.judges:
         kind, value = _entry(judge, options)
         files[config_name(judge)] = _template(f"{judge}.yaml").substitute(
             config=config_name(judge), assert_type=kind, entry=value, narration_var=options.narration_var,
-            prompt_var=options.prompt_var, video_var=options.video_var, reference_var=options.reference_var)
+            prompt_var=options.prompt_var, video_var=options.video_var, reference_var=options.reference_var,
+            film_judge="local" if "filmability" in keyless else "auto", ab_judge=options.ab_judge)
         if options.python_entries:
             _export, module, stem = JUDGES[judge]
             files[f"{ENTRY_FOLDER}/{stem}.py"] = _template("entry.py.template").substitute(judge=judge, module=module)
     files[GATE_FILE] = _template("reeljudge.gate.yaml").substitute()
-    configs = " ".join(config_name(j) for j in options.judges)
-    files[WORKFLOW_FILE] = _template("workflow.yml").substitute(configs=configs)
-    files[COMMENT_WORKFLOW_FILE] = _template("workflow-comment.yml").substitute()
+    if keyless or keyed:
+        files[WORKFLOW_FILE] = _template("workflow.yml").substitute(gate_inputs=_gate_inputs(keyless, keyed))
+        files[COMMENT_WORKFLOW_FILE] = _template("workflow-comment.yml").substitute()
     return files
 
 
 def gitignore_lines() -> list[str]:
-    """The lines ``init`` makes sure the project's .gitignore has (judge cache, results, promptfoo's store)."""
+    """The lines ``init`` makes sure the project's .gitignore has (judge cache, results, promptfoo's store, the virtualenv, the copied wheel)."""
     return (init_templates_folder() / "gitignore").read_text(encoding="utf-8").splitlines()

@@ -1,0 +1,286 @@
+"""The pull-request gate ``reeljudge init`` writes, run through ``action.yml`` itself, in a user's repository.
+
+The user's repository is made as a user makes it: the built npm tarball and a package.json naming
+it (committed), the wheel's ``reeljudge init --gate all`` (its starter suites, gate file and two
+workflows, committed), clips. Each job is a fresh clone of one branch; tests/workflow_runner.py
+runs the workflow's steps and the action's own ``runs.steps`` (expressions substituted, each
+``run:`` in its shell with GitHub's environment). Nothing is replaced: ``gate.sh install`` runs
+the real ``pip install`` (a fresh virtualenv; the default spec is the action's own checkout,
+editable) against a local ``--find-links`` folder (tests/package_index.py) and the real
+``npm install`` offline from npm's cache. Two shortcuts, both of time: each clone's
+``node_modules`` is seeded by hard links with promptfoo's tree but WITHOUT reeljudge (the
+project's own ``npm install`` must add it from the committed tarball, or every
+``package:reeljudge:*`` test errors), and the promptfoo prefix of the ``promptfoo-version`` mode
+is seeded the same way (a cold npm install of promptfoo takes ~8 min on this machine); ``gh``
+serves the push run's artifact and GitHub's REST API is the in-memory stand-in.
+
+Flows: a push to main WITH the key (the Gecko suite judged by the fake Gemini) keeps the baseline;
+an unchanged pull request without the key passes (Gecko "not run: no key", a neutral line); a
+planted regression without the key fails (exit 1) and its comment is posted. Then every other
+install mode the action offers, on a ``--python-entries`` project (no package.json).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from fake_gemini import FakeGemini
+from npm_registry import LockedRegistry
+from package_index import npm_env, pip_env, wheelhouse
+from run_once import once_per_run
+from test_action_repo import _fake_gh
+from user_project import ROOT, artifacts, make_project, user_python  # noqa: F401
+from workflow_runner import Runner, new_github_state
+from reeljudge.testing.gecko_scripts import script_prompt
+
+pytestmark = pytest.mark.e2e
+
+ACTION = "reeljudge/reeljudge"  # the placeholder init writes, played by the action's checkout
+STARTER_PROMPT = "A red ball rolls past a textured wall"  # the starters' example prompt
+CLIPS = ROOT / "datasets" / "clips"
+CREDENTIALS = ("GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_GEMINI_BASE_URL")
+
+
+def _git(repo: Path, *args: str) -> str:
+    proc = subprocess.run(["git", "-c", "user.name=dev", "-c", "user.email=dev@example.invalid", *args], cwd=repo,
+                          capture_output=True, text=True, check=True)
+    return proc.stdout.strip()
+
+
+def action_checkout(folder: Path) -> Path:
+    """The action's repository at one commit, as ``uses: owner/repo@sha`` checks it out (tracked and new files, links kept)."""
+    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT, capture_output=True, text=True, check=True)
+    for rel in listed.stdout.splitlines():
+        src, dst = ROOT / rel, folder / rel
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        if src.is_symlink():
+            dst.symlink_to(os.readlink(src))
+        elif src.is_file():
+            shutil.copy2(src, dst)
+    _git(folder, "init", "-q", "-b", "main")
+    _git(folder, "add", "-A")
+    _git(folder, "commit", "-qm", "the action")
+    return folder
+
+
+@pytest.fixture(scope="session")
+def sources(tmp_path_factory, artifacts):  # noqa: F811
+    """(the action's checkout, the --find-links folder with reeljudge's dependencies and wheel, the promptfoo project template)."""
+    def build(folder: Path):
+        return action_checkout(folder / "action"), wheelhouse(folder / "wheels", [artifacts.wheel])
+    action, wheels = once_per_run(tmp_path_factory, "action-harness", build)
+    template, _node = once_per_run(tmp_path_factory, "user-pinned",
+                                   lambda scratch: (make_project(scratch / "project", artifacts.npm, "pinned"), None))
+    return action, wheels, template
+
+
+def tools(folder: Path) -> dict[str, Path]:
+    """What the setup actions put first on PATH: this Python (3.11, as python-version asks) and this Node (20.20)."""
+    python, node = folder / "python" / "bin", folder / "node" / "bin"
+    for target, names, exe in ((python, ("python", "python3"), getattr(sys, "_base_executable", sys.executable)),
+                               (node, ("node",), shutil.which("node"))):
+        target.mkdir(parents=True, exist_ok=True)
+        for name in names:
+            if not (target / name).exists():
+                (target / name).symlink_to(exe)
+    return {"actions/setup-python": python, "actions/setup-node": node}
+
+
+def user_repo(folder: Path, python: Path, template: Path, *init_args: str, npm: bool = True) -> Path:
+    """A user's repository on main: (with npm) package.json naming the committed tarball, init's files, clips."""
+    folder.mkdir(parents=True)
+    if npm:
+        for name in ("package.json", "package-lock.json", *[p.name for p in template.glob("reeljudge-*.tgz")]):
+            shutil.copy(template / name, folder / name)
+    proc = subprocess.run([str(python.parent / "reeljudge"), "init", str(folder), *init_args], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (folder / "clips").mkdir()
+    for name, clip in (("example", "gen_clean"), ("new", "gen_clean"), ("reference", "gen_flicker")):
+        shutil.copy(CLIPS / f"{clip}.mp4", folder / "clips" / f"{name}.mp4")
+    (folder / "reeljudge-0.1.0-py3-none-any.whl").write_text("the wheel a user copied in: ignored\n")
+    _git(folder, "init", "-q", "-b", "main")
+    _git(folder, "add", "-A")
+    _git(folder, "commit", "-qm", "reeljudge init")
+    return folder
+
+
+class Repo:
+    """A user's repository and its gate runs (each a job in a fresh clone), with their artifacts under gh/runs/<id>."""
+
+    def __init__(self, tmp: Path, repo: Path, sources: tuple[Path, Path, Path]) -> None:
+        self.tmp, self.repo, (self.action, wheels, self.template) = tmp, repo, sources
+        self.wheel = next(wheels.glob("reeljudge-*.whl"))  # the built wheel, beside its dependencies
+        self.gh = _fake_gh(tmp / "gh")
+        self.state = tmp / "github.json"
+        new_github_state(self.state, 7, "0" * 40)
+        path = [p for p in os.environ["PATH"].split(os.pathsep) if p and not Path(p).resolve().is_relative_to(ROOT)]
+        self.env = {"FAKE_GH_DIR": str(self.gh), "PATH": os.pathsep.join([str(self.gh), *path]),
+                    "GITHUB_REPOSITORY": "acme/reels", "GITHUB_SERVER_URL": "https://github.com", "GITHUB_RUN_ID": "1",
+                    "GITHUB_WORKFLOW_REF": "acme/reels/.github/workflows/reeljudge.yml@refs/heads/main",
+                    "REELJUDGE_CACHE_DIR": str(tmp / "judge-cache"), "PROMPTFOO_CONFIG_DIR": str(tmp / "promptfoo"),
+                    "npm_config_cache": subprocess.run(["npm", "config", "get", "cache"], capture_output=True, text=True).stdout.strip(),
+                    **pip_env(wheels), **npm_env()}
+        self.tools = tools(tmp / "tools")
+
+    def clone(self, branch: str, name: str) -> Path:
+        """The job's checkout; its node_modules seeded with promptfoo's tree, without reeljudge (npm install adds it)."""
+        workspace = self.tmp / name
+        subprocess.run(["git", "clone", "-q", "--branch", branch, str(self.repo), str(workspace)], check=True)
+        if (workspace / "package.json").exists():
+            subprocess.run(["cp", "-al", str(self.template / "node_modules"), str(workspace / "node_modules")], check=True)
+            shutil.rmtree(workspace / "node_modules" / "reeljudge")
+            for private in (".package-lock.json", ".reeljudge-setup"):
+                (workspace / "node_modules" / private).unlink(missing_ok=True)
+        return workspace
+
+    def run(self, run_id: str, event: str, branch: str = "main", *, key: str = "", gemini_url: str = "",
+            inputs: dict[str, str] | None = None, registry: str = ""):
+        """One gate job; (its steps, its workspace, the action step's output)."""
+        workspace = self.clone(branch, run_id)
+        sha = _git(workspace, "rev-parse", "HEAD")
+        context = {"github.event_name": event, "github.token": "token-read-only", "secrets.GEMINI_API_KEY": key,
+                   "github.event.repository.default_branch": "main", "github.event.pull_request.number": "7",
+                   "github.event.pull_request.head.sha": sha, "github.ref": f"refs/heads/{branch}"}
+        env = {**self.env, **({"GOOGLE_GEMINI_BASE_URL": gemini_url} if gemini_url else {})}
+        if registry:  # npm asks this registry for what its cache lacks (promptfoo's packument), else reads the cache
+            env.update({"npm_config_offline": "false", "npm_config_prefer_offline": "true", "npm_config_registry": registry})
+        job = yaml.safe_load((workspace / ".github" / "workflows" / "reeljudge.yml").read_text())["jobs"]["gate"]
+        step = next(s for s in job["steps"] if str(s.get("uses", "")).startswith(ACTION))
+        step["with"].update(inputs or {})
+        runner = Runner(workspace, context, self.gh / "runs" / run_id, self.state, actions={ACTION: self.action}, env=env, tools=self.tools)
+        if registry:  # what npm would extract into the promptfoo prefix (it still resolves and installs promptfoo@version)
+            prefix = runner.temp / "reeljudge-action" / "promptfoo-npm"
+            prefix.mkdir(parents=True)
+            subprocess.run(["cp", "-al", str(ROOT / "node_modules"), str(prefix / "node_modules")], check=True)
+            for private in (".package-lock.json", ".reeljudge-setup"):
+                (prefix / "node_modules" / private).unlink(missing_ok=True)
+        result = runner.run_job(job)
+        if event == "push" and not result.failed:
+            (self.gh / "last-push-run").write_text(run_id + "\n")
+        output = next(s.output for s in result.steps if str(s.name) == step.get("name", step["uses"]))
+        return result, workspace, output
+
+    def pull_request(self, name: str, change) -> tuple:
+        """A pull request (a branch off main changed by ``change``), gated without a key: (job, report, comment, output)."""
+        _git(self.repo, "checkout", "-q", "-b", name, "main")
+        change(self.repo)
+        _git(self.repo, "add", "-A")
+        _git(self.repo, "commit", "-qm", name, "--allow-empty")
+        _git(self.repo, "checkout", "-q", "main")
+        job, workspace, output = self.run(name, "pull_request", name)
+        gate = workspace / "reeljudge-gate"
+        report = json.loads((gate / "report.json").read_text()) if (gate / "report.json").exists() else {}
+        return job, report, (gate / "comment.md").read_text() if (gate / "comment.md").exists() else "", output
+
+
+@pytest.fixture(scope="module")
+def gated(tmp_path_factory, sources, user_python):  # noqa: F811
+    """The user's repository after a push to main with the key: (repo, the push job's output)."""
+    tmp = tmp_path_factory.mktemp("harness")
+    repo = Repo(tmp, user_repo(tmp / "reels", user_python, sources[2], "--gate", "all"), sources)
+    with FakeGemini() as fake:
+        script_prompt(fake, STARTER_PROMPT, matched=True)
+        job, _workspace, output = repo.run("main-1", "push", key="test-key-not-real", gemini_url=fake.url)
+    assert not job.failed, output[-6000:]
+    return repo, output
+
+
+def test_init_writes_a_keyless_gate_and_the_repository_commits_the_tarball_not_the_wheel(gated):
+    repo, _output = gated
+    workflow = yaml.safe_load((repo.repo / ".github" / "workflows" / "reeljudge.yml").read_text())
+    given = next(s for s in workflow["jobs"]["gate"]["steps"] if "uses" in s and s["uses"].startswith(ACTION))["with"]
+    assert given["configs"] == "promptfooconfig.filmability.yaml promptfooconfig.probes.yaml promptfooconfig.ab.yaml"
+    assert given["key-configs"] == "promptfooconfig.gecko.yaml"
+    tracked = _git(repo.repo, "ls-files").splitlines()
+    assert "reeljudge-0.1.0.tgz" in tracked and "package.json" in tracked
+    assert "reeljudge-0.1.0-py3-none-any.whl" not in tracked  # init's .gitignore lines keep the copied wheel out
+
+
+def test_a_push_with_the_key_installs_from_the_index_and_judges_every_suite(gated):
+    repo, output = gated
+    assert "installing reeljudge from --editable" in output and "(reeljudge 0.1.0)" in output
+    assert "installing the project's npm packages" in output and "node_modules/.bin/promptfoo" in output
+    results = repo.gh / "runs" / "main-1" / "reeljudge-results"
+    assert sorted(p.name for p in results.glob("*.json")) == ["ab.json", "filmability.json", "gecko.json", "probes.json"]
+    for suite in ("filmability", "probes", "ab", "gecko"):
+        rows = json.loads((results / f"{suite}.json").read_text())["results"]["results"]
+        assert rows and all(r["success"] for r in rows), (suite, [r.get("error") or r["gradingResult"] for r in rows])
+        assert f"{suite}: finished" in output
+    assert "errored" not in output
+
+
+def test_an_unchanged_pull_request_without_the_key_passes_with_gecko_not_run(gated):
+    repo, _ = gated
+    job, report, comment, output = repo.pull_request("docs-only", lambda r: (r / "NOTES.md").write_text("docs\n"))
+    assert not job.failed, output[-6000:]
+    assert report["verdict"] == "passed" and report["exit_code"] == 0
+    assert comment.splitlines()[1].startswith("## reeljudge gate: ✅ passed")
+    assert "`gecko`: not run: no key" in comment and "gecko: not run: no key" in output
+    assert sorted(s["name"] for s in report["suites"]) == ["ab", "filmability", "probes"]
+
+
+def _plant_regression(repo: Path) -> None:
+    """The generator's clip comes out black: the probes starter's clip (same test, same vars) is replaced."""
+    shutil.copy(CLIPS / "gen_black.mp4", repo / "clips" / "example.mp4")
+
+
+def test_a_planted_regression_without_the_key_fails_and_its_comment_is_posted(gated):
+    repo, _ = gated
+    job, report, comment, output = repo.pull_request("planted", _plant_regression)
+    assert job.failed and report["verdict"] == "regression" and report["exit_code"] == 1, output[-4000:]
+    assert "regression (exit 1: the job fails)" in output
+    assert comment.splitlines()[1].startswith("## reeljudge gate: ❌ regression") and "`gecko`: not run: no key" in comment
+    newly = {s["name"]: [t["test"] for f in s.get("flips", []) for t in f["tests"] if t["kind"] == "newly failing"] for s in report["suites"]}
+    assert newly == {"filmability": [], "probes": ["example clip [echo]"], "ab": []}, newly
+    state = json.loads(repo.state.read_text())
+    sha = _git(repo.repo, "rev-parse", "planted")
+    state["pulls"]["7"]["head_sha"] = sha
+    repo.state.write_text(json.dumps(state))
+    workspace = repo.tmp / "comment-planted"
+    workspace.mkdir()
+    context = {"github.event_name": "workflow_run", "github.event.workflow_run.event": "pull_request",
+               "github.event.workflow_run.id": "planted", "github.event.workflow_run.head_sha": sha, "github.token": ""}
+    commenter = Runner(workspace, context, repo.gh / "runs" / "planted", repo.state, actions={ACTION: repo.action}, env=repo.env)
+    job_file = yaml.safe_load((repo.repo / ".github" / "workflows" / "reeljudge-comment.yml").read_text())
+    posted = commenter.run_job(job_file["jobs"]["comment"])
+    assert not posted.failed, [s.output for s in posted.steps]
+    bots = [c for c in json.loads(repo.state.read_text())["comments"] if c["user"]["type"] == "Bot"]
+    assert len(bots) == 1 and bots[0]["body"] == comment
+
+
+#: the install modes the action offers besides the default (its own checkout, editable; the project's promptfoo)
+MODES = {
+    "requirement": lambda r: {"reeljudge-spec": "reeljudge==0.1.0", "promptfoo-version": "0.121.20"},
+    "wheel": lambda r: {"reeljudge-spec": str(r.wheel),
+                        "promptfoo-command": str(r.template / "node_modules" / ".bin" / "promptfoo")},
+    "git": lambda r: {"reeljudge-spec": f"git+file://{r.action}", "promptfoo-command": str(r.template / "node_modules" / ".bin" / "promptfoo")},
+}
+
+
+@pytest.fixture(scope="module")
+def entries_repo(tmp_path_factory, sources, user_python):  # noqa: F811
+    """A --python-entries project (type: python; no package.json), gating the probes starter."""
+    tmp = tmp_path_factory.mktemp("entries")
+    return Repo(tmp, user_repo(tmp / "reels", user_python, sources[2], "--python-entries", "--judges", "probes", npm=False), sources)
+
+
+@pytest.mark.parametrize("mode", sorted(MODES))
+def test_every_install_mode_installs_and_evaluates(entries_repo, mode):
+    with LockedRegistry(ROOT) as registry:  # promptfoo 0.121.20 and its tree, as this repository's lock installed them
+        job, workspace, output = entries_repo.run(f"mode-{mode}", "push", inputs=MODES[mode](entries_repo),
+                                                  registry=registry.url if mode == "requirement" else "")
+    assert not job.failed, output[-6000:]
+    assert "(reeljudge 0.1.0)" in output and "installing the project's npm packages" not in output
+    if mode == "requirement":
+        assert "installing promptfoo@0.121.20" in output and "reeljudge-action/promptfoo-npm/node_modules/.bin/promptfoo" in output
+    rows = json.loads((workspace / "reeljudge-results" / "probes.json").read_text())["results"]["results"]
+    assert len(rows) == 1 and rows[0]["success"], rows[0].get("error") or rows[0]["gradingResult"]
+    assert rows[0]["gradingResult"]["componentResults"][0]["assertion"]["type"] == "python"
