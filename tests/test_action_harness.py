@@ -39,7 +39,7 @@ from run_once import once_per_run
 from test_action_repo import _fake_gh
 from user_project import ROOT, artifacts, make_project, user_python  # noqa: F401
 from workflow_runner import Runner, new_github_state
-from reeljudge.testing.gecko_scripts import script_prompt
+from support.gecko_scripts import script_prompt
 
 pytestmark = pytest.mark.e2e
 
