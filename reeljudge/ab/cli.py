@@ -117,7 +117,9 @@ def cmd_gold(args: argparse.Namespace) -> int:
 
     ws = workspace_of(args, create=True)
     ws.fix_protocol(ws.store.meta("protocol") or "ab-v1")
-    samples, clips = make_gold(ws.clips, args.count, frames=args.frames)
+    pairs = [s for s in ws.store.samples() if s.kind == "pair"]  # gold borrows the study's prompts and frame size
+    like = ws.store.clip(pairs[0].clip_a) if pairs else None
+    samples, clips = make_gold(ws.clips, args.count, frames=args.frames, prompts=[s.prompt for s in pairs], like=like)
     added, existing = ws.store.add_samples(samples, clips)
     print(f"gold: {added} gold pairs added, {existing} already there")
     return 0

@@ -12,12 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from reeljudge.ab.assignment import QCOptions, assignment_by_id, next_assignment, progress
+from reeljudge.ab.assignment import QCOptions, assignment_by_id, hold_guard, next_assignment, progress
 from reeljudge.ab.bodies import BodyError, parse_object, read_capped
 from reeljudge.ab.evidence import MAX_SPEED, gather, requested_spans
 from reeljudge.ab.protocol import SIDES, check_form
 from reeljudge.ab.records import RecordError, build_record
-from reeljudge.ab.store import AlreadyJudged, SubmissionIdTaken
+from reeljudge.ab.store import AlreadyJudged, HoldLost, SubmissionIdTaken
 from reeljudge.extras import require
 from reeljudge.ab.workspace import Workspace
 from reeljudge.package_data import rating_page_folder
@@ -134,7 +134,9 @@ class _RaterApi:
         }
 
     def clip(self, request: Any) -> Any:
-        from starlette.responses import FileResponse, PlainTextResponse
+        from starlette.responses import PlainTextResponse
+
+        from reeljudge.ab.clip_response import ClipResponse
 
         rater = self._rater(request)
         assignment = assignment_by_id(self.ws.store, request.path_params["assignment_id"])
@@ -145,9 +147,11 @@ class _RaterApi:
         clip = self.ws.store.clip(sha) if sha else None
         if clip is None:
             return PlainTextResponse("not found", status_code=404)
-        spans = requested_spans(request.headers.get("range"), clip.bytes)
-        response = FileResponse(self.ws.clips.path(clip), media_type=clip.mime, headers={"Cache-Control": "private, max-age=3600"})
-        return _Logged(response, lambda: self.ws.store.log_serve(assignment.assignment_id, which, spans))
+        try:
+            spans = requested_spans(request.headers.get("range"), clip.bytes)
+        except ValueError:
+            spans = []  # a Range this reading cannot use: 416
+        return ClipResponse(self.ws.clips.path(clip), clip.mime, spans, lambda sent: self.ws.store.log_serve(assignment.assignment_id, which, sent))
 
     def mine(self, request: Any) -> Any:
         rater = self._rater(request)
@@ -182,8 +186,8 @@ class _RaterApi:
         watch, problems = _watch(body.get("watch"), durations)
         problems += [v.as_dict() for v in check_form(self.protocol, assignment.sample.family, form)]
         problems += _watch_problems(watch, self.protocol.rules.min_full_plays)
-        evidence = gather(self.ws.store.serves(assignment.assignment_id), {s: c.bytes if c else 0 for s, c in clips.items()},
-                          durations, assignment.served_at, self.protocol.rules.min_full_plays, self.options.max_speed)
+        evidence = gather(self.ws.store.coverage(assignment.assignment_id), {s: c.bytes if c else 0 for s, c in clips.items()},
+                          durations, assignment.served_at, self.protocol.rules.min_full_plays, self.options.max_speed, watch["log"])
         problems += evidence.violations(self.protocol.rules.min_full_plays)
         watch["server"] = evidence.as_dict()
         if problems:
@@ -198,41 +202,15 @@ class _RaterApi:
                 clips=assignment.clips, form=form, rater_id=rater, submission_id=submission_id or None, watch=watch,
                 served_at=assignment.served_at,
             )
-            stored, created = self.ws.store.append_judgement(record)
+            stored, created = self.ws.store.append_judgement(record, guard=hold_guard(assignment, self.options.qc))
         except RecordError as error:
             return _json({"stored": False, "violations": [{"field": "record", "message": error.message}]}, 422)
         except AlreadyJudged:
             message = "you already submitted another verdict for this task; it stands (records are never changed)"
             return _json({"stored": False, "error": message}, 409)
-        except SubmissionIdTaken as error:
+        except (SubmissionIdTaken, HoldLost) as error:
             return _json({"stored": False, "error": error.message}, 409)
         return _json({"stored": created, "duplicate": not created, "record_id": stored["record_id"]})
-
-
-class _Logged:
-    """An ASGI response that logs a clip's byte spans after its body was sent and before its last message.
-
-    So a dropped connection or an error status logs nothing, and the log is committed before the
-    client sees the response complete (a submit right after cannot outrun it).
-    """
-
-    def __init__(self, response: Any, log: Callable[[], None]) -> None:
-        self.response, self.log = response, log
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        from starlette.concurrency import run_in_threadpool
-
-        status = 0
-
-        async def sending(message: dict[str, Any]) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-            elif message["type"] == "http.response.body" and not message.get("more_body", False) and status in (200, 206):
-                await run_in_threadpool(self.log)
-            await send(message)
-
-        await self.response(scope, receive, sending)
 
 
 WATCH_EVENTS = {"play", "pause", "seek", "ended", "full_play", "rate", "step", "loop"}
