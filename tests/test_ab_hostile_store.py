@@ -216,3 +216,24 @@ def test_watch_events_that_do_not_fit_the_page_or_the_clip_are_flagged(tmp_path)
     assert any("full play of clip A" in t and "shorter than" in t for t in flags), by_rater["ann"]
     assert not [t for t in by_rater["bob"] if t.startswith("watch log")], by_rater["bob"]  # an honest page's log fits
     assert {r["rater"]: r["thin_evidence"] for r in status["raters"]}["ann"] == 1
+
+
+def test_a_store_flooded_before_is_folded_into_one_row_per_task_and_clip(tmp_path, engine):
+    """A version-1 store (a clip_serves row per range, as a flood left it) opens as version 2: its evidence folded
+    into clip_coverage, the old table dropped, and a task's coverage what the rows said."""
+    from reeljudge.ab.store import Store
+
+    ws = make_study(tmp_path, n_pairs=1, database=engine)
+    seq = "seq INTEGER PRIMARY KEY AUTOINCREMENT" if engine is None else "seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"
+    rows = [("task1", "A", 0, 0)] * 500 + [("task1", "A", 1, 99), ("task1", "B", 0, 9), ("task1", "B", 20, 29), ("task2", "A", 5, 5)]
+    with ws.store.transaction() as db:  # what version 1 of the store held
+        db.execute("DROP TABLE clip_coverage")
+        db.execute(f"""CREATE TABLE clip_serves ({seq}, assignment_id TEXT NOT NULL, side TEXT NOT NULL,
+                       first_byte BIGINT NOT NULL, last_byte BIGINT NOT NULL, served_at TEXT NOT NULL)""")
+        for row in rows:
+            db.execute("INSERT INTO clip_serves (assignment_id, side, first_byte, last_byte, served_at) VALUES (?, ?, ?, ?, 'x')", row)
+        db.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
+    store = Store(ws.store.location)
+    assert store.meta("schema_version") == "2" and evidence_rows(Workspace(ws.root, database=engine)) == 3
+    assert store.coverage("task1") == {"A": ([(0, 99)], 501), "B": ([(0, 9), (20, 29)], 2)}
+    assert store.coverage("task2") == {"A": ([(5, 5)], 1)}
