@@ -20,7 +20,7 @@ from reeljudge.errors import BadInputError
 SCHEMA_ID = "reeljudge.ab.judgement/1"
 SCHEMA_FILE = PROTOCOL_DIR / "judgement.schema.json"
 #: what a rater's name may be (a person's invite name or a model judge's); never "tie"
-RATER_ID = re.compile(r"^[A-Za-z0-9_.:@-]{1,64}$")
+RATER_ID = re.compile(r"\A[A-Za-z0-9_.:@-]{1,64}\Z")  # \Z: "$" would let a final newline through
 
 
 class RecordError(BadInputError):
