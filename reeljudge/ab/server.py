@@ -10,7 +10,7 @@ a thread pool; each thread has its own database connection.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from reeljudge.ab.assignment import QCOptions, assignment_by_id, hold_guard, next_assignment, progress
 from reeljudge.ab.bodies import BodyError, parse_object, read_capped
@@ -151,7 +151,8 @@ class _RaterApi:
             spans = requested_spans(request.headers.get("range"), clip.bytes)
         except ValueError:
             spans = []  # a Range this reading cannot use: 416
-        return ClipResponse(self.ws.clips.path(clip), clip.mime, spans, lambda sent: self.ws.store.log_serve(assignment.assignment_id, which, sent))
+        log = lambda sent: self.ws.store.log_serve(assignment.assignment_id, which, sent)  # noqa: E731
+        return ClipResponse(self.ws.clips.path(clip), clip.mime, spans, log)
 
     def mine(self, request: Any) -> Any:
         rater = self._rater(request)
