@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from reeljudge.ab.assignment import QCOptions, assignment_by_id, next_assignment, progress
-from reeljudge.ab.bodies import BodyError, parse_object, read_capped
-from reeljudge.ab.evidence import MAX_SPEED, gather, requested_spans
+from reeljudge.ab.bodies import BodyError, parse_bounded, read_capped, unstorable_field
+from reeljudge.ab.evidence import MAX_SPEED, RangeError, gather, requested_spans
+from reeljudge.ab.limits import ConnectionLimits
 from reeljudge.ab.protocol import SIDES, check_form
 from reeljudge.ab.records import RecordError, build_record
 from reeljudge.ab.store import AlreadyJudged, SubmissionIdTaken
@@ -37,6 +38,8 @@ class ServeOptions:
         break_minutes: … or after this many minutes of rating.
         max_speed: the fastest playback speed the page offers; a submit needs at least
             ``min_full_plays`` × the longer clip's duration ÷ this many seconds after the task was handed out.
+        limits: connection deadlines and caps (``reeljudge.ab.limits``).
+        parse_slots: submit bodies parsed at once (off the event loop); the others wait their turn.
     """
 
     host: str = "127.0.0.1"
@@ -45,6 +48,8 @@ class ServeOptions:
     break_every: int = 15
     break_minutes: float = 25.0
     max_speed: float = MAX_SPEED
+    limits: ConnectionLimits = field(default_factory=ConnectionLimits)
+    parse_slots: int = 2
 
 
 def create_app(workspace: Workspace, options: ServeOptions = ServeOptions()) -> Any:
@@ -63,6 +68,7 @@ def create_app(workspace: Workspace, options: ServeOptions = ServeOptions()) -> 
         Route("/r/{token}", api.page),
         Route("/api/r/{token}/task", api.task),
         Route("/api/r/{token}/submit", api.submit, methods=["POST"]),
+        Route("/api/r/{token}/submit/{assignment_id}", api.submit, methods=["POST"]),
         Route("/api/r/{token}/clip/{assignment_id}/{which}", api.clip),
         Route("/api/r/{token}/mine", api.mine),
         Mount("/static", app=StaticFiles(directory=STATIC_DIR), name="static"),
@@ -75,6 +81,13 @@ def _json(data: Any, status: int = 200) -> Any:
     from starlette.responses import JSONResponse
 
     return JSONResponse(data, status_code=status, headers={"Cache-Control": "no-store"})
+
+
+def _refused(data: Any, status: int) -> Any:
+    """A JSON error answered before the body was read (or read whole): the connection is closed after it."""
+    response = _json(data, status)
+    response.headers["Connection"] = "close"
+    return response
 
 
 def _home(request: Any) -> Any:
@@ -145,7 +158,10 @@ class _RaterApi:
         clip = self.ws.store.clip(sha) if sha else None
         if clip is None:
             return PlainTextResponse("not found", status_code=404)
-        spans = requested_spans(request.headers.get("range"), clip.bytes)
+        try:
+            spans = requested_spans(request.headers.get("range"), clip.bytes)
+        except RangeError as error:
+            return PlainTextResponse(str(error), status_code=416, headers={"Content-Range": f"bytes */{clip.bytes}"})
         response = FileResponse(self.ws.clips.path(clip), media_type=clip.mime, headers={"Cache-Control": "private, max-age=3600"})
         return _Logged(response, lambda: self.ws.store.log_serve(assignment.assignment_id, which, spans))
 
@@ -156,21 +172,48 @@ class _RaterApi:
         return _json({"records": [blinded(r) for r in self.ws.store.judgements(rater_id=rater)]})
 
     async def submit(self, request: Any) -> Any:
+        """Token and task from the URL first; only then the body, read capped and parsed off the loop, bounded."""
         from starlette.concurrency import run_in_threadpool
 
+        token, in_url = request.path_params["token"], request.path_params.get("assignment_id")
+        rater, assignment = await run_in_threadpool(self._owner, token, in_url)
+        if rater is None or (in_url is not None and assignment is None):
+            return _refused({"error": "no such task for this invite link"}, 404)
         try:
-            body = parse_object(await read_capped(request))
+            raw = await read_capped(request)
+            async with self._parse_slots():
+                body = await run_in_threadpool(parse_bounded, raw)
         except BodyError as error:
-            response = _json({"error": error.message}, error.status)
-            if error.status == 413:
-                response.headers["Connection"] = "close"  # the rest of the body is not read: end the connection
-            return response
-        return await run_in_threadpool(self._submit, request.path_params["token"], body)
+            return _refused({"error": error.message}, error.status)
+        del raw
+        bad = unstorable_field(body)
+        if bad is not None:
+            message = f"{bad}: not storable text (a lone surrogate such as \\ud800, or a NUL character)"
+            return _json({"stored": False, "violations": [{"field": bad, "message": message}]}, 422)
+        if in_url is not None and body.get("assignment_id", in_url) != in_url:
+            return _json({"stored": False, "violations": [{"field": "assignment_id", "message": "differs from the task in the URL"}]}, 422)
+        return await run_in_threadpool(self._submit, rater, assignment, body)
 
-    def _submit(self, token: str, body: dict[str, Any]) -> Any:
+    def _parse_slots(self) -> Any:
+        """The semaphore bounding concurrent parses (created on the running loop)."""
+        import asyncio
+
+        if getattr(self, "_slots", None) is None:
+            self._slots = asyncio.Semaphore(self.options.parse_slots)
+        return self._slots
+
+    def _owner(self, token: str, assignment_id: str | None) -> tuple[str | None, Any]:
+        """The token's rater, and the task named in the URL if it is that rater's (None otherwise)."""
         rater = self.ws.store.rater_for_token(token)
-        assignment = assignment_by_id(self.ws.store, str(body.get("assignment_id") or ""))
-        if rater is None or assignment is None or assignment.rater_id != rater:
+        if rater is None or assignment_id is None:
+            return rater, None
+        assignment = assignment_by_id(self.ws.store, assignment_id)
+        return rater, assignment if assignment is not None and assignment.rater_id == rater else None
+
+    def _submit(self, rater: str, assignment: Any, body: dict[str, Any]) -> Any:
+        if assignment is None:
+            assignment = assignment_by_id(self.ws.store, str(body.get("assignment_id") or ""))
+        if assignment is None or assignment.rater_id != rater:
             return _json({"error": "no such task for this invite link"}, 404)
         submission_id = str(body.get("submission_id") or "")
         for record in self.ws.store.judgements(rater_id=rater, sample_id=assignment.sample.sample_id):
