@@ -9,42 +9,17 @@ submission id, malformed ranges. Every loop is bounded in count and time.
 from __future__ import annotations
 
 import json
-import resource
 import socket
-import subprocess
-import sys
 import time
-from pathlib import Path
 from typing import Iterator
 
 import httpx
 import pytest
 
-from ab_support import free_port, invite, make_study, take_task, valid_form
+from ab_support import free_port, invite, make_study, serve_process, take_task, valid_form
 from reeljudge.ab.evidence import RangeError, requested_spans
 
-ROOT = Path(__file__).resolve().parents[1]
 FAST_DEADLINES = ["--header-timeout", "2", "--body-timeout", "2"]
-
-
-def _serve(data: Path, port: int, flags: list[str], log: Path, open_files: int | None = None) -> subprocess.Popen:
-    """``reeljudge ab serve`` as a process (optionally with an open-files limit), once it answers /healthz."""
-    def limit() -> None:
-        if open_files:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (open_files, open_files))
-
-    out = log.open("wb")
-    proc = subprocess.Popen([sys.executable, "-m", "reeljudge.cli", "ab", "serve", "--data", str(data), "--port", str(port),
-                             "--gold-every", "0", *flags], cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, preexec_fn=limit)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
-                return proc
-        except httpx.HTTPError:
-            time.sleep(0.1)
-    proc.kill()
-    raise AssertionError(f"server did not start: {log.read_text()[-2000:]}")
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +28,7 @@ def server(tmp_path_factory) -> Iterator[tuple[str, int, object]]:
     tmp = tmp_path_factory.mktemp("hostile-edge")
     ws = make_study(tmp, n_pairs=4)
     port = free_port()
-    proc = _serve(ws.root, port, FAST_DEADLINES, tmp / "server.log")
+    proc = serve_process(ws.root, port, tmp / "server.log", *FAST_DEADLINES)
     try:
         yield f"http://127.0.0.1:{port}", port, ws
     finally:
@@ -127,7 +102,7 @@ def test_idle_connections_do_not_lock_raters_out(tmp_path):
     ws = make_study(tmp_path, n_pairs=1)
     token = invite(ws, "ann")
     port = free_port()
-    proc = _serve(ws.root, port, ["--header-timeout", "120"], tmp_path / "server.log", open_files=1024)
+    proc = serve_process(ws.root, port, tmp_path / "server.log", "--header-timeout", "120", open_files=1024)
     idle: list[socket.socket] = []
     try:
         for i in range(1050):  # 21 addresses × 50 connections: under the per-address cap, over the open-files limit
