@@ -28,11 +28,16 @@ class BodyError(Exception):
         self.status, self.message = status, message
 
 
+def check_declared(request: Any, limit: int = MAX_BODY) -> None:
+    """BodyError(413) when the request declares a ``Content-Length`` over ``limit`` (or not a number); reads nothing."""
+    declared = request.headers.get("content-length")
+    if declared is not None and (not declared.strip().isdigit() or len(declared.strip()) > 18 or int(declared) > limit):
+        raise BodyError(413, f"request too large (at most {limit} bytes)")
+
+
 async def read_capped(request: Any, limit: int = MAX_BODY) -> bytes:
     """The body, or BodyError(413) as soon as it is known to exceed ``limit`` bytes (declared or streamed)."""
-    declared = request.headers.get("content-length")
-    if declared is not None and (not declared.strip().isdigit() or int(declared) > limit):
-        raise BodyError(413, f"request too large (at most {limit} bytes)")
+    check_declared(request, limit)
     from starlette.requests import ClientDisconnect
 
     body, size = bytearray(), 0

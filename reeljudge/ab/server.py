@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from reeljudge.ab.assignment import QCOptions, assignment_by_id, next_assignment, progress
-from reeljudge.ab.bodies import BodyError, parse_bounded, read_capped, unstorable_field
+from reeljudge.ab.bodies import BodyError, check_declared, parse_bounded, read_capped, unstorable_field
 from reeljudge.ab.evidence import MAX_SPEED, RangeError, gather, requested_spans
 from reeljudge.ab.limits import ConnectionLimits
 from reeljudge.ab.protocol import SIDES, check_form
@@ -88,6 +88,17 @@ def _refused(data: Any, status: int) -> Any:
     response = _json(data, status)
     response.headers["Connection"] = "close"
     return response
+
+
+def _unusable(body: dict[str, Any], assignment: Any) -> Any:
+    """A 422 for a body holding text the store cannot keep, or naming another task than the URL; else None."""
+    bad = unstorable_field(body)
+    if bad is not None:
+        message = f"{bad}: not storable text (a lone surrogate such as \\ud800, or a NUL character)"
+        return _json({"stored": False, "violations": [{"field": bad, "message": message}]}, 422)
+    if assignment is not None and body.get("assignment_id", assignment.assignment_id) != assignment.assignment_id:
+        return _json({"stored": False, "violations": [{"field": "assignment_id", "message": "differs from the task in the URL"}]}, 422)
+    return None
 
 
 def _home(request: Any) -> Any:
@@ -176,22 +187,17 @@ class _RaterApi:
         from starlette.concurrency import run_in_threadpool
 
         token, in_url = request.path_params["token"], request.path_params.get("assignment_id")
-        rater, assignment = await run_in_threadpool(self._owner, token, in_url)
-        if rater is None or (in_url is not None and assignment is None):
-            return _refused({"error": "no such task for this invite link"}, 404)
         try:
+            check_declared(request)
+            rater, assignment = await run_in_threadpool(self._owner, token, in_url)
+            if rater is None or (in_url is not None and assignment is None):
+                return _refused({"error": "no such task for this invite link"}, 404)
             raw = await read_capped(request)
             async with self._parse_slots():
                 body = await run_in_threadpool(parse_bounded, raw)
         except BodyError as error:
             return _refused({"error": error.message}, error.status)
         del raw
-        bad = unstorable_field(body)
-        if bad is not None:
-            message = f"{bad}: not storable text (a lone surrogate such as \\ud800, or a NUL character)"
-            return _json({"stored": False, "violations": [{"field": bad, "message": message}]}, 422)
-        if in_url is not None and body.get("assignment_id", in_url) != in_url:
-            return _json({"stored": False, "violations": [{"field": "assignment_id", "message": "differs from the task in the URL"}]}, 422)
         return await run_in_threadpool(self._submit, rater, assignment, body)
 
     def _parse_slots(self) -> Any:
@@ -211,6 +217,9 @@ class _RaterApi:
         return rater, assignment if assignment is not None and assignment.rater_id == rater else None
 
     def _submit(self, rater: str, assignment: Any, body: dict[str, Any]) -> Any:
+        refused = _unusable(body, assignment)
+        if refused is not None:
+            return refused
         if assignment is None:
             assignment = assignment_by_id(self.ws.store, str(body.get("assignment_id") or ""))
         if assignment is None or assignment.rater_id != rater:
