@@ -9,6 +9,7 @@ a thread pool; each thread has its own database connection.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -113,6 +114,7 @@ class _RaterApi:
     def __init__(self, workspace: Workspace, options: ServeOptions) -> None:
         self.ws, self.options = workspace, options
         self.protocol = workspace.protocol
+        self._parsing = threading.BoundedSemaphore(options.parse_slots)
 
     def _rater(self, request: Any) -> str | None:
         return self.ws.store.rater_for_token(request.path_params["token"])
@@ -193,20 +195,19 @@ class _RaterApi:
             if rater is None or (in_url is not None and assignment is None):
                 return _refused({"error": "no such task for this invite link"}, 404)
             raw = await read_capped(request)
-            async with self._parse_slots():
-                body = await run_in_threadpool(parse_bounded, raw)
+        except BodyError as error:
+            return _refused({"error": error.message}, error.status)
+        return await run_in_threadpool(self._parse_and_submit, rater, assignment, raw)
+
+    def _parse_and_submit(self, rater: str, assignment: Any, raw: bytes) -> Any:
+        """In a worker thread: parse the body (at most ``parse_slots`` at once, bounded), then ``_submit``."""
+        try:
+            with self._parsing:
+                body = parse_bounded(raw)
         except BodyError as error:
             return _refused({"error": error.message}, error.status)
         del raw
-        return await run_in_threadpool(self._submit, rater, assignment, body)
-
-    def _parse_slots(self) -> Any:
-        """The semaphore bounding concurrent parses (created on the running loop)."""
-        import asyncio
-
-        if getattr(self, "_slots", None) is None:
-            self._slots = asyncio.Semaphore(self.options.parse_slots)
-        return self._slots
+        return self._submit(rater, assignment, body)
 
     def _owner(self, token: str, assignment_id: str | None) -> tuple[str | None, Any]:
         """The token's rater, and the task named in the URL if it is that rater's (None otherwise)."""
