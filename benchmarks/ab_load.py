@@ -14,7 +14,7 @@
 2. Report: ``--judgements`` (10,000) synthetic judgements (2 families × 4 systems, 2 raters per
    sample) → ``build_report`` with 1,000 bootstrap resamples, then HTML; prints time and sizes.
 
-Usage: ``.venv/bin/python -m benchmarks.ab_load [--raters 50] [--samples 1000] [--judgements 10000] [--src DIR] [--skip-report] [--hostile 128]``
+Usage: ``.venv/bin/python -m benchmarks.ab_load [--raters 50] [--samples 1000] [--judgements 10000] [--src DIR] [--skip-report] [--hostile 128 [--attack-only]]``
 """
 
 from __future__ import annotations
@@ -160,25 +160,51 @@ async def _fetcher(url: str, token: str, stop: asyncio.Event, latencies: list[fl
     """A rater asking for its task once every 0.1 s until ``stop``: the latency of each request."""
     import httpx
 
-    async with httpx.AsyncClient(timeout=120) as client:
+    async with httpx.AsyncClient(timeout=60) as client:
         while not stop.is_set():
             start = time.perf_counter()
-            assert (await _send(client, "GET", f"{url}/api/r/{token}/task")).status_code == 200
+            try:
+                assert (await _send(client, "GET", f"{url}/api/r/{token}/task")).status_code == 200
+            except httpx.TimeoutException:
+                pass  # counted at the time it took (the timeout)
             latencies.append(time.perf_counter() - start)
             await asyncio.sleep(0.1)
 
 
-async def _under_attack(port: int, hostile: int, main) -> tuple[object, dict[str, int]]:
-    """``main`` (a coroutine) run while ``hostile`` clients attack; its result and the hostile answers by status."""
-    stop, statuses = asyncio.Event(), {}
-    # from 127.0.0.2 on, 32 per address: under the server's per-address cap (64), so each body reaches the submit
-    # handler; the raters come from 127.0.0.1
-    attackers = [asyncio.create_task(_hostile(port, f"127.0.0.{2 + i // 32}", stop, statuses)) for i in range(hostile)]
+def _attack_process(port: int, hostile: int, stop, out) -> None:
+    """In a process of its own (so the attack's client work does not slow the measured rater): attack until ``stop``."""
+    async def attack() -> dict[str, int]:
+        done, statuses = asyncio.Event(), {}
+        # from 127.0.0.2 on, 32 per address: under the server's per-address cap (64), so each body reaches the submit
+        # handler; the raters come from 127.0.0.1
+        attackers = [asyncio.create_task(_hostile(port, f"127.0.0.{2 + i // 32}", done, statuses)) for i in range(hostile)]
+        while not stop.is_set():
+            await asyncio.sleep(0.1)
+        done.set()
+        await asyncio.gather(*attackers)
+        return statuses
+
+    out.put(asyncio.run(attack()))
+
+
+def _under_attack(port: int, hostile: int, main) -> tuple[object, dict[str, int]]:
+    """Run the coroutine ``main`` while ``hostile`` clients attack from another process; its result and their answers by status."""
+    import multiprocessing
+
+    if not hostile:
+        return asyncio.run(main), {}
+    ctx = multiprocessing.get_context("spawn")
+    stop, out = ctx.Event(), ctx.Queue()
+    attacker = ctx.Process(target=_attack_process, args=(port, hostile, stop, out))
+    attacker.start()
+    time.sleep(2)  # let the attack start
     try:
-        return await main, statuses
+        result = asyncio.run(main)
     finally:
         stop.set()
-        await asyncio.gather(*attackers)
+    statuses = out.get(timeout=300)
+    attacker.join(60)
+    return result, statuses
 
 
 def _pct(values: list[float], p: float) -> float:
@@ -187,7 +213,7 @@ def _pct(values: list[float], p: float) -> float:
     return 1000 * values[min(len(values) - 1, int(p * len(values)))]
 
 
-def bench_load(raters: int, samples: int, src: Path = ROOT, hostile: int = 0) -> None:
+def bench_load(raters: int, samples: int, src: Path = ROOT, hostile: int = 0, attack_only: bool = False) -> None:
     from ab_support import free_port, invite
 
     with tempfile.TemporaryDirectory(prefix="reeljudge-ab-bench-") as tmp:
@@ -198,16 +224,24 @@ def bench_load(raters: int, samples: int, src: Path = ROOT, hostile: int = 0) ->
         server = serve_process(ws.root, port, src, "--gold-every", "0", "--max-raters", "2")
         try:
             if hostile:
-                bench_attack_alone(url, port, server.pid, invite(ws, "lone-rater"), hostile)
+                lone = invite(ws, "lone-rater")
+                bench_attack_alone(url, port, server.pid, lone, 0)  # the same rater without the attack, for reference
+                bench_attack_alone(url, port, server.pid, lone, hostile)
+            if attack_only:
+                return
             rss_before = _memory_kib(server.pid, "VmHWM")
             cpu_start = _cpu_seconds(server.pid)
             load = _load(url, tokens)
-            (n, seconds, lat), statuses = asyncio.run(_under_attack(port, hostile, load)) if hostile else (asyncio.run(load), {})
+            (n, seconds, lat), statuses = _under_attack(port, hostile, load)
             cpu = _cpu_seconds(server.pid) - cpu_start
             peak = _memory_kib(server.pid, "VmHWM") - rss_before
         finally:
             server.terminate()
-            server.wait(10)
+            try:
+                server.wait(10)
+            except subprocess.TimeoutExpired:  # a graceful shutdown still waiting on hostile connections
+                server.kill()
+                server.wait()
         stored = len(ws.store.judgements())
     held = ": the lone rater holds one task" if hostile else ""
     beside = f" beside {hostile} hostile clients ({statuses}), server peak RSS +{peak / 1024:.0f} MiB" if hostile else ""
@@ -228,7 +262,7 @@ def bench_attack_alone(url: str, port: int, pid: int, token: str, hostile: int, 
         await fetcher
         return latencies
 
-    lat, statuses = asyncio.run(_under_attack(port, hostile, fetch_for_a_while()))
+    lat, statuses = _under_attack(port, hostile, fetch_for_a_while())
     peak = _memory_kib(pid, "VmHWM") - rss_before
     print(f"attack: {hostile} hostile clients for {seconds:.0f} s ({statuses}); one rater's task fetches: {len(lat)}, "
           f"p50 {_pct(lat, 0.5):.0f} ms, p99 {_pct(lat, 0.99):.0f} ms, max {1000 * max(lat):.0f} ms; "
@@ -291,9 +325,10 @@ def main() -> None:
     parser.add_argument("--resamples", type=int, default=1000)
     parser.add_argument("--src", type=Path, default=ROOT, help="run the server from this source tree (default: this one)")
     parser.add_argument("--skip-report", action="store_true", help="the load part only")
+    parser.add_argument("--attack-only", action="store_true", help="with --hostile: the attack beside one rater, not beside the load")
     parser.add_argument("--hostile", type=int, default=0, help="hostile clients beside the raters (0: none; the issue's attack: 128)")
     args = parser.parse_args()
-    bench_load(args.raters, args.samples, args.src.resolve(), args.hostile)
+    bench_load(args.raters, args.samples, args.src.resolve(), args.hostile, args.attack_only)
     if not args.skip_report:
         bench_report(args.judgements, args.resamples)
 
