@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import json
 import socket
+import subprocess
 import time
+from pathlib import Path
 from typing import Iterator
 
 import httpx
@@ -19,14 +21,16 @@ import pytest
 from ab_support import free_port, invite, make_study, serve_process, take_task, valid_form
 from reeljudge.ab.evidence import RangeError, requested_spans
 
+ROOT = Path(__file__).resolve().parents[1]
 FAST_DEADLINES = ["--header-timeout", "2", "--body-timeout", "2"]
+NGINX = "/usr/sbin/nginx"  # Debian's nginx, installed by scripts/setup.sh
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory) -> Iterator[tuple[str, int, object]]:
-    """A study with four pairs and a server with short header and body deadlines: (url, port, workspace)."""
+    """A study with twelve pairs and a server with short header and body deadlines: (url, port, workspace)."""
     tmp = tmp_path_factory.mktemp("hostile-edge")
-    ws = make_study(tmp, n_pairs=4)
+    ws = make_study(tmp, n_pairs=12)
     port = free_port()
     proc = serve_process(ws.root, port, tmp / "server.log", *FAST_DEADLINES)
     try:
@@ -207,3 +211,43 @@ def test_ranges_are_merged_and_their_count_capped():
     assert requested_spans("bytes=" + ",".join(["0-0"] * 16), 30) == [(0, 0)]
     with pytest.raises(RangeError):
         requested_spans("bytes=" + ",".join(["0-0"] * 17), 30)
+
+
+def _nginx_in_front(tmp: Path, upstream: int) -> tuple[subprocess.Popen, int]:
+    """nginx running docs/ab-nginx.conf (its listen and upstream ports changed) in front of ``upstream``; (process, port)."""
+    port = free_port()
+    site = (ROOT / "docs" / "ab-nginx.conf").read_text()
+    site = site.replace("listen 80;", f"listen 127.0.0.1:{port};").replace("server 127.0.0.1:8765;", f"server 127.0.0.1:{upstream};")
+    temp = " ".join(f"{kind}_temp_path {tmp / kind};" for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
+    (tmp / "nginx.conf").write_text(f"daemon off; master_process off; pid {tmp / 'nginx.pid'}; error_log {tmp / 'error.log'};\n"
+                                    f"events {{}}\nhttp {{ access_log off; {temp}\n{site}\n}}\n")
+    proc = subprocess.Popen([NGINX, "-p", str(tmp), "-c", str(tmp / "nginx.conf")], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return proc, port
+        except OSError:
+            time.sleep(0.1)
+    proc.kill()
+    raise AssertionError(f"nginx did not start: {(tmp / 'error.log').read_text()[-2000:]}")
+
+
+def test_the_nginx_configuration_serves_raters_and_enforces_its_limits(server, tmp_path):
+    """docs/ab-nginx.conf in front of the server: a rater's task passes; an oversized body is a 413; a half-sent head is closed at 10 s."""
+    url, port, ws = server
+    token = invite(ws, "nora")
+    proc, front = _nginx_in_front(tmp_path, port)
+    try:
+        with httpx.Client(timeout=30) as client:
+            task = client.get(f"http://127.0.0.1:{front}/api/r/{token}/task")
+            large = client.post(f"http://127.0.0.1:{front}/api/r/{token}/submit", content=b"{" + b" " * 600_000 + b"}")
+        with socket.create_connection(("127.0.0.1", front)) as sock:
+            sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
+            closed = _closed_within(sock, 15)
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    assert task.status_code == 200 and task.json()["task"] is not None
+    assert large.status_code == 413 and large.headers["server"].startswith("nginx")  # refused by nginx, not the server
+    assert closed is not None and 9 < closed < 12, closed  # client_header_timeout 10s
