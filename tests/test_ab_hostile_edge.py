@@ -18,7 +18,7 @@ from typing import Iterator
 import httpx
 import pytest
 
-from ab_support import free_port, invite, make_study, serve_process, take_task, valid_form
+from ab_support import free_port, invite, make_study, running_server, serve_process, take_task, valid_form
 from reeljudge.ab.evidence import RangeError, requested_spans
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -137,7 +137,7 @@ def test_half_sent_headers_are_closed_within_the_deadline(server):
     with socket.create_connection(("127.0.0.1", port)) as sock:
         sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ")
         start, closed = time.monotonic(), None
-        for _ in range(10):  # one more header byte every 0.5 s, for at most 5 s
+        for _ in range(16):  # one more header byte every 0.5 s, for at most 8 s
             try:
                 sock.sendall(b"a")
             except OSError:
@@ -147,7 +147,7 @@ def test_half_sent_headers_are_closed_within_the_deadline(server):
             if closed is not None:
                 closed = time.monotonic() - start
                 break
-    assert closed is not None and closed < 2 + 1.5, closed
+    assert closed is not None and closed < 2 + 3, closed  # the deadline, a 0.5 s sweep, slack for a loaded machine
 
 
 def test_a_body_at_one_byte_per_five_seconds_is_closed_within_the_deadline(server):
@@ -157,7 +157,7 @@ def test_a_body_at_one_byte_per_five_seconds_is_closed_within_the_deadline(serve
     with socket.create_connection(("127.0.0.1", port)) as sock:
         sock.sendall(f"POST /api/r/{token}/submit HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{{".encode())
         closed = _closed_within(sock, 8)  # the next byte would be due at 5 s
-    assert closed is not None and closed < 2 + 1.5, closed
+    assert closed is not None and closed < 4.5, closed  # the 2 s deadline, a 0.5 s sweep, slack; before the next byte
 
 
 def _watched_submit(url: str, token: str, **changes: object) -> httpx.Response:
@@ -244,10 +244,25 @@ def test_the_nginx_configuration_serves_raters_and_enforces_its_limits(server, t
             large = client.post(f"http://127.0.0.1:{front}/api/r/{token}/submit", content=b"{" + b" " * 600_000 + b"}")
         with socket.create_connection(("127.0.0.1", front)) as sock:
             sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
-            closed = _closed_within(sock, 15)
+            closed = _closed_within(sock, 16)
     finally:
         proc.terminate()
         proc.wait(10)
     assert task.status_code == 200 and task.json()["task"] is not None
     assert large.status_code == 413 and large.headers["server"].startswith("nginx")  # refused by nginx, not the server
-    assert closed is not None and 9 < closed < 12, closed  # client_header_timeout 10s
+    assert closed is not None and 9 < closed < 14, closed  # client_header_timeout 10s
+
+
+@pytest.mark.parametrize("note", ["Fine.\ud800", "Fine.\x00"], ids=["lone surrogate", "NUL"])
+def test_unstorable_text_is_a_422_on_postgresql_too(tmp_path, note):
+    """On PostgreSQL as on SQLite: a lone surrogate (a 500 before) or a NUL (stored before) is a 422 naming the field."""
+    from reeljudge.testing.postgres import postgres_server
+
+    with postgres_server() as url:
+        ws = make_study(tmp_path, n_pairs=1, database=url)
+        token = invite(ws, "pia")
+        with running_server(ws) as base:
+            response = _watched_submit(base, token, note=note)
+        assert response.status_code == 422, response.text
+        assert response.json()["violations"][0]["field"] == "form.note"
+        assert ws.store.judgements() == []

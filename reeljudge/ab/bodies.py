@@ -121,7 +121,7 @@ def unstorable_field(value: Any, path: str = "") -> str | None:
 
 
 def _storable(text: str) -> bool:
-    """True when ``text`` encodes as UTF-8 and holds no NUL (which PostgreSQL's text refuses)."""
+    """True when ``text`` encodes as UTF-8 and holds no NUL (no note needs one; a PostgreSQL text value cannot hold one)."""
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
