@@ -3,10 +3,9 @@
 Starlette's ``FileResponse`` streams the file (whole, one range, or ``multipart/byteranges``) and
 notices a client that goes away; this response narrows it to what a blind study needs:
 
-- the spans sent are the spans the caller parsed (``requested_spans``), merged, so what is
-  logged as evidence is what went out; none (a Range this reading cannot use) is a 416, never a
-  500; more than ``MAX_PARTS`` disjoint spans are not worth a multipart body: the Range is
-  ignored and the whole clip sent (RFC 9110 lets a server ignore Range), one part per request;
+- the spans sent are the spans the caller parsed (``requested_spans``: merged, at most
+  ``MAX_RANGES``; a Range it refuses is the caller's 416, never a 500), so what is logged as
+  evidence is exactly what went out;
 - no validators: no ``Last-Modified`` and no ``ETag`` (both came from the file's time, which told
   the order the clips were written in), so an ``If-Range`` never matches and the whole clip is
   sent; ``Cache-Control: no-store``;
@@ -21,23 +20,20 @@ import os
 from typing import Any, Callable
 
 from starlette.concurrency import run_in_threadpool
-from starlette.responses import FileResponse, RangeNotSatisfiable
-
-from reeljudge.ab.evidence import merge_spans
+from starlette.responses import FileResponse
 
 Spans = list[tuple[int, int]]  # (first, last) byte, inclusive
-MAX_PARTS = 32  # disjoint spans one response sends; more: the whole clip
 
 
 class ClipResponse(FileResponse):
     """A stored clip, whole or in the given spans; ``log(spans)`` runs once every byte of them was sent.
 
-    ``spans``: the Range as parsed by the caller (ignored without a Range header); merged here.
+    ``spans``: the Range as parsed (and merged) by ``requested_spans``; ignored without a Range header.
     """
 
     def __init__(self, path: os.PathLike[str] | str, media_type: str, spans: Spans, log: Callable[[Spans], None]) -> None:
         super().__init__(path, media_type=media_type, headers={"Cache-Control": "no-store"})
-        self.spans, self.log = merge_spans(spans, limit=MAX_PARTS + 1), log
+        self.spans, self.log = spans, log
 
     def set_stat_headers(self, stat_result: os.stat_result) -> None:
         """The length only: no time-derived validator."""
@@ -48,11 +44,7 @@ class ClipResponse(FileResponse):
         return False
 
     def _parse_range_header(self, http_range: str, file_size: int) -> list[tuple[int, int]]:  # type: ignore[override]
-        """The caller's spans as Starlette's [start, end) pairs; none is a 416, too many none (the whole clip)."""
-        if not self.spans:
-            raise RangeNotSatisfiable(file_size)
-        if len(self.spans) > MAX_PARTS:
-            return []
+        """The caller's spans as Starlette's [start, end) pairs."""
         return [(first, last + 1) for first, last in self.spans]
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:

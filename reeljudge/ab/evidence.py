@@ -21,34 +21,49 @@ from typing import Any, Iterable, Mapping
 MAX_SPEED = 2.0
 #: intervals kept per (task, clip); past it the smallest are dropped, which only ever lowers the credit
 MAX_INTERVALS = 32
-_SPEC = re.compile(r"^\s*(\d*)\s*-\s*(\d*)\s*$")
+MAX_RANGES = 16  # ranges one request may ask for (browsers ask for one)
+_SPEC = re.compile(r"\s*([0-9]{0,18})\s*-\s*([0-9]{0,18})\s*")
+
+
+class RangeError(ValueError):
+    """A Range header that cannot be satisfied: malformed, too many ranges, or past the end (answer 416)."""
 
 
 def requested_spans(range_header: str | None, size: int) -> list[tuple[int, int]]:
     """The byte spans (first, last; inclusive) a response to this Range header sends of a ``size``-byte file.
 
-    No header: the whole file. A header this reading cannot make sense of: no spans (nothing is credited).
+    No header: the whole file. Overlapping and adjacent ranges are merged, sorted. RangeError for a
+    header that is not ``bytes=`` ranges of at most 18-digit numbers, asks for more than MAX_RANGES
+    ranges, or has a range starting past the end.
     """
     if size <= 0:
         return []
     if not range_header:
         return [(0, size - 1)]
     unit, _, specs = range_header.partition("=")
-    if unit.strip().lower() != "bytes":
-        return []
-    spans = []
-    for spec in specs.split(","):
-        match = _SPEC.match(spec)
-        if match is None or match.group(1) == match.group(2) == "":
-            return []
-        first, last = match.group(1), match.group(2)
-        if first == "":
-            start, end = max(0, size - int(last)), size - 1
-        else:
-            start, end = int(first), min(size - 1, int(last)) if last else size - 1
-        if start <= end:
-            spans.append((start, end))
-    return spans
+    if unit.strip().lower() != "bytes" or specs.count(",") >= MAX_RANGES:
+        raise RangeError(f"Range must be bytes=first-last, at most {MAX_RANGES} ranges")
+    spans = [_span(spec, size) for spec in specs.split(",")]
+    return merge_spans(spans)
+
+
+def _span(spec: str, size: int) -> tuple[int, int]:
+    """One ``first-last`` / ``first-`` / ``-suffix`` range of a ``size``-byte file, clipped to it."""
+    match = _SPEC.fullmatch(spec)
+    if match is None or match.group(1) == match.group(2) == "":
+        raise RangeError(f"malformed range {spec[:40]!r}")
+    first, last = match.group(1), match.group(2)
+    if first == "":
+        start, end = max(0, size - int(last)), size - 1
+        if int(last) == 0:
+            raise RangeError("an empty suffix range")
+    else:
+        start, end = int(first), min(size - 1, int(last)) if last else size - 1
+        if last and int(last) < start:
+            raise RangeError(f"range {spec[:40]!r} ends before it starts")
+    if start >= size:
+        raise RangeError(f"range {spec[:40]!r} starts past the end ({size} bytes)")
+    return start, end
 
 
 def merge_spans(spans: Iterable[tuple[int, int]], limit: int = MAX_INTERVALS) -> list[tuple[int, int]]:
