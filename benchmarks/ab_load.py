@@ -7,10 +7,14 @@
    raters. Prints submits per second and submit latency percentiles (client-side, HTTP round trip,
    one asyncio client process) and the server's CPU time. ``--src`` runs the server from another
    source tree (e.g. ``git archive`` of an older commit) to compare in the same conditions.
+   ``--hostile N`` adds two rows: N (128) hostile clients posting ≈498 KiB bodies of empty objects
+   (``{"assignment_id":"x","watch":{"log":[{},{},…]}}``) to ``/api/r/nobody/submit`` without a
+   valid token, over and over, (a) beside one rater fetching tasks (its p99) and (b) beside the
+   raters' load; each with the server's peak RSS (``VmHWM``) over its RSS before the attack.
 2. Report: ``--judgements`` (10,000) synthetic judgements (2 families × 4 systems, 2 raters per
    sample) → ``build_report`` with 1,000 bootstrap resamples, then HTML; prints time and sizes.
 
-Usage: ``.venv/bin/python -m benchmarks.ab_load [--raters 50] [--samples 1000] [--judgements 10000] [--src DIR] [--skip-report]``
+Usage: ``.venv/bin/python -m benchmarks.ab_load [--raters 50] [--samples 1000] [--judgements 10000] [--src DIR] [--skip-report] [--hostile 128 [--attack-only]]``
 """
 
 from __future__ import annotations
@@ -126,27 +130,143 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def bench_load(raters: int, samples: int, src: Path = ROOT) -> None:
+def _memory_kib(pid: int, field: str) -> int:
+    """A /proc/<pid>/status memory figure in KiB (VmRSS now, VmHWM the peak so far)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    return 0
+
+
+HOSTILE_BODY = b'{"assignment_id":"x","watch":{"log":[' + b",".join([b"{}"] * 170_000) + b"]}}"  # ≈498 KiB, under the 512 KB cap
+
+
+async def _hostile(port: int, source: str, stop: asyncio.Event, statuses: dict[str, int]) -> None:
+    """One hostile client (from address ``source``): POST the body of empty objects to a token that does not exist, until ``stop``."""
+    head = b"POST /api/r/nobody/submit HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(HOSTILE_BODY)
+    while not stop.is_set():
+        try:
+            reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(source, 0))
+            writer.write(head + HOSTILE_BODY)
+            line = await asyncio.wait_for(reader.readline(), 120)
+            statuses[line[9:12].decode() or "closed"] = statuses.get(line[9:12].decode() or "closed", 0) + 1
+            writer.close()
+        except (OSError, asyncio.TimeoutError):
+            statuses["error"] = statuses.get("error", 0) + 1
+            await asyncio.sleep(0.05)
+
+
+async def _fetcher(url: str, token: str, stop: asyncio.Event, latencies: list[float]) -> None:
+    """A rater asking for its task once every 0.1 s until ``stop``: the latency of each request."""
+    import httpx
+
+    async with httpx.AsyncClient(timeout=60) as client:
+        while not stop.is_set():
+            start = time.perf_counter()
+            try:
+                assert (await _send(client, "GET", f"{url}/api/r/{token}/task")).status_code == 200
+            except httpx.TimeoutException:
+                pass  # counted at the time it took (the timeout)
+            latencies.append(time.perf_counter() - start)
+            await asyncio.sleep(0.1)
+
+
+def _attack_process(port: int, hostile: int, stop, out) -> None:
+    """In a process of its own (so the attack's client work does not slow the measured rater): attack until ``stop``."""
+    async def attack() -> dict[str, int]:
+        done, statuses = asyncio.Event(), {}
+        # from 127.0.0.2 on, 32 per address: under the server's per-address cap (64), so each body reaches the submit
+        # handler; the raters come from 127.0.0.1
+        attackers = [asyncio.create_task(_hostile(port, f"127.0.0.{2 + i // 32}", done, statuses)) for i in range(hostile)]
+        while not stop.is_set():
+            await asyncio.sleep(0.1)
+        done.set()
+        await asyncio.gather(*attackers)
+        return statuses
+
+    out.put(asyncio.run(attack()))
+
+
+def _under_attack(port: int, hostile: int, main) -> tuple[object, dict[str, int]]:
+    """Run the coroutine ``main`` while ``hostile`` clients attack from another process; its result and their answers by status."""
+    import multiprocessing
+
+    if not hostile:
+        return asyncio.run(main), {}
+    ctx = multiprocessing.get_context("spawn")
+    stop, out = ctx.Event(), ctx.Queue()
+    attacker = ctx.Process(target=_attack_process, args=(port, hostile, stop, out))
+    attacker.start()
+    time.sleep(2)  # let the attack start
+    try:
+        result = asyncio.run(main)
+    finally:
+        stop.set()
+    statuses = out.get(timeout=300)
+    attacker.join(60)
+    return result, statuses
+
+
+def _pct(values: list[float], p: float) -> float:
+    """The ``p`` percentile of ``values`` in ms."""
+    values = sorted(values)
+    return 1000 * values[min(len(values) - 1, int(p * len(values)))]
+
+
+def bench_load(raters: int, samples: int, src: Path = ROOT, hostile: int = 0, attack_only: bool = False) -> None:
     from ab_support import free_port, invite
 
     with tempfile.TemporaryDirectory(prefix="reeljudge-ab-bench-") as tmp:
         ws = fake_study(Path(tmp) / "study", samples)
         tokens = [invite(ws, f"rater{i:02d}") for i in range(raters)]
         port = free_port()
+        url = f"http://127.0.0.1:{port}"
         server = serve_process(ws.root, port, src, "--gold-every", "0", "--max-raters", "2")
         try:
+            if hostile:
+                lone = invite(ws, "lone-rater")
+                bench_attack_alone(url, port, server.pid, lone, 0)  # the same rater without the attack, for reference
+                bench_attack_alone(url, port, server.pid, lone, hostile)
+            if attack_only:
+                return
+            rss_before = _memory_kib(server.pid, "VmHWM")
             cpu_start = _cpu_seconds(server.pid)
-            n, seconds, lat = asyncio.run(_load(f"http://127.0.0.1:{port}", tokens))
+            load = _load(url, tokens)
+            (n, seconds, lat), statuses = _under_attack(port, hostile, load)
             cpu = _cpu_seconds(server.pid) - cpu_start
+            peak = _memory_kib(server.pid, "VmHWM") - rss_before
         finally:
             server.terminate()
-            server.wait(10)
+            try:
+                server.wait(10)
+            except subprocess.TimeoutExpired:  # a graceful shutdown still waiting on hostile connections
+                server.kill()
+                server.wait()
         stored = len(ws.store.judgements())
-    lat.sort()
-    pct = lambda p: 1000 * lat[min(len(lat) - 1, int(p * len(lat)))]  # noqa: E731
-    print(f"load: {raters} raters, {samples} samples → {n} submits in {seconds:.1f} s = {n / seconds:.0f} submits/s "
-          f"(task fetch + submit per rating); submit latency p50 {pct(0.5):.0f} ms, p99 {pct(0.99):.0f} ms, max {1000 * lat[-1]:.0f} ms; "
-          f"stored {stored} (expected {2 * samples}); server CPU {cpu:.1f} s over {seconds:.1f} s wall; {RETRIED[0]} requests resent after a dropped connection ({src})")
+    held = ": the lone rater holds one task" if hostile else ""
+    beside = f" beside {hostile} hostile clients ({statuses}), server peak RSS +{peak / 1024:.0f} MiB" if hostile else ""
+    print(f"load: {raters} raters, {samples} samples{beside} → {n} submits in {seconds:.1f} s = {n / seconds:.0f} submits/s "
+          f"(task fetch + submit per rating); submit latency p50 {_pct(lat, 0.5):.0f} ms, p99 {_pct(lat, 0.99):.0f} ms, max {1000 * max(lat):.0f} ms; "
+          f"stored {stored} (expected {2 * samples - 1 if hostile else 2 * samples}{held}); server CPU {cpu:.1f} s over {seconds:.1f} s wall; {RETRIED[0]} requests resent after a dropped connection ({src})")
+
+
+def bench_attack_alone(url: str, port: int, pid: int, token: str, hostile: int, seconds: float = 20.0) -> None:
+    """One rater fetching tasks for ``seconds`` while ``hostile`` clients attack: its p99 and the server's peak RSS."""
+    rss_before = _memory_kib(pid, "VmRSS")
+
+    async def fetch_for_a_while() -> list[float]:
+        stop, latencies = asyncio.Event(), []
+        fetcher = asyncio.create_task(_fetcher(url, token, stop, latencies))
+        await asyncio.sleep(seconds)
+        stop.set()
+        await fetcher
+        return latencies
+
+    lat, statuses = _under_attack(port, hostile, fetch_for_a_while())
+    peak = _memory_kib(pid, "VmHWM") - rss_before
+    print(f"attack: {hostile} hostile clients for {seconds:.0f} s ({statuses}); one rater's task fetches: {len(lat)}, "
+          f"p50 {_pct(lat, 0.5):.0f} ms, p99 {_pct(lat, 0.99):.0f} ms, max {1000 * max(lat):.0f} ms; "
+          f"server RSS {rss_before / 1024:.0f} MiB before, peak +{max(0, peak) / 1024:.0f} MiB")
 
 
 def synthetic_records(n: int) -> tuple[list, list]:
@@ -205,8 +325,10 @@ def main() -> None:
     parser.add_argument("--resamples", type=int, default=1000)
     parser.add_argument("--src", type=Path, default=ROOT, help="run the server from this source tree (default: this one)")
     parser.add_argument("--skip-report", action="store_true", help="the load part only")
+    parser.add_argument("--attack-only", action="store_true", help="with --hostile: the attack beside one rater, not beside the load")
+    parser.add_argument("--hostile", type=int, default=0, help="hostile clients beside the raters (0: none; the issue's attack: 128)")
     args = parser.parse_args()
-    bench_load(args.raters, args.samples, args.src.resolve())
+    bench_load(args.raters, args.samples, args.src.resolve(), args.hostile, args.attack_only)
     if not args.skip_report:
         bench_report(args.judgements, args.resamples)
 

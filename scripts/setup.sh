@@ -41,15 +41,20 @@ h=hashlib.sha256()
 for a in sys.argv[1:]: h.update(open(a,"rb").read() if os.path.isfile(a) else a.encode()); h.update(b"\0")
 print(h.hexdigest())' "$@"; }
 
-# Headless Chromium for the A/B rating-page tests: Debian's package, never a browser download.
+# Headless Chromium for the A/B rating-page tests: Debian's package, never a browser download; and
+# Debian's nginx, which the A/B hostile-edge test runs in front of the rating server (docs/ab-nginx.conf).
 # Installed only when missing and only where apt-get can run (root, as in CI).
-if [ ! -x /usr/bin/chromium ] && command -v apt-get >/dev/null 2>&1; then
+debs=""
+[ -x /usr/bin/chromium ] || debs="$debs chromium"
+[ -x /usr/sbin/nginx ] || debs="$debs nginx"
+if [ -n "$debs" ] && command -v apt-get >/dev/null 2>&1; then
   if [ "$(id -u)" -eq 0 ]; then
-    echo "reeljudge set-up: installing Debian's chromium for the browser tests…" >&2
+    echo "reeljudge set-up: installing Debian's$debs for the browser and rating-server tests…" >&2
     DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >&2
+    # shellcheck disable=SC2086
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $debs >&2
   else
-    echo "reeljudge set-up: /usr/bin/chromium is missing; install it with: sudo apt-get install chromium" >&2
+    echo "reeljudge set-up: missing:$debs; install with: sudo apt-get install$debs" >&2
   fi
 fi
 

@@ -208,3 +208,30 @@ def raw_post(port: int, path: str, total: int, chunked: bool = False) -> tuple[s
     finally:
         sock.close()
     return ("" if answer == b"closed" else answer.split(b"\r\n", 1)[0].decode(errors="replace")), sent
+
+
+def serve_process(data: Path, port: int, log: Path, *flags: str, open_files: int | None = None) -> Any:
+    """``reeljudge ab serve`` as its own process (output to ``log``; optionally an open-files limit), once it answers /healthz."""
+    import resource
+    import subprocess
+    import sys
+
+    import httpx
+
+    def limit() -> None:
+        if open_files:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (open_files, open_files))
+
+    with log.open("wb") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "reeljudge.cli", "ab", "serve", "--data", str(data), "--port", str(port),
+                                 "--gold-every", "0", *flags], cwd=Path(__file__).resolve().parents[1], stdout=out,
+                                stderr=subprocess.STDOUT, preexec_fn=limit)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
+                return proc
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    proc.kill()
+    raise AssertionError(f"server did not start: {log.read_text()[-2000:]}")

@@ -6,34 +6,14 @@ import json
 import os
 import signal
 import sqlite3
-import subprocess
-import sys
 import threading
 import time
-from pathlib import Path
 
 import httpx
 
-from ab_support import free_port, invite, make_study, take_task, valid_form
+from ab_support import free_port, invite, make_study, serve_process, take_task, valid_form
 from reeljudge.ab.records import validate_record
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def _serve(data: Path, port: int) -> subprocess.Popen:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "reeljudge.cli", "ab", "serve", "--data", str(data), "--port", str(port), "--gold-every", "0"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-    )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
-                return proc
-        except httpx.HTTPError:
-            time.sleep(0.1)
-    proc.kill()
-    raise AssertionError(f"server did not start: {proc.stdout.read().decode()[-2000:]}")  # type: ignore[union-attr]
 
 
 def test_sigkill_mid_write_keeps_every_acknowledged_record_and_no_torn_one(tmp_path):
@@ -41,7 +21,7 @@ def test_sigkill_mid_write_keeps_every_acknowledged_record_and_no_torn_one(tmp_p
     tokens = {f"rater{i}": invite(ws, f"rater{i}") for i in range(6)}
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    proc = _serve(ws.root, port)
+    proc = serve_process(ws.root, port, tmp_path / "server.log")
     acknowledged: list[str] = []
     lock = threading.Lock()
     stop = threading.Event()
@@ -88,7 +68,7 @@ def test_sigkill_mid_write_keeps_every_acknowledged_record_and_no_torn_one(tmp_p
     assert set(acknowledged) <= set(stored)  # no acknowledged record lost
     assert len(rows) <= len(acknowledged) + len(tokens)  # at most one unacknowledged in-flight commit per rater
 
-    proc = _serve(ws.root, port)  # the store opens and serves again
+    proc = serve_process(ws.root, port, tmp_path / "server.log")  # the store opens and serves again
     try:
         response = httpx.get(f"{url}/api/r/{tokens['rater0']}/mine")
         assert {r["record_id"] for r in response.json()["records"]} == {r for r, v in stored.items() if v["rater"]["id"] == "rater0"}

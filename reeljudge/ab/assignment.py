@@ -14,11 +14,11 @@ import secrets
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from reeljudge.ab.records import TIE, as_judgements, now_iso
 from reeljudge.ab.samples import Sample
-from reeljudge.ab.store import Store, _Tx
+from reeljudge.ab.store import HoldLost, Store, _Tx
 
 SEED_KEY = "side_seed"
 
@@ -128,10 +128,37 @@ ORDER BY s.seq
 """
 
 
+def _cutoff(options: QCOptions) -> str:
+    """The hand-out time (ISO, as stored) before which an unsubmitted task no longer holds its slot."""
+    return (datetime.now(timezone.utc) - timedelta(seconds=options.assignment_ttl_s)).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def hold_guard(assignment: Assignment, options: QCOptions) -> Callable[[_Tx], None]:
+    """A check for ``Store.append_judgement``: HoldLost when the rater's hold on a pair task expired and the raters
+    the sample was re-issued to (recorded, or holding it now) already fill what it needs, so the record would be one too many."""
+
+    def guard(db: _Tx) -> None:
+        cutoff = _cutoff(options)
+        if assignment.sample.kind == "gold" or assignment.served_at > cutoff:
+            return
+        sample_id = assignment.sample.sample_id
+        judged, winners = db.rows("SELECT COUNT(*), COUNT(DISTINCT winner) FROM human_judgements WHERE sample_id = ?", (sample_id,))[0]
+        holding = db.rows(
+            """SELECT COUNT(*) FROM assignments a WHERE a.sample_id = ? AND a.rater_id != ? AND a.served_at > ?
+               AND NOT EXISTS (SELECT 1 FROM judgements j WHERE j.sample_id = a.sample_id AND j.rater_id = a.rater_id)""",
+            (sample_id, assignment.rater_id, cutoff))[0][0]
+        needed = options.max_raters if judged >= options.min_raters and winners > 1 else options.min_raters
+        if judged + holding >= needed:
+            raise HoldLost(
+                f"this task was held for you for {options.assignment_ttl_s:g} s after it was handed out; the hold expired and the "
+                "pair went to other raters, who have rated it (or are rating it now), so nothing was stored. Reload the page for your next task.")
+
+    return guard
+
+
 def _candidates(db: Any, rater_id: str, options: QCOptions) -> list[tuple[str, str, int, int, int]]:
     """(sample id, kind, judged, distinct winners, open tasks) of samples the rater may still get."""
-    cutoff = (datetime.now(timezone.utc) - timedelta(seconds=options.assignment_ttl_s)).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-    params = (cutoff, rater_id, options.min_raters, options.min_raters, options.max_raters)
+    params = (_cutoff(options), rater_id, options.min_raters, options.min_raters, options.max_raters)
     return db.rows(_CANDIDATES, params) if isinstance(db, _Tx) else db.query(_CANDIDATES, params)  # type: ignore[return-value]
 
 
@@ -145,13 +172,37 @@ def _pick(db: _Tx, rater_id: str, options: QCOptions) -> str | None:
         key=lambda r: -(r[2] + r[4]),
     )
     done = db.rows("SELECT COUNT(*) FROM judgements WHERE rater_id = ?", (rater_id,))[0][0]
-    if gold and options.gold_every and (done + 1) % options.gold_every == 0:
+    if gold and _gold_due(options, done) and (third or needy or _judged_pairs(db, rater_id)):
         return gold[0]
     if third:
         return third[0]
     if needy:
         return needy[0][0]
-    return gold[0] if gold else None
+    return None  # gold only between pairs: a rater is never given gold alone, nor a run of it at the end
+
+
+def _gold_due(options: QCOptions, done: int) -> bool:
+    """Whether the rater's next task is a gold slot (every ``gold_every``-th task)."""
+    return bool(options.gold_every) and (done + 1) % options.gold_every == 0
+
+
+def _judged_pairs(db: Any, rater_id: str) -> int:
+    """How many pair samples (not gold) the rater has judged."""
+    sql = "SELECT COUNT(*) FROM judgements j JOIN samples s ON s.sample_id = j.sample_id WHERE j.rater_id = ? AND s.kind != 'gold'"
+    return int((db.rows(sql, (rater_id,)) if isinstance(db, _Tx) else db.query(sql, (rater_id,)))[0][0])
+
+
+def _reachable(options: QCOptions, done: int, pairs: int, golds: int, judged_pair: bool) -> int:
+    """How many more tasks a rater gets from ``pairs`` pair and ``golds`` gold candidates, as ``_pick`` hands them out."""
+    count = 0
+    while True:
+        if golds and _gold_due(options, done + count) and (pairs or judged_pair):
+            golds -= 1
+        elif pairs:
+            pairs, judged_pair = pairs - 1, True
+        else:
+            return count
+        count += 1
 
 
 def progress(store: Store, rater_id: str, options: QCOptions = QCOptions()) -> tuple[int, int]:
@@ -160,7 +211,10 @@ def progress(store: Store, rater_id: str, options: QCOptions = QCOptions()) -> t
     has_open = bool(store.query(
         """SELECT 1 FROM assignments a WHERE a.rater_id = ? AND NOT EXISTS
            (SELECT 1 FROM judgements j WHERE j.sample_id = a.sample_id AND j.rater_id = a.rater_id) LIMIT 1""", (rater_id,)))
-    return done, done + int(has_open) + len(_candidates(store, rater_id, options))
+    rows = _candidates(store, rater_id, options)
+    golds = sum(1 for r in rows if r[1] == "gold")
+    later = _reachable(options, done + int(has_open), len(rows) - golds, golds, has_open or bool(_judged_pairs(store, rater_id)))
+    return done, done + int(has_open) + later
 
 
 def third_rater_queue(store: Store, options: QCOptions = QCOptions()) -> list[dict[str, Any]]:
@@ -196,7 +250,7 @@ def gold_accuracy(records: Iterable[Any], samples: Iterable[Sample]) -> dict[str
 
 
 __all__ = [
-    "Assignment", "QCOptions", "TIE", "assignment_by_id", "gold_accuracy",
+    "Assignment", "QCOptions", "TIE", "assignment_by_id", "gold_accuracy", "hold_guard",
     "next_assignment", "progress", "side_seed", "side_swap", "third_rater_queue",
 ]
 

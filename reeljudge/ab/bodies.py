@@ -1,17 +1,23 @@
-"""Request bodies read with bounds: a size cap while streaming, strict JSON, a nesting limit.
+"""Request bodies read with bounds: a size cap while streaming, a count of values, strict JSON, a nesting limit.
 
 A rater link reaches the server from anywhere, so nothing is read whole before it is bounded: the
-declared length is checked first, then the stream is cut at the cap, and only then is the body
-parsed (NaN and Infinity refused, nesting limited) — before any token is looked up.
+caller checks the token first, then the declared length, then the stream is cut at the cap; before
+the body is parsed, a scan of the raw bytes bounds how many JSON values (and so objects) the parse
+may build; then it is parsed (NaN and Infinity refused, nesting limited) and every string checked
+to be storable text.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 MAX_BODY = 512 * 1024
 MAX_DEPTH = 16
+#: JSON values a body may hold: the page's longest watch log (2,000 events of at most 5 fields) and the form fit in 25,000
+MAX_VALUES = 32_768
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
 
 
 class BodyError(Exception):
@@ -22,18 +28,45 @@ class BodyError(Exception):
         self.status, self.message = status, message
 
 
+def check_declared(request: Any, limit: int = MAX_BODY) -> None:
+    """BodyError(413) when the request declares a ``Content-Length`` over ``limit`` (or not a number); reads nothing."""
+    declared = request.headers.get("content-length")
+    if declared is not None and (not declared.strip().isdigit() or len(declared.strip()) > 18 or int(declared) > limit):
+        raise BodyError(413, f"request too large (at most {limit} bytes)")
+
+
 async def read_capped(request: Any, limit: int = MAX_BODY) -> bytes:
     """The body, or BodyError(413) as soon as it is known to exceed ``limit`` bytes (declared or streamed)."""
-    declared = request.headers.get("content-length")
-    if declared is not None and (not declared.strip().isdigit() or int(declared) > limit):
-        raise BodyError(413, f"request too large (at most {limit} bytes)")
-    chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise BodyError(413, f"request too large (at most {limit} bytes)")
-        chunks.append(chunk)
-    return b"".join(chunks)
+    check_declared(request, limit)
+    from starlette.requests import ClientDisconnect
+
+    body, size = bytearray(), 0
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise BodyError(413, f"request too large (at most {limit} bytes)")
+            body += chunk
+    except ClientDisconnect:
+        raise BodyError(400, "the connection closed before the body was complete") from None
+    return bytes(body)
+
+
+def count_values(raw: bytes) -> int:
+    """An upper bound on the JSON values (scalars, arrays, objects, keys) in ``raw``, from its bytes alone.
+
+    Outside strings, every value but the first follows a ``,``, ``:``, ``[`` or ``{``; strings are
+    skipped whole (a ``,`` in a note is not a value).
+    """
+    bare = _STRING.sub(b'""', raw)
+    return 1 + sum(bare.count(c) for c in (b",", b":", b"[", b"{"))
+
+
+def parse_bounded(raw: bytes, max_values: int = MAX_VALUES, max_depth: int = MAX_DEPTH) -> dict[str, Any]:
+    """``parse_object`` after ``count_values`` bounds what the parse may allocate (BodyError 413 beyond ``max_values``)."""
+    if count_values(raw) > max_values:
+        raise BodyError(413, f"the body holds more than {max_values} JSON values")
+    return parse_object(raw, max_depth)
 
 
 def _refuse_constant(name: str) -> Any:
@@ -66,3 +99,31 @@ def depth(value: Any) -> int:
         deepest = max(deepest, level)
         stack.extend((child, level + 1) for child in children)
     return deepest
+
+
+def unstorable_field(value: Any, path: str = "") -> str | None:
+    """The dotted path of the first key or string in ``value`` that is not storable text (a lone surrogate, NUL), else None."""
+    stack = [(value, path)]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, str):
+            if not _storable(item):
+                return where or "(body)"
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                name = f"{where}.{key}" if where else str(key)
+                if not _storable(key):
+                    return where or "(body)"
+                stack.append((child, name))
+        elif isinstance(item, list):
+            stack.extend((child, f"{where}[{i}]") for i, child in enumerate(item))
+    return None
+
+
+def _storable(text: str) -> bool:
+    """True when ``text`` encodes as UTF-8 and holds no NUL (no note needs one; a PostgreSQL text value cannot hold one)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return "\0" not in text

@@ -44,6 +44,13 @@ def add_parser(subparsers: Any) -> Any:
     p.add_argument("--min-raters", type=int, default=2, help="raters per sample (default 2)")
     p.add_argument("--max-raters", type=int, default=3, help="raters per sample after a disagreement (default 3)")
     p.add_argument("--gold-every", type=int, default=5, help="a gold pair every n tasks (0: never)")
+    p.add_argument("--header-timeout", type=float, default=10.0, help="seconds a connection may take to send a request head (default 10)")
+    p.add_argument("--body-timeout", type=float, default=30.0, help="seconds a request body may take after its head (default 30)")
+    p.add_argument("--keep-alive", type=float, default=5.0, help="seconds an idle keep-alive connection stays open (default 5)")
+    p.add_argument("--max-connections", type=int, default=None,
+                   help="open connections at most (default: half the open-files limit left after 128; 0: no cap)")
+    p.add_argument("--max-per-client", type=int, default=64,
+                   help="open connections per client address (default 64; 0: no cap, e.g. behind a reverse proxy)")
     p.set_defaults(func=cmd_serve)
 
     p = common(sub.add_parser("report", help="write report.html and report.json"))
@@ -117,7 +124,9 @@ def cmd_gold(args: argparse.Namespace) -> int:
 
     ws = workspace_of(args, create=True)
     ws.fix_protocol(ws.store.meta("protocol") or "ab-v1")
-    samples, clips = make_gold(ws.clips, args.count, frames=args.frames)
+    pairs = [s for s in ws.store.samples() if s.kind == "pair"]  # gold borrows the study's prompts and frame size
+    like = ws.store.clip(pairs[0].clip_a) if pairs else None
+    samples, clips = make_gold(ws.clips, args.count, frames=args.frames, prompts=[s.prompt for s in pairs], like=like)
     added, existing = ws.store.add_samples(samples, clips)
     print(f"gold: {added} gold pairs added, {existing} already there")
     return 0
@@ -145,20 +154,22 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from reeljudge.extras import require
 
     require("reeljudge ab serve", "uvicorn", "starlette")
-    import uvicorn
-
     from reeljudge.ab.assignment import QCOptions
+    from reeljudge.ab.limits import ConnectionLimits, run
     from reeljudge.ab.server import ServeOptions, create_app
     from reeljudge.environment import study_environment
 
     ws = workspace_of(args)
     if args.min_raters < 2 or args.max_raters < args.min_raters:
         return _fail("--min-raters must be at least 2 and --max-raters at least --min-raters")
-    options = ServeOptions(args.host, args.port, QCOptions(args.min_raters, args.max_raters, args.gold_every))
+    if min(args.header_timeout, args.body_timeout, args.keep_alive) <= 0 or (args.max_connections or 0) < 0 or args.max_per_client < 0:
+        return _fail("--header-timeout, --body-timeout and --keep-alive must be positive; --max-connections and --max-per-client at least 0")
+    limits = ConnectionLimits(args.header_timeout, args.body_timeout, args.keep_alive, args.max_connections, args.max_per_client)
+    options = ServeOptions(args.host, args.port, QCOptions(args.min_raters, args.max_raters, args.gold_every), limits=limits)
     app = create_app(ws, options)
     print(f"reeljudge ab: serving {len(ws.store.samples())} samples on http://{args.host}:{args.port}/", flush=True)
     print(f"admin dashboard: http://{args.host}:{args.port}/admin?token={ws.admin_token()}", flush=True)
-    uvicorn.run(app, host=args.host, port=args.port, log_level=study_environment().ab_log)
+    run(app, args.host, args.port, limits, study_environment().ab_log)
     return 0
 
 

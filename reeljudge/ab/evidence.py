@@ -1,7 +1,9 @@
 """Server-side evidence of watching: which bytes of each clip the server sent, and how long the task was open.
 
 The page's watch log is the rater's own account; this is the server's. Every clip response that
-was sent to the end is logged as byte spans (assignment, side, first, last byte). At submit, each
+was sent to the end adds its byte spans to the task's coverage of that clip: merged intervals, at
+most ``MAX_INTERVALS`` of them, and a response count, one row per (task, clip) however many
+requests come. At submit, each
 clip must have been sent in full for this task, and the time since the task was handed out must
 be at least ``min_full_plays`` × the longer clip's duration ÷ the fastest speed the page offers.
 What this cannot prove: that the bytes were decoded and shown, that anyone looked at the screen,
@@ -17,44 +19,72 @@ from datetime import datetime, timezone
 from typing import Any, Iterable, Mapping
 
 MAX_SPEED = 2.0
-_SPEC = re.compile(r"^\s*(\d*)\s*-\s*(\d*)\s*$")
+#: intervals kept per (task, clip); past it the smallest are dropped, which only ever lowers the credit
+MAX_INTERVALS = 32
+MAX_RANGES = 16  # ranges one request may ask for (browsers ask for one)
+_SPEC = re.compile(r"\s*([0-9]{0,18})\s*-\s*([0-9]{0,18})\s*")
+
+
+class RangeError(ValueError):
+    """A Range header that cannot be satisfied: malformed, too many ranges, or past the end (answer 416)."""
 
 
 def requested_spans(range_header: str | None, size: int) -> list[tuple[int, int]]:
     """The byte spans (first, last; inclusive) a response to this Range header sends of a ``size``-byte file.
 
-    No header: the whole file. A header this reading cannot make sense of: no spans (nothing is credited).
+    No header: the whole file. Overlapping and adjacent ranges are merged, sorted. RangeError for a
+    header that is not ``bytes=`` ranges of at most 18-digit numbers, asks for more than MAX_RANGES
+    ranges, or has a range starting past the end.
     """
     if size <= 0:
         return []
     if not range_header:
         return [(0, size - 1)]
     unit, _, specs = range_header.partition("=")
-    if unit.strip().lower() != "bytes":
-        return []
-    spans = []
-    for spec in specs.split(","):
-        match = _SPEC.match(spec)
-        if match is None or match.group(1) == match.group(2) == "":
-            return []
-        first, last = match.group(1), match.group(2)
-        if first == "":
-            start, end = max(0, size - int(last)), size - 1
+    if unit.strip().lower() != "bytes" or specs.count(",") >= MAX_RANGES:
+        raise RangeError(f"Range must be bytes=first-last, at most {MAX_RANGES} ranges")
+    spans = [_span(spec, size) for spec in specs.split(",")]
+    return merge_spans(spans)
+
+
+def _span(spec: str, size: int) -> tuple[int, int]:
+    """One ``first-last`` / ``first-`` / ``-suffix`` range of a ``size``-byte file, clipped to it."""
+    match = _SPEC.fullmatch(spec)
+    if match is None or match.group(1) == match.group(2) == "":
+        raise RangeError(f"malformed range {spec[:40]!r}")
+    first, last = match.group(1), match.group(2)
+    if first == "":
+        start, end = max(0, size - int(last)), size - 1
+        if int(last) == 0:
+            raise RangeError("an empty suffix range")
+    else:
+        start, end = int(first), min(size - 1, int(last)) if last else size - 1
+        if last and int(last) < start:
+            raise RangeError(f"range {spec[:40]!r} ends before it starts")
+    if start >= size:
+        raise RangeError(f"range {spec[:40]!r} starts past the end ({size} bytes)")
+    return start, end
+
+
+def merge_spans(spans: Iterable[tuple[int, int]], limit: int = MAX_INTERVALS) -> list[tuple[int, int]]:
+    """The spans (first, last; inclusive) as sorted disjoint intervals, touching ones joined, at most ``limit``.
+
+    Past ``limit`` the smallest intervals are dropped: the coverage can only shrink, never be inflated.
+    """
+    merged: list[tuple[int, int]] = []
+    for first, last in sorted(spans):
+        if merged and first <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], last))
         else:
-            start, end = int(first), min(size - 1, int(last)) if last else size - 1
-        if start <= end:
-            spans.append((start, end))
-    return spans
+            merged.append((first, last))
+    if len(merged) > limit:
+        merged = sorted(sorted(merged, key=lambda s: s[0] - s[1])[:limit])
+    return merged
 
 
 def covered_bytes(spans: Iterable[tuple[int, int]]) -> int:
     """How many distinct bytes the spans cover."""
-    total, reach = 0, -1
-    for first, last in sorted(spans):
-        if last > reach:
-            total += last - max(first, reach + 1) + 1
-            reach = last
-    return total
+    return sum(last - first + 1 for first, last in merge_spans(spans, limit=1 << 62))
 
 
 @dataclass(frozen=True)
@@ -65,6 +95,7 @@ class Evidence:
     elapsed_s: float
     min_elapsed_s: float
     realtime_s: float  # min_full_plays × the longer clip at 1×
+    log_flags: tuple[str, ...] = ()  # where the page's watch log does not fit the page or the clips
 
     def violations(self, min_full_plays: int) -> list[dict[str, str]]:
         """Why a submit must be refused (empty when the evidence is enough)."""
@@ -85,24 +116,47 @@ class Evidence:
         thin = []
         if self.elapsed_s < self.realtime_s:
             thin.append(f"open {self.elapsed_s:.1f} s, less than {self.realtime_s:.1f} s of real-time viewing at 1×")
+        thin += self.log_flags
         return {"served": {k: dict(v) for k, v in self.served.items()}, "elapsed_s": round(self.elapsed_s, 3),
                 "min_elapsed_s": round(self.min_elapsed_s, 3), "thin": thin}
 
 
 def gather(
-    serves: Iterable[tuple[str, int, int]], sizes: Mapping[str, int], durations: Mapping[str, float],
-    served_at: str, min_full_plays: int, max_speed: float = MAX_SPEED,
+    coverage: Mapping[str, tuple[list[tuple[int, int]], int]], sizes: Mapping[str, int], durations: Mapping[str, float],
+    served_at: str, min_full_plays: int, max_speed: float = MAX_SPEED, log: Iterable[Mapping[str, Any]] = (),
 ) -> Evidence:
-    """The evidence from logged serves (side, first, last), clip sizes and durations per side, and the hand-out time."""
-    spans: dict[str, list[tuple[int, int]]] = {side: [] for side in sizes}
-    for side, first, last in serves:
-        if side in spans:
-            spans[side].append((first, last))
-    served = {side: {"bytes": sizes[side], "sent": covered_bytes(spans[side]), "responses": len(spans[side])} for side in sizes}
+    """The evidence from a task's coverage (side → (intervals sent, responses)), clip sizes and durations per side,
+    and the hand-out time."""
+    served = {}
+    for side in sizes:
+        spans, responses = coverage.get(side, ([], 0))
+        served[side] = {"bytes": sizes[side], "sent": covered_bytes(spans), "responses": responses}
     start = datetime.fromisoformat(served_at.replace("Z", "+00:00"))
     elapsed = (datetime.now(timezone.utc) - start).total_seconds()
     longest = max(durations.values(), default=0.0)
-    return Evidence(served, max(0.0, elapsed), min_full_plays * longest / max_speed, min_full_plays * longest)
+    flags = tuple(log_flags(log, durations, max_speed))
+    return Evidence(served, max(0.0, elapsed), min_full_plays * longest / max_speed, min_full_plays * longest, flags)
+
+
+PLAY_SHARE = 0.85  # the page counts a play when the media time played covers this share of the clip
+MAX_FLAGS = 5
+
+
+def log_flags(log: Iterable[Mapping[str, Any]], durations: Mapping[str, float], max_speed: float = MAX_SPEED) -> list[str]:
+    """Where the page's watch log cannot be what the page wrote (at most ``MAX_FLAGS``): a speed above the page's
+    limit, or a full play that came sooner after the last one of its clip than playing it at that limit takes."""
+    flags, last_play = [], {side: 0.0 for side in durations}
+    for i, event in enumerate(log):
+        value, at_ms, side = event.get("value"), event.get("at_ms"), event.get("side")
+        if event.get("event") == "rate" and isinstance(value, (int, float)) and not isinstance(value, bool) and value > max_speed + 1e-9:
+            flags.append(f"watch log event {i}: rate {value:g}× above the page's {max_speed:g}× limit")
+        elif event.get("event") == "full_play" and side in last_play and isinstance(at_ms, (int, float)):
+            shortest = 1000 * PLAY_SHARE * durations[side] / max_speed
+            if at_ms - last_play[side] < shortest - 50:  # 50 ms: the page's clock and events are not exact
+                flags.append(f"watch log event {i}: a full play of clip {side} {at_ms - last_play[side]:.0f} ms after the last, "
+                             f"shorter than the {shortest:.0f} ms it takes at {max_speed:g}×")
+            last_play[side] = float(at_ms)
+    return flags[:MAX_FLAGS]
 
 
 def evidence_by_rater(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:

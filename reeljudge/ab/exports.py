@@ -1,8 +1,13 @@
-"""Exports of judgement records: JSONL (the records as stored) and CSV (one flat row per record).
+r"""Exports of judgement records: JSONL (the records as stored) and CSV (one flat row per record).
 
 The JSONL is strict JSON (no NaN or Infinity: a non-finite number is written as null). A CSV
 cell that a spreadsheet would read as a formula (it begins with ``=``, ``+``, ``-``, ``@``, a tab
 or a carriage return) is prefixed with ``'`` (OWASP's rule against CSV injection).
+
+Text from raters (a note) reaches terminals, spreadsheets and browsers: control characters (NUL,
+ESC sequences, a carriage return; tab and newline stay) and bidirectional controls (U+202E makes
+"gnp.exe" show as "exe.png") are written as visible ``\u202e`` escapes in the CSV and the HTML
+report, and as JSON ``\u`` escapes in the JSONL (which still reads back as the text stored).
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ import csv
 import io
 import json
 import math
+import re
 from typing import Any, Iterable, Mapping
 
 from reeljudge.ab.protocol import Protocol
@@ -23,11 +29,21 @@ BASE_COLUMNS = (
 
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+#: C0 controls but tab and newline, DEL, C1 controls, and the bidirectional and invisible-direction marks
+UNSAFE_CHARS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_UNSAFE_OUTSIDE_JSON_ESCAPES = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def visible(text: str) -> str:
+    """``text`` with every control and bidirectional character written as a visible ``\\uXXXX`` escape."""
+    return UNSAFE_CHARS.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def to_jsonl(records: Iterable[Mapping[str, Any]]) -> str:
     """One strict JSON record per line."""
-    return "".join(json.dumps(_finite(r), ensure_ascii=False, sort_keys=True, allow_nan=False) + "\n" for r in records)
+    lines = (json.dumps(_finite(r), ensure_ascii=False, sort_keys=True, allow_nan=False) for r in records)
+    # json escapes C0 controls itself; the rest can only stand inside strings, where a \u escape reads back the same
+    return "".join(_UNSAFE_OUTSIDE_JSON_ESCAPES.sub(lambda m: f"\\u{ord(m.group()):04x}", line) + "\n" for line in lines)
 
 
 def _finite(value: Any) -> Any:
@@ -72,5 +88,5 @@ def to_csv(records: Iterable[Mapping[str, Any]], protocol: Protocol) -> str:
         for side, system in shown.items():
             for dim, value in (r["ratings"].get(system) or {}).items():
                 row[f"{side}_{dim}"] = value
-        writer.writerow({k: safe_cell(v) for k, v in row.items()})
+        writer.writerow({k: safe_cell(visible(v) if isinstance(v, str) else v) for k, v in row.items()})
     return out.getvalue()

@@ -38,6 +38,7 @@ class ImportResult:
 
     samples: list[Sample] = field(default_factory=list)
     clips: dict[str, Clip] = field(default_factory=dict)
+    sources: dict[str, tuple[Clip, Path]] = field(default_factory=dict)  # sha256 -> (clip, the file it is copied from)
 
 
 @dataclass(frozen=True)
@@ -56,11 +57,12 @@ class PairSpec:
 
 
 def build_samples(specs: Iterable[PairSpec], protocol: Protocol, clip_store: ClipStore) -> ImportResult:
-    """Check every pair and clip; ImportRefused listing all problems, else samples and clips."""
+    """Check every pair and clip; ImportRefused listing all problems (nothing copied), else samples and clips,
+    the clips copied into the store in the order of their content hashes (``ClipStore.put_all``)."""
     result, problems, seen = ImportResult(), [], set()
     for spec in specs:
         try:
-            sample = _one_sample(spec, protocol, clip_store, result.clips)
+            sample = _one_sample(spec, protocol, clip_store, result.sources)
         except ReelJudgeError as error:
             problems.append(f"{spec.where}: {error.message}")
             continue
@@ -69,11 +71,13 @@ def build_samples(specs: Iterable[PairSpec], protocol: Protocol, clip_store: Cli
             result.samples.append(sample)
     if problems:
         raise ImportRefused(problems)
+    clip_store.put_all(result.sources)
+    result.clips = {sha: clip for sha, (clip, _) in result.sources.items()}
     return result
 
 
-def _one_sample(spec: PairSpec, protocol: Protocol, clip_store: ClipStore, clips: dict[str, Clip]) -> Sample:
-    """A checked sample from one pair spec (clips added to ``clips``)."""
+def _one_sample(spec: PairSpec, protocol: Protocol, clip_store: ClipStore, sources: dict[str, tuple[Clip, Path]]) -> Sample:
+    """A checked sample from one pair spec (its clips added to ``sources``, not yet copied)."""
     family = protocol.family(spec.family)
     if not spec.prompt.strip():
         raise BadInputError("prompt is empty")
@@ -87,8 +91,8 @@ def _one_sample(spec: PairSpec, protocol: Protocol, clip_store: ClipStore, clips
     stored = {}
     for label, ref in (("clip_a", spec.first[1]), ("clip_b", spec.second[1]), ("source", spec.source)):
         if ref:
-            stored[label] = _intake(label, ref, spec, clip_store)
-            clips[stored[label].sha256] = stored[label]
+            stored[label], path = _intake(label, ref, spec, clip_store)
+            sources[stored[label].sha256] = (stored[label], path)
     if stored["clip_a"].sha256 == stored["clip_b"].sha256:
         raise BadInputError(f"clip_a and clip_b are the same clip ({spec.first[1]} = {spec.second[1]}, sha256 {stored['clip_a'].sha256[:12]}…)")
     source = stored["source"].sha256 if "source" in stored else None
@@ -98,8 +102,8 @@ def _one_sample(spec: PairSpec, protocol: Protocol, clip_store: ClipStore, clips
     )
 
 
-def _intake(label: str, ref: str, spec: PairSpec, clip_store: ClipStore) -> Clip:
-    """Open a clip reference (any carrier; paths from the source's folder), check and store it."""
+def _intake(label: str, ref: str, spec: PairSpec, clip_store: ClipStore) -> tuple[Clip, Path]:
+    """Open a clip reference (any carrier; paths from the source's folder) and check it; the clip and its file."""
     from reeljudge.media.carriers import Where, open_reference
     from reeljudge.media.stores import suffix_of_mime
 
@@ -107,13 +111,13 @@ def _intake(label: str, ref: str, spec: PairSpec, clip_store: ClipStore) -> Clip
         media = open_reference(ref, ("video",), Where(base_dir=spec.base_dir, promptfoo_dir=spec.promptfoo_dir)).media.ref
         if media.path is None:
             raise BadInputError(f"{ref}: remote clips are not supported; download it first")
-        clip = clip_store.add(media.path, suffix=media.path.suffix or suffix_of_mime(media.mime_type))
+        clip = clip_store.check(media.path, suffix=media.path.suffix or suffix_of_mime(media.mime_type))
     except ReelJudgeError as error:
         raise BadInputError(f"{label}: {error.message}") from None
     claimed = spec.expected_sha.get(ref)
     if claimed and claimed != clip.sha256:
         raise BadInputError(f"{label}: {ref} changed since the eval (sha256 {clip.sha256[:12]}…, results say {claimed[:12]}…)")
-    return clip
+    return clip, media.path
 
 
 def read_manifest(path: Path, default_family: str = "text-to-video") -> list[PairSpec]:

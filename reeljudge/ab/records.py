@@ -20,7 +20,7 @@ from reeljudge.errors import BadInputError
 SCHEMA_ID = "reeljudge.ab.judgement/1"
 SCHEMA_FILE = PROTOCOL_DIR / "judgement.schema.json"
 #: what a rater's name may be (a person's invite name or a model judge's); never "tie"
-RATER_ID = re.compile(r"^[A-Za-z0-9_.:@-]{1,64}$")
+RATER_ID = re.compile(r"\A[A-Za-z0-9_.:@-]{1,64}\Z")  # \Z: "$" would let a final newline through
 
 
 class RecordError(BadInputError):
@@ -143,7 +143,22 @@ def _validator() -> Any:
     import jsonschema
 
     schema = json.loads(Path(SCHEMA_FILE).read_text(encoding="utf-8"))
-    return jsonschema.Draft202012Validator(schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+    strict = jsonschema.validators.extend(jsonschema.Draft202012Validator, {"pattern": _ecma_pattern})
+    return strict(schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+
+
+def _ecma_pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Any:
+    """JSON Schema's ``pattern`` as ECMA-262 reads it: a final ``$`` is the end of the string.
+
+    Python's ``$`` also matches before a final newline, so ``"abcdefgh\\n"`` passed ``^[a-z]+$``.
+    """
+    import jsonschema
+
+    if not isinstance(instance, str):
+        return
+    anchored = pattern[:-1] + r"\Z" if pattern.endswith("$") and not pattern.endswith(r"\$") else pattern
+    if re.search(anchored, instance) is None:
+        yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
 def validate_record(record: Mapping[str, Any]) -> None:

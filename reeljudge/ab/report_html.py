@@ -6,6 +6,8 @@ import json
 from html import escape
 from typing import Any, Callable, Sequence
 
+from reeljudge.ab.exports import visible
+
 Row = tuple[str, float | None, float | None, float | None]
 
 
@@ -37,7 +39,7 @@ def render(report: dict[str, Any], clip_href: Callable[[str], str]) -> str:
         f"<h2>Data</h2><details><summary>report JSON</summary><pre>{escape(json.dumps(report, indent=1)[:200000])}</pre></details>",
         "</body></html>",
     ]
-    return "\n".join(parts)
+    return visible("\n".join(parts))  # no raw control or bidirectional character reaches the page, wherever it came from
 
 
 def _e(interval: dict[str, Any]) -> float | None:

@@ -19,6 +19,7 @@ from reeljudge.errors import MediaError
 
 PLAYABLE_SUFFIXES = {".mp4": "video/mp4", ".m4v": "video/mp4", ".webm": "video/webm"}  # as reeljudge.media.container.PLAYABLE
 RESERVED_SYSTEMS = frozenset({"tie", "A", "B"})
+FILE_TIME = 946684800  # 2000-01-01T00:00:00Z: the access and modification time of every stored clip
 
 
 @dataclass(frozen=True)
@@ -93,8 +94,8 @@ class ClipStore:
         """Where a stored clip lives."""
         return self.root / clip.file
 
-    def add(self, source: Path, *, suffix: str | None = None) -> Clip:
-        """Check a clip decodes, hash it and copy it in (once); MediaError naming the file if it is unusable.
+    def check(self, source: Path, *, suffix: str | None = None) -> Clip:
+        """Check a clip decodes and hash it (nothing is written); MediaError naming the file if it is unusable.
         ``suffix``: the clip's format when its file name has none (a blob in promptfoo's store)."""
         from reeljudge.media.refs import file_size, sha256_file
 
@@ -104,14 +105,26 @@ class ClipStore:
             raise MediaError(f"{source}: {suffix or 'no extension'} does not play in browsers; convert it to MP4 (H.264) or WebM")
         facts = probe_clip(source)
         sha = sha256_file(source)
-        name = f"{sha}{suffix}"
-        target = self.root / name
-        if not target.exists():
-            from reeljudge.atomic import atomic_path
+        return Clip(sha, f"{sha}{suffix}", size, PLAYABLE_SUFFIXES[suffix], **facts)
 
-            with atomic_path(target) as tmp:
-                shutil.copyfile(source, tmp)
-        return Clip(sha, name, size, PLAYABLE_SUFFIXES[suffix], **facts)
+    def put_all(self, sources: Mapping[str, tuple[Clip, Path]]) -> None:
+        """Copy checked clips in (each once), in the order of their content hashes, never of systems or sides, and
+        give every stored clip the same file time, so neither the order nor the time of writing tells the clips apart."""
+        from reeljudge.atomic import atomic_path
+
+        for sha in sorted(sources):
+            clip, source = sources[sha]
+            target = self.root / clip.file
+            if not target.exists():
+                with atomic_path(target) as tmp:
+                    shutil.copyfile(source, tmp)
+            os.utime(target, (FILE_TIME, FILE_TIME))
+
+    def add(self, source: Path, *, suffix: str | None = None) -> Clip:
+        """Check a clip, hash it and copy it in (once); MediaError naming the file if it is unusable."""
+        clip = self.check(source, suffix=suffix)
+        self.put_all({clip.sha256: (clip, source)})
+        return clip
 
 
 def probe_clip(path: Path) -> dict[str, Any]:

@@ -19,11 +19,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
+from reeljudge.ab.evidence import MAX_INTERVALS, merge_spans
 from reeljudge.ab.records import now_iso, validate_record
 from reeljudge.ab.samples import Clip, Sample
 from reeljudge.errors import BadInputError, ReelJudgeError
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"  # 2: clip_coverage (one row per task and clip) replaces clip_serves (one row per range)
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 
 
@@ -37,6 +38,12 @@ class AlreadyJudged(StoreError):
     """The rater already has a different judgement of this sample."""
 
     kind = "already_judged"
+
+
+class HoldLost(StoreError):
+    """The rater's hold on a task expired and the sample went to others who fill it: the record is not needed."""
+
+    kind = "hold_lost"
 
 
 class SubmissionIdTaken(StoreError):
@@ -96,10 +103,10 @@ _TABLES = (
     """CREATE TABLE IF NOT EXISTS judgements ({seq}, record_id TEXT NOT NULL UNIQUE,
         submission_id TEXT NOT NULL UNIQUE, sample_id TEXT NOT NULL, rater_id TEXT NOT NULL, protocol TEXT NOT NULL,
         winner TEXT NOT NULL, body TEXT NOT NULL, created_at TEXT NOT NULL, UNIQUE (sample_id, rater_id))""",
-    # the server's own evidence of watching: each clip response sent to the end, as a byte span
-    """CREATE TABLE IF NOT EXISTS clip_serves ({seq}, assignment_id TEXT NOT NULL, side TEXT NOT NULL,
-        first_byte BIGINT NOT NULL, last_byte BIGINT NOT NULL, served_at TEXT NOT NULL)""",
-    "CREATE INDEX IF NOT EXISTS clip_serves_assignment ON clip_serves (assignment_id)",
+    # the server's own evidence of watching: per task and clip, the byte intervals sent to the end (merged, JSON
+    # [[first, last], …], bounded) and how many responses sent them: one row per (task, clip), however many requests
+    """CREATE TABLE IF NOT EXISTS clip_coverage (assignment_id TEXT NOT NULL, side TEXT NOT NULL, spans TEXT NOT NULL,
+        responses BIGINT NOT NULL, updated_at TEXT NOT NULL, PRIMARY KEY (assignment_id, side))""",
     "CREATE INDEX IF NOT EXISTS judgements_rater ON judgements (rater_id)",
     "CREATE INDEX IF NOT EXISTS assignments_rater ON assignments (rater_id)",
 )
@@ -171,6 +178,8 @@ class Store:
             for statement in self.dialect.ddl:
                 db.execute(statement)
             db.execute("INSERT INTO meta (key, value) VALUES ('schema_version', ?) ON CONFLICT DO NOTHING", (SCHEMA_VERSION,))
+            if db.rows("SELECT value FROM meta WHERE key = 'schema_version'")[0][0] == "1":
+                _migrate_1_to_2(db)
 
     def describe(self) -> str:
         """Where the store is, for messages: the SQLite file, or the PostgreSQL database without credentials."""
@@ -274,10 +283,12 @@ class Store:
         return [(r, k) for r, k in self.query("SELECT rater_id, kind FROM raters ORDER BY created_at, rater_id")]
 
     # judgements ----------------------------------------------------------------------------------
-    def append_judgement(self, record: Mapping[str, Any]) -> tuple[dict[str, Any], bool]:
+    def append_judgement(self, record: Mapping[str, Any], guard: Callable[["_Tx"], None] | None = None) -> tuple[dict[str, Any], bool]:
         """Store a validated record; (stored record, True if new). The same submission twice is one record.
 
         A model rater is registered as one on its first record (it never gets an invite link).
+        ``guard``: run inside the write transaction before a new record is inserted; it raises to refuse it
+        (the rating server's check that the rater's hold on the task still stands).
         """
         validate_record(record)
         rater, kind = record["rater"]["id"], record["rater"]["kind"]
@@ -298,6 +309,8 @@ class Store:
             other = db.rows("SELECT record_id FROM judgements WHERE sample_id = ? AND rater_id = ?", (record["sample_id"], record["rater"]["id"]))
             if other:
                 raise AlreadyJudged(f"rater {record['rater']['id']} already judged sample {record['sample_id']} (record {other[0][0]})")
+            if guard is not None:
+                guard(db)
             db.execute(
                 "INSERT INTO judgements (record_id, submission_id, sample_id, rater_id, protocol, winner, body, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (record["record_id"], record["submission_id"], record["sample_id"], record["rater"]["id"], record["protocol"],
@@ -317,18 +330,15 @@ class Store:
 
     # evidence of watching -----------------------------------------------------------------------
     def log_serve(self, assignment_id: str, side: str, spans: list[tuple[int, int]]) -> None:
-        """Log byte spans of a clip sent in full to the rater of ``assignment_id``."""
-        if not spans:
-            return
-        with self.transaction() as db:
-            for first, last in spans:
-                db.execute("INSERT INTO clip_serves (assignment_id, side, first_byte, last_byte, served_at) VALUES (?, ?, ?, ?, ?)",
-                           (assignment_id, side, first, last, now_iso()))
+        """Add byte spans of a clip response sent in full to the task's coverage of that clip (one row per task and clip)."""
+        if spans:
+            with self.transaction() as db:
+                _add_coverage(db, assignment_id, side, spans, 1)
 
-    def serves(self, assignment_id: str) -> list[tuple[str, int, int]]:
-        """(side, first byte, last byte) of every clip span logged for a task."""
-        rows = self.query("SELECT side, first_byte, last_byte FROM clip_serves WHERE assignment_id = ? ORDER BY seq", (assignment_id,))
-        return [(side, int(first), int(last)) for side, first, last in rows]
+    def coverage(self, assignment_id: str) -> dict[str, tuple[list[tuple[int, int]], int]]:
+        """Side → (merged byte intervals sent, responses) for a task: a bounded summary, a row per clip."""
+        rows = self.query("SELECT side, spans, responses FROM clip_coverage WHERE assignment_id = ?", (assignment_id,))
+        return {side: ([(int(a), int(b)) for a, b in json.loads(spans)], int(n)) for side, spans, n in rows}
 
 
 class _Tx:
@@ -344,6 +354,38 @@ class _Tx:
     def rows(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         """Rows of a query inside the transaction."""
         return self.conn.execute(self.dialect.sql(sql), params).fetchall()
+
+
+def _add_coverage(db: _Tx, assignment_id: str, side: str, spans: list[tuple[int, int]], responses: int) -> None:
+    """Merge spans into the (task, clip) coverage row, inside a write transaction."""
+    row = db.rows("SELECT spans, responses FROM clip_coverage WHERE assignment_id = ? AND side = ?", (assignment_id, side))
+    known = [(int(a), int(b)) for a, b in json.loads(row[0][0])] if row else []
+    merged = json.dumps(merge_spans([*known, *spans]), separators=(",", ":"))
+    if row:
+        db.execute("UPDATE clip_coverage SET spans = ?, responses = ?, updated_at = ? WHERE assignment_id = ? AND side = ?",
+                   (merged, int(row[0][1]) + responses, now_iso(), assignment_id, side))
+    else:
+        db.execute("INSERT INTO clip_coverage (assignment_id, side, spans, responses, updated_at) VALUES (?, ?, ?, ?, ?)",
+                   (assignment_id, side, merged, responses, now_iso()))
+
+
+def _migrate_1_to_2(db: _Tx) -> None:
+    """Fold a version-1 store's clip_serves (a row per range) into clip_coverage, drop it, and mark the store version 2."""
+    tables = ("SELECT COUNT(*) FROM information_schema.tables WHERE table_name = 'clip_serves' AND table_schema = current_schema()" if db.dialect is POSTGRES
+              else "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'clip_serves'")
+    if db.rows(tables)[0][0]:
+        groups: dict[tuple[str, str], list[tuple[int, int]]] = {}
+        counts: dict[tuple[str, str], int] = {}
+        for assignment_id, side, first, last in db.conn.execute("SELECT assignment_id, side, first_byte, last_byte FROM clip_serves"):
+            spans = groups.setdefault((assignment_id, side), [])
+            spans.append((int(first), int(last)))
+            counts[(assignment_id, side)] = counts.get((assignment_id, side), 0) + 1
+            if len(spans) > 4 * MAX_INTERVALS:  # what is held per clip stays bounded while folding a flooded store
+                groups[(assignment_id, side)] = merge_spans(spans)
+        for (assignment_id, side), spans in groups.items():
+            _add_coverage(db, assignment_id, side, spans, counts[(assignment_id, side)])
+        db.execute("DROP TABLE clip_serves")
+    db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (SCHEMA_VERSION,))
 
 
 def _sample(body: str) -> Sample:

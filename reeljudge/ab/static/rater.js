@@ -178,7 +178,7 @@
     if (problems.length) { showMessages(problems, "page"); $("#submit-state").textContent = "Not sent: see the messages above."; return; }
     inFlight = true; $("#submit-state").textContent = "Sending…";
     try {
-      const res = await fetch(api("submit"), {
+      const res = await fetch(api(`submit/${encodeURIComponent(task.assignment_id)}`), {
         method: "POST", headers: { "Content-Type": "application/json" },
         body: JSON.stringify({ assignment_id: task.assignment_id, submission_id: submissionId, form, watch: { log } }),
       });
