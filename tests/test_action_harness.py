@@ -41,7 +41,7 @@ from user_project import ROOT, artifacts, make_project, user_python  # noqa: F40
 from workflow_runner import Runner, new_github_state
 from support.gecko_scripts import script_prompt
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.pinned_promptfoo]  # the user project installs its own (pinned) promptfoo
 
 ACTION = "reeljudge/reeljudge"  # the placeholder init writes, played by the action's checkout
 STARTER_PROMPT = "A red ball rolls past a textured wall"  # the starters' example prompt
