@@ -14,7 +14,7 @@ import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Mapping
+from typing import Any, Literal, Mapping, get_args
 
 from reeljudge.atomic import TEMP_PREFIX, write_json
 from reeljudge.errors import JudgeError
@@ -27,8 +27,8 @@ DOWNLOADS = "downloads"
 _TMP_PREFIX = TEMP_PREFIX
 #: readwrite: read and write; off: neither; replay: read only, a miss fails; plan: like readwrite, but
 #: a judge request that misses is recorded for the Batch API instead of sent (``reeljudge.batch``)
-MODES = ("readwrite", "off", "replay", "plan")
 CacheMode = Literal["readwrite", "off", "replay", "plan"]
+MODES: tuple[str, ...] = get_args(CacheMode)
 _WRITING_MODES = ("readwrite", "plan")
 
 

@@ -34,16 +34,21 @@ UNSAFE_CHARS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-
 _UNSAFE_OUTSIDE_JSON_ESCAPES = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
+def _escape(match: re.Match[str]) -> str:
+    """One matched character as a visible ``\\uXXXX`` escape."""
+    return f"\\u{ord(match.group()):04x}"
+
+
 def visible(text: str) -> str:
     """``text`` with every control and bidirectional character written as a visible ``\\uXXXX`` escape."""
-    return UNSAFE_CHARS.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return UNSAFE_CHARS.sub(_escape, text)
 
 
 def to_jsonl(records: Iterable[Mapping[str, Any]]) -> str:
     """One strict JSON record per line."""
     lines = (json.dumps(_finite(r), ensure_ascii=False, sort_keys=True, allow_nan=False) for r in records)
     # json escapes C0 controls itself; the rest can only stand inside strings, where a \u escape reads back the same
-    return "".join(_UNSAFE_OUTSIDE_JSON_ESCAPES.sub(lambda m: f"\\u{ord(m.group()):04x}", line) + "\n" for line in lines)
+    return "".join(_UNSAFE_OUTSIDE_JSON_ESCAPES.sub(_escape, line) + "\n" for line in lines)
 
 
 def _finite(value: Any) -> Any:

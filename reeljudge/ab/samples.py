@@ -120,12 +120,6 @@ class ClipStore:
                     shutil.copyfile(source, tmp)
             os.utime(target, (FILE_TIME, FILE_TIME))
 
-    def add(self, source: Path, *, suffix: str | None = None) -> Clip:
-        """Check a clip, hash it and copy it in (once); MediaError naming the file if it is unusable."""
-        clip = self.check(source, suffix=suffix)
-        self.put_all({clip.sha256: (clip, source)})
-        return clip
-
 
 def probe_clip(path: Path) -> dict[str, Any]:
     """Duration, fps and size of a clip after decoding its first frame; MediaError if it does not decode."""

@@ -338,7 +338,7 @@ class Store:
     def coverage(self, assignment_id: str) -> dict[str, tuple[list[tuple[int, int]], int]]:
         """Side → (merged byte intervals sent, responses) for a task: a bounded summary, a row per clip."""
         rows = self.query("SELECT side, spans, responses FROM clip_coverage WHERE assignment_id = ?", (assignment_id,))
-        return {side: ([(int(a), int(b)) for a, b in json.loads(spans)], int(n)) for side, spans, n in rows}
+        return {side: (_decode_spans(spans), int(n)) for side, spans, n in rows}
 
 
 class _Tx:
@@ -356,10 +356,15 @@ class _Tx:
         return self.conn.execute(self.dialect.sql(sql), params).fetchall()
 
 
+def _decode_spans(text: str) -> list[tuple[int, int]]:
+    """A coverage row's stored byte intervals."""
+    return [(int(a), int(b)) for a, b in json.loads(text)]
+
+
 def _add_coverage(db: _Tx, assignment_id: str, side: str, spans: list[tuple[int, int]], responses: int) -> None:
     """Merge spans into the (task, clip) coverage row, inside a write transaction."""
     row = db.rows("SELECT spans, responses FROM clip_coverage WHERE assignment_id = ? AND side = ?", (assignment_id, side))
-    known = [(int(a), int(b)) for a, b in json.loads(row[0][0])] if row else []
+    known = _decode_spans(row[0][0]) if row else []
     merged = json.dumps(merge_spans([*known, *spans]), separators=(",", ":"))
     if row:
         db.execute("UPDATE clip_coverage SET spans = ?, responses = ?, updated_at = ? WHERE assignment_id = ? AND side = ?",

@@ -6,7 +6,7 @@ a new clip with a planted fault. Named scores: ``ab_win`` (1 win, 0.5 tie, 0 los
 (both orders agreed, when asked in two) and, with Gemini, ``ab_new_<dimension>`` and
 ``ab_reference_<dimension>`` (the 1–5 ratings, mean over the orders); with ``judge: probes``,
 ``ab_probes_new_<group>`` / ``ab_probes_reference_<group>`` (the share of the group's probes
-passed). One component result per order (or per clip for the probes); tags in the reason.
+passed). One line of the breakdown per order (or per clip for the probes); tags in the reason.
 """
 
 from __future__ import annotations

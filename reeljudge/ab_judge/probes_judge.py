@@ -117,12 +117,12 @@ def compare_probes(systems: tuple[str, str], verdicts: tuple[Any, Any], family: 
         faults[system], shares[system], weights[system] = {}, {}, {}
         reasons[system] = {r.name: r.reason for r in verdict.failed}
         per_fault[system] = {r.name: fault_weight(r) for r in verdict.failed}
-        ruined[system] = max((fault_weight(r) for r in verdict.failed if r.name in RUINING_PROBES), default=0.0)
+        ruined[system] = max((w for name, w in per_fault[system].items() if name in RUINING_PROBES), default=0.0)
         for group, (probes, _) in GROUPS.items():
             gating = [results[p] for p in probes if p in results and results[p].gating]
             faults[system][group] = tuple(r.name for r in gating if not r.passed)
             shares[system][group] = (sum(r.passed for r in gating) / len(gating)) if gating else 1.0
-            weights[system][group] = round(sum((fault_weight(r) for r in gating if not r.passed), 0.0), 4)
+            weights[system][group] = round(sum((per_fault[system][r.name] for r in gating if not r.passed), 0.0), 4)
     order = sorted(GROUPS, key=lambda g: protocol.priority.index(GROUPS[g][1]))
     winner, decided_by = _weigh(systems, faults, weights, ruined, order)
     primary, secondary = _tags(winner, systems, faults, per_fault, decided_by, protocol.rules.secondary_tags_max)

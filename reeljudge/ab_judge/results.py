@@ -105,7 +105,8 @@ def probes_result(v: ProbesPairVerdict, options: ABJudgeOptions, test: str) -> R
         named.update({f"ab_probes_{system}_{group}": share for group, share in v.passed_share[system].items()})
     head = f"{_outcome(v.winner, v.systems)} on the probed dimensions (judge: probes)"
     head += f", decided by {v.decided_by}" if v.decided_by else ""
-    head += f": {v.weighing()}" if v.weighing() else ""
+    weighing = v.weighing()
+    head += f": {weighing}" if weighing else ""
     parts = [head, f"tags: {', '.join(v.tags)}", "not judged (abstained, the probes cannot see them): " + ", ".join(v.abstained)]
     for system in v.systems:
         found = [f"{p}: {reason}" for p, reason in v.reasons[system].items()]

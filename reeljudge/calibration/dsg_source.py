@@ -52,7 +52,10 @@ def _header(path: Path) -> list[str]:
 def is_dsg_answers(path: str | Path) -> bool:
     """Whether ``path`` is a DSG VQA answer CSV (by its header)."""
     path = Path(path)
-    return path.suffix.lower() == ".csv" and set(ANSWER_COLUMNS) <= set(_header(path)) and "item" not in _header(path)
+    if path.suffix.lower() != ".csv":
+        return False
+    header = set(_header(path))
+    return set(ANSWER_COLUMNS) <= header and "item" not in header
 
 
 def is_dsg_likert(path: str | Path) -> bool:

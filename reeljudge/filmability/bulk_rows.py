@@ -114,7 +114,7 @@ def _csv(text: str, path: Path) -> list[tuple[int, Any]]:
     fields, rows = csv_rows(text)
     if "narration" not in fields:
         raise BadInputError(f"narrations file {path}: the CSV header {fields} has no 'narration' column")
-    return list(rows)
+    return rows
 
 
 def _yaml(text: str, path: Path) -> list[tuple[int, Any]]:

@@ -77,7 +77,7 @@ class Findability:
         return text + ("; " + "; ".join(self.notes) if self.notes else "")
 
     def per_term(self) -> str:
-        """Each term's clip counts, for the findability component's reason."""
+        """Each term's clip counts, for the findability line of the breakdown."""
         parts = []
         for t in self.terms:
             by = ", ".join(f"{SOURCES[s].label} {n:,}" for s, n in t.counts.items()) or "not searched"

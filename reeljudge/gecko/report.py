@@ -29,12 +29,13 @@ import numpy as np
 from reeljudge.errors import BadInputError
 from reeljudge.gecko.bias import LetterBias, letter_bias, merge_counts
 from reeljudge.gecko.pairs import gecko_results
+from reeljudge.gecko.results_extra import ANSWER_LETTERS
 from reeljudge.promptfoo import provider_label, read_results_document
 from reeljudge.stats.bootstrap import Interval, bootstrap_column_means
 
 OVERALL = "overall"
 MIN_PAIRED = 3
-LETTERS_KEY = "answer_letters"
+LETTERS_KEY = ANSWER_LETTERS  # the key the assertion writes
 
 
 @dataclass(frozen=True)
