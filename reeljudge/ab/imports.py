@@ -207,11 +207,11 @@ def _clips_of(group: list[Mapping[str, Any]], systems: tuple[str, str] | None) -
     """(system, clip reference, claimed sha256) per provider cell of one test, and problems."""
     from reeljudge.errors import MediaError
     from reeljudge.media.resolver import response_reference
+    from reeljudge.promptfoo import provider_label
 
     clips, errors = [], []
     for cell in group:
-        provider = cell.get("provider") or {}
-        system = str(provider.get("label") or provider.get("id") or "")
+        system = provider_label(cell.get("provider"))
         if systems and system not in systems:
             continue
         response = cell.get("response") or {}

@@ -162,7 +162,8 @@ def _open_url(url: str, allowed: tuple[MediaKind, ...], where: Where) -> Opened:
     """An http(s) URL downloaded once into the cache (size cap, timeout, the shared retry policy)."""
     from reeljudge.media.download import fetch_url
 
-    path, digest = fetch_url(url, where.downloads(), policy=where.policy or download_policy(), max_bytes=max_download_bytes())
+    env = download_environment()
+    path, digest = fetch_url(url, where.downloads(), policy=where.policy or download_policy(env), max_bytes=max_download_bytes(env))
     media = resolve_media(path, kinds=allowed)
     return Opened(ContentRef(_relabel(media, url), digest, path.stat().st_size), "url", url)
 
@@ -181,20 +182,20 @@ def download_environment() -> DownloadEnvironment:
     return load_one({}, DownloadEnvironment, owner="downloads")
 
 
-def download_policy() -> Any:
+def download_policy(env: DownloadEnvironment | None = None) -> Any:
     """The download retry policy in force: the default, with $REELJUDGE_DOWNLOAD_TIMEOUT_S / _DEADLINE_S when set."""
     from dataclasses import replace
 
     from reeljudge.media.download import DOWNLOAD_POLICY
 
-    env = download_environment()
+    env = env or download_environment()
     changes = {"timeout_s": env.timeout_s, "deadline_s": env.deadline_s}
     return replace(DOWNLOAD_POLICY, **{k: v for k, v in changes.items() if v is not None})
 
 
-def max_download_bytes() -> int:
+def max_download_bytes(env: DownloadEnvironment | None = None) -> int:
     """The download size cap in force: $REELJUDGE_MAX_DOWNLOAD_BYTES, else the downloader's default."""
     from reeljudge.media.download import MAX_DOWNLOAD_BYTES
 
-    value = download_environment().max_bytes
+    value = (env or download_environment()).max_bytes
     return value if value is not None else MAX_DOWNLOAD_BYTES
