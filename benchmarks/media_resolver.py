@@ -41,6 +41,7 @@ def main() -> None:
     args = parser.parse_args()
     from clip_server import ClipServer
     from reeljudge.media.resolver import locate_media
+    from reeljudge.promptfoo.context import TestContext
 
     with tempfile.TemporaryDirectory(prefix="reeljudge-bench-") as work:
         root = Path(work)
@@ -61,7 +62,7 @@ def main() -> None:
         uri = "data:video/mp4;base64," + base64.b64encode(data).decode()
 
         def look(**vars_: str) -> Callable[[], object]:
-            return lambda: locate_media({"vars": vars_}, "", var=None, test="bench", kinds=("video",), base_dir=root)
+            return lambda: locate_media(TestContext.of({"vars": vars_}), "", var=None, kinds=("video",), base_dir=root)
 
         rows = {
             "plain path": look(clip="clips/clip.mp4"),

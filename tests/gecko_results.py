@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from reeljudge.errors import JudgeError
-from reeljudge.promptfoo import failure, grading_result
+from reeljudge.promptfoo.results import failure, grading_result
 
 Question = tuple[str, str, "str | None"]  # tag, truth letter, the judge's letter (None: unanswered)
 

@@ -14,6 +14,7 @@ import pytest
 from clip_server import ClipServer
 from reeljudge.errors import BadInputError, MediaError
 from reeljudge.media.resolver import find_reference, locate_media, markdown_reference
+from reeljudge.promptfoo.context import TestContext
 from reeljudge.probes.assertion import get_assert as probes
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -74,33 +75,33 @@ def refused(result: dict, *parts: str) -> None:
 
 def test_the_assertions_var_comes_first(pf_dir):
     digest = put_blob(pf_dir, CLEAN)
-    found = find_reference(ctx(veo_response(digest), take="gen_frozen"), veo_response(digest)["output"], var="take", test=TEST)
+    found = find_reference(TestContext.of(ctx(veo_response(digest), take="gen_frozen")), veo_response(digest)["output"], var="take")
     assert (found.ref, found.origin) == ("gen_frozen", "var 'take'")
 
 
 def test_the_response_video_object_comes_before_markdown_and_default_vars(pf_dir):
     digest = put_blob(pf_dir, CLEAN)
     response = veo_response(digest)
-    found = find_reference(ctx(response, video="gen_frozen"), response["output"], var=None, test=TEST)
+    found = find_reference(TestContext.of(ctx(response, video="gen_frozen")), response["output"], var=None)
     assert found.ref == f"promptfoo://blob/{digest}" and found.origin == "the provider response's video.blobRef"
     sora = {"video": {"storageRef": {"key": "video/abc.mp4"}, "url": "storageRef:video/abc.mp4"}}
-    assert find_reference(ctx(sora), "", var=None, test=TEST).ref == "storageRef:video/abc.mp4"
-    assert find_reference(ctx({"video": {"url": "https://x.test/a.mp4"}}), "", var=None, test=TEST).origin == "the provider response's video.url"
+    assert find_reference(TestContext.of(ctx(sora)), "", var=None).ref == "storageRef:video/abc.mp4"
+    assert find_reference(TestContext.of(ctx({"video": {"url": "https://x.test/a.mp4"}})), "", var=None).origin == "the provider response's video.url"
 
 
 def test_our_providers_clip_path_is_the_original_of_their_viewer_copy():
     response = {"metadata": {"clip_path": "datasets/clips/gen_clean.mp4"}, "video": {"storageRef": {"key": "video/0123456789ab.mp4"}}}
-    found = find_reference(ctx(response), "gen_clean", var=None, test=TEST)
+    found = find_reference(TestContext.of(ctx(response)), "gen_clean", var=None)
     assert found.ref == "datasets/clips/gen_clean.mp4" and "clip_path" in found.origin
 
 
 def test_markdown_comes_before_default_vars_which_come_before_a_one_line_output():
     md = "Here it is: ![a ball](clips/ball.png)"
-    assert find_reference(ctx(video="gen_frozen"), md, var=None, test=TEST).ref == "clips/ball.png"
-    assert find_reference(ctx(video="gen_frozen"), "gen_clean", var=None, test=TEST).ref == "gen_frozen"
-    assert find_reference(ctx(), "gen_clean", var=None, test=TEST).origin == "the provider output"
+    assert find_reference(TestContext.of(ctx(video="gen_frozen")), md, var=None).ref == "clips/ball.png"
+    assert find_reference(TestContext.of(ctx(video="gen_frozen")), "gen_clean", var=None).ref == "gen_frozen"
+    assert find_reference(TestContext.of(ctx()), "gen_clean", var=None).origin == "the provider output"
     with pytest.raises(BadInputError, match="names no clip or image"):
-        find_reference(ctx(), "two\nlines", var=None, test=TEST)
+        find_reference(TestContext.of(ctx()), "two\nlines", var=None)
 
 
 def test_markdown_links_to_pages_are_not_media_but_images_always_are():
@@ -113,12 +114,12 @@ def test_markdown_links_to_pages_are_not_media_but_images_always_are():
 def test_an_images_list_gives_its_one_image_and_refuses_several():
     png = "data:image/png;base64,iVBORw0KGgo="
     one = {"output": "![x](https://cdn.example.org/x.png)", "images": [{"data": png, "mimeType": "image/png"}]}
-    found = find_reference(ctx(one), one["output"], var=None, test=TEST)
+    found = find_reference(TestContext.of(ctx(one)), one["output"], var=None)
     assert (found.ref, found.origin, found.mime_hint) == (png, "the provider response's images[0]", "image/png")
     several = {"images": [{"data": png}, {"data": "https://cdn.example.org/2.png"}]}
     with pytest.raises(MediaError, match="has 2 different images: which one is ambiguous"):
-        find_reference(ctx(several), "", var=None, test=TEST)
-    assert find_reference(ctx(several, video="gen_clean"), "", var=None, test=TEST, kinds=("video",)).ref == "gen_clean"
+        find_reference(TestContext.of(ctx(several)), "", var=None)
+    assert find_reference(TestContext.of(ctx(several, video="gen_clean")), "", var=None, kinds=("video",)).ref == "gen_clean"
 
 
 # --- carriers that work ----------------------------------------------------------------------------
@@ -136,25 +137,25 @@ def test_a_blob_is_read_verified_and_recorded_by_hash(pf_dir):
 
 def test_a_media_store_key_and_a_data_uri_and_a_file_uri(pf_dir, tmp_path):
     key = put_media(pf_dir, CLEAN, "video/0123456789ab.mp4")
-    located = locate_media(ctx(), f"[Video: x](storageRef:{key})", var=None, test=TEST, kinds=("video",))
+    located = locate_media(TestContext.of(ctx()), f"[Video: x](storageRef:{key})", var=None, kinds=("video",))
     assert located.opened.carrier == "media-store" and located.media.sha256 == sha(CLEAN)
     uri = "data:video/mp4;base64," + base64.b64encode(CLEAN.read_bytes()).decode()
-    located = locate_media(ctx(clip=uri), "", var=None, test=TEST, kinds=("video",))
+    located = locate_media(TestContext.of(ctx(clip=uri)), "", var=None, kinds=("video",))
     assert located.opened.carrier == "data-uri" and located.media.sha256 == sha(CLEAN)
     assert located.metadata()["file"] == f"sha256:{sha(CLEAN)}" and "base64" not in located.label
-    located = locate_media(ctx(clip="file://datasets/clips/gen_clean.mp4"), "", var=None, test=TEST, kinds=("video",), base_dir=ROOT)
+    located = locate_media(TestContext.of(ctx(clip="file://datasets/clips/gen_clean.mp4")), "", var=None, kinds=("video",), base_dir=ROOT)
     assert located.opened.carrier == "file" and located.metadata()["file"] in ("datasets/clips/gen_clean.mp4", f"sha256:{sha(CLEAN)}")
 
 
 def test_data_uris_and_urls_land_in_the_library_download_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("REELJUDGE_CACHE_DIR", str(tmp_path / "cache"))
     uri = "data:video/mp4;base64," + base64.b64encode(CLEAN.read_bytes()).decode()
-    located = locate_media(ctx(clip=uri), "", var=None, test=TEST, kinds=("video",))
+    located = locate_media(TestContext.of(ctx(clip=uri)), "", var=None, kinds=("video",))
     assert located.media.ref.path == tmp_path / "cache" / "downloads" / "blobs" / f"{sha(CLEAN)}.mp4"
     with ClipServer(CLIPS) as server:
         url = f"{server.url}/clips/gen_clean.mp4"
-        first = locate_media(ctx(clip=url), "", var=None, test=TEST, kinds=("video",))
-        second = locate_media(ctx(clip=url), "", var=None, test=TEST, kinds=("video",))
+        first = locate_media(TestContext.of(ctx(clip=url)), "", var=None, kinds=("video",))
+        second = locate_media(TestContext.of(ctx(clip=url)), "", var=None, kinds=("video",))
     assert first.media.ref.path == located.media.ref.path == second.media.ref.path  # one cache, content-addressed
     assert server.requests == ["/clips/gen_clean.mp4"] and first.metadata()["file"] == url
 
@@ -188,13 +189,13 @@ def test_a_file_var_promptfoo_loaded_is_judged_from_its_bytes_under_the_tests_ow
     clip = tmp_path / "café clip (1).mp4"
     shutil.copyfile(CLIPS / "gen_flicker.mp4", clip)
     written = "file://clips/café clip (1).mp4"  # relative to a config folder this process does not know
-    located = locate_media(loaded(written, clip), "", var="video", test=TEST, kinds=("video",))
+    located = locate_media(TestContext.of(loaded(written, clip)), "", var="video", kinds=("video",))
     assert located.media.sha256 == sha(clip) and located.opened.carrier == "data-uri" and located.label == written
     assert located.metadata()["written"] == written and "loaded by promptfoo" in located.origin
     result = probes("", {**loaded(written, clip), "config": {"var": "video"}})
     assert result["pass"] is False and result["reason"].startswith(f"FAIL video probes on {written}: 1 of"), result["reason"]
     assert "FAIL flicker" in result["reason"] and result["metadata"]["media"]["sha256"] == sha(clip)
-    found = find_reference(loaded(written, clip), "", var=None, test=TEST)  # the default var list too
+    found = find_reference(TestContext.of(loaded(written, clip)), "", var=None)  # the default var list too
     assert found.written == written and found.ref.startswith("data:video/mp4;base64,")
 
 
@@ -204,13 +205,13 @@ def test_a_loaded_image_var_keeps_promptfoos_data_uri_and_a_computed_var_is_used
 
     image = tmp_path / "still.png"
     cv2.imwrite(str(image), np.full((16, 16, 3), 200, np.uint8))
-    located = locate_media(loaded("file://still.png", image, image=True), "", var="video", test=TEST, kinds=("image",))
+    located = locate_media(TestContext.of(loaded("file://still.png", image, image=True)), "", var="video", kinds=("image",))
     assert located.media.sha256 == sha(image) and located.label == "file://still.png"
     # a var promptfoo computed from a file that is not media (a script's output, a text file's contents) is used
     # as rendered, as before: here a path
     context = ctx(video="datasets/clips/gen_clean.mp4")
     context["test"] = {"description": TEST, "vars": {"video": "file://pick_clip.py"}}
-    located = locate_media(context, "", var="video", test=TEST, kinds=("video",), base_dir=ROOT)
+    located = locate_media(TestContext.of(context), "", var="video", kinds=("video",), base_dir=ROOT)
     assert located.opened.carrier == "file" and located.written == "" and located.media.sha256 == sha(CLEAN)
 
 
@@ -292,16 +293,16 @@ def test_refused_markdown_with_two_different_media_links(pf_dir):
 def test_a_bad_download_setting_is_a_clear_error(monkeypatch):
     monkeypatch.setenv("REELJUDGE_MAX_DOWNLOAD_BYTES", "lots")
     with pytest.raises(BadInputError, match="environment variable REELJUDGE_MAX_DOWNLOAD_BYTES must be a whole number, got 'lots'"):
-        locate_media(ctx(clip="https://127.0.0.1:9/a.mp4"), "", var=None, test=TEST, kinds=("video",))
+        locate_media(TestContext.of(ctx(clip="https://127.0.0.1:9/a.mp4")), "", var=None, kinds=("video",))
     monkeypatch.setenv("REELJUDGE_MAX_DOWNLOAD_BYTES", "1000")
     monkeypatch.setenv("REELJUDGE_DOWNLOAD_TIMEOUT_S", "0")
     with pytest.raises(BadInputError, match="environment variable REELJUDGE_DOWNLOAD_TIMEOUT_S must be at least 0.001, got '0'"):
-        locate_media(ctx(clip="https://127.0.0.1:9/a.mp4"), "", var=None, test=TEST, kinds=("video",))
+        locate_media(TestContext.of(ctx(clip="https://127.0.0.1:9/a.mp4")), "", var=None, kinds=("video",))
 
 
 def test_media_errors_are_media_errors():
     with pytest.raises(MediaError, match="not a blob reference"):
-        locate_media(ctx(clip="promptfoo://blob/xyz"), "", var=None, test=TEST, kinds=("video",))
+        locate_media(TestContext.of(ctx(clip="promptfoo://blob/xyz")), "", var=None, kinds=("video",))
 
 
 # --- ab import and import weight ------------------------------------------------------------------
@@ -343,8 +344,8 @@ def test_locating_a_blob_imports_nothing_heavy(pf_dir):
 
     digest = put_blob(pf_dir, CLEAN)
     code = (
-        "import sys, json; from reeljudge.media.resolver import locate_media; "
-        f"r = locate_media({{'providerResponse': {veo_response(digest)!r}}}, '', var=None, test='t', kinds=('video',)); "
+        "import sys, json; from reeljudge.media.resolver import locate_media; from reeljudge.promptfoo.context import TestContext; "
+        f"r = locate_media(TestContext.of({{'providerResponse': {veo_response(digest)!r}}}), '', var=None, kinds=('video',)); "
         "print(json.dumps([r.media.sha256, sorted({m.split('.')[0] for m in sys.modules} & {'numpy', 'av', 'httpx', 'tenacity', 'google', 'cv2'})]))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True).stdout

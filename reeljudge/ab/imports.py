@@ -172,7 +172,7 @@ def read_promptfoo(path: Path, *, family: str = "text-to-video", systems: tuple[
     the provider's label (else id). ``systems`` keeps only that pair; a test's ``vars.family``
     overrides ``family``.
     """
-    from reeljudge.promptfoo import read_results_file
+    from reeljudge.promptfoo.results_file import read_results_file
 
     cells = read_results_file(path)
     groups: dict[Any, list[Mapping[str, Any]]] = {}
@@ -207,7 +207,7 @@ def _clips_of(group: list[Mapping[str, Any]], systems: tuple[str, str] | None) -
     """(system, clip reference, claimed sha256) per provider cell of one test, and problems."""
     from reeljudge.errors import MediaError
     from reeljudge.media.resolver import response_reference
-    from reeljudge.promptfoo import provider_label
+    from reeljudge.promptfoo.results_file import provider_label
 
     clips, errors = [], []
     for cell in group:

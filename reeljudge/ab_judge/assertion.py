@@ -16,7 +16,8 @@ from typing import Any, Mapping
 from reeljudge.ab_judge.options import load
 from reeljudge.errors import BadInputError
 from reeljudge.options import with_value
-from reeljudge.promptfoo import Result, config_of, invert_verdict, require_var, run_judged, vars_of
+from reeljudge.promptfoo.context import TestContext
+from reeljudge.promptfoo.results import Result, invert_verdict, run_judged
 
 JUDGE_NAME = "ab_judge"
 SYSTEMS = ("new", "reference")
@@ -24,10 +25,10 @@ SYSTEMS = ("new", "reference")
 
 def get_assert(output: Any, context: Mapping[str, Any] | None) -> Result:
     """promptfoo entry: judge the provider's clip against the test's reference clip."""
-    return run_judged(JUDGE_NAME, context, lambda test: grade(output, context or {}, test))
+    return run_judged(JUDGE_NAME, context, lambda ctx: grade(output, ctx))
 
 
-def grade(output: Any, context: Mapping[str, Any], test: str) -> Result:
+def grade(output: Any, ctx: TestContext) -> Result:
     """The full grading of one test."""
     from reeljudge.ab_judge.api import clip_where, judge, locate_clip, pair_of
     from dataclasses import replace
@@ -35,16 +36,17 @@ def grade(output: Any, context: Mapping[str, Any], test: str) -> Result:
     from reeljudge.ab_judge.results import verdict_result
     from reeljudge.media.resolver import find_reference, var_candidate
 
-    options, settings = load(config_of(context))
-    vars_ = vars_of(context)
+    test = ctx.label
+    options, settings = load(ctx.config)
+    vars_ = ctx.vars
     for key, var in (("family", options.family_var), ("expect_fail", options.expect_fail_var)):
         if vars_.get(var) not in (None, ""):
             options = with_value(options, key, vars_[var], where=f"test {test!r}: var {var!r}")
-    prompt = vars_.get(options.prompt_var) or context.get("prompt")
+    prompt = vars_.get(options.prompt_var) or ctx.prompt
     if not isinstance(prompt, str) or not prompt.strip():
         raise BadInputError(f"test {test!r} has no prompt: set the var {options.prompt_var!r} (the prompt both clips were made from)")
-    found = find_reference(context, output, var=options.media_var, test=test, kinds=("video",))
-    reference = var_candidate(context, options.reference_var, require_var(context, options.reference_var, test=test))
+    found = find_reference(ctx, output, var=options.media_var, kinds=("video",))
+    reference = var_candidate(ctx, options.reference_var, ctx.require_var(options.reference_var))
     roles = (f"the new clip ({found.origin})", f"the reference clip ({reference.origin})")
     where = clip_where(options, settings)
     new = locate_clip(replace(found, origin=roles[0]), roles[0], where)

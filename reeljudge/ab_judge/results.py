@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 from reeljudge.ab.protocol import TIE, Protocol, load_protocol
 from reeljudge.ab_judge.options import ABJudgeOptions
 from reeljudge.ab_judge.verdict import OrderVerdict, PairVerdict
-from reeljudge.promptfoo import IDENTITY_KEY, Result, grading_result, judge_identity
+from reeljudge.promptfoo.identity import IDENTITY_KEY, judge_identity
+from reeljudge.promptfoo.results import Result, grading_result
 
 if TYPE_CHECKING:  # the offline judge is loaded when its verdict is reported, not on a Gemini cache hit
     from reeljudge.ab_judge.probes_judge import ProbesPairVerdict

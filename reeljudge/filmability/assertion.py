@@ -14,7 +14,8 @@ from reeljudge.filmability.judge import FilmabilityVerdict, check_narration, jud
 from reeljudge.filmability.options import load
 from reeljudge.filmability.score_table import CRITERIA_MAX
 from reeljudge.filmability.terms import parse_terms
-from reeljudge.promptfoo import Result, config_of, grading_result, require_var, run_judged
+from reeljudge.promptfoo.context import TestContext
+from reeljudge.promptfoo.results import Result, grading_result, run_judged
 
 JUDGE_NAME = "filmability"
 METRIC_PREFIX = "film_"
@@ -22,13 +23,14 @@ METRIC_PREFIX = "film_"
 
 def get_assert(output: Any, context: Mapping[str, Any] | None) -> Result:
     """promptfoo entry: grade the search terms in ``output`` for the test's narration."""
-    return run_judged(JUDGE_NAME, context, lambda test: _grade(output, context or {}, test))
+    return run_judged(JUDGE_NAME, context, lambda ctx: _grade(output, ctx))
 
 
-def _grade(output: Any, context: Mapping[str, Any], test: str) -> Result:
+def _grade(output: Any, ctx: TestContext) -> Result:
     """The full grading of one test."""
-    options, settings = load(config_of(context))
-    narration = check_narration(str(require_var(context, options.narration_var, test=test)), options, test)
+    test = ctx.label
+    options, settings = load(ctx.config)
+    narration = check_narration(str(ctx.require_var(options.narration_var)), options, test)
     try:
         terms = parse_terms(output, max_terms=options.max_terms)
     except BadInputError as error:

@@ -20,7 +20,7 @@ from reeljudge.filmability.local_version import LOCAL_JUDGE_VERSION, SOURCES_SHA
 from reeljudge.filmability.options import FilmabilityOptions
 from reeljudge.filmability.score_table import Breakdown, TableScore, breakdown_from_reply, judge_disagreements, score_breakdown
 from reeljudge.gemini.settings import JudgeSettings, answers_without_credentials, has_gemini_credentials
-from reeljudge.promptfoo import IDENTITY_KEY, judge_identity
+from reeljudge.promptfoo.identity import IDENTITY_KEY, judge_identity
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from reeljudge.filmability.findability import Findability

@@ -17,7 +17,9 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from reeljudge.errors import BadInputError
-from reeljudge.promptfoo import BREAKDOWN_KEY, IDENTITY_KEY, provider_label
+from reeljudge.promptfoo.identity import IDENTITY_KEY
+from reeljudge.promptfoo.results import BREAKDOWN_KEY
+from reeljudge.promptfoo.results_file import provider_label
 
 #: promptfoo's ResultFailureReason.ERROR: the provider or the eval itself failed
 _FAILURE_ERROR = 2
@@ -78,7 +80,7 @@ class ResultsFile:
 
 def read_results(path: str | Path) -> ResultsFile:
     """Parse a promptfoo results JSON file; BadInputError naming the file and the problem."""
-    from reeljudge.promptfoo import read_results_document
+    from reeljudge.promptfoo.results_file import read_results_document
 
     return parse_results(read_results_document(path), str(path))
 

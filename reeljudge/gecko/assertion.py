@@ -13,9 +13,9 @@ from typing import Any, Mapping
 from reeljudge.gecko.options import GeckoOptions, load
 from reeljudge.gecko.results_extra import dependency_metadata, letter_metadata, skip_reason
 from reeljudge.options import with_value
-from reeljudge.promptfoo import (
-    IDENTITY_KEY, Result, config_of, grading_result, invert_verdict, judge_identity, require_var, run_judged, vars_of,
-)
+from reeljudge.promptfoo.identity import IDENTITY_KEY, judge_identity
+from reeljudge.promptfoo.context import TestContext
+from reeljudge.promptfoo.results import Result, grading_result, invert_verdict, run_judged
 
 JUDGE_NAME = "gecko"
 METRIC = "gecko"
@@ -23,22 +23,23 @@ METRIC = "gecko"
 
 def get_assert(output: Any, context: Mapping[str, Any] | None) -> Result:
     """promptfoo entry: Gecko-score the media of this test against its prompt."""
-    return run_judged(JUDGE_NAME, context, lambda test: grade(output, context or {}, test))
+    return run_judged(JUDGE_NAME, context, lambda ctx: grade(output, ctx))
 
 
-def grade(output: Any, context: Mapping[str, Any], test: str) -> Result:
+def grade(output: Any, ctx: TestContext) -> Result:
     """The full grading of one test."""
     from reeljudge.gecko.pipeline import media_kinds, run_gecko
     from reeljudge.gecko.questions import declared_questions
     from reeljudge.media.resolver import locate_media
 
-    options, settings = load(config_of(context))
-    prompt = str(require_var(context, options.prompt_var, test=test))
-    vars_ = vars_of(context)
+    test = ctx.label
+    options, settings = load(ctx.config)
+    prompt = str(ctx.require_var(options.prompt_var))
+    vars_ = ctx.vars
     if vars_.get(options.expect_var):
         options = with_value(options, "expect", vars_[options.expect_var], where=f"test {test!r}: var {options.expect_var!r}")
     declared = declared_questions(vars_[options.qas_var], test=test, var=options.qas_var) if vars_.get(options.qas_var) else None
-    located = locate_media(context, output, var=options.media_var, test=test, kinds=media_kinds(options),
+    located = locate_media(ctx, output, var=options.media_var, kinds=media_kinds(options),
                            base_dir=options.base_dir, memo=settings.judge_cache())
     outcome = run_gecko(prompt, located.media, options, settings, declared=declared)
     result = outcome_result(outcome, options, located.metadata())

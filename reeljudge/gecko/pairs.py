@@ -116,7 +116,7 @@ def check_pairs(rows: list[JudgedRow]) -> PairReport:
 
 def check_results_file(path: str | Path) -> PairReport:
     """The pair check of a promptfoo results JSON file."""
-    from reeljudge.promptfoo import read_results_file
+    from reeljudge.promptfoo.results_file import read_results_file
 
     return check_pairs(rows_from_results(read_results_file(path)))
 

@@ -1,6 +1,6 @@
 """The per-tag report of Gecko results files: per model and tag, how well, how sure, what moved.
 
-Read from promptfoo results files (``promptfoo eval -o``) through ``reeljudge.promptfoo``. A *series*
+Read from promptfoo results files (``promptfoo eval -o``) through ``reeljudge.promptfoo.results_file``. A *series*
 is one provider (model) in one file. Per series and tag: the mean over tests of each test's score on
 that tag's questions, with a 95 % bootstrap interval over tests (``reeljudge.stats.bootstrap``: the
 tests are the units; questions of one test share a clip), how many tests and questions; ``overall``
@@ -30,7 +30,7 @@ from reeljudge.errors import BadInputError
 from reeljudge.gecko.bias import LetterBias, letter_bias, merge_counts
 from reeljudge.gecko.pairs import gecko_results
 from reeljudge.gecko.results_extra import ANSWER_LETTERS
-from reeljudge.promptfoo import provider_label, read_results_document
+from reeljudge.promptfoo.results_file import provider_label, read_results_document
 from reeljudge.stats.bootstrap import Interval, bootstrap_column_means
 
 OVERALL = "overall"

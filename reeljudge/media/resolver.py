@@ -29,7 +29,7 @@ from reeljudge.errors import BadInputError, MediaError
 from reeljudge.media.carriers import Opened, Where, carrier_of, open_reference
 from reeljudge.media.refs import IMAGE_MIME, VIDEO_MIME, ContentRef, MediaKind, mime_type, short
 from reeljudge.media.stores import BLOB_SCHEME, STORAGE_REF_SCHEME
-from reeljudge.promptfoo import require_var, vars_of
+from reeljudge.promptfoo.context import TestContext
 
 if TYPE_CHECKING:  # the judge cache loads only when a large file's hash is remembered
     from reeljudge.cache import JudgeCache
@@ -83,13 +83,13 @@ class Located:
         return {**found, "written": self.written} if self.written else found
 
 
-def locate_media(context: Mapping[str, Any], output: Any, *, var: str | None, test: str, kinds: Iterable[MediaKind],
+def locate_media(ctx: TestContext, output: Any, *, var: str | None, kinds: Iterable[MediaKind],
                  base_dir: str | Path | None = None, memo: JudgeCache | None = None) -> Located:
     """The clip or image of a test, found in the documented order and opened; BadInputError when the test names
     none, MediaError naming where it was found, the carrier and the problem when it cannot be used.
     ``memo``: the judge's cache, which remembers a large file's hash (None: the environment's)."""
     allowed = tuple(kinds)
-    candidate = find_reference(context, output, var=var, test=test, kinds=allowed)
+    candidate = find_reference(ctx, output, var=var, kinds=allowed)
     return open_candidate(candidate, allowed, Where(base_dir=Path(base_dir) if base_dir else None, memo=memo))
 
 
@@ -109,15 +109,13 @@ def described(origin: str, ref: str) -> str:
     return f"{origin} = {short(ref, 200)!r}" if carrier == "file" else f"{origin} ({carrier} {short(ref)})"
 
 
-def var_candidate(context: Mapping[str, Any], name: str, value: Any) -> Candidate:
+def var_candidate(ctx: TestContext, name: str, value: Any) -> Candidate:
     """The reference in var ``name`` (its rendered ``value``). A var the test wrote as ``file://…`` naming a video
     or image arrives as promptfoo loaded it: raw base64 (video), a ``data:`` URI (image); those bytes are the
     media, read through the ``data:`` carrier under the test's own reference (no second look-up of the path,
     which promptfoo resolved from its config folder)."""
     text = str(value).strip()
-    test = context.get("test")
-    written = ((test.get("vars") if isinstance(test, Mapping) else None) or {}).get(name)
-    written = written.strip() if isinstance(written, str) else ""
+    written = ctx.written(name)
     try:
         mime = mime_type(written) if written.lower().startswith("file://") and written != text else ""
     except MediaError:  # not a video or image
@@ -128,25 +126,23 @@ def var_candidate(context: Mapping[str, Any], name: str, value: Any) -> Candidat
     return Candidate(text if text.lower().startswith("data:") else f"data:{mime};base64,{text}", origin, written=written)
 
 
-def find_reference(context: Mapping[str, Any], output: Any, *, var: str | None, test: str,
+def find_reference(ctx: TestContext, output: Any, *, var: str | None,
                    kinds: tuple[MediaKind, ...] = ("video", "image")) -> Candidate:
     """Which reference names the test's media, in the documented order; BadInputError when nothing does."""
     if var:
-        return var_candidate(context, var, require_var(context, var, test=test))
-    response = context.get("providerResponse")
-    found = response_reference(response if isinstance(response, Mapping) else {}, output, kinds, one_line=False)
+        return var_candidate(ctx, var, ctx.require_var(var))
+    found = response_reference(ctx.provider_response, output, kinds, one_line=False)
     if found is not None:
         return found
-    vars_ = vars_of(context)
     for name in CLIP_VARS:
-        value = vars_.get(name)
+        value = ctx.vars.get(name)
         if isinstance(value, str) and value.strip():
-            return var_candidate(context, name, value)
+            return var_candidate(ctx, name, value)
     one_line = _one_line(output)
     if one_line is not None:
         return one_line
     raise BadInputError(
-        f"test {test!r} names no clip or image: the provider response carries no video or image object or media link, "
+        f"test {ctx.label!r} names no clip or image: the provider response carries no video or image object or media link, "
         f"and there is no var {' or '.join(map(repr, CLIP_VARS))}; set the assertion's `var`, or use a provider that makes media"
     )
 

@@ -7,9 +7,9 @@ from typing import Any, Mapping
 from reeljudge.errors import MediaError
 from reeljudge.probes.options import load
 from reeljudge.probes.report import ProbesVerdict
-from reeljudge.promptfoo import (
-    IDENTITY_KEY, Result, config_of, grading_result, invert_verdict, judge_identity, run_judged, vars_of,
-)
+from reeljudge.promptfoo.identity import IDENTITY_KEY, judge_identity
+from reeljudge.promptfoo.context import TestContext
+from reeljudge.promptfoo.results import Result, grading_result, invert_verdict, run_judged
 
 JUDGE = "video_probes"
 
@@ -52,15 +52,13 @@ def changed_options(options: Any) -> dict[str, Any]:
 
 def get_assert(output: Any, context: Mapping[str, Any] | None) -> Result:
     """promptfoo entry: probe the test's clip; a clip that cannot be probed fails with the reason."""
-    context = context or {}
-
-    def body(test: str) -> Result:
+    def body(ctx: TestContext) -> Result:
         from reeljudge.media.resolver import locate_media
         from reeljudge.probes import probe_signals
         from reeljudge.probes.signals import measure
 
-        assertion, options = load(config_of(context))
-        located = locate_media(context, output, var=assertion.var, test=test, kinds=("video",), base_dir=assertion.base_dir)
+        assertion, options = load(ctx.config)
+        located = locate_media(ctx, output, var=assertion.var, kinds=("video",), base_dir=assertion.base_dir)
         media = located.media.ref
         try:
             if media.path is None:
@@ -68,9 +66,9 @@ def get_assert(output: Any, context: Mapping[str, Any] | None) -> Result:
             signals = measure(media.path, options)
         except MediaError as error:
             raise MediaError(f"{located.described()}: {error.message}") from None
-        prompt = str(vars_of(context).get(assertion.prompt_var) or context.get("prompt") or "")
+        prompt = str(ctx.vars.get(assertion.prompt_var) or ctx.prompt or "")
         verdict = ProbesVerdict(probe_signals(signals, options, prompt), signals.info)
-        metadata = {"judge": JUDGE, "test": test, "clip": located.opened.file_name(), "media": located.metadata(),
+        metadata = {"judge": JUDGE, "test": ctx.label, "clip": located.opened.file_name(), "media": located.metadata(),
                     "clip_info": signals.info.as_metadata(),
                     IDENTITY_KEY: judge_identity(JUDGE, "probes", options=changed_options(options))}
         if signals.info.capped:

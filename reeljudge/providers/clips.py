@@ -19,7 +19,7 @@ from reeljudge.media.container import PLAYABLE, clip_facts, playable_copy, poste
 from reeljudge.media.refs import portable_path, resolve_media, sha256_file
 from reeljudge.media.viewer_store import DATA_URL_MAX_BYTES, data_url, store_media
 from reeljudge.options import load_one, option
-from reeljudge.promptfoo import provider_config, test_label
+from reeljudge.promptfoo.context import provider_config, test_label
 
 
 @dataclass(frozen=True)

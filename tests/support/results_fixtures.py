@@ -5,7 +5,7 @@ The shape follows what ``promptfoo eval -o`` writes (0.121.x: ``evalId``, ``resu
 ``gradingResult`` (a judge's result, with its breakdown), ``failureReason``; ``config``; ``metadata``). Scores
 are a per-test latent quality plus judging noise, so two runs of the same "system" differ only by
 noise, and a planted effect moves one metric of the candidate. A test that did not judge carries
-the very result ``reeljudge.promptfoo.failure`` builds.
+the very result ``reeljudge.promptfoo.results.failure`` builds.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from typing import Any, Mapping
 import numpy as np
 
 from reeljudge.errors import JudgeError
-from reeljudge.promptfoo import IDENTITY_KEY, failure, grading_result, judge_identity
+from reeljudge.promptfoo.identity import IDENTITY_KEY, judge_identity
+from reeljudge.promptfoo.results import failure, grading_result
 
 DEFAULT_METRICS = ("film_relevance", "film_filmability", "film_variety")
 #: a live LLM judge (answers not from the cache): its verdicts carry judging noise
@@ -43,7 +44,7 @@ class RunSpec:
         threshold: a test passes when its score reaches this.
         description: the config description.
         promptfoo_version: written into ``metadata``.
-        judge: the judge identity each judged result records (``reeljudge.promptfoo.judge_identity``
+        judge: the judge identity each judged result records (``reeljudge.promptfoo.identity.judge_identity``
             arguments); None: none recorded, as promptfoo's own assertions.
     """
 

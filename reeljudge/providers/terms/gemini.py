@@ -13,7 +13,7 @@ from reeljudge.gemini.parsers import reply_parser
 from reeljudge.gemini.replies import json_parser
 from reeljudge.gemini.settings import JudgeSettings
 from reeljudge.options import load_one
-from reeljudge.promptfoo import provider_config
+from reeljudge.promptfoo.context import provider_config
 
 SCHEMA_FILE = "search_terms.schema.json"
 SYSTEM = (

@@ -9,7 +9,7 @@ from typing import Any, Mapping
 from reeljudge.errors import ReelJudgeError
 from reeljudge.filmability.generators import GENERATORS
 from reeljudge.options import load_one, option
-from reeljudge.promptfoo import provider_config, test_label
+from reeljudge.promptfoo.context import provider_config, test_label
 
 
 @dataclass(frozen=True)

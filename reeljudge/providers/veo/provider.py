@@ -24,7 +24,7 @@ from reeljudge.errors import BadInputError, JudgeError, MediaError, ReelJudgeErr
 from reeljudge.gemini.pricing import estimate_video_cost
 from reeljudge.gemini.settings import JudgeSettings, require_credentials
 from reeljudge.media.refs import portable_path, sha256_file
-from reeljudge.promptfoo import provider_config
+from reeljudge.promptfoo.context import provider_config
 from reeljudge.providers.clips import ClipProviderOptions, serve_clip
 from reeljudge.providers.veo.settings import DEFAULT_MODEL, VeoSettings, load
 
