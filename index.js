@@ -9,7 +9,7 @@
 
 const { moduleEntry } = require('./reeljudge/warm/client.js');
 
-exports.filmability = moduleEntry('filmability', 'filmability', 'reeljudge.filmability.assertion');
-exports.gecko = moduleEntry('gecko', 'gecko', 'reeljudge.gecko.assertion');
-exports.videoProbes = moduleEntry('videoProbes', 'video_probes', 'reeljudge.probes.assertion');
-exports.abJudge = moduleEntry('abJudge', 'ab_judge', 'reeljudge.ab_judge.assertion');
+exports.filmability = moduleEntry('filmability', 'filmability', 'reeljudge.assertions.filmability');
+exports.gecko = moduleEntry('gecko', 'gecko', 'reeljudge.assertions.gecko');
+exports.videoProbes = moduleEntry('videoProbes', 'video_probes', 'reeljudge.assertions.video_probes');
+exports.abJudge = moduleEntry('abJudge', 'ab_judge', 'reeljudge.assertions.ab_judge');

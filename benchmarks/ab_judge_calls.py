@@ -49,7 +49,7 @@ def counts(fake, start: int) -> dict[str, int]:
 
 def assertion_runs(fake, clips: list[str], orders: int, cache: str) -> list[dict[str, float]]:
     """Grade every (new, reference) pair twice; per run: calls, uploads, tokens, cost, failures."""
-    from reeljudge.ab_judge.assertion import get_assert
+    from reeljudge.assertions.ab_judge import get_assert
 
     os.environ["REELJUDGE_CACHE_DIR"] = cache
     runs = []

@@ -33,7 +33,7 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 ASSERT_ONE = (
     "import json, sys\n"
-    "from reeljudge.filmability.assertion import get_assert\n"
+    "from reeljudge.assertions.filmability import get_assert\n"
     "result = get_assert(sys.argv[1], json.loads(sys.argv[2]))\n"
     "print(json.dumps({'score': result['score'], 'pass': result['pass']}))\n"
 )

@@ -84,7 +84,7 @@ def _judged_once(get_assert: Callable, tests: list[dict[str, Any]], config: dict
 
 def _fill_gecko(fake: Any) -> list[dict[str, Any]]:
     """Each test's three Gecko calls answered once by the fake server; the tests."""
-    from reeljudge.gecko.assertion import get_assert
+    from reeljudge.assertions.gecko import get_assert
     from support.gecko_scripts import script_prompt
 
     tests = [{"prompt": PROMPT.format(i=i), "video": CLEAN, "out": CLEAN} for i in range(N_TESTS)]
@@ -96,7 +96,7 @@ def _fill_gecko(fake: Any) -> list[dict[str, Any]]:
 
 def _fill_ab_judge(fake: Any) -> list[dict[str, Any]]:
     """Each test's two A/B calls (both orders) answered once by the fake server; the tests."""
-    from reeljudge.ab_judge.assertion import get_assert
+    from reeljudge.assertions.ab_judge import get_assert
     from reeljudge.media.refs import sha256_file
     from support.ab_judge_scripts import prefer
 
@@ -131,7 +131,7 @@ def _judge_result(judge: str, tests: list[dict[str, Any]], env: dict[str, str]) 
     os.environ.clear()
     os.environ.update(env)
     try:
-        module = importlib.import_module(f"reeljudge.{judge}.assertion")
+        module = importlib.import_module(f"reeljudge.assertions.{judge}")
         vars_ = tests[0]
         result = module.get_assert(vars_["out"], {"vars": vars_, "config": {"judge": "gemini"} if judge == "filmability" else {}})
     finally:

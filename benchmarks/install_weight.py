@@ -28,10 +28,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 UV = ROOT / ".tools" / "uv" / "bin" / "uv"
 ENTRIES = {
-    "filmability": "reeljudge.filmability.assertion",
-    "gecko": "reeljudge.gecko.assertion",
-    "probes": "reeljudge.probes.assertion",
-    "ab_judge": "reeljudge.ab_judge.assertion",
+    "filmability": "reeljudge.assertions.filmability",
+    "gecko": "reeljudge.assertions.gecko",
+    "probes": "reeljudge.assertions.video_probes",
+    "ab_judge": "reeljudge.assertions.ab_judge",
     "trivial": None,
 }
 

@@ -79,7 +79,7 @@ def in_process(texts: list[str], cache_dir: Path, judge_name: str, mode: str) ->
     """Seconds for the same get_assert calls in one fresh Python process (the judging itself)."""
     code = (
         "import json, sys, time\n"
-        "from reeljudge.filmability.assertion import get_assert\n"
+        "from reeljudge.assertions.filmability import get_assert\n"
         "texts, terms, name = json.loads(sys.stdin.read())\n"
         "t = time.perf_counter()\n"
         "for n in texts:\n"

@@ -29,7 +29,7 @@ def _context(prompt: str, config: dict[str, Any], **vars_: Any) -> dict[str, Any
 
 def scenario_results(fake: Any, config: dict[str, Any]) -> dict[str, Any]:
     """name → the assertion's result for every scenario, judged under ``config`` (replies scripted on ``fake``)."""
-    from reeljudge.gecko.assertion import get_assert
+    from reeljudge.assertions.gecko import get_assert
     from reeljudge.gecko.questions import declared_questions
     from reeljudge.gecko.shuffle import shuffled
     from support.gecko_scripts import verdict_text, vqa_match

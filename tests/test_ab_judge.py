@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from fake_gemini import blocked_reply, error_reply, text_reply
-from reeljudge.ab_judge.assertion import get_assert
+from reeljudge.assertions.ab_judge import get_assert
 from reeljudge.media.refs import sha256_file
 from support.ab_judge_scripts import on_order, prefer, reply, shown_clips, side_bias, verdict_reply
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import reeljudge
-from reeljudge.ab_judge.assertion import get_assert
+from reeljudge.assertions.ab_judge import get_assert
 from reeljudge.ab_judge.probes_judge import compare_probes
 from reeljudge.probes.report import ProbeResult, ProbesVerdict
 

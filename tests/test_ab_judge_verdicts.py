@@ -16,7 +16,7 @@ import pytest
 from reeljudge.ab import analysis
 from reeljudge.ab.protocol import load_protocol
 from reeljudge.ab.records import as_judgements, build_record
-from reeljudge.ab_judge.assertion import get_assert
+from reeljudge.assertions.ab_judge import get_assert
 from reeljudge.ab_judge.reading import plain_winner
 from reeljudge.ab_judge.request import SELF_CONTRADICTING, order_parser
 from reeljudge.gemini.replies import ReplyInvalid

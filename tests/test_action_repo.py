@@ -76,7 +76,7 @@ def _team_repo(folder: Path) -> Path:
     (folder / "promptfooconfig.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
     (folder / "generator.js").write_text(GENERATOR)
     (folder / "terms.json").write_text(json.dumps(GOOD, indent=1))
-    (folder / "check_film.py").write_text("from reeljudge.filmability.assertion import get_assert  # noqa: F401\n")
+    (folder / "check_film.py").write_text("from reeljudge.assertions.filmability import get_assert  # noqa: F401\n")
     workflows = folder / ".github" / "workflows"
     workflows.mkdir(parents=True)
     (workflows / "reeljudge.yml").write_text(_snippet("gate"))

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from fake_gemini import json_reply, text_reply
-from reeljudge.filmability.assertion import get_assert as filmability
-from reeljudge.gecko.assertion import get_assert as gecko
+from reeljudge.assertions.filmability import get_assert as filmability
+from reeljudge.assertions.gecko import get_assert as gecko
 from reeljudge.gecko.question_gen import USER_MARKER as GEN
 from reeljudge.gecko.validity import USER_MARKER as FILTER
 

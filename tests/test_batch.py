@@ -12,7 +12,7 @@ from reeljudge.batch.collect import collect, wait
 from reeljudge.batch.planner import judge_client
 from reeljudge.batch.store import BatchStore
 from reeljudge.batch.submit import SubmitOptions, submit
-from reeljudge.filmability.assertion import get_assert
+from reeljudge.assertions.filmability import get_assert
 from reeljudge.gemini.client import JudgeClient
 from reeljudge.gemini.settings import load_settings
 
@@ -146,7 +146,7 @@ def test_the_cli_submits_waits_and_collects(gemini_env, monkeypatch, capsys):
 
 
 def test_media_goes_inline_as_base64_in_both_forms(gemini_env, monkeypatch, tmp_path):
-    from reeljudge.gecko.assertion import get_assert as gecko_assert
+    from reeljudge.assertions.gecko import get_assert as gecko_assert
     from reeljudge.synth.clips import ClipSpec, make_clip
     from support.gecko_scripts import script_prompt
 

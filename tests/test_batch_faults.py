@@ -161,7 +161,7 @@ def test_a_submit_interrupted_after_the_job_was_created_finds_it_instead_of_send
 
 
 def test_a_clip_that_changed_after_planning_is_not_sent(gemini_env, monkeypatch, tmp_path):
-    from reeljudge.gecko.assertion import get_assert as gecko_assert
+    from reeljudge.assertions.gecko import get_assert as gecko_assert
     from support.gecko_scripts import script_prompt
     from reeljudge.synth.clips import ClipSpec, make_clip
 

@@ -6,7 +6,7 @@ import pytest
 
 from fake_gemini import json_reply
 from promptfoo_run import ROOT, rows, run_promptfoo_eval
-from reeljudge.filmability.assertion import get_assert
+from reeljudge.assertions.filmability import get_assert
 
 TERMS = json.dumps(["server room", "engineer typing"])
 

@@ -12,7 +12,7 @@ import yaml
 
 from reeljudge.cli import main as cli_main
 from reeljudge.filmability import embeddings
-from reeljudge.filmability.assertion import get_assert
+from reeljudge.assertions.filmability import get_assert
 from reeljudge.filmability.bulk import judge_narrations_file
 from reeljudge.library.engines import LocalEngine, SerialEngine
 from reeljudge.library.jsonl import read_results

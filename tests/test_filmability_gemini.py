@@ -14,7 +14,7 @@ from fake_gemini import (
     text_reply,
     truncated_reply,
 )
-from reeljudge.filmability.assertion import get_assert
+from reeljudge.assertions.filmability import get_assert
 
 TERMS = json.dumps(["server room", "computer RAM", "data center lights", "fast motion blur"])
 NARRATION = "Redis stores everything in memory, making it blazingly fast"
@@ -226,7 +226,7 @@ def test_a_cache_hit_imports_nothing_heavy(gemini_env, tmp_path):
     get_assert(TERMS, ctx())  # fills the cache
     probe = (
         "import json, sys\n"
-        "from reeljudge.filmability.assertion import get_assert\n"
+        "from reeljudge.assertions.filmability import get_assert\n"
         f"r = get_assert({TERMS!r}, {ctx()!r})\n"
         "heavy = [m for m in ('google.genai', 'jsonschema', 'json_repair', 'numpy', 'onnxruntime', 'av', 'cv2') if m in sys.modules]\n"
         "print(json.dumps({'pass': r['pass'], 'hit': r['metadata']['cache_hit'], 'heavy': heavy}))\n"

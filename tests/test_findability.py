@@ -10,7 +10,7 @@ import pytest
 
 from fake_stock import PEXELS_KEY, PIXABAY_KEY, FakeStock
 from reeljudge.cache import JudgeCache
-from reeljudge.filmability.assertion import get_assert
+from reeljudge.assertions.filmability import get_assert
 from reeljudge.filmability.findability import find_clips
 from reeljudge.retry import RetryPolicy
 from reeljudge.stock.search import SearchSettings, StockSearchError, count_clips

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 
-from reeljudge.gecko.assertion import get_assert
+from reeljudge.assertions.gecko import get_assert
 from support.gecko_scripts import script_prompt
 
 ROOT = Path(__file__).resolve().parents[1]

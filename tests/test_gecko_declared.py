@@ -11,7 +11,7 @@ import yaml
 from fake_gemini import text_reply
 from reeljudge.cli import main as cli_main
 from reeljudge import score_gecko
-from reeljudge.gecko.assertion import get_assert
+from reeljudge.assertions.gecko import get_assert
 from reeljudge.gecko.pairs import JudgedRow, check_pairs, suite_tests
 from reeljudge.gecko.questions import declared_questions
 from support.gecko_scripts import script_prompt, verdict_text

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from reeljudge.gecko.assertion import get_assert
+from reeljudge.assertions.gecko import get_assert
 from reeljudge.gecko.questions import Question, declared_questions
 from reeljudge.gecko.shuffle import question_seed, shuffle_choices, shuffled
 from support.gecko_scripts import NESTED, script_nested, verdict_text, vqa_match

@@ -48,13 +48,13 @@ def test_cache_hit_rerun_makes_no_call_and_never_imports_google_genai(gemini_env
     clip = str(ROOT / "datasets" / "clips" / "gen_clean.mp4")
     prompt = "A disc gliding over a colourful texture"
     script_prompt(gemini_env, prompt, matched=True)
-    from reeljudge.gecko.assertion import get_assert
+    from reeljudge.assertions.gecko import get_assert
 
     first = get_assert(clip, {"vars": {"prompt": prompt, "video": clip}, "config": {}})
     assert first["pass"] is True
     calls = len(gemini_env.requests)
     code = (
-        "import sys, json; from reeljudge.gecko.assertion import get_assert; "
+        "import sys, json; from reeljudge.assertions.gecko import get_assert; "
         f"r = get_assert({clip!r}, {{'vars': {{'prompt': {prompt!r}, 'video': {clip!r}}}, 'config': {{}}}}); "
         "print(json.dumps([r['pass'], r['metadata']['cache_hit'], 'google.genai' in sys.modules, 'jsonschema' in sys.modules]))"
     )

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from fake_gemini import json_reply, text_reply
-from reeljudge.gecko.assertion import get_assert
+from reeljudge.assertions.gecko import get_assert
 from reeljudge.gecko.questions import Question
 from reeljudge.gecko.question_gen import USER_MARKER as GEN
 from reeljudge.gecko.scoring import score_verdicts

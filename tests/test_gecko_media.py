@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from fake_gemini import text_reply
-from reeljudge.gecko.assertion import get_assert
+from reeljudge.assertions.gecko import get_assert
 from support.gecko_scripts import verdict_text
 from reeljudge.gecko.questions import Question
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from fake_gemini import json_reply, text_reply
-from reeljudge.gecko.assertion import get_assert
+from reeljudge.assertions.gecko import get_assert
 from reeljudge.gecko.keywords import parse_annotation
 from reeljudge.gecko.questions import Question
 from reeljudge.gecko.question_gen import USER_MARKER as GEN, parse_generation_reply, questions_from_reply

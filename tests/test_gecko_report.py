@@ -121,7 +121,7 @@ def test_cli_writes_markdown_and_a_self_contained_page(tmp_path, capsys):
 
 def test_real_assertion_results_are_read(gemini_env, tmp_path):
     """The fixture's shape is the assertion's: a real Gecko result (fake server) through the report."""
-    from reeljudge.gecko.assertion import get_assert
+    from reeljudge.assertions.gecko import get_assert
     from support.gecko_scripts import script_prompt
 
     clip = str(Path(__file__).resolve().parents[1] / "datasets" / "clips" / "gen_clean.mp4")

@@ -25,6 +25,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("reeljudge.filmability", "reeljudge.gecko", "reeljudge.ab"),
     ("reeljudge.ab_judge", "reeljudge.providers", "reeljudge.gates"),
     ("reeljudge.calibration", "reeljudge.warm", "reeljudge.scaffold"),
+    ("reeljudge.assertions",),  # the promptfoo adapters: named (by strings) by index.js, the warm worker and init; imported by no module
     ("reeljudge",),  # the faces, each imported lazily by name when used
     ("reeljudge.cli", "reeljudge.cache_cli"),
 )

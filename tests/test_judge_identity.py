@@ -20,7 +20,7 @@ def _ctx(**config):
 
 
 def test_the_offline_filmability_judge_is_deterministic_and_versioned():
-    from reeljudge.filmability.assertion import get_assert
+    from reeljudge.assertions.filmability import get_assert
 
     identity = get_assert(TERMS, _ctx(judge="local"))["metadata"]["judge_identity"]
     assert identity["judge"] == "filmability" and identity["engine"] == "local" and identity["deterministic"] is True
@@ -28,7 +28,7 @@ def test_the_offline_filmability_judge_is_deterministic_and_versioned():
 
 
 def test_the_gemini_filmability_judge_names_its_model_and_rubric_and_is_deterministic_only_when_replayed(gemini_env):
-    from reeljudge.filmability.assertion import get_assert
+    from reeljudge.assertions.filmability import get_assert
 
     gemini_env.on("Grade these search terms", json_reply(REPLY))
     live = get_assert(TERMS, _ctx(judge="gemini"))
@@ -42,7 +42,7 @@ def test_the_gemini_filmability_judge_names_its_model_and_rubric_and_is_determin
 
 
 def test_the_video_probes_record_the_thresholds_that_differ_from_the_defaults(tmp_path):
-    from reeljudge.probes.assertion import get_assert
+    from reeljudge.assertions.video_probes import get_assert
 
     name, fixture = next(iter(FIXTURES.items()))
     clip = make_clip(tmp_path / f"{name}.mp4", fixture.spec)

@@ -251,7 +251,7 @@ def test_a_read_only_cache_reads_a_memo_and_writes_none(settled_clips, tmp_path:
 
 def _ab_probes(new: Path, reference: Path, **config) -> dict:
     """The A/B assertion, offline (judge: probes), on two clips with ``config``."""
-    from reeljudge.ab_judge.assertion import get_assert
+    from reeljudge.assertions.ab_judge import get_assert
 
     return get_assert(str(new), {"vars": {"prompt": "A red ball rolls past a textured wall", "reference": str(reference)},
                                  "config": {"judge": "probes", **config}, "test": {"description": "memo"},
@@ -275,7 +275,7 @@ def test_an_ab_judge_call_remembers_in_its_cache_dir_and_with_cache_off_nowhere(
 def test_gecko_keeps_the_memo_beside_its_replies_and_a_replay_reads_it_without_writing(
         settled_clips, tmp_path: Path, gemini_env) -> None:
     from fake_gemini import text_reply
-    from reeljudge.gecko.assertion import get_assert
+    from reeljudge.assertions.gecko import get_assert
     from reeljudge.gecko.questions import Question
     from support.gecko_scripts import verdict_text
 

@@ -15,7 +15,7 @@ from clip_server import ClipServer
 from reeljudge.errors import BadInputError, MediaError
 from reeljudge.media.resolver import find_reference, locate_media, markdown_reference
 from reeljudge.promptfoo.context import TestContext
-from reeljudge.probes.assertion import get_assert as probes
+from reeljudge.assertions.video_probes import get_assert as probes
 
 ROOT = Path(__file__).resolve().parents[1]
 CLIPS = ROOT / "datasets" / "clips"
@@ -161,7 +161,7 @@ def test_data_uris_and_urls_land_in_the_library_download_cache(tmp_path, monkeyp
 
 
 def test_the_ab_judges_reference_may_be_any_carrier(pf_dir):
-    from reeljudge.ab_judge.assertion import get_assert as ab_judge
+    from reeljudge.assertions.ab_judge import get_assert as ab_judge
 
     digest = put_blob(pf_dir, CLIPS / "gen_flicker.mp4")
     key = put_media(pf_dir, CLEAN, "video/0123456789ab.mp4")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from reeljudge.filmability.assertion import get_assert
+from reeljudge.assertions.filmability import get_assert
 from reeljudge.filmability.judge_local import judge_terms_locally
 from reeljudge.filmability.relevance import TermRelevance, list_level
 

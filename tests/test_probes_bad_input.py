@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from reeljudge.probes.assertion import get_assert
+from reeljudge.assertions.video_probes import get_assert
 from reeljudge.synth.clips import BASE, ClipSpec, make_clip, write_clip
 
 

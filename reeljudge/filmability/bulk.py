@@ -3,7 +3,7 @@
 ``judge_narrations_file("narrations.yaml", "filmability.jsonl")`` reads narrations with their search terms
 (or makes terms with an offline generator), judges each through the same call as the
 ``filmability`` assertion with ``judge: local`` (:func:`reeljudge.filmability.judge.judge`: the
-offline judge, its cache, our scoring table; :func:`reeljudge.filmability.assertion.verdict_result`
+offline judge, its cache, our scoring table; :func:`reeljudge.assertions.filmability.verdict_result`
 for the reason), and appends one record per narration. The embedding model loads once in each
 worker process, not once per narration. Re-running with the same output skips narrations already
 judged with the same terms, threshold and offline-judge version.
@@ -64,7 +64,7 @@ def warm_up() -> None:
 
 def judge_row(row: NarrationRow, ctx: BulkContext) -> dict[str, Any]:
     """Judge one narration's terms exactly as the assertion does with the offline judge; its JSONL record."""
-    from reeljudge.filmability.assertion import verdict_result
+    from reeljudge.assertions.filmability import verdict_result
     from reeljudge.filmability.embeddings import get_embedder
     from reeljudge.filmability.judge import judge
 

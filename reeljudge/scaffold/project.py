@@ -15,10 +15,10 @@ from reeljudge.package_data import init_templates_folder
 
 #: judge name → (npm export, installed assertion module, entry file stem)
 JUDGES: dict[str, tuple[str, str, str]] = {
-    "filmability": ("filmability", "reeljudge.filmability.assertion", "filmability"),
-    "probes": ("videoProbes", "reeljudge.probes.assertion", "video_probes"),
-    "gecko": ("gecko", "reeljudge.gecko.assertion", "gecko"),
-    "ab": ("abJudge", "reeljudge.ab_judge.assertion", "ab_judge"),
+    "filmability": ("filmability", "reeljudge.assertions.filmability", "filmability"),
+    "probes": ("videoProbes", "reeljudge.assertions.video_probes", "video_probes"),
+    "gecko": ("gecko", "reeljudge.assertions.gecko", "gecko"),
+    "ab": ("abJudge", "reeljudge.assertions.ab_judge", "ab_judge"),
 }
 ENTRY_FOLDER = "reeljudge_entries"
 GATE_FILE = "reeljudge.gate.yaml"

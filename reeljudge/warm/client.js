@@ -1,6 +1,6 @@
 // The warm path's in-process side, the one client. Two ways in:
 // - the npm package (index.js at the repository root): `package:reeljudge:<judge>` calls
-//   moduleEntry(judge, 'reeljudge.<judge>.assertion'), run by the installed reeljudge;
+//   moduleEntry(judge, 'reeljudge.assertions.<judge>'), run by the installed reeljudge;
 // - a clone's thin entries (assertions/<judge>.js) call entry(__filename), which runs
 //   assertions/<judge>.py's get_assert.
 // Each call is forwarded to one long-lived Python worker (reeljudge/warm/worker.py), so no test

@@ -8,7 +8,8 @@ ended, however it ended).
 ``POST /assert`` with ``{"entry": <absolute path of a .py entry>, "function": "get_assert",
 "args": [output, context]}`` runs ``entry.function(*args)`` exactly as promptfoo's own Python
 wrapper does (the entry file imported as a module from its own folder, once, then kept); the npm
-package sends ``{"module": "reeljudge.<judge>.assertion", …}`` instead, an installed module. It
+package sends ``{"module": "reeljudge.assertions.<judge>", …}`` instead, an installed adapter (the
+names of releases before issue 29, ``reeljudge.<judge>.assertion``, are served by their new modules). It
 answers ``{"ok": true, "data": <result>}`` or ``{"ok": false, "error": <traceback>}``.
 Requests are served on threads, so Gemini calls of several tests overlap as they do when
 promptfoo starts one process per test. ``GET /health`` says how many calls were served.
@@ -34,6 +35,15 @@ _MODULES: dict[str, ModuleType] = {}
 _FIRST: dict[str, threading.Event] = {}  # set once an entry's first call is done
 _LOCK = threading.Lock()
 _SERVED = {"calls": 0}
+#: the package of the promptfoo adapters, the only modules the worker serves by name
+ADAPTERS = "reeljudge.assertions"
+#: the adapters' names before issue 29 moved them to the top floor → their modules now
+MOVED = {
+    "reeljudge.filmability.assertion": "reeljudge.assertions.filmability",
+    "reeljudge.gecko.assertion": "reeljudge.assertions.gecko",
+    "reeljudge.probes.assertion": "reeljudge.assertions.video_probes",
+    "reeljudge.ab_judge.assertion": "reeljudge.assertions.ab_judge",
+}
 
 
 def load_entry(path: str) -> ModuleType:
@@ -54,9 +64,12 @@ def load_entry(path: str) -> ModuleType:
 
 
 def load_module(name: str) -> ModuleType:
-    """The installed reeljudge module ``name`` (only reeljudge's own modules are served)."""
-    if not name.startswith("reeljudge.") or not name.endswith(".assertion"):
-        raise ImportError(f"the warm worker serves reeljudge.<judge>.assertion modules, not {name!r}")
+    """The installed adapter ``name`` (``reeljudge.assertions.<judge>``, or its name before issue 29);
+    ImportError for any other module."""
+    name = MOVED.get(name, name)
+    package, _, judge = name.rpartition(".")
+    if package != ADAPTERS or not judge.isidentifier():
+        raise ImportError(f"the warm worker serves the adapters {ADAPTERS}.<judge>, not {name!r}")
     return importlib.import_module(name)
 
 
