@@ -54,7 +54,10 @@ def test_bulk_verdicts_equal_the_assertions(tmp_path: Path) -> None:
         assert named["film_filmability"] == record["breakdown"]["filmability"] / 3
         assert named["film_variety"] == record["breakdown"]["variety"]
         # the offline judge's own summary is kept beside the line, which does not restate it
-        assert record["reason"] == result["reason"] and record["judge_reason"].startswith("Offline judge: relevance")
+        # the verdict's reason is the assertion's verdict line (after PASS/FAIL); its criteria are criterion_reasons
+        verdict_line = result["reason"].splitlines()[0]
+        assert verdict_line == f"{'PASS' if record['passed'] else 'FAIL'} {record['reason']}" and "\n" not in record["reason"]
+        assert record["judge_reason"].startswith("Offline judge: relevance")
         for metric, line in result["metadata"]["breakdown"].items():
             assert record["criterion_reasons"][metric.removeprefix("film_")] in line
     by_id = {r["id"]: r for r in records}

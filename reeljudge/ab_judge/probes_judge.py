@@ -82,6 +82,24 @@ class ProbesPairVerdict(Outcome):
         return (f"{group} faults weigh {self.weights[loser][group]:.2f} for {loser}, {self.weights[self.winner][group]:.2f} "
                 f"for {self.winner} (the share of the clip they ruin)")
 
+    def reason(self) -> str:
+        """The verdict in one line: the outcome on the probed dimensions and what decided it, the tags,
+        the dimensions not judged, each clip's faults."""
+        head = f"{self.outcome()} on the probed dimensions (judge: probes)"
+        head += f", decided by {self.decided_by}" if self.decided_by else ""
+        weighing = self.weighing()
+        head += f": {weighing}" if weighing else ""
+        parts = [head, f"tags: {', '.join(self.tags)}", "not judged (abstained, the probes cannot see them): " + ", ".join(self.abstained)]
+        for system in self.systems:
+            found = [f"{p}: {reason}" for p, reason in self.reasons[system].items()]
+            parts.append(f"{system} faults: " + ("; ".join(found) if found else "none"))
+        return ". ".join(parts)
+
+    def clip_reasons(self) -> dict[str, str]:
+        """Per system, its clip's failed probes by probed group (``no fault`` for a clean group)."""
+        return {system: "; ".join(f"{g}: {', '.join(ps) or 'no fault'}" for g, ps in self.faults[system].items())
+                for system in self.systems}
+
 
 def probe_clip(media: ContentRef, prompt: str, role: str) -> Any:
     """The probes' verdict on one local clip; MediaError naming ``role`` when it cannot be probed."""

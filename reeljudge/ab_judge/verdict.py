@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from reeljudge.ab.protocol import TIE, Protocol
+from reeljudge.ab.protocol import TIE, Protocol, load_protocol
 from reeljudge.gemini.request import Usage
 
 INCONSISTENT_TAG = "tie_both_flawed"
@@ -50,6 +50,18 @@ class OrderVerdict:
         """The ratings this order gave ``system``."""
         side = next(s for s, name in self.shown.items() if name == system)
         return self.form["ratings"][side]
+
+    @property
+    def layout(self) -> str:
+        """Which system was shown on which side: ``A = new, B = reference``."""
+        return f"A = {self.shown['A']}, B = {self.shown['B']}"
+
+    def reason(self) -> str:
+        """This order's answer as the judge gave it: the winning side and its system, the tags, the note,
+        and the repairs the reply needed to be read."""
+        note = f"; note: {self.form['note']}" if self.form.get("note") else ""
+        repaired = f"; read with repairs: {'; '.join(self.form['repaired'])}" if self.form.get("repaired") else ""
+        return f"winner {self.form['winner']} = {self.winner}; tags: {', '.join(self.tags)}{note}{repaired}"
 
     def as_dict(self) -> dict[str, Any]:
         """JSON form (stored in a model rater's record under ``judge.orders``)."""
@@ -83,6 +95,16 @@ class Outcome:
         """Primary then secondary tags."""
         return (self.primary_tag, *self.secondary_tags)
 
+    @property
+    def loser(self) -> str | None:
+        """The system that lost, None on a tie."""
+        return None if self.winner == TIE else self.systems[1] if self.winner == self.systems[0] else self.systems[0]
+
+    def outcome(self) -> str:
+        """The candidate against the other: ``new wins against reference``, ``… ties …`` or ``… loses to …``."""
+        new, ref = self.systems
+        return f"{new} ties {ref}" if self.winner == TIE else f"{new} wins against {ref}" if self.winner == new else f"{new} loses to {ref}"
+
 
 @dataclass(frozen=True)
 class PairVerdict(Outcome):
@@ -113,6 +135,36 @@ class PairVerdict(Outcome):
     def cache_hit(self) -> bool:
         """Every order came from the cache."""
         return all(o.call.get("cache_hit") for o in self.orders)
+
+    def reason(self) -> str:
+        """The verdict in one line: the outcome and how the orders agreed, the tags (with the protocol's
+        labels), the ratings of both clips, the judge's note."""
+        new, ref = self.systems
+        head = self.outcome()
+        if self.inconsistent:
+            flips = ", ".join(f"order {i} chose {o.winner}" for i, o in enumerate(self.orders, 1))
+            head += f" (position-inconsistent: {flips}; counted as a tie)"
+        elif self.consistent:
+            head += " (both orders agree)"
+        else:
+            head += f" (asked in one order, A = {self.orders[0].shown['A']}: orders: 1)"
+        if self.winner == TIE and not self.passed:
+            head += "; pass_on: win needs a win"
+        protocol = load_protocol(self.protocol)
+        parts = [head, f"{'primary tag' + (f' ({self.loser})' if self.loser else '')}: {tag_label(protocol, self.primary_tag)}"]
+        if self.secondary_tags:
+            parts.append("secondary: " + ", ".join(tag_label(protocol, t) for t in self.secondary_tags))
+        parts.append("ratings new/reference: " + ", ".join(
+            f"{dim} {self.ratings[new][dim]:g}/{self.ratings[ref][dim]:g}" for dim in self.ratings[new]))
+        if self.note:
+            parts.append(f"note: {self.note}")
+        return ". ".join(parts)
+
+
+def tag_label(protocol: Protocol, tag: str) -> str:
+    """A reason tag with the protocol's label for it: ``flicker (Flicker / temporal jitter)``."""
+    known = protocol.tags.get(tag)
+    return f"{tag} ({known.label})" if known else tag
 
 
 def combine(prompt: str, family: str, protocol: Protocol, systems: tuple[str, str], orders: list[OrderVerdict],

@@ -13,9 +13,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping
 
-from reeljudge.ab.protocol import TIE, Protocol, load_protocol
 from reeljudge.ab_judge.options import ABJudgeOptions, load
-from reeljudge.ab_judge.verdict import OrderVerdict, PairVerdict
+from reeljudge.ab_judge.verdict import PairVerdict
 from reeljudge.errors import BadInputError
 from reeljudge.options import with_value
 from reeljudge.promptfoo.context import TestContext
@@ -64,6 +63,7 @@ def grade(output: Any, ctx: TestContext) -> Result:
         return invert_verdict(result, expected="the new clip (with a planted fault) to fail against the reference")
     return result
 
+
 def verdict_result(verdict: PairVerdict | ProbesPairVerdict, options: ABJudgeOptions, test: str) -> Result:
     """The grading result of either judge's verdict."""
     if isinstance(verdict, PairVerdict):
@@ -71,44 +71,14 @@ def verdict_result(verdict: PairVerdict | ProbesPairVerdict, options: ABJudgeOpt
     return probes_result(verdict, options, test)
 
 
-def _outcome(winner: str, systems: tuple[str, str]) -> str:
-    new, ref = systems
-    return f"{new} ties {ref}" if winner == TIE else f"{new} wins against {ref}" if winner == new else f"{new} loses to {ref}"
-
-
-def _label(protocol: Protocol, tag: str) -> str:
-    tag_ = protocol.tags.get(tag)
-    return f"{tag} ({tag_.label})" if tag_ else tag
-
-
 def gemini_result(v: PairVerdict, options: ABJudgeOptions, test: str) -> Result:
     """Gemini's verdict: named scores per dimension for both clips, each order's answer a line of the breakdown."""
-    new, ref = v.systems
     named: dict[str, float] = {"ab_win": v.score}
     if v.consistent is not None:
         named["ab_consistent"] = 1.0 if v.consistent else 0.0
     for system in v.systems:
         named.update({f"ab_{system}_{dim}": float(value) for dim, value in v.ratings[system].items()})
-    loser = None if v.winner == TIE else (ref if v.winner == new else new)
-    head = _outcome(v.winner, v.systems)
-    if v.inconsistent:
-        flips = ", ".join(f"order {i} chose {o.winner}" for i, o in enumerate(v.orders, 1))
-        head += f" (position-inconsistent: {flips}; counted as a tie)"
-    elif v.consistent:
-        head += " (both orders agree)"
-    else:
-        head += f" (asked in one order, A = {v.orders[0].shown['A']}: orders: 1)"
-    if v.winner == TIE and not v.passed:
-        head += "; pass_on: win needs a win"
-    protocol = load_protocol(v.protocol)
-    parts = [head, f"{'primary tag' + (f' ({loser})' if loser else '')}: {_label(protocol, v.primary_tag)}"]
-    if v.secondary_tags:
-        parts.append("secondary: " + ", ".join(_label(protocol, t) for t in v.secondary_tags))
-    parts.append("ratings new/reference: " + ", ".join(
-        f"{dim} {_num(v.ratings[new][dim])}/{_num(v.ratings[ref][dim])}" for dim in v.ratings[new]))
-    if v.note:
-        parts.append(f"note: {v.note}")
-    orders = dict(_order_line(i, o) for i, o in enumerate(v.orders, 1))
+    orders = {f"order {i} ({o.layout})": o.reason() for i, o in enumerate(v.orders, 1)}
     metadata = {
         "judge": JUDGE_NAME, "mode": "gemini", "judged": True, "test": test, "prompt": v.prompt, "family": v.family,
         "protocol": v.protocol, "winner": v.winner, "inconsistent": v.inconsistent, "consistent": v.consistent,
@@ -118,7 +88,7 @@ def gemini_result(v: PairVerdict, options: ABJudgeOptions, test: str) -> Result:
         "cost_usd_estimate": None if v.usage.cost_usd is None else round(v.usage.cost_usd, 6),
     }
     metadata[IDENTITY_KEY] = _gemini_identity(v, options)
-    return grading_result(passed=v.passed, score=v.score, reason=". ".join(parts), named_scores=named, breakdown=orders,
+    return grading_result(passed=v.passed, score=v.score, reason=v.reason(), named_scores=named, breakdown=orders,
                           tokens=v.usage.tokens_used(), metadata=metadata)
 
 
@@ -133,37 +103,13 @@ def _gemini_identity(v: PairVerdict, options: ABJudgeOptions) -> dict:
                           replayed=bool(v.cache_hit))
 
 
-def _num(x: float) -> str:
-    return f"{x:g}"
-
-
-def _order_line(number: int, o: OrderVerdict) -> tuple[str, str]:
-    """One order's verdict as the judge gave it: its name and its line of the breakdown."""
-    layout = f"A = {o.shown['A']}, B = {o.shown['B']}"
-    tags = ", ".join(o.tags)
-    note = f"; note: {o.form['note']}" if o.form.get("note") else ""
-    repaired = f"; read with repairs: {'; '.join(o.form['repaired'])}" if o.form.get("repaired") else ""
-    return f"order {number} ({layout})", f"winner {o.form['winner']} = {o.winner}; tags: {tags}{note}{repaired}"
-
-
 def probes_result(v: ProbesPairVerdict, options: ABJudgeOptions, test: str) -> Result:
     """The probes' comparison: probed groups as named scores; adherence and identity reported as not judged."""
-    new, ref = v.systems
+    from reeljudge.ab_judge.probes_judge import GROUPS
+
     named: dict[str, float] = {"ab_win": v.score}
     for system in v.systems:
         named.update({f"ab_probes_{system}_{group}": share for group, share in v.passed_share[system].items()})
-    head = f"{_outcome(v.winner, v.systems)} on the probed dimensions (judge: probes)"
-    head += f", decided by {v.decided_by}" if v.decided_by else ""
-    weighing = v.weighing()
-    head += f": {weighing}" if weighing else ""
-    parts = [head, f"tags: {', '.join(v.tags)}", "not judged (abstained, the probes cannot see them): " + ", ".join(v.abstained)]
-    for system in v.systems:
-        found = [f"{p}: {reason}" for p, reason in v.reasons[system].items()]
-        parts.append(f"{system} faults: " + ("; ".join(found) if found else "none"))
-    clips = {f"{system} clip": "; ".join(f"{g}: {', '.join(ps) or 'no fault'}" for g, ps in v.faults[system].items())
-             for system in v.systems}
-    from reeljudge.ab_judge.probes_judge import GROUPS
-
     dimensions = {**{g: "judged by the probes" for g in GROUPS}, **{d: "not judged (abstained)" for d in v.abstained}}
     metadata = {
         "judge": JUDGE_NAME, "mode": "probes", "judged": True, "test": test, "winner": v.winner, "decided_by": v.decided_by,
@@ -172,5 +118,6 @@ def probes_result(v: ProbesPairVerdict, options: ABJudgeOptions, test: str) -> R
         "pass_on": v.pass_on, "fault_weights": {s: dict(w) for s, w in v.fault_weights.items()}, "ruined_share": dict(v.ruined),
         IDENTITY_KEY: judge_identity(JUDGE_NAME, "probes", version=options.protocol),
     }
-    return grading_result(passed=v.passed, score=v.score, reason=". ".join(parts), named_scores=named, breakdown=clips,
+    return grading_result(passed=v.passed, score=v.score, reason=v.reason(),
+                          named_scores=named, breakdown={f"{system} clip": text for system, text in v.clip_reasons().items()},
                           metadata=metadata)

@@ -42,12 +42,8 @@ def verdict_result(v: FilmabilityVerdict) -> Result:
     """The promptfoo result of a verdict: our score, criteria as named scores with their reasons."""
     b = v.breakdown
     named = {f"{METRIC_PREFIX}score": v.score, **{f"{METRIC_PREFIX}{name}": getattr(b, name) / top for name, top in CRITERIA_MAX.items()}}
-    parts = {f"{METRIC_PREFIX}{name}": f"{getattr(b, name)}/{top}. {b.criterion_reasons.get(name, '')}".strip()
-             for name, top in CRITERIA_MAX.items()}
     if v.findability is not None and v.findability.score is not None:
-        f, gate = v.findability, v.min_findability
-        named[f"{METRIC_PREFIX}findability"] = f.score
-        parts[f"{METRIC_PREFIX}findability"] = f"{f.score:.2f} of terms return clips{f' (min {gate:g})' if gate else ''}. {f.per_term()}"
+        named[f"{METRIC_PREFIX}findability"] = v.findability.score
     metadata = {
         **v.metadata,
         "terms": v.terms,
@@ -66,36 +62,9 @@ def verdict_result(v: FilmabilityVerdict) -> Result:
     return grading_result(
         passed=v.passed,
         score=v.score,
-        reason=_reason(v),
+        reason=v.reason(),
         named_scores=named,
-        breakdown=parts,
+        breakdown={f"{METRIC_PREFIX}{name}": text for name, text in v.part_reasons().items()},
         tokens=v.tokens,
         metadata=metadata,
     )
-
-
-def _reason(v: FilmabilityVerdict) -> str:
-    """One readable line: score, level, points per criterion, cap, unfilmable terms, judge's reason."""
-    b, t = v.breakdown, v.table
-    parts = [
-        f"{t.score:.1f} {t.level} (threshold {v.threshold:g}; {v.judge} judge): "
-        f"relevance {b.relevance}/3, filmability {b.filmability}/3, variety {b.variety}/1 = {t.points}/7"
-    ]
-    if v.relevance_short:
-        parts.append(f"relevance {b.relevance}/3 is under min_relevance {v.min_relevance}: the judge reads these terms "
-                     "as unrelated to the narration, so the test fails whatever its points")
-    if t.capped:
-        parts.append("capped at 0.8 because 1.0 needs relevance 3")
-    parts.append(f"unfilmable: {', '.join(v.unfilmable_terms)}" if v.unfilmable_terms else "no unfilmable terms")
-    if b.reason and v.judge != "local":  # the offline judge's summary restates the line; its one extra, below
-        parts.append(f"judge: {b.reason}")
-    unknown = (v.metadata.get("local_details") or {}).get("unknown_terms") or []
-    if unknown:
-        parts.append("no lexicon coverage (unknown, e.g. non-English or jargon): " + ", ".join(unknown))
-    if v.disagreements:
-        parts.append("judge's own total disagreed with its breakdown (" + "; ".join(v.disagreements) + "), ours used")
-    if v.findability is not None:
-        f = v.findability
-        short = f"; {f.score:.2f} is under min_findability {v.min_findability:g}, so the test fails" if v.findability_short else ""
-        parts.append(f.reason() + short)
-    return ". ".join(part.rstrip().rstrip(".") for part in parts)  # a part's own full stop is not doubled

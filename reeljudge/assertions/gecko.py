@@ -12,6 +12,7 @@ from typing import Any, Mapping
 
 from reeljudge.gecko.options import GeckoOptions, load
 from reeljudge.gecko.results_extra import dependency_metadata, letter_metadata, skip_reason
+from reeljudge.gecko.verdict import GeckoVerdict, dropped_line, question_line
 from reeljudge.options import with_value
 from reeljudge.promptfoo.identity import IDENTITY_KEY, judge_identity
 from reeljudge.promptfoo.context import TestContext
@@ -62,10 +63,9 @@ def _identity(outcome: Any, options: GeckoOptions, replayed: bool) -> dict[str, 
 def outcome_result(outcome: Any, options: GeckoOptions, found: Mapping[str, Any] | None = None) -> Result:
     """The promptfoo result of a Gecko outcome: score, coverage, per-tag named scores, per-question components;
     ``found``: how the media was found (carrier, file, hash), recorded under ``metadata.media``."""
+    verdict = GeckoVerdict(outcome, options.threshold, options.min_coverage, options.questions_file)
     s = outcome.score
     question_set = outcome.question_set
-    covered = s.coverage >= options.min_coverage
-    passed = covered and s.score >= options.threshold
     named = {METRIC: s.score, f"{METRIC}_coverage": s.coverage, **{f"{METRIC}_{tag}": v for tag, v in s.per_tag.items()}}
     questions = [_kept_question(o) for o in s.outcomes] + [_dropped_question(n, d) for n, d in enumerate(question_set.dropped, 1)]
     metadata = {
@@ -74,7 +74,7 @@ def outcome_result(outcome: Any, options: GeckoOptions, found: Mapping[str, Any]
         "media": {"ref": outcome.media.ref.ref, "name": outcome.media.ref.name, **(found or {}),
                   "sha256": outcome.media.sha256, "kind": outcome.kind},
         "expect": options.expect,
-        "judged": covered,
+        "judged": verdict.covered,
         "score": s.score,
         "coverage": s.coverage,
         "per_tag": s.per_tag,
@@ -93,9 +93,9 @@ def outcome_result(outcome: Any, options: GeckoOptions, found: Mapping[str, Any]
     metadata.update(letter_metadata(outcome))
     metadata[IDENTITY_KEY] = _identity(outcome, options, metadata["cache_hit"])
     return grading_result(
-        passed=passed,
+        passed=verdict.passed,
         score=s.score,
-        reason=_reason(outcome, options, covered),
+        reason=verdict.reason(),
         named_scores=named,
         breakdown={name: reason for name, reason, _ in questions},
         tokens=outcome.usage.tokens_used(),
@@ -106,20 +106,12 @@ def outcome_result(outcome: Any, options: GeckoOptions, found: Mapping[str, Any]
 def _kept_question(o: Any) -> tuple[str, str, dict[str, Any]]:
     """A scored question: its name, its line of the breakdown, its metadata."""
     q = o.question
-    if o.verdict is None:
-        verdict = f"unanswered ({o.raw!r})" if o.raw else "unanswered (no verdict)"
-    else:
-        verdict = f"{o.verdict} {'correct' if o.correct else 'wrong'}"
-    detail = f" p={o.probability:.2f}" if o.probability is not None else ""
-    note = f"; {o.note}" if o.note else ""
     name = f"q{o.number} [{q.tag}]"
     skipped = skip_reason(o)
     extra: dict[str, Any] = {"skipped": skipped} if skipped else {}
     if o.parents:
         extra["parents"] = o.parents
-    line = (f"{skipped} (verdict recorded, not used) — " if skipped else "") + (
-        f"{q.question} {' | '.join(q.choices)} — truth {q.answer}, verdict {verdict}{detail}{note}")
-    return name, line, {
+    return name, question_line(o), {
         "name": name, "correct": o.correct and not skipped, "score": o.score, "question": q.question, "choices": q.choices,
         "ground_truth": q.answer, "verdict": o.verdict, "raw_verdict": o.raw, "matched_by": o.matched_by,
         "tag": q.tag, "tag_source": q.tag_source, "status": "kept", **extra}
@@ -129,32 +121,6 @@ def _dropped_question(number: int, d: Any) -> tuple[str, str, dict[str, Any]]:
     """A question the filter dropped (not scored): its name, its line of the breakdown, its metadata."""
     q = d.question
     name = f"dropped {number} [{q.tag}]"
-    return name, f"not scored, dropped by {d.check}: {d.reason} — {q.question} {' | '.join(q.choices)} (truth {q.answer})", {
+    return name, dropped_line(d), {
         "name": name, "question": q.question, "choices": q.choices, "ground_truth": q.answer, "tag": q.tag,
         "status": "dropped", "dropped_by": d.check, "why": d.reason}
-
-
-def _reason(outcome: Any, options: GeckoOptions, covered: bool) -> str:
-    s = outcome.score
-    question_set = outcome.question_set
-    relation = ">=" if s.score >= options.threshold else "<"
-    parts = [
-        f"gecko {s.score:.2f} {relation} threshold {options.threshold:g}: "
-        f"{s.correct}/{s.kept} correct, coverage {s.answered}/{s.kept} ({s.scoring} scoring) on {outcome.media.ref.name}"
-    ]
-    if not covered:
-        parts.append(f"coverage {s.coverage:.2f} is below min_coverage {options.min_coverage:g}: the judge left too many questions unanswered")
-    if s.per_tag:
-        parts.append("tags: " + ", ".join(f"{t} {v:.2f}" for t, v in s.per_tag.items()))
-    origin = {"generated": "questions generated", "declared": "questions declared by the test", "file": f"questions from {options.questions_file}"}[question_set.source]
-    if question_set.dropped:
-        origin += f", {len(question_set.dropped)} question(s) dropped (see metadata.questions_dropped)"
-    parts.append(origin)
-    skipped = [f"q{o.number} ({skip_reason(o)})" for o in s.outcomes if o.skipped_by is not None]
-    if skipped:
-        parts.append(f"{len(skipped)} question(s) scored 0 because a question they depend on failed: " + ", ".join(skipped[:8]))
-    unanswered = [f"q{o.number} ({o.note or 'no verdict'})" for o in s.outcomes if o.verdict is None]
-    if unanswered:
-        parts.append("unanswered: " + ", ".join(unanswered[:8]))
-    parts.extend(s.notes)
-    return ". ".join(parts)

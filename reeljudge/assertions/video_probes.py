@@ -15,23 +15,15 @@ JUDGE = "video_probes"
 
 
 def verdict_result(verdict: ProbesVerdict, clip: str, metadata: Mapping[str, Any]) -> Result:
-    """promptfoo's grading result for the probes' verdict on one clip."""
-    failed, gating = verdict.failed, verdict.gating
-    lines = [f"FAIL {r.name}: {r.reason}" for r in failed]
-    head = f"video probes on {clip}: " + (f"{len(failed)} of {len(gating)} checks failed" if failed else f"all {len(gating)} checks passed")
-    if not gating:
-        properties = ", ".join(r.name for r in verdict.results) or "none"
-        head = (f"video probes on {clip}: nothing was checked: the selected probes ({properties}) report properties of the "
-                "shot and fail nothing unless a requirement is set (expect_motion, motion_from_prompt, min_dynamic_degree, min_smoothness)")
-        metadata = {**metadata, "judged": False}
+    """promptfoo's grading result for the probes' verdict on one clip (not judged when no probe could fail it)."""
     probes = {r.name: {"passed": r.passed, "gating": r.gating, "score": r.score, **r.details} for r in verdict.results}
     return grading_result(
         passed=verdict.passed,
         score=verdict.score,
-        reason=head + ("; " + "; ".join(lines) if lines else ""),
+        reason=verdict.reason(clip),
         named_scores={r.name: r.score for r in verdict.results},
-        breakdown={r.name: r.reason if r.gating else f"(reported, not checked) {r.reason}" for r in verdict.results},
-        metadata={**metadata, "probes": probes},
+        breakdown=verdict.part_reasons(),
+        metadata={**metadata, **({} if verdict.gating else {"judged": False}), "probes": probes},
     )
 
 

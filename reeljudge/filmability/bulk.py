@@ -3,9 +3,8 @@
 ``judge_narrations_file("narrations.yaml", "filmability.jsonl")`` reads narrations with their search terms
 (or makes terms with an offline generator), judges each through the same call as the
 ``filmability`` assertion with ``judge: local`` (:func:`reeljudge.filmability.judge.judge`: the
-offline judge, its cache, our scoring table; :func:`reeljudge.assertions.filmability.verdict_result`
-for the reason), and appends one record per narration. The embedding model loads once in each
-worker process, not once per narration. Re-running with the same output skips narrations already
+offline judge, its cache, our scoring table; the verdict's own reason), and appends one record per
+narration. The embedding model loads once in each worker process, not once per narration. Re-running with the same output skips narrations already
 judged with the same terms, threshold and offline-judge version.
 """
 
@@ -64,7 +63,6 @@ def warm_up() -> None:
 
 def judge_row(row: NarrationRow, ctx: BulkContext) -> dict[str, Any]:
     """Judge one narration's terms exactly as the assertion does with the offline judge; its JSONL record."""
-    from reeljudge.assertions.filmability import verdict_result
     from reeljudge.filmability.embeddings import get_embedder
     from reeljudge.filmability.judge import judge
 
@@ -81,7 +79,7 @@ def judge_row(row: NarrationRow, ctx: BulkContext) -> dict[str, Any]:
         capped=verdict.table.capped,
         breakdown={"relevance": b.relevance, "filmability": b.filmability, "variety": b.variety},
         unfilmable_terms=verdict.unfilmable_terms,
-        reason=verdict_result(verdict)["reason"],
+        reason=verdict.reason(),
         judge_reason=b.reason,
         criterion_reasons=dict(b.criterion_reasons),
         cache_hit=bool(verdict.metadata.get("cache_hit")),

@@ -18,7 +18,9 @@ from reeljudge.cache import open_cache, request_key
 from reeljudge.errors import BadInputError
 from reeljudge.filmability.local_version import LOCAL_JUDGE_VERSION, SOURCES_SHA256
 from reeljudge.filmability.options import FilmabilityOptions
-from reeljudge.filmability.score_table import Breakdown, TableScore, breakdown_from_reply, judge_disagreements, score_breakdown
+from reeljudge.filmability.score_table import (
+    CRITERIA_MAX, Breakdown, TableScore, breakdown_from_reply, judge_disagreements, score_breakdown,
+)
 from reeljudge.gemini.settings import JudgeSettings, answers_without_credentials, has_gemini_credentials
 from reeljudge.promptfoo.identity import IDENTITY_KEY, judge_identity
 
@@ -72,6 +74,41 @@ class FilmabilityVerdict:
     def unfilmable_terms(self) -> list[str]:
         """The terms the judge found unfilmable."""
         return [t for t in self.breakdown.unfilmable_terms if t]
+
+    def reason(self) -> str:
+        """One readable line: score, level, points per criterion, cap, unfilmable terms, the judge's reason."""
+        b, t = self.breakdown, self.table
+        parts = [
+            f"{t.score:.1f} {t.level} (threshold {self.threshold:g}; {self.judge} judge): "
+            f"relevance {b.relevance}/3, filmability {b.filmability}/3, variety {b.variety}/1 = {t.points}/7"
+        ]
+        if self.relevance_short:
+            parts.append(f"relevance {b.relevance}/3 is under min_relevance {self.min_relevance}: the judge reads these terms "
+                         "as unrelated to the narration, so the test fails whatever its points")
+        if t.capped:
+            parts.append("capped at 0.8 because 1.0 needs relevance 3")
+        parts.append(f"unfilmable: {', '.join(self.unfilmable_terms)}" if self.unfilmable_terms else "no unfilmable terms")
+        if b.reason and self.judge != "local":  # the offline judge's summary restates the line; its one extra, below
+            parts.append(f"judge: {b.reason}")
+        unknown = (self.metadata.get("local_details") or {}).get("unknown_terms") or []
+        if unknown:
+            parts.append("no lexicon coverage (unknown, e.g. non-English or jargon): " + ", ".join(unknown))
+        if self.disagreements:
+            parts.append("judge's own total disagreed with its breakdown (" + "; ".join(self.disagreements) + "), ours used")
+        if self.findability is not None:
+            f = self.findability
+            short = f"; {f.score:.2f} is under min_findability {self.min_findability:g}, so the test fails" if self.findability_short else ""
+            parts.append(f.reason() + short)
+        return ". ".join(part.rstrip().rstrip(".") for part in parts)  # a part's own full stop is not doubled
+
+    def part_reasons(self) -> dict[str, str]:
+        """Each criterion's points and the judge's reason for them, then (when counted) the terms' clip counts."""
+        b = self.breakdown
+        parts = {name: f"{getattr(b, name)}/{top}. {b.criterion_reasons.get(name, '')}".strip() for name, top in CRITERIA_MAX.items()}
+        f, gate = self.findability, self.min_findability
+        if f is not None and f.score is not None:
+            parts["findability"] = f"{f.score:.2f} of terms return clips{f' (min {gate:g})' if gate else ''}. {f.per_term()}"
+        return parts
 
 
 def choose_judge(options: FilmabilityOptions, settings: JudgeSettings) -> str:

@@ -2,49 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from reeljudge.errors import JudgeError, MediaError
-from reeljudge.gecko.pipeline import GeckoOutcome
-from reeljudge.gecko.scoring import QuestionOutcome
+from reeljudge.gecko.verdict import GeckoVerdict
 from reeljudge.not_judged import NotJudged
 
-
-@dataclass(frozen=True)
-class GeckoVerdict:
-    """How well a clip or image shows its prompt: score, coverage, per-tag scores and every question."""
-
-    outcome: GeckoOutcome
-    threshold: float
-    min_coverage: float
-
-    judged = True
-
-    @property
-    def score(self) -> float:
-        """Mean over kept questions (unanswered count 0)."""
-        return self.outcome.score.score
-
-    @property
-    def coverage(self) -> float:
-        """Share of kept questions that got a readable verdict."""
-        return self.outcome.score.coverage
-
-    @property
-    def per_tag(self) -> dict[str, float]:
-        """Mean score per tag (entity, action, color, …)."""
-        return self.outcome.score.per_tag
-
-    @property
-    def questions(self) -> list[QuestionOutcome]:
-        """Every kept question with its verdict."""
-        return self.outcome.score.outcomes
-
-    @property
-    def passed(self) -> bool:
-        """Score at or above the threshold, with enough coverage."""
-        return self.coverage >= self.min_coverage and self.score >= self.threshold
+__all__ = ["GeckoVerdict", "score_gecko"]
 
 
 def score_gecko(prompt: str, media: str, *, qas: list[dict[str, Any]] | None = None, **options: Any) -> GeckoVerdict | NotJudged:
@@ -69,4 +33,4 @@ def score_gecko(prompt: str, media: str, *, qas: list[dict[str, Any]] | None = N
         outcome = judge_media(prompt, media, opts, settings, declared=declared)
     except (JudgeError, MediaError) as error:
         return NotJudged.from_error("gecko", error)
-    return GeckoVerdict(outcome, opts.threshold, opts.min_coverage)
+    return GeckoVerdict(outcome, opts.threshold, opts.min_coverage, opts.questions_file)

@@ -102,3 +102,18 @@ class ProbesVerdict:
     def by_name(self) -> dict[str, ProbeResult]:
         """The results keyed by probe name."""
         return {r.name: r for r in self.results}
+
+    def reason(self, clip: str) -> str:
+        """The verdict on ``clip`` (how it is named) in one line: how many checks failed and why, or that
+        nothing was checked (only properties of the shot were selected, and no requirement on them)."""
+        if not self.gating:
+            properties = ", ".join(r.name for r in self.results) or "none"
+            return (f"video probes on {clip}: nothing was checked: the selected probes ({properties}) report properties of the "
+                    "shot and fail nothing unless a requirement is set (expect_motion, motion_from_prompt, min_dynamic_degree, min_smoothness)")
+        failed = self.failed
+        head = f"video probes on {clip}: " + (f"{len(failed)} of {len(self.gating)} checks failed" if failed else f"all {len(self.gating)} checks passed")
+        return head + "".join(f"; FAIL {r.name}: {r.reason}" for r in failed)
+
+    def part_reasons(self) -> dict[str, str]:
+        """Each probe's reason by name; a probe that only reports says it was not checked."""
+        return {r.name: r.reason if r.gating else f"(reported, not checked) {r.reason}" for r in self.results}
