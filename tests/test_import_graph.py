@@ -137,6 +137,16 @@ def test_the_named_separations_hold():
     assert "reeljudge.ab.cli" not in reach["reeljudge.ab_judge.batch"]
 
 
+def test_no_module_imports_the_promptfoo_adapters():
+    """``reeljudge.assertions`` is the top floor: index.js, the warm worker and ``init`` name its modules (strings);
+    no judge, bulk command, library, face or CLI imports one."""
+    edges = graph()
+    assert {"reeljudge.assertions.filmability", "reeljudge.assertions.video_probes"} <= set(edges)
+    importers = sorted(f"{module} imports {target}" for module, targets in edges.items() for target in targets
+                       if unit_of(target) == "reeljudge.assertions" != unit_of(module))
+    assert importers == []
+
+
 def test_the_checker_sees_cycles_and_lazy_typing_and_relative_imports(tmp_path):
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     source = tmp_path / "client.py"

@@ -66,16 +66,27 @@ def test_init_appends_missing_gitignore_lines_and_keeps_the_users(tmp_path, caps
     assert lines[:2] == ["node_modules/", "results/"] and lines.count("results/") == 1 and ".promptfoo/" in lines
 
 
+def test_an_entry_written_by_an_earlier_init_fails_naming_the_new_module(tmp_path):
+    """Before issue 29, ``init --python-entries`` wrote ``from reeljudge.<judge>.assertion import get_assert``."""
+    for package, stem in (("filmability", "filmability"), ("probes", "video_probes"), ("gecko", "gecko"), ("ab_judge", "ab_judge")):
+        entry = tmp_path / f"old_{stem}.py"
+        entry.write_text(f"from reeljudge.{package}.assertion import get_assert\n__all__ = ['get_assert']\n")
+        run = subprocess.run([sys.executable, str(entry)], capture_output=True, text=True, cwd=tmp_path)
+        assert run.returncode == 1
+        assert (f"ImportError: reeljudge.{package}.assertion has moved to reeljudge.assertions.{stem}: in your promptfoo "
+                f"entry file write `from reeljudge.assertions.{stem} import get_assert`") in run.stderr, run.stderr
+
+
 def test_python_entries_are_three_lines_that_import_the_installed_judge(tmp_path, capsys):
     code, _ = init(capsys, str(tmp_path), "--python-entries")
     assert code == 0
-    for stem, module in (("filmability", "filmability"), ("video_probes", "probes"), ("gecko", "gecko"), ("ab_judge", "ab_judge")):
+    for stem in ("filmability", "video_probes", "gecko", "ab_judge"):
         entry = tmp_path / "reeljudge_entries" / f"{stem}.py"
         assert len(entry.read_text().splitlines()) == 3
         spec = importlib.util.spec_from_file_location(f"entry_{stem}", entry)
         loaded = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(loaded)
-        assert loaded.get_assert.__module__ == f"reeljudge.{module}.assertion"
+        assert loaded.get_assert.__module__ == f"reeljudge.assertions.{stem}"
     config = yaml.safe_load((tmp_path / "promptfooconfig.gecko.yaml").read_text())["defaultTest"]["assert"][0]
     assert config == {**config, "type": "python", "value": "file://reeljudge_entries/gecko.py"}
 

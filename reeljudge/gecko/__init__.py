@@ -2,7 +2,8 @@
 
 Question generation (keyword annotation + one multiple-choice question per keyword), the validity
 filter, one VQA request per (media, question set), and scores per question, per tag and overall.
-The promptfoo assertion is ``assertions/gecko.py``; from Python: ``reeljudge.score_gecko``.
+The verdict and its reasons are ``verdict``; the promptfoo adapter is ``reeljudge.assertions.gecko``;
+from Python: ``reeljudge.score_gecko``.
 """
 
 from reeljudge.gecko.dependencies import score_with_dependencies
