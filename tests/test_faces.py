@@ -83,3 +83,29 @@ def test_one_run_probes_contract():
 
     assert not hasattr(reeljudge.probes, "run_probes") and callable(reeljudge.probes.probe_clip)
     assert reeljudge.run_probes.__module__ == "reeljudge.probes.api"
+
+
+def test_a_faces_verdict_writes_the_reason_its_promptfoo_result_opens_with(gemini_env):
+    """Issue 29: every verdict writes its own reason; the adapter puts it after PASS/FAIL, unchanged."""
+    import json
+
+    from reeljudge.assertions import filmability, gecko, video_probes
+    from support.gecko_scripts import script_prompt
+
+    def opens_with(result: dict, verdict, reason: str) -> None:
+        assert result["pass"] is verdict.passed and result["score"] == verdict.score
+        assert result["reason"].splitlines()[0] == f"{'PASS' if verdict.passed else 'FAIL'} {reason}"
+
+    terms = ["server room", "RAM chips", "speed"]
+    film = reeljudge.judge_terms(NARRATION, terms, judge="local", findability="off")
+    config = {"judge": "local", "findability": "off"}
+    opens_with(filmability.get_assert(json.dumps(terms), {"vars": {"narration": NARRATION}, "config": config}), film, film.reason())
+    probes = reeljudge.run_probes(FLICKER)
+    reason = probes.reason("gen_flicker.mp4")
+    assert reason.startswith("video probes on gen_flicker.mp4: 1 of 7 checks failed; FAIL flicker: ")
+    opens_with(video_probes.get_assert("", {"vars": {"clip": FLICKER}}), probes, reason)
+    prompt = "A red kite flying over a green meadow while clouds drift"
+    script_prompt(gemini_env, prompt, matched=False)
+    verdict = reeljudge.score_gecko(prompt, CLEAN)
+    assert verdict.reason().startswith("gecko 0.25 < threshold 0.7: 1/4 correct")
+    opens_with(gecko.get_assert(CLEAN, {"vars": {"prompt": prompt, "video": CLEAN}}), verdict, verdict.reason())
