@@ -18,8 +18,10 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("reeljudge.extras", "reeljudge.package_data"),  # package_data: where the packaged data files are
     ("reeljudge.atomic", "reeljudge.options", "reeljudge.not_judged", "reeljudge.stats",
      "reeljudge.rows", "reeljudge.synth"),  # reeljudge.synth: synthetic clips (ab gold, test fixtures), importing no reeljudge layer
+    # the promptfoo wing's lower floor: what promptfoo hands us and what we hand back (no media, no judge)
     ("reeljudge.promptfoo", "reeljudge.retry", "reeljudge.cache", "reeljudge.environment"),
-    ("reeljudge.media",),
+    ("reeljudge.media",),  # carriers and files only: nothing of promptfoo (test_media_knows_nothing_of_promptfoo)
+    ("reeljudge.promptfoo.clips",),  # the wing's upper floor: the clip-finding order, on media facts
     ("reeljudge.gemini", "reeljudge.stock", "reeljudge.probes"),  # the Gemini client below everything that plans or judges
     ("reeljudge.batch", "reeljudge.library"),
     ("reeljudge.filmability", "reeljudge.gecko", "reeljudge.ab"),
@@ -136,6 +138,13 @@ def test_the_named_separations_hold():
     assert "reeljudge.ab.cli" not in reach["reeljudge.ab_judge.batch"]
 
 
+def test_media_knows_nothing_of_promptfoo():
+    """The media layer opens references through carriers; which reference a test names is the wing's."""
+    found = sorted(f"{m} imports {t}" for m, targets in graph().items() if unit_of(m) == "reeljudge.media"
+                   for t in targets if t == "reeljudge.promptfoo" or t.startswith("reeljudge.promptfoo."))
+    assert found == []
+
+
 def test_the_checker_sees_cycles_and_lazy_typing_and_relative_imports(tmp_path):
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     source = tmp_path / "client.py"
@@ -146,6 +155,7 @@ def test_the_checker_sees_cycles_and_lazy_typing_and_relative_imports(tmp_path):
     assert imported("reeljudge.gemini.client", source, known) == {"reeljudge.batch.plan", "reeljudge.gemini.wire", "reeljudge.ab.cli"}
     assert unit_of("reeljudge.synth.clips") == "reeljudge.synth"
     assert unit_of("reeljudge.gecko.vqa") == "reeljudge.gecko"
+    assert unit_of("reeljudge.promptfoo.clips") == "reeljudge.promptfoo.clips" and unit_of("reeljudge.promptfoo.context") == "reeljudge.promptfoo"
 
 
 def test_the_product_imports_no_test_support():

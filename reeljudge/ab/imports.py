@@ -206,7 +206,7 @@ def _label(cell: Mapping[str, Any]) -> str:
 def _clips_of(group: list[Mapping[str, Any]], systems: tuple[str, str] | None) -> tuple[list[tuple[str, str, str | None]], list[str]]:
     """(system, clip reference, claimed sha256) per provider cell of one test, and problems."""
     from reeljudge.errors import MediaError
-    from reeljudge.media.resolver import response_reference
+    from reeljudge.promptfoo.clips import response_reference
     from reeljudge.promptfoo.results_file import provider_label
 
     clips, errors = [], []

@@ -34,7 +34,7 @@ def grade(output: Any, ctx: TestContext) -> Result:
     from dataclasses import replace
 
     from reeljudge.ab_judge.results import verdict_result
-    from reeljudge.media.resolver import find_reference, var_candidate
+    from reeljudge.promptfoo.clips import find_reference, var_candidate
 
     test = ctx.label
     options, settings = load(ctx.config)
