@@ -138,11 +138,34 @@ def test_the_named_separations_hold():
     assert "reeljudge.ab.cli" not in reach["reeljudge.ab_judge.batch"]
 
 
+#: the keys of promptfoo's own shapes: the assertion context (providerResponse) and a results-file row
+PROMPTFOO_KEYS = frozenset({"providerResponse", "testCase", "gradingResult", "componentResults", "namedScores",
+                            "promptIdx", "testIdx", "failureReason"})
+#: where promptfoo's shapes may be read: the wing, and the top-floor adapters (``reeljudge.assertions``, once it exists)
+PROMPTFOO_ROOMS = ("reeljudge.promptfoo", "reeljudge.assertions")
+
+
 def test_media_knows_nothing_of_promptfoo():
     """The media layer opens references through carriers; which reference a test names is the wing's."""
     found = sorted(f"{m} imports {t}" for m, targets in graph().items() if unit_of(m) == "reeljudge.media"
                    for t in targets if t == "reeljudge.promptfoo" or t.startswith("reeljudge.promptfoo."))
     assert found == []
+
+
+def test_only_the_promptfoo_wing_reads_promptfoos_shapes():
+    """The media layer, the judges, the gates and the library import the wing's types instead of digging
+    through promptfoo's context or result rows: promptfoo's keys are written in the wing only."""
+    found = sorted(f"{name}: {key!r}" for name, path in modules().items()
+                   if not any(name == r or name.startswith(r + ".") for r in PROMPTFOO_ROOMS)
+                   for key in promptfoo_keys(path.read_text(encoding="utf-8")))
+    assert found == []
+
+
+def promptfoo_keys(source: str) -> set[str]:
+    """The string constants of ``source`` that are one of promptfoo's keys (a docstring or message that
+    mentions a key is no reading of it)."""
+    return {node.value for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in PROMPTFOO_KEYS}
 
 
 def test_the_checker_sees_cycles_and_lazy_typing_and_relative_imports(tmp_path):
@@ -156,6 +179,8 @@ def test_the_checker_sees_cycles_and_lazy_typing_and_relative_imports(tmp_path):
     assert unit_of("reeljudge.synth.clips") == "reeljudge.synth"
     assert unit_of("reeljudge.gecko.vqa") == "reeljudge.gecko"
     assert unit_of("reeljudge.promptfoo.clips") == "reeljudge.promptfoo.clips" and unit_of("reeljudge.promptfoo.context") == "reeljudge.promptfoo"
+    reading = 'def grade(row):\n    """Reads testCase."""\n    return row.get("gradingResult"), f"no {row[\'testCase\']}"\n'
+    assert promptfoo_keys(reading) == {"gradingResult", "testCase"}
 
 
 def test_the_product_imports_no_test_support():
