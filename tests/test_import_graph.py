@@ -161,11 +161,18 @@ def test_only_the_promptfoo_wing_reads_promptfoos_shapes():
     assert found == []
 
 
-def promptfoo_keys(source: str) -> set[str]:
-    """The string constants of ``source`` that are one of promptfoo's keys (a docstring or message that
+def test_judge_identity_is_spelled_in_its_module_only():
+    """The judges write and the gates read ``metadata.judge_identity`` through ``reeljudge.promptfoo.identity``."""
+    found = sorted(name for name, path in modules().items() if name != "reeljudge.promptfoo.identity"
+                   and promptfoo_keys(path.read_text(encoding="utf-8"), {"judge_identity"}))
+    assert found == []
+
+
+def promptfoo_keys(source: str, keys: frozenset[str] | set[str] = PROMPTFOO_KEYS) -> set[str]:
+    """The string constants of ``source`` that are one of ``keys`` (a docstring or message that
     mentions a key is no reading of it)."""
     return {node.value for node in ast.walk(ast.parse(source))
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in PROMPTFOO_KEYS}
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in keys}
 
 
 def test_the_checker_sees_cycles_and_lazy_typing_and_relative_imports(tmp_path):

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from reeljudge.errors import BadInputError
-from reeljudge.promptfoo.identity import IDENTITY_KEY
+from reeljudge.promptfoo.identity import canonical_identity, is_deterministic, recorded_identity
 from reeljudge.promptfoo.results import BREAKDOWN_KEY
 from reeljudge.promptfoo.results_file import Grading, ResultRow, is_test_result
 
@@ -158,11 +158,11 @@ def _judging(nodes: list[Grading]) -> tuple[tuple[str, ...], bool]:
     Without a recorded identity: deterministic unless a promptfoo model-graded assertion graded it."""
     found, deterministic, recorded = set(), True, False
     for node in nodes:
-        identity = node.metadata.get(IDENTITY_KEY)
-        if isinstance(identity, dict):
+        identity = recorded_identity(node.metadata)
+        if identity is not None:
             recorded = True
-            deterministic = deterministic and bool(identity.get("deterministic"))
-            found.add(json.dumps({k: v for k, v in identity.items() if k != "deterministic"}, sort_keys=True))
+            deterministic = deterministic and is_deterministic(identity)
+            found.add(canonical_identity(identity))
     if not recorded:
         types = {n.assertion_type for n in nodes}
         deterministic = not any(t in _MODEL_GRADED or t.startswith("model-graded") for t in types)
