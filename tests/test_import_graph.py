@@ -138,9 +138,9 @@ def test_the_named_separations_hold():
     assert "reeljudge.ab.cli" not in reach["reeljudge.ab_judge.batch"]
 
 
-#: the keys of promptfoo's own shapes: the assertion context (providerResponse) and a results-file row
+#: the keys of promptfoo's own shapes: the assertion context (providerResponse), a results file and its rows
 PROMPTFOO_KEYS = frozenset({"providerResponse", "testCase", "gradingResult", "componentResults", "namedScores",
-                            "promptIdx", "testIdx", "failureReason"})
+                            "promptIdx", "testIdx", "failureReason", "promptfooVersion", "evalId"})
 #: where promptfoo's shapes may be read: the wing, and the top-floor adapters (``reeljudge.assertions``, once it exists)
 PROMPTFOO_ROOMS = ("reeljudge.promptfoo", "reeljudge.assertions")
 

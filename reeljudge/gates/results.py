@@ -19,7 +19,7 @@ from typing import Any, Iterator, Mapping
 from reeljudge.errors import BadInputError
 from reeljudge.promptfoo.identity import canonical_identity, is_deterministic, recorded_identity
 from reeljudge.promptfoo.results import BREAKDOWN_KEY
-from reeljudge.promptfoo.results_file import Grading, ResultRow, is_test_result
+from reeljudge.promptfoo.results_file import Grading, ResultRow, RunFacts, is_test_result
 
 _NOT_JUDGED = re.compile(r"did not judge \(([\w-]+)\)")
 #: promptfoo assertion types graded by an LLM (their verdicts vary from run to run)
@@ -89,15 +89,9 @@ def parse_results(data: Any, name: str = "results") -> ResultsFile:
     cells = [_cell(ResultRow.of(row), i) for i, row in enumerate(rows)]
     if not cells:
         raise CannotCompare(f"{name}: the results file holds no test results")
-    meta = data.get("metadata") if isinstance(data.get("metadata"), Mapping) else {}
-    config = data.get("config") if isinstance(data.get("config"), Mapping) else {}
-    return ResultsFile(
-        path=name,
-        cells=cells,
-        promptfoo_version=meta.get("promptfooVersion"),
-        description=config.get("description"),
-        eval_id=data.get("evalId"),
-    )
+    run = RunFacts.of(data)
+    return ResultsFile(path=name, cells=cells, promptfoo_version=run.promptfoo_version, description=run.description,
+                       eval_id=run.eval_id)
 
 
 def _result_rows(data: Any, name: str) -> list[Mapping[str, Any]]:

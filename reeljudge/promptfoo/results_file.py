@@ -105,6 +105,26 @@ class ResultRow:
         return list(self.grading.nodes()) if self.grading else []
 
 
+@dataclass(frozen=True)
+class RunFacts:
+    """What identifies a run in its results file: promptfoo's version, the config's description, the eval id."""
+
+    promptfoo_version: str | None
+    description: str | None
+    eval_id: str | None
+
+    @classmethod
+    def of(cls, document: Mapping[str, Any]) -> RunFacts:
+        """The facts of a parsed results document (None for each one it does not record)."""
+        return cls(promptfoo_version=_mapping(document.get("metadata")).get("promptfooVersion"),
+                   description=_mapping(document.get("config")).get("description"), eval_id=document.get("evalId"))
+
+
+def hook_rows(context: Mapping[str, Any]) -> list[ResultRow]:
+    """The result rows an ``afterAll`` extension hook receives (its context's ``results``)."""
+    return [ResultRow.of(row) for row in context.get("results") or [] if isinstance(row, Mapping)]
+
+
 def is_test_result(row: Any) -> bool:
     """Whether ``row`` is shaped like one of promptfoo's test results (a success flag, a test case or vars)."""
     return isinstance(row, Mapping) and "success" in row and bool({"testCase", "vars"} & set(row))
