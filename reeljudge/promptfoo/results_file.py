@@ -9,13 +9,14 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Iterator, Mapping
 
 from reeljudge.errors import BadInputError
 
 #: promptfoo's ResultFailureReason.ERROR: the provider or the eval itself failed
 FAILURE_ERROR = 2
-_EMPTY: Mapping[str, Any] = {}
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:
