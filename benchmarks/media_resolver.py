@@ -40,7 +40,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     from clip_server import ClipServer
-    from reeljudge.media.resolver import locate_media
+    from reeljudge.promptfoo.clips import locate_media
     from reeljudge.promptfoo.context import TestContext
 
     with tempfile.TemporaryDirectory(prefix="reeljudge-bench-") as work:

@@ -142,3 +142,28 @@ def test_read_results_on_a_folder_or_binary(tmp_path):
     blob.write_bytes(b"\xff\xfe\x00")
     with pytest.raises(BadInputError, match="cannot read"):
         read_results(blob)
+
+
+def test_a_result_row_is_read_through_the_wings_one_view():
+    """The one typed view of promptfoo's rows: vars from the test case when the row has none, the
+    grading tree to any depth, a provider error, and an afterAll hook's rows read the same way."""
+    from reeljudge.promptfoo.results_file import ResultRow, hook_rows
+
+    inner = {"pass": False, "reason": "probe failed", "assertion": {"type": "python", "metric": "flow"},
+             "metadata": {"judge": "video_probes"}}
+    raw = {"testCase": {"description": "kite", "vars": {"prompt": "a kite"}, "metadata": {"family": "t2v"}},
+           "provider": {"id": "file://p.py", "label": "veo"}, "prompt": {"raw": "{{prompt}}"}, "promptIdx": 1,
+           "success": False, "score": 0.25, "error": "quota", "failureReason": 2,
+           "gradingResult": {"pass": False, "reason": "All assertions passed", "componentResults": [
+               {"pass": False, "reason": "outer", "componentResults": [inner, {}]}]}}
+    row = ResultRow.of(raw)
+    assert (row.description, dict(row.vars), row.provider, row.prompt_label, row.prompt_index) == (
+        "kite", {"prompt": "a kite"}, "veo", "{{prompt}}", 1)
+    assert row.test_metadata["family"] == "t2v" and row.test_index is None and row.failed_with_error and row.error == "quota"
+    nodes = row.gradings()
+    assert [n.reason for n in nodes] == ["All assertions passed", "outer", "probe failed"]
+    assert (nodes[2].passed, nodes[2].metric, nodes[2].assertion_type, nodes[2].metadata["judge"]) == (False, "flow", "python", "video_probes")
+    assert ResultRow.of({"success": True}).gradings() == [] and ResultRow.of({"success": True}).description is None
+    assert [r.description for r in hook_rows({"results": [raw, "not a row"]})] == ["kite"]
+    cell = read_results_from({"results": {"results": [raw]}}).cells[0]
+    assert (cell.judged, cell.reason, cell.metric_reasons) == (False, "error: quota", {"flow": "probe failed"})

@@ -18,8 +18,10 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("reeljudge.extras", "reeljudge.package_data"),  # package_data: where the packaged data files are
     ("reeljudge.atomic", "reeljudge.options", "reeljudge.not_judged", "reeljudge.stats",
      "reeljudge.rows", "reeljudge.synth"),  # reeljudge.synth: synthetic clips (ab gold, test fixtures), importing no reeljudge layer
+    # the promptfoo wing's lower floor: what promptfoo hands us and what we hand back (no media, no judge)
     ("reeljudge.promptfoo", "reeljudge.retry", "reeljudge.cache", "reeljudge.environment"),
-    ("reeljudge.media",),
+    ("reeljudge.media",),  # carriers and files only: nothing of promptfoo (test_media_knows_nothing_of_promptfoo)
+    ("reeljudge.promptfoo.clips",),  # the wing's upper floor: the clip-finding order, on media facts
     ("reeljudge.gemini", "reeljudge.stock", "reeljudge.probes"),  # the Gemini client below everything that plans or judges
     ("reeljudge.batch", "reeljudge.library"),
     ("reeljudge.filmability", "reeljudge.gecko", "reeljudge.ab"),
@@ -147,6 +149,43 @@ def test_no_module_imports_the_promptfoo_adapters():
     assert importers == []
 
 
+#: the keys of promptfoo's own shapes: the assertion context (providerResponse), a results file and its rows
+PROMPTFOO_KEYS = frozenset({"providerResponse", "testCase", "gradingResult", "componentResults", "namedScores",
+                            "promptIdx", "testIdx", "failureReason", "promptfooVersion", "evalId"})
+#: where promptfoo's shapes may be read: the wing, and the top-floor adapters (``reeljudge.assertions``)
+PROMPTFOO_ROOMS = ("reeljudge.promptfoo", "reeljudge.assertions")
+
+
+def test_media_knows_nothing_of_promptfoo():
+    """The media layer opens references through carriers; which reference a test names is the wing's."""
+    found = sorted(f"{m} imports {t}" for m, targets in graph().items() if unit_of(m) == "reeljudge.media"
+                   for t in targets if t == "reeljudge.promptfoo" or t.startswith("reeljudge.promptfoo."))
+    assert found == []
+
+
+def test_only_the_promptfoo_wing_reads_promptfoos_shapes():
+    """The media layer, the judges, the gates and the library import the wing's types instead of digging
+    through promptfoo's context or result rows: promptfoo's keys are written in the wing only."""
+    found = sorted(f"{name}: {key!r}" for name, path in modules().items()
+                   if not any(name == r or name.startswith(r + ".") for r in PROMPTFOO_ROOMS)
+                   for key in promptfoo_keys(path.read_text(encoding="utf-8")))
+    assert found == []
+
+
+def test_judge_identity_is_spelled_in_its_module_only():
+    """The judges write and the gates read ``metadata.judge_identity`` through ``reeljudge.promptfoo.identity``."""
+    found = sorted(name for name, path in modules().items() if name != "reeljudge.promptfoo.identity"
+                   and promptfoo_keys(path.read_text(encoding="utf-8"), {"judge_identity"}))
+    assert found == []
+
+
+def promptfoo_keys(source: str, keys: frozenset[str] | set[str] = PROMPTFOO_KEYS) -> set[str]:
+    """The string constants of ``source`` that are one of ``keys`` (a docstring or message that
+    mentions a key is no reading of it)."""
+    return {node.value for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in keys}
+
+
 def test_the_checker_sees_cycles_and_lazy_typing_and_relative_imports(tmp_path):
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     source = tmp_path / "client.py"
@@ -157,6 +196,9 @@ def test_the_checker_sees_cycles_and_lazy_typing_and_relative_imports(tmp_path):
     assert imported("reeljudge.gemini.client", source, known) == {"reeljudge.batch.plan", "reeljudge.gemini.wire", "reeljudge.ab.cli"}
     assert unit_of("reeljudge.synth.clips") == "reeljudge.synth"
     assert unit_of("reeljudge.gecko.vqa") == "reeljudge.gecko"
+    assert unit_of("reeljudge.promptfoo.clips") == "reeljudge.promptfoo.clips" and unit_of("reeljudge.promptfoo.context") == "reeljudge.promptfoo"
+    reading = 'def grade(row):\n    """Reads testCase."""\n    return row.get("gradingResult"), f"no {row[\'testCase\']}"\n'
+    assert promptfoo_keys(reading) == {"gradingResult", "testCase"}
 
 
 def test_the_product_imports_no_test_support():

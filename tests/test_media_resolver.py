@@ -13,7 +13,7 @@ import pytest
 
 from clip_server import ClipServer
 from reeljudge.errors import BadInputError, MediaError
-from reeljudge.media.resolver import find_reference, locate_media, markdown_reference
+from reeljudge.promptfoo.clips import find_reference, locate_media, markdown_reference
 from reeljudge.promptfoo.context import TestContext
 from reeljudge.assertions.video_probes import get_assert as probes
 
@@ -344,7 +344,7 @@ def test_locating_a_blob_imports_nothing_heavy(pf_dir):
 
     digest = put_blob(pf_dir, CLEAN)
     code = (
-        "import sys, json; from reeljudge.media.resolver import locate_media; from reeljudge.promptfoo.context import TestContext; "
+        "import sys, json; from reeljudge.promptfoo.clips import locate_media; from reeljudge.promptfoo.context import TestContext; "
         f"r = locate_media(TestContext.of({{'providerResponse': {veo_response(digest)!r}}}), '', var=None, kinds=('video',)); "
         "print(json.dumps([r.media.sha256, sorted({m.split('.')[0] for m in sys.modules} & {'numpy', 'av', 'httpx', 'tenacity', 'google', 'cv2'})]))"
     )

@@ -30,7 +30,7 @@ from fake_gemini import FakeGemini, json_reply
 from test_media_e2e import judged
 from test_warm import comparable, judgement
 from user_project import ROOT, artifacts, foreign_loads, loaded_paths, promptfoo_project, run_eval, site_packages, user_env, user_python  # noqa: F401
-from reeljudge.media.resolver import CLIP_VARS
+from reeljudge.promptfoo.clips import CLIP_VARS
 from support.ab_judge_scripts import prefer
 from support.gecko_scripts import script_prompt
 

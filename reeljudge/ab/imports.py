@@ -11,12 +11,15 @@ import itertools
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from reeljudge.ab.protocol import Protocol
 from reeljudge.ab.samples import RESERVED_SYSTEMS, Clip, ClipStore, Sample, make_sample
 from reeljudge.errors import BadInputError, ReelJudgeError
 from reeljudge.rows import csv_rows, yaml_document
+
+if TYPE_CHECKING:
+    from reeljudge.promptfoo.results_file import ResultRow
 
 MANIFEST_FIELDS = {"prompt", "clip_a", "clip_b", "family", "system_a", "system_b", "source", "id"}
 REQUIRED_FIELDS = ("prompt", "clip_a", "clip_b")
@@ -175,16 +178,17 @@ def read_promptfoo(path: Path, *, family: str = "text-to-video", systems: tuple[
     from reeljudge.promptfoo.results_file import read_results_file
 
     cells = read_results_file(path)
-    groups: dict[Any, list[Mapping[str, Any]]] = {}
+    groups: dict[Any, list[ResultRow]] = {}
     for cell in cells:
-        groups.setdefault(cell.get("testIdx", json.dumps(cell.get("vars"), sort_keys=True)), []).append(cell)
+        groups.setdefault(cell.test_index if cell.test_index is not None else json.dumps(dict(cell.vars), sort_keys=True), []).append(cell)
     specs, problems = [], []
     for key, group in groups.items():
-        where = f"{path.name} test {key}" + (f" ({_label(group[0])})" if _label(group[0]) else "")
+        label = group[0].description or ""
+        where = f"{path.name} test {key}" + (f" ({label})" if label else "")
         clips, errors = _clips_of(group, systems)
         problems += [f"{where}: {e}" for e in errors]
-        vars_ = group[0].get("vars") or {}
-        prompt = str(vars_.get("prompt") or (group[0].get("prompt") or {}).get("raw") or "")
+        vars_ = group[0].vars
+        prompt = str(vars_.get("prompt") or group[0].prompt_raw)
         fam = str(vars_.get("family") or family)
         source = vars_.get("source")
         shas = {c[1]: c[2] for c in clips if c[2]}
@@ -198,33 +202,27 @@ def read_promptfoo(path: Path, *, family: str = "text-to-video", systems: tuple[
     return specs
 
 
-def _label(cell: Mapping[str, Any]) -> str:
-    test = cell.get("testCase") or {}
-    return str(test.get("description") or "")
-
-
-def _clips_of(group: list[Mapping[str, Any]], systems: tuple[str, str] | None) -> tuple[list[tuple[str, str, str | None]], list[str]]:
+def _clips_of(group: list[ResultRow], systems: tuple[str, str] | None) -> tuple[list[tuple[str, str, str | None]], list[str]]:
     """(system, clip reference, claimed sha256) per provider cell of one test, and problems."""
     from reeljudge.errors import MediaError
-    from reeljudge.media.resolver import response_reference
-    from reeljudge.promptfoo.results_file import provider_label
+    from reeljudge.promptfoo.clips import response_reference
 
     clips, errors = [], []
     for cell in group:
-        system = provider_label(cell.get("provider"))
+        system = cell.provider
         if systems and system not in systems:
             continue
-        response = cell.get("response") or {}
+        response = cell.response
         try:
             found = response_reference(response, response.get("output"), ("video",))
         except MediaError as error:
             errors.append(f"provider {system!r}: {error.message}")
             continue
         if found is None:
-            error = cell.get("error") or response.get("error")
+            error = cell.error or response.get("error")
             errors.append(f"provider {system!r} has no clip" + (f" ({str(error)[:200]})" if error else
                           " (its response carries no video object, clip path, media link or one-line output)"))
             continue
-        meta = response.get("metadata") or {}
+        meta = cell.response_metadata
         clips.append((system, found.ref, (meta.get("clip") or {}).get("sha256") if meta.get("clip_path") else None))
     return clips, errors

@@ -37,7 +37,7 @@ def grade(output: Any, ctx: TestContext) -> Result:
     """The full grading of one test."""
     from reeljudge.ab_judge.api import clip_where, judge, locate_clip, pair_of
     from dataclasses import replace
-    from reeljudge.media.resolver import find_reference, var_candidate
+    from reeljudge.promptfoo.clips import find_reference, var_candidate
 
     test = ctx.label
     options, settings = load(ctx.config)

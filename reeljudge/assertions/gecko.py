@@ -31,7 +31,7 @@ def grade(output: Any, ctx: TestContext) -> Result:
     """The full grading of one test."""
     from reeljudge.gecko.pipeline import media_kinds, run_gecko
     from reeljudge.gecko.questions import declared_questions
-    from reeljudge.media.resolver import locate_media
+    from reeljudge.promptfoo.clips import locate_media
 
     test = ctx.label
     options, settings = load(ctx.config)

@@ -45,7 +45,7 @@ def changed_options(options: Any) -> dict[str, Any]:
 def get_assert(output: Any, context: Mapping[str, Any] | None) -> Result:
     """promptfoo entry: probe the test's clip; a clip that cannot be probed fails with the reason."""
     def body(ctx: TestContext) -> Result:
-        from reeljudge.media.resolver import locate_media
+        from reeljudge.promptfoo.clips import locate_media
         from reeljudge.probes import probe_signals
         from reeljudge.probes.signals import measure
 

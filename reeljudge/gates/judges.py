@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from reeljudge.gates.results import CannotCompare
+from reeljudge.promptfoo.identity import LOCAL_ENGINE, PROBES_ENGINE, RecordedIdentity
 
 if TYPE_CHECKING:
     from reeljudge.gates.units import Unit
@@ -21,14 +22,14 @@ if TYPE_CHECKING:
 
 def describe(identity_json: str) -> str:
     """A reader's name for one judge identity: ``gemini-2.5-flash (filmability, rubric 1a2b…)``, ``the offline judge (…)``."""
-    identity: dict[str, Any] = json.loads(identity_json)
-    judge, engine = identity.get("judge", "?"), identity.get("engine", "?")
-    version = f", version {identity['version']}" if identity.get("version") else ""
-    if engine == "local":
+    identity = RecordedIdentity.parse(identity_json)
+    judge, engine = identity.judge, identity.engine
+    version = f", version {identity.version}" if identity.version else ""
+    if engine == LOCAL_ENGINE:
         return f"the offline judge ({judge}{version})"
-    if engine == "probes":
+    if engine == PROBES_ENGINE:
         return f"the video probes ({judge}{version})"
-    return f"{identity.get('model') or engine} ({judge}{version})"
+    return f"{identity.model or engine} ({judge}{version})"
 
 
 def _names(identities: Iterable[str]) -> str:
@@ -47,7 +48,7 @@ def judge_difference(base: set[str], candidate: set[str]) -> str | None:
 
 
 def _options(identities: set[str]) -> set[str]:
-    return {json.dumps(json.loads(i).get("options") or {}, sort_keys=True) for i in identities}
+    return {json.dumps(dict(RecordedIdentity.parse(i).options), sort_keys=True) for i in identities}
 
 
 def check_judges(name: str, base: Iterable["Unit"], cand: Iterable["Unit"], on_change: str, notes: list[str]) -> list[str]:

@@ -17,12 +17,10 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from reeljudge.errors import BadInputError
-from reeljudge.promptfoo.identity import IDENTITY_KEY
+from reeljudge.promptfoo.identity import canonical_identity, is_deterministic, recorded_identity
 from reeljudge.promptfoo.results import BREAKDOWN_KEY
-from reeljudge.promptfoo.results_file import provider_label
+from reeljudge.promptfoo.results_file import Grading, ResultRow, RunFacts, is_test_result
 
-#: promptfoo's ResultFailureReason.ERROR: the provider or the eval itself failed
-_FAILURE_ERROR = 2
 _NOT_JUDGED = re.compile(r"did not judge \(([\w-]+)\)")
 #: promptfoo assertion types graded by an LLM (their verdicts vary from run to run)
 _MODEL_GRADED = frozenset({"llm-rubric", "g-eval", "factuality", "answer-relevance", "context-faithfulness",
@@ -88,18 +86,12 @@ def read_results(path: str | Path) -> ResultsFile:
 def parse_results(data: Any, name: str = "results") -> ResultsFile:
     """The cells of already-parsed results JSON (the shape ``promptfoo eval -o`` writes)."""
     rows = _result_rows(data, name)
-    cells = [_cell(row, i, name) for i, row in enumerate(rows)]
+    cells = [_cell(ResultRow.of(row), i) for i, row in enumerate(rows)]
     if not cells:
         raise CannotCompare(f"{name}: the results file holds no test results")
-    meta = data.get("metadata") if isinstance(data.get("metadata"), Mapping) else {}
-    config = data.get("config") if isinstance(data.get("config"), Mapping) else {}
-    return ResultsFile(
-        path=name,
-        cells=cells,
-        promptfoo_version=meta.get("promptfooVersion"),
-        description=config.get("description"),
-        eval_id=data.get("evalId"),
-    )
+    run = RunFacts.of(data)
+    return ResultsFile(path=name, cells=cells, promptfoo_version=run.promptfoo_version, description=run.description,
+                       eval_id=run.eval_id)
 
 
 def _result_rows(data: Any, name: str) -> list[Mapping[str, Any]]:
@@ -112,40 +104,36 @@ def _result_rows(data: Any, name: str) -> list[Mapping[str, Any]]:
         keys = ", ".join(sorted(map(str, data))[:8]) or "none"
         raise CannotCompare(f"{name}: not a promptfoo results file (no results.results list; top-level keys: {keys})")
     for i, row in enumerate(rows):
-        if not isinstance(row, Mapping) or "success" not in row or not ({"testCase", "vars"} & set(row)):
+        if not is_test_result(row):
             raise CannotCompare(f"{name}: results.results[{i}] is not a promptfoo test result (no success/testCase/vars)")
     return rows
 
 
-def _cell(row: Mapping[str, Any], index: int, name: str) -> Cell:
+def _cell(row: ResultRow, index: int) -> Cell:
     """One row as a Cell (vars from the row, else from its test case)."""
-    test = row.get("testCase") if isinstance(row.get("testCase"), dict) else {}
-    vars_ = row.get("vars") if isinstance(row.get("vars"), dict) else test.get("vars") or {}
-    provider = provider_label(row.get("provider"))
-    prompt = row.get("prompt") if isinstance(row.get("prompt"), dict) else {}
-    prompt_name = str(prompt.get("label") or prompt.get("raw") or row.get("promptIdx", ""))
-    description = str(test.get("description") or _short_vars(vars_) or f"test #{row.get('testIdx', index)}")
-    grading = row.get("gradingResult") if isinstance(row.get("gradingResult"), dict) else {}
-    nodes = list(_grading_nodes(grading))
+    prompt_name = row.prompt_label or str(row.prompt_index)
+    test_index = row.test_index if row.test_index is not None else index
+    description = str(row.description or _short_vars(row.vars) or f"test #{test_index}")
+    nodes = row.gradings()
     unjudged = _not_judged_reason(row, nodes)
     judging = _judging(nodes)
-    named = {k: float(v) for k, v in (row.get("namedScores") or {}).items() if _is_number(v)}
-    score = float(row["score"]) if _is_number(row.get("score")) else None
-    metadata = test.get("metadata") if isinstance(test.get("metadata"), dict) else {}
+    named = {k: float(v) for k, v in row.named_scores.items() if _is_number(v)}
+    score = float(row.score) if _is_number(row.score) else None
+    metadata = row.test_metadata
     return Cell(
-        key=(provider, prompt_name, description, json.dumps(vars_, sort_keys=True, default=str)),
+        key=(row.provider, prompt_name, description, json.dumps(dict(row.vars), sort_keys=True, default=str)),
         description=description,
-        provider=provider,
+        provider=row.provider,
         prompt=prompt_name,
-        success=bool(row.get("success")) and unjudged is None,
+        success=row.success and unjudged is None,
         score=score,
         named=named,
         judged=unjudged is None,
-        reason=unjudged or _reason(grading) or str(row.get("error") or ""),
+        reason=unjudged or (_reason(row.grading) if row.grading else "") or row.error,
         metric_reasons=dict(_metric_reasons(nodes)),
         tags=_tags(metadata),
         family=str(metadata["family"]) if metadata.get("family") is not None else None,
-        vars=dict(vars_),
+        vars=dict(row.vars),
         clip_sha256=_clip_sha256(row),
         judges=judging[0],
         deterministic=judging[1],
@@ -155,76 +143,58 @@ def _cell(row: Mapping[str, Any], index: int, name: str) -> Cell:
 def judge_identities(grading: Mapping[str, Any]) -> tuple[str, ...]:
     """Each distinct ``metadata.judge_identity`` of a grading result (canonical JSON, without the
     per-answer ``deterministic`` flag), sorted."""
-    return _judging(list(_grading_nodes(grading)))[0]
+    found = Grading.of(grading)
+    return _judging(list(found.nodes()) if found else [])[0]
 
 
-def _judging(nodes: list[Mapping[str, Any]]) -> tuple[tuple[str, ...], bool]:
+def _judging(nodes: list[Grading]) -> tuple[tuple[str, ...], bool]:
     """Who judged (``judge_identities``) and whether every answer was offline or from the cache.
     Without a recorded identity: deterministic unless a promptfoo model-graded assertion graded it."""
     found, deterministic, recorded = set(), True, False
     for node in nodes:
-        meta = node.get("metadata")
-        identity = meta.get(IDENTITY_KEY) if isinstance(meta, dict) else None
-        if isinstance(identity, dict):
+        identity = recorded_identity(node.metadata)
+        if identity is not None:
             recorded = True
-            deterministic = deterministic and bool(identity.get("deterministic"))
-            found.add(json.dumps({k: v for k, v in identity.items() if k != "deterministic"}, sort_keys=True))
+            deterministic = deterministic and is_deterministic(identity)
+            found.add(canonical_identity(identity))
     if not recorded:
-        types = {str(n["assertion"].get("type", "")) for n in nodes if isinstance(n.get("assertion"), dict)}
+        types = {n.assertion_type for n in nodes}
         deterministic = not any(t in _MODEL_GRADED or t.startswith("model-graded") for t in types)
     return tuple(sorted(found)), deterministic
 
 
-def _reason(grading: Mapping[str, Any]) -> str:
+def _reason(grading: Grading) -> str:
     """The grading reason; for promptfoo's generic "All assertions passed", its assertions' own reasons."""
-    reason = str(grading.get("reason") or "")
-    if reason and reason != "All assertions passed":
-        return reason
-    parts = [str(c.get("reason")) for c in grading.get("componentResults") or [] if isinstance(c, dict) and c.get("reason")]
-    return "; ".join(parts) or reason
+    if grading.reason and grading.reason != "All assertions passed":
+        return grading.reason
+    return "; ".join(c.reason for c in grading.components if c.reason) or grading.reason
 
 
-def _clip_sha256(row: Mapping[str, Any]) -> str | None:
-    response = row.get("response") if isinstance(row.get("response"), dict) else {}
-    meta = response.get("metadata") if isinstance(response.get("metadata"), dict) else {}
-    clip = meta.get("clip") if isinstance(meta.get("clip"), dict) else {}
-    return str(clip["sha256"]) if clip.get("sha256") else None
+def _clip_sha256(row: ResultRow) -> str | None:
+    clip = row.response_metadata.get("clip")
+    return str(clip["sha256"]) if isinstance(clip, dict) and clip.get("sha256") else None
 
 
-def _not_judged_reason(row: Mapping[str, Any], nodes: list[Mapping[str, Any]]) -> str | None:
+def _not_judged_reason(row: ResultRow, nodes: list[Grading]) -> str | None:
     """Why this row was not judged (None when every assertion judged); ``nodes``: its grading nodes."""
     for node in nodes:
-        reason = str(node.get("reason") or "")
-        meta = node.get("metadata") if isinstance(node.get("metadata"), dict) else {}
+        reason, meta = node.reason, node.metadata
         if meta.get("error_kind") or meta.get("judged") is False or _NOT_JUDGED.search(reason):
             return reason or f"did not judge ({meta.get('error_kind') or 'not fully judged'})"
-        if node.get("pass") is False and any(marker in reason for marker in _CRASH_MARKERS):
+        if node.passed is False and any(marker in reason for marker in _CRASH_MARKERS):
             return f"assertion crashed: {reason.strip().splitlines()[-1] if reason.strip() else reason}"
-    if row.get("failureReason") == _FAILURE_ERROR or (row.get("error") and not nodes):
-        return f"error: {str(row.get('error') or 'promptfoo reported an error')[:500]}"
+    if row.failed_with_error or (row.error and not nodes):
+        return f"error: {(row.error or 'promptfoo reported an error')[:500]}"
     return None
 
 
-def _grading_nodes(node: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
-    """A grading result and all its nested componentResults."""
-    if not node:
-        return
-    yield node
-    for child in node.get("componentResults") or []:
-        if isinstance(child, dict):
-            yield from _grading_nodes(child)
-
-
-def _metric_reasons(nodes: list[Mapping[str, Any]]) -> Iterator[tuple[str, str]]:
+def _metric_reasons(nodes: list[Grading]) -> Iterator[tuple[str, str]]:
     """(metric, reason) of each component that names a metric and of each named part of a judge's
     ``metadata.breakdown``, innermost last (so it wins)."""
     for node in nodes:
-        assertion = node.get("assertion") if isinstance(node.get("assertion"), dict) else {}
-        metric = assertion.get("metric")
-        if metric and node.get("reason"):
-            yield str(metric), str(node["reason"])
-        meta = node.get("metadata") if isinstance(node.get("metadata"), dict) else {}
-        breakdown = meta.get(BREAKDOWN_KEY)
+        if node.metric and node.reason:
+            yield node.metric, node.reason
+        breakdown = node.metadata.get(BREAKDOWN_KEY)
         if isinstance(breakdown, dict):
             yield from ((str(part), f"{part}: {reason}") for part, reason in breakdown.items())
 

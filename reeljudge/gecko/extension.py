@@ -21,8 +21,9 @@ def after_all(hook_name: str, context: Mapping[str, Any]) -> None:
         return None
     try:  # promptfoo loads this file as a script: absolute imports only; never let a report break the run
         from reeljudge.gecko.pairs import check_pairs, rows_from_results
+        from reeljudge.promptfoo.results_file import hook_rows
 
-        report = check_pairs(rows_from_results(list(context.get("results") or [])))
+        report = check_pairs(rows_from_results(hook_rows(context)))
         lines = report.lines()
     except Exception as error:  # noqa: BLE001
         lines = [f"gecko pair check could not run: {type(error).__name__}: {error}"]

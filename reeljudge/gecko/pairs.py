@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterable, Iterator, Mapping
+
+from reeljudge.promptfoo.results_file import ResultRow
 
 
 @dataclass(frozen=True)
@@ -67,20 +69,19 @@ def gecko_results(node: Any) -> Iterator[Mapping[str, Any]]:
             yield from gecko_results(value)
 
 
-def rows_from_results(results: list[Mapping[str, Any]]) -> list[JudgedRow]:
+def rows_from_results(results: Iterable[ResultRow]) -> list[JudgedRow]:
     """The gecko rows of promptfoo results (``results.results`` of a results file or afterAll's ``results``)."""
     rows = []
     for result in results:
-        test = result.get("testCase") or {}
-        label = str(test.get("description") or (result.get("vars") or {}).get("prompt", "?"))[:80]
-        for graded in gecko_results(result.get("gradingResult") or {}):
+        label = str(result.description or result.vars.get("prompt", "?"))[:80]
+        for graded in gecko_results(result.grading.raw if result.grading else {}):
             meta = graded["metadata"]
             if "media" in meta:
                 rows.append(
                     JudgedRow(label, meta["media"]["sha256"], meta["media"]["name"], meta["prompt"], meta["expect"], float(meta["score"]))
                 )
             else:
-                vars_ = result.get("vars") or {}
+                vars_ = result.vars
                 media = str(vars_.get("video") or vars_.get("clip") or "?")
                 expect = str(vars_.get("expect") or "match")
                 rows.append(JudgedRow(label, media, media.rsplit("/", 1)[-1], str(vars_.get("prompt", "")), expect, None, str(graded.get("reason", ""))[:300]))

@@ -30,7 +30,7 @@ from reeljudge.errors import BadInputError
 from reeljudge.gecko.bias import LetterBias, letter_bias, merge_counts
 from reeljudge.gecko.pairs import gecko_results
 from reeljudge.gecko.results_extra import ANSWER_LETTERS
-from reeljudge.promptfoo.results_file import provider_label, read_results_document
+from reeljudge.promptfoo.results_file import Grading, ResultRow, read_results_file
 from reeljudge.stats.bootstrap import Interval, bootstrap_column_means
 
 OVERALL = "overall"
@@ -139,10 +139,9 @@ def file_labels(paths: Sequence[str | Path]) -> list[str]:
 def read_series(path: str | Path) -> list[Series]:
     """The Gecko series of one results file, in the order their providers first appear."""
     found: dict[str, Series] = {}
-    for row in read_results_document(path)["results"]["results"]:
-        provider = provider_label(row.get("provider"))
-        series = found.setdefault(provider, Series(str(path), provider))
-        for graded in gecko_results(row.get("gradingResult") or {}):
+    for row in read_results_file(path):
+        series = found.setdefault(row.provider, Series(str(path), row.provider))
+        for graded in gecko_results(row.grading.raw if row.grading else {}):
             meta = graded["metadata"]
             if meta.get("judged") is False or meta.get("error_kind") or "score" not in meta:
                 series.not_judged += 1
@@ -153,15 +152,13 @@ def read_series(path: str | Path) -> list[Series]:
     return [s for s in found.values() if s.tests or s.not_judged or s.counter_prompts]
 
 
-def judged_test(row: Mapping[str, Any], graded: Mapping[str, Any], where: str = "results") -> JudgedTest:
+def judged_test(row: ResultRow, graded: Mapping[str, Any], where: str = "results") -> JudgedTest:
     """A judged Gecko result (``graded``, in result ``row``) as scores and question counts per tag."""
     meta = graded["metadata"]
-    test = row.get("testCase") if isinstance(row.get("testCase"), Mapping) else {}
-    vars_ = row.get("vars") if isinstance(row.get("vars"), Mapping) else test.get("vars") or {}
-    key = json.dumps([test.get("description"), vars_], sort_keys=True, default=str)
+    key = json.dumps([row.description, dict(row.vars)], sort_keys=True, default=str)
     per_tag = meta.get("per_tag") or {}
     if not isinstance(per_tag, Mapping) or not all(_is_number(v) for v in per_tag.values()) or not _is_number(meta["score"]):
-        raise BadInputError(f"{where}: test {test.get('description') or key[:80]!r}: gecko metadata score/per_tag are not numbers")
+        raise BadInputError(f"{where}: test {row.description or key[:80]!r}: gecko metadata score/per_tag are not numbers")
     questions: dict[str, int] = {}
     for q in _question_records(graded):
         if q.get("tag") and q.get("status") != "dropped":
@@ -178,8 +175,8 @@ def _question_records(graded: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     listed = graded["metadata"].get("questions")
     if isinstance(listed, list):
         return [q for q in listed if isinstance(q, Mapping)]
-    components = [c.get("metadata") for c in graded.get("componentResults") or [] if isinstance(c, Mapping)]
-    return [m for m in components if isinstance(m, Mapping)]
+    found = Grading.of(graded)
+    return [c.metadata for c in found.components if c.metadata] if found else []
 
 
 def _summarise(series: Series) -> None:

@@ -1,22 +1,29 @@
 """Who judged a result: ``judge_identity`` (judge, engine, model, rubric/protocol version, the options
 that change verdicts, and whether the answer was live or replayed), written into every judged result's
-``metadata.judge_identity`` and read by the gates, so a regression gate compares like with like.
+``metadata.judge_identity`` by the judges, and read back by the gates (``recorded_identity``,
+``canonical_identity``, ``RecordedIdentity``), so a regression gate compares like with like.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, Mapping
 
 #: the metadata key of a judged result that says who judged it (read by ``reeljudge compare``)
 IDENTITY_KEY = "judge_identity"
+#: the identity's per-answer flag: offline, or replayed from the judge cache
+DETERMINISTIC_KEY = "deterministic"
+#: the engines: our offline judge, the video probes, a Gemini model
+LOCAL_ENGINE, PROBES_ENGINE, GEMINI_ENGINE = "local", "probes", "gemini"
+Engine = Literal["local", "probes", "gemini"]
 #: engines whose answers are a pure function of their inputs: a verdict flip is a fact, not noise
-DETERMINISTIC_ENGINES = frozenset({"local", "probes"})
+DETERMINISTIC_ENGINES = frozenset({LOCAL_ENGINE, PROBES_ENGINE})
 
 
 def judge_identity(
     judge: str,
-    engine: str,
+    engine: Engine,
     *,
     model: str | None = None,
     version: str | None = None,
@@ -40,5 +47,40 @@ def judge_identity(
         identity["version"] = version
     if options:
         identity["options"] = json.loads(json.dumps(dict(options), sort_keys=True, default=str))
-    identity["deterministic"] = engine in DETERMINISTIC_ENGINES or bool(replayed)
+    identity[DETERMINISTIC_KEY] = engine in DETERMINISTIC_ENGINES or bool(replayed)
     return identity
+
+
+def recorded_identity(metadata: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The judge identity a result's ``metadata`` records, or None."""
+    identity = metadata.get(IDENTITY_KEY)
+    return identity if isinstance(identity, Mapping) else None
+
+
+def is_deterministic(identity: Mapping[str, Any]) -> bool:
+    """Whether the recorded answer was offline or replayed."""
+    return bool(identity.get(DETERMINISTIC_KEY))
+
+
+def canonical_identity(identity: Mapping[str, Any]) -> str:
+    """A recorded identity as canonical JSON without the per-answer flag: equal for the same judge,
+    live or replayed."""
+    return json.dumps({k: v for k, v in identity.items() if k != DETERMINISTIC_KEY}, sort_keys=True)
+
+
+@dataclass(frozen=True)
+class RecordedIdentity:
+    """A canonical identity read back (``?`` for a judge or engine it does not name)."""
+
+    judge: str
+    engine: str
+    model: str | None = None
+    version: str | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def parse(cls, canonical: str) -> RecordedIdentity:
+        """The identity of ``canonical_identity``'s JSON."""
+        raw: dict[str, Any] = json.loads(canonical)
+        return cls(judge=str(raw.get("judge", "?")), engine=str(raw.get("engine", "?")), model=raw.get("model") or None,
+                   version=raw.get("version") or None, options=raw.get("options") or {})
