@@ -32,7 +32,7 @@ def peak_rss_mb(pid: int) -> float:
 
 
 def run(src: Path, mb: int) -> None:
-    from ab_support import free_port, make_study, raw_post
+    from support.ab_study import free_port, make_study, raw_post
     from benchmarks.ab_load import serve_process
 
     with tempfile.TemporaryDirectory(prefix="reeljudge-ab-mem-") as tmp:

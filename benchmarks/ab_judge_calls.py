@@ -103,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pairs", type=int, default=10, help="N pairs (default 10)")
     args = parser.parse_args(argv or [])
     n = args.pairs
-    from fake_gemini import FakeGemini
+    from support.fake_gemini import FakeGemini
     from support.ab_judge_scripts import side_bias
 
     with tempfile.TemporaryDirectory(prefix="abjudge-bench-") as work, FakeGemini() as fake:
@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
         one = assertion_runs(fake, pairs, 1, f"{work}/cache-1")
         shared = make_clips(Path(work) / "shared", n + 1)
         batch = batch_runs(fake, shared, Path(work))
-    lines = [f"A/B judge calls, uploads and tokens for {n} pairs, fake Gemini server (tests/fake_gemini.py)", "",
+    lines = [f"A/B judge calls, uploads and tokens for {n} pairs, fake Gemini server (tests/support/fake_gemini.py)", "",
              f"assertion, {n} pairs of unique clips ({2 * n} clips), orders: 2", line("run 1", two[0]), line("re-run", two[1]),
              "assertion, same pairs, orders: 1 (fresh cache)", line("run 1", one[0]), line("re-run", one[1]),
              f"reeljudge ab judge, one baseline against {n} candidates ({n + 1} clips), orders: 2, 4 workers",

@@ -74,7 +74,7 @@ async def _send(client, method: str, url: str, **kwargs):
 
 
 async def _rater(client, url: str, token: str, latencies: list[float]) -> int:
-    from ab_support import full_watch, valid_form
+    from support.ab_study import full_watch, valid_form
 
     done = 0
     while True:
@@ -214,7 +214,7 @@ def _pct(values: list[float], p: float) -> float:
 
 
 def bench_load(raters: int, samples: int, src: Path = ROOT, hostile: int = 0, attack_only: bool = False) -> None:
-    from ab_support import free_port, invite
+    from support.ab_study import free_port, invite
 
     with tempfile.TemporaryDirectory(prefix="reeljudge-ab-bench-") as tmp:
         ws = fake_study(Path(tmp) / "study", samples)

@@ -40,7 +40,7 @@ def db_bytes(db: Path) -> int:
 def run(src: Path, requests: int, ranges: int, submits: int) -> None:
     import httpx
 
-    from ab_support import free_port, invite, make_study, valid_form
+    from support.ab_study import free_port, invite, make_study, valid_form
     from benchmarks.ab_body_memory import peak_rss_mb
     from benchmarks.ab_load import serve_process
 

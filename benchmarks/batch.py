@@ -1,4 +1,4 @@
-"""Batch mode at scale, against the fake server (tests/fake_gemini.py, Batch API included):
+"""Batch mode at scale, against the fake server (tests/support/fake_gemini.py, Batch API included):
 
 - filmability: N planned requests (1,000 and 10,000) → plan, submit (a JSONL file through the Files
   API), wait + collect; wall time and peak memory of each phase at both sizes (streaming: the peak
@@ -121,7 +121,7 @@ def run_phase(name: str, env: dict[str, str], *extra: str) -> dict:
 
 
 def film(fake, work: Path, n: int) -> dict:
-    from fake_gemini import json_reply
+    from support.fake_gemini import json_reply
 
     fake.reset()
     fake.on("Grade these search terms", json_reply(FILM_REPLY, prompt_tokens=1800, output_tokens=150))
@@ -158,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.phase:
         print(json.dumps(phase(args.phase, args)))
         return 0
-    from fake_gemini import FakeGemini
+    from support.fake_gemini import FakeGemini
 
     sizes = [int(s) for s in args.sizes.split(",")]
     lines = ["Batch mode against the fake Gemini server (Batch API, Files API), one process per phase", ""]

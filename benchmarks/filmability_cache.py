@@ -5,7 +5,7 @@ the same benchmark for Gecko and the A/B judge (``--judges``).
 Run: ``.venv/bin/python -m benchmarks.filmability_cache [--judges filmability,gecko,ab_judge]``
 from the repository root. The cache is filled first with no key and no internet: filmability's
 entries directly, Gecko's and the A/B judge's by judging each test once in this process against the
-fake Gemini server (``tests/fake_gemini.py``). The evals run in cache mode ``replay`` with no key, so
+fake Gemini server (``tests/support/fake_gemini.py``). The evals run in cache mode ``replay`` with no key, so
 a miss fails loudly instead of calling anything. ``--entries DIR`` takes the assertion entry files
 (and the reeljudge they load) from another checkout, to measure before/after in one run.
 ``--result-floor`` adds a third kind of eval: a trivial assertion that returns the judge's own cached
@@ -110,7 +110,7 @@ def fill(judge: str, cache_dir: Path) -> list[dict[str, Any]]:
     """Fill ``cache_dir`` with one entry (or call set) per test of ``judge``; the tests' vars."""
     if judge == "filmability":
         return _fill_filmability(cache_dir)
-    from fake_gemini import FakeGemini
+    from support.fake_gemini import FakeGemini
 
     saved = dict(os.environ)
     os.environ.update({"REELJUDGE_CACHE_DIR": str(cache_dir), "GEMINI_API_KEY": "bench-key-not-real"})

@@ -36,7 +36,7 @@ def make_clips(folder: Path, n: int) -> list[str]:
 
 def run_layout(name: str, rows: list[tuple[str, str, bool]], cache_dir: str) -> dict[str, int]:
     """Judge every (clip, prompt, matched) row twice against a fresh fake; counts per run."""
-    from fake_gemini import FakeGemini
+    from support.fake_gemini import FakeGemini
     from reeljudge.assertions.gecko import get_assert
     from reeljudge.gecko.question_gen import USER_MARKER as GEN
     from support.gecko_scripts import script_prompt

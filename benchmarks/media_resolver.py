@@ -39,7 +39,7 @@ def main() -> None:
     parser.add_argument("--mb", type=int, default=64, help="size of the test file in MB (default 64)")
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    from clip_server import ClipServer
+    from support.clip_server import ClipServer
     from reeljudge.promptfoo.clips import locate_media
     from reeljudge.promptfoo.context import TestContext
 

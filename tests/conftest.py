@@ -4,9 +4,9 @@
 safe next to any other, in another process, in any order:
 
 - files only under ``tmp_path`` / ``tmp_path_factory`` (never a fixed folder, never into the repository);
-- servers on port 0 or ``ab_support.free_port()`` (never a fixed port), on 127.0.0.1;
-- expensive set-up shared by the whole run through ``run_once.once_per_run`` (built once under a
-  file lock, then read-only), like the wheel, npm tarball and user project of ``user_project.py``;
+- servers on port 0 or ``support.ab_study.free_port()`` (never a fixed port), on 127.0.0.1;
+- expensive set-up shared by the whole run through ``support.run_once.once_per_run`` (built once under a
+  file lock, then read-only), like the wheel, npm tarball and user project of ``support/user_project.py``;
 - a module- or session-scoped fixture that runs promptfoo follows the process's ``REELJUDGE_PROMPTFOO``
   (the pass selects the release); tests see it too: ``clean_env`` keeps it;
 - nothing leaves 127.0.0.1: every HTTP(S) client the tests start (promptfoo and the Node it runs, npm,
@@ -23,8 +23,8 @@ from typing import Iterator
 
 import pytest
 
-from fake_gemini import FakeGemini
-from fake_stock import PEXELS_KEY, PIXABAY_KEY, FakeStock
+from support.fake_gemini import FakeGemini
+from support.fake_stock import PEXELS_KEY, PIXABAY_KEY, FakeStock
 
 CREDENTIAL_VARS = (
     "GEMINI_API_KEY",

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from ab_support import CHROMIUM, CHROMIUM_ARGS, invite, make_study, running_server
+from support.ab_study import CHROMIUM, CHROMIUM_ARGS, invite, make_study, running_server
 from reeljudge.ab.assignment import side_swap
 
 pytestmark = pytest.mark.browser

@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import pytest
 
-from ab_support import full_watch, invite, make_study, min_seconds, raw_post, running_server, submit, take_task, valid_form, watch_task
+from support.ab_study import full_watch, invite, make_study, min_seconds, raw_post, running_server, submit, take_task, valid_form, watch_task
 from reeljudge.ab.assignment import QCOptions
 from reeljudge.cli import main
 

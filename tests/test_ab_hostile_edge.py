@@ -18,10 +18,10 @@ from typing import Iterator
 import httpx
 import pytest
 
-from ab_support import free_port, invite, make_study, running_server, serve_process, take_task, valid_form
+from support.ab_study import free_port, invite, make_study, running_server, serve_process, take_task, valid_form
 from reeljudge.ab.evidence import RangeError, requested_spans
+from support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 FAST_DEADLINES = ["--header-timeout", "2", "--body-timeout", "2"]
 NGINX = "/usr/sbin/nginx"  # Debian's nginx, installed by scripts/setup.sh
 

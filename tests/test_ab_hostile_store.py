@@ -16,7 +16,7 @@ from typing import Iterator
 import httpx
 import pytest
 
-from ab_support import full_watch, invite, make_study, running_server, take_task, valid_form, watch_task
+from support.ab_study import full_watch, invite, make_study, running_server, take_task, valid_form, watch_task
 from reeljudge.ab.assignment import QCOptions
 from reeljudge.ab.workspace import Workspace
 from reeljudge.cli import main

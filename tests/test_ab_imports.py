@@ -8,7 +8,7 @@ import json
 import pytest
 import yaml
 
-from ab_support import make_clips
+from support.ab_study import make_clips
 from reeljudge.ab.imports import ImportRefused, build_samples, read_manifest, read_promptfoo
 from reeljudge.ab.workspace import Workspace
 from reeljudge.cli import main
@@ -118,7 +118,7 @@ def test_promptfoo_results_refused_when_a_clip_is_missing_or_changed(tmp_path, c
 
 @pytest.mark.e2e
 def test_video_ab_suite_results_import_end_to_end(tmp_path):
-    from promptfoo_run import run_promptfoo_eval
+    from support.promptfoo_run import run_promptfoo_eval
 
     code, results, output = run_promptfoo_eval("promptfooconfig.ab.yaml", tmp_path)
     assert code == 0, output[-2000:]

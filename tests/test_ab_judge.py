@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
-from fake_gemini import blocked_reply, error_reply, text_reply
+from support.fake_gemini import blocked_reply, error_reply, text_reply
 from reeljudge.assertions.ab_judge import get_assert
 from reeljudge.media.refs import sha256_file
 from support.ab_judge_scripts import on_order, prefer, reply, shown_clips, side_bias, verdict_reply
+from support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 CLEAN = str(ROOT / "datasets" / "clips" / "gen_clean.mp4")
 FLICKER = str(ROOT / "datasets" / "clips" / "gen_flicker.mp4")
 FROZEN = str(ROOT / "datasets" / "clips" / "gen_frozen.mp4")

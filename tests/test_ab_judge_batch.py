@@ -6,7 +6,7 @@ import json
 
 import yaml
 
-from ab_support import make_clips, valid_form
+from support.ab_study import make_clips, valid_form
 from reeljudge.ab.assignment import QCOptions, next_assignment, third_rater_queue
 from reeljudge.ab.imports import build_samples, read_manifest
 from reeljudge.ab.records import build_record
@@ -155,7 +155,7 @@ def test_the_cost_benchmark_counts_what_the_issue_asks(monkeypatch, capsys):
 
 
 def test_gold_pairs_on_request_and_the_dashboard_counts_people_only(gemini_env, tmp_path, capsys):
-    from ab_support import make_study
+    from support.ab_study import make_study
 
     ws = make_study(tmp_path, 1, gold=1)
     pair = next(s for s in ws.store.samples() if s.kind == "pair")

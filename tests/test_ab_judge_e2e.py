@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 import yaml
 
-from promptfoo_run import rows, run_promptfoo_eval
+from support.promptfoo_run import rows, run_promptfoo_eval
 from reeljudge.media.refs import resolve_media, sha256_file
 from support.ab_judge_scripts import prefer
+from support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 CONFIG = "promptfooconfig.ab-judge.yaml"
 DIMS = ("prompt_adherence", "temporal_consistency", "identity_consistency", "motion_physics")
 

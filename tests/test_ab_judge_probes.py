@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
@@ -10,8 +9,9 @@ import reeljudge
 from reeljudge.assertions.ab_judge import get_assert
 from reeljudge.ab_judge.probes_judge import compare_probes
 from reeljudge.probes.report import ProbeResult, ProbesVerdict
+from support.paths import ROOT
 
-CLIPS = Path(__file__).resolve().parents[1] / "datasets" / "clips"
+CLIPS = ROOT / "datasets" / "clips"
 PROMPT = "A red ball rolls past a textured wall while the camera pans; one continuous shot."
 
 

@@ -14,8 +14,8 @@ from reeljudge.ab_judge.request import order_request, order_parser
 from reeljudge.gemini.request import MediaInput
 from reeljudge.gemini.replies import ReplyInvalid
 from support.ab_judge_scripts import verdict_reply
+from support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 P = load_protocol("ab-v1")
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import random
-from pathlib import Path
 
 import pytest
 
@@ -22,8 +21,8 @@ from reeljudge.ab_judge.request import SELF_CONTRADICTING, order_parser
 from reeljudge.gemini.replies import ReplyInvalid
 from reeljudge.media.refs import sha256_file
 from support.ab_judge_scripts import on_order, reply, verdict_reply
+from support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 NEW = str(ROOT / "datasets" / "clips" / "gen_clean.mp4")
 REFERENCE = str(ROOT / "datasets" / "clips" / "gen_flicker.mp4")
 PROMPT = "A red ball rolls past a textured wall while the camera pans"

@@ -11,7 +11,7 @@ import time
 
 import httpx
 
-from ab_support import free_port, invite, make_study, serve_process, take_task, valid_form
+from support.ab_study import free_port, invite, make_study, serve_process, take_task, valid_form
 from reeljudge.ab.records import validate_record
 
 

@@ -12,7 +12,7 @@ import httpx
 import psycopg
 import pytest
 
-from ab_support import invite, make_study, rate_until_done, running_server, submit, take_task, valid_form
+from support.ab_study import invite, make_study, rate_until_done, running_server, submit, take_task, valid_form
 from reeljudge.ab.store import Store, StoreError
 from reeljudge.ab.workspace import Workspace
 from reeljudge.cli import main

@@ -6,7 +6,7 @@ import copy
 
 import pytest
 
-from ab_support import valid_form
+from support.ab_study import valid_form
 from reeljudge.ab.protocol import check_form, load_protocol
 from reeljudge.ab.records import RecordError, build_record, validate_record
 

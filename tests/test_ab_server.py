@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import pytest
 
-from ab_support import full_watch, invite, make_study, rate_until_done, running_server, submit, take_task, valid_form
+from support.ab_study import full_watch, invite, make_study, rate_until_done, running_server, submit, take_task, valid_form
 from reeljudge.ab.assignment import QCOptions, side_swap
 
 

@@ -2,11 +2,11 @@
 
 The user's repository is made as a user makes it: the built npm tarball and a package.json naming
 it (committed), the wheel's ``reeljudge init --gate all`` (its starter suites, gate file and two
-workflows, committed), clips. Each job is a fresh clone of one branch; tests/workflow_runner.py
+workflows, committed), clips. Each job is a fresh clone of one branch; tests/support/workflow_runner.py
 runs the workflow's steps and the action's own ``runs.steps`` (expressions substituted, each
 ``run:`` in its shell with GitHub's environment). Nothing is replaced: ``gate.sh install`` runs
 the real ``pip install`` (a fresh virtualenv; the default spec is the action's own checkout,
-editable) against a local ``--find-links`` folder (tests/package_index.py) and the real
+editable) against a local ``--find-links`` folder (tests/support/package_index.py) and the real
 ``npm install`` offline from npm's cache. Two shortcuts, both of time: each clone's
 ``node_modules`` is seeded by hard links with promptfoo's tree but WITHOUT reeljudge (the
 project's own ``npm install`` must add it from the committed tarball, or every
@@ -32,13 +32,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from fake_gemini import FakeGemini
-from npm_registry import LockedRegistry
-from package_index import npm_env, pip_env, wheelhouse
-from run_once import once_per_run
+from support.fake_gemini import FakeGemini
+from support.npm_registry import LockedRegistry
+from support.package_index import npm_env, pip_env, wheelhouse
+from support.run_once import once_per_run
 from test_action_repo import _fake_gh
-from user_project import ROOT, artifacts, make_project, user_python  # noqa: F401
-from workflow_runner import Runner, new_github_state
+from support.user_project import ROOT, artifacts, make_project, user_python  # noqa: F401
+from support.workflow_runner import Runner, new_github_state
 from support.gecko_scripts import script_prompt
 
 pytestmark = [pytest.mark.e2e, pytest.mark.pinned_promptfoo]  # the user project installs its own (pinned) promptfoo

@@ -1,7 +1,7 @@
 """The reusable action in a team's own repository: a temporary git repository OUTSIDE this one, with
 its own six-narration filmability suite (its own JavaScript term generator, a one-line Python
 assertion that uses the installed reeljudge, the offline judge), and the two workflow files exactly
-as docs/gates.md documents them. The action's steps run locally (tests/workflow_runner.py) with the
+as docs/gates.md documents them. The action's steps run locally (tests/support/workflow_runner.py) with the
 real promptfoo 0.121.20: a push to main writes the baseline artifact; pull requests change the
 generator's terms. The only stand-ins: the install inputs point at this project's installs (no
 network in tests), ``gh`` is a script that serves the main run's artifact, GitHub's REST API is the
@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from fake_gemini import FakeGemini, json_reply
-from workflow_runner import ROOT, Runner, new_github_state
+from support.fake_gemini import FakeGemini, json_reply
+from support.workflow_runner import ROOT, Runner, new_github_state
 
 pytestmark = pytest.mark.e2e
 

@@ -5,15 +5,15 @@ wire through the fake Gemini server."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
-from fake_gemini import json_reply, text_reply
+from support.fake_gemini import json_reply, text_reply
 from reeljudge.assertions.filmability import get_assert as filmability
 from reeljudge.assertions.gecko import get_assert as gecko
 from reeljudge.gecko.question_gen import USER_MARKER as GEN
 from reeljudge.gecko.validity import USER_MARKER as FILTER
+from support.paths import ROOT
 
 TERMS = json.dumps(["server room", "computer RAM", "data center lights", "fast motion blur"])
 GRADE = "Grade these search terms"
@@ -25,7 +25,7 @@ JUDGEMENT = {
     "reason": "all filmable",
 }
 TEXT = json.dumps(JUDGEMENT)
-CLIP = str(Path(__file__).resolve().parents[1] / "datasets" / "clips" / "gen_clean.mp4")
+CLIP = str(ROOT / "datasets" / "clips" / "gen_clean.mp4")
 VQA = "Answer every question"
 QUESTION = {"question": "What shape moves across the frame?", "choices": ["a) a square", "b) a disc", "c) a star", "d) a line"],
             "answer": "b", "tag": "object"}

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from fake_gemini import json_reply
+from support.fake_gemini import json_reply
 from reeljudge.batch.collect import collect, wait
 from reeljudge.batch.planner import judge_client
 from reeljudge.batch.store import BatchStore

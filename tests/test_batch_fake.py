@@ -9,7 +9,7 @@ import pytest
 from google import genai
 from google.genai import errors, types
 
-from fake_gemini import error_reply, json_reply
+from support.fake_gemini import error_reply, json_reply
 
 
 @pytest.fixture

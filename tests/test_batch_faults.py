@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from fake_gemini import blocked_reply, error_reply, json_reply, text_reply, truncated_reply
+from support.fake_gemini import blocked_reply, error_reply, json_reply, text_reply, truncated_reply
 from reeljudge.batch import submit as submit_module
 from reeljudge.batch.collect import collect, wait
 from reeljudge.batch.plan import plan_request
@@ -97,7 +97,7 @@ def test_results_for_keys_nobody_sent_are_reported_never_written(gemini_env, mon
     plan_all(monkeypatch, NARRATIONS[:2])
     stranger = "f" * 64
     good = json_reply({"breakdown": {"relevance": 3, "filmability": 3, "variety": 1}, "unfilmableTerms": [], "reason": "x"})
-    from fake_gemini import candidate_json
+    from support.fake_gemini import candidate_json
 
     gemini_env.batches.script("SUCCEEDED", extra_results=[
         {"key": stranger, "response": candidate_json(good, "gemini-2.5-flash")},

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from fake_gemini import json_reply
+from support.fake_gemini import json_reply
 from support.gecko_scripts import local_suite_env, script_local_suite
+from support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 REELJUDGE = str(Path(sys.executable).parent / "reeljudge")
 
 

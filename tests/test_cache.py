@@ -7,13 +7,13 @@ import subprocess
 import sys
 import textwrap
 import time
-from pathlib import Path
 
 import pytest
 
 from reeljudge.cache import JudgeCache, request_key
 from reeljudge.cli import main as cli_main
 from reeljudge.errors import JudgeError
+from support.paths import ROOT
 
 WORKER = textwrap.dedent(
     """
@@ -82,7 +82,7 @@ def test_entry_under_the_wrong_key_or_garbage_is_a_miss(tmp_path):
 
 
 def test_eight_concurrent_processes_never_see_a_torn_entry(tmp_path):
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
     procs = [
         subprocess.Popen([sys.executable, "-c", WORKER, str(tmp_path), str(w), "150"], stdout=subprocess.PIPE, env=env)
         for w in range(8)
@@ -99,7 +99,7 @@ def test_eight_concurrent_processes_never_see_a_torn_entry(tmp_path):
 
 
 def test_a_writer_killed_mid_write_leaves_no_torn_entry(tmp_path):
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen([sys.executable, "-c", KILLED_WRITER, str(tmp_path)], stdout=subprocess.PIPE, env=env)
     assert proc.stdout.readline().strip() == b"ready"
     time.sleep(0.8)  # several 8 MB writes in flight
@@ -137,7 +137,7 @@ def test_downloaded_media_are_counted_kept_by_clear_and_removed_on_request(tmp_p
 
     from reeljudge.media.carriers import Where, open_reference
 
-    clip = Path(__file__).resolve().parents[1] / "datasets" / "clips" / "gen_clean.mp4"
+    clip = ROOT / "datasets" / "clips" / "gen_clean.mp4"
     cache = JudgeCache(tmp_path)
     cache.put(request_key({"q": 1}), "filmability", {"value": 1})
     uri = "data:video/mp4;base64," + base64.b64encode(clip.read_bytes()).decode()

@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from fake_gemini import json_reply
+from support.fake_gemini import json_reply
 from reeljudge.media.refs import sha256_file
 from support.ab_judge_scripts import prefer
 from support.gecko_scripts import script_prompt
+from support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 CLEAN = str(ROOT / "datasets" / "clips" / "gen_clean.mp4")
 FLICKER = str(ROOT / "datasets" / "clips" / "gen_flicker.mp4")
 NARRATION = "Data centers keep servers cool with huge air conditioning units."

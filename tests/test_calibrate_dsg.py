@@ -15,8 +15,9 @@ import pytest
 from reeljudge.cli import main
 from reeljudge.gecko import score_with_dependencies
 from reeljudge.gecko.dependencies import direct_parents_score, failed_ancestors
+from support.paths import ROOT
 
-DSG = Path(__file__).resolve().parents[1] / "datasets" / "calibration" / "dsg_tifa160"
+DSG = ROOT / "datasets" / "calibration" / "dsg_tifa160"
 SHA256 = {
     "pali17b_dsg.csv": "17cf3009c573c0a84f201e3bdd7884eb248f2ffbb159fe3eca7b5e9c55f8cef4",
     "dsg-1k-anns.csv": "6c797314a54401564db7f77419df89816de16d8c494cf3ceb6b6ed8e6d14aa20",

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from reeljudge.cli import COMMANDS, build_parser, main
+from support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = Path(sys.executable).parent / "reeljudge"
 
 

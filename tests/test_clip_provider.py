@@ -15,8 +15,8 @@ from reeljudge.media.container import remux_to_mp4
 from reeljudge.media.refs import portable_path
 from reeljudge.providers.clips import call_api
 from reeljudge.synth.clips import ClipSpec, make_clip
+from support.paths import ROOT as REPO
 
-REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture()

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from promptfoo_run import ROOT, run_promptfoo_eval
+from support.promptfoo_run import ROOT, run_promptfoo_eval
 from reeljudge.cli import main
 
 SUITE = ("promptfooconfig.yaml", "--filter-providers", "^offline", "--filter-first-n", "3")

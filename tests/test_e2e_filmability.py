@@ -7,8 +7,8 @@ import os
 
 import pytest
 
-from fake_gemini import error_reply, json_reply
-from promptfoo_run import rows, run_promptfoo_eval
+from support.fake_gemini import error_reply, json_reply
+from support.promptfoo_run import rows, run_promptfoo_eval
 
 pytestmark = pytest.mark.e2e
 
@@ -81,7 +81,7 @@ def test_offline_main_job_scores_both_generators_per_criterion(tmp_path):
 
 
 def test_findability_through_promptfoo_against_fake_stock_apis(stock, tmp_path):
-    from fake_stock import PEXELS_KEY, PIXABAY_KEY
+    from support.fake_stock import PEXELS_KEY, PIXABAY_KEY
 
     stock.default_count = 25
     stock.counts = {"redis stores": 0}  # the keyword baseline's first term for the Redis narrations
@@ -114,7 +114,7 @@ def test_findability_through_promptfoo_against_fake_stock_apis(stock, tmp_path):
 
 def test_the_marathon_list_fails_through_promptfoo_with_the_reason(fake, tmp_path):
     """Issue 27: concrete but unrelated stock shots scored 0.8 by the table alone and passed."""
-    from promptfoo_run import ROOT
+    from support.promptfoo_run import ROOT
 
     fake.on(lambda body, text: "birthday cake" in text, json_reply({**_judgement(0, 3, 1), "score": 0.8, "points": 4}))
     config = tmp_path / "marathon.yaml"

@@ -6,9 +6,10 @@ where their owners document them, and writes (``setdefault``, a child's environm
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parents[1] / "reeljudge"
+from support.paths import ROOT
+
+PACKAGE = ROOT / "reeljudge"
 READ = re.compile(r"os\.environ(?:\.get\(|\[)\s*([A-Za-z_\"']+)|os\.getenv\(\s*([A-Za-z_\"']+)")
 
 #: direct reads of our own variables left (none: every one is an option read by the loader)

@@ -5,11 +5,10 @@ from __future__ import annotations
 import subprocess
 import sys
 import tomllib
-from pathlib import Path
 
 from reeljudge.extras import EXTRA_OF, require
+from support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 
 HIDDEN = """
 import sys

@@ -10,8 +10,8 @@ import pytest
 
 import reeljudge
 from reeljudge.errors import BadInputError
+from support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 CLEAN = str(ROOT / "datasets" / "clips" / "gen_clean.mp4")
 FLICKER = str(ROOT / "datasets" / "clips" / "gen_flicker.mp4")
 NARRATION = "Redis keeps data in memory"

@@ -3,7 +3,7 @@
 from google import genai
 from google.genai import errors, types
 
-from fake_gemini import FakeGemini, error_reply, json_reply
+from support.fake_gemini import FakeGemini, error_reply, json_reply
 
 
 def client(fake: FakeGemini) -> genai.Client:

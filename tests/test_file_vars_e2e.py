@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from promptfoo_run import rows, run_promptfoo_eval
+from support.promptfoo_run import rows, run_promptfoo_eval
+from support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 CLIPS = ROOT / "datasets" / "clips"
 NEW = "file://clips/café clip (1).mp4"  # relative to the config's folder, not to where promptfoo runs
 REFERENCE = "file://clips/reference take.mp4"

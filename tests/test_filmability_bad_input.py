@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from fake_gemini import json_reply
-from promptfoo_run import ROOT, rows, run_promptfoo_eval
+from support.fake_gemini import json_reply
+from support.promptfoo_run import ROOT, rows, run_promptfoo_eval
 from reeljudge.assertions.filmability import get_assert
 
 TERMS = json.dumps(["server room", "engineer typing"])

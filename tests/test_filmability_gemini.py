@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from fake_gemini import (
+from support.fake_gemini import (
     blocked_reply,
     error_reply,
     finish_reply,

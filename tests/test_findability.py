@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from fake_stock import PEXELS_KEY, PIXABAY_KEY, FakeStock
+from support.fake_stock import PEXELS_KEY, PIXABAY_KEY, FakeStock
 from reeljudge.cache import JudgeCache
 from reeljudge.assertions.filmability import get_assert
 from reeljudge.filmability.findability import find_clips

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
 
 from reeljudge.assertions.gecko import get_assert
 from support.gecko_scripts import script_prompt
+from support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 CLIP = str(ROOT / "datasets" / "clips" / "gen_clean.mp4")
 PROMPT = "A red kite flying over a green meadow while clouds drift"
 

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 import yaml
 
-from fake_gemini import text_reply
+from support.fake_gemini import text_reply
 from reeljudge.cli import main as cli_main
 from reeljudge import score_gecko
 from reeljudge.assertions.gecko import get_assert
@@ -16,8 +15,8 @@ from reeljudge.gecko.pairs import JudgedRow, check_pairs, suite_tests
 from reeljudge.gecko.questions import declared_questions
 from support.gecko_scripts import script_prompt, verdict_text
 from reeljudge.errors import BadInputError
+from support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 CLIP = str(ROOT / "datasets" / "clips" / "gen_clean.mp4")
 QAS = [
     {"question": "What moves across the frame?", "choices": ["a disc", "a bird", "a car"], "answer": "a disc", "tag": "object"},

@@ -15,7 +15,7 @@ from reeljudge.assertions.gecko import get_assert
 from reeljudge.gecko.questions import Question, declared_questions
 from reeljudge.gecko.shuffle import question_seed, shuffle_choices, shuffled
 from support.gecko_scripts import NESTED, script_nested, verdict_text, vqa_match
-from gecko_recorded import CLIP, RECORDED, normalised, scenario_results
+from support.gecko_recorded import CLIP, RECORDED, normalised, scenario_results
 
 # scenario → (question number → the parent named as failed), score under DSG's rule, score without it
 EXPECTED = {

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from support.gecko_scripts import local_suite_env, script_local_suite, script_prompt
+from support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.e2e

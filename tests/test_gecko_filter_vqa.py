@@ -4,11 +4,10 @@ misnumbered verdicts, coverage, probability scoring from scripted log-probabilit
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import pytest
 
-from fake_gemini import json_reply, text_reply
+from support.fake_gemini import json_reply, text_reply
 from reeljudge.assertions.gecko import get_assert
 from reeljudge.gecko.questions import Question
 from reeljudge.gecko.question_gen import USER_MARKER as GEN
@@ -16,8 +15,9 @@ from reeljudge.gecko.scoring import score_verdicts
 from reeljudge.gecko.validity import USER_MARKER as FILTER, drop_malformed
 from reeljudge.gecko.vqa import parse_verdicts
 from reeljudge.gemini.replies import ReplyInvalid
+from support.paths import ROOT
 
-CLIP = str(Path(__file__).resolve().parents[1] / "datasets" / "clips" / "gen_clean.mp4")
+CLIP = str(ROOT / "datasets" / "clips" / "gen_clean.mp4")
 PROMPT = "A red kite over a green meadow"
 VQA = "Answer every question"
 

@@ -9,12 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from fake_gemini import text_reply
+from support.fake_gemini import text_reply
 from reeljudge.assertions.gecko import get_assert
 from support.gecko_scripts import verdict_text
 from reeljudge.gecko.questions import Question
+from support.paths import ROOT
 
-CLIPS = Path(__file__).resolve().parents[1] / "datasets" / "clips"
+CLIPS = ROOT / "datasets" / "clips"
 CLIP = str(CLIPS / "gen_clean.mp4")
 QS = [Question("Is there a disc?", ["a) yes", "b) no"], "a", tag="object"), Question("Does the camera pan?", ["a) yes", "b) no"], "a", tag="action")]
 DECLARED = [{"question": q.question, "choices": q.choices, "answer": q.answer, "tag": q.tag} for q in QS]
@@ -116,7 +117,7 @@ def test_images_are_judged_with_the_image_prompt(answers, tmp_path):
 
 
 def test_http_url_is_downloaded_once_into_the_cache_and_judged(answers):
-    from clip_server import ClipServer
+    from support.clip_server import ClipServer
 
     with ClipServer(CLIPS) as server:
         url = f"{server.url}/clips/gen_clean.mp4"

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
-from fake_gemini import json_reply, text_reply
+from support.fake_gemini import json_reply, text_reply
 from reeljudge.assertions.gecko import get_assert
 from reeljudge.gecko.keywords import parse_annotation
 from reeljudge.gecko.questions import Question
@@ -17,8 +16,9 @@ from reeljudge.gecko.tagging import assign_tag
 from reeljudge.gecko.tags import TAGS, normalise_tag
 from reeljudge.gecko.validity import USER_MARKER as FILTER
 from reeljudge.gemini.replies import ReplyInvalid
+from support.paths import ROOT
 
-CLIP = str(Path(__file__).resolve().parents[1] / "datasets" / "clips" / "gen_clean.mp4")
+CLIP = str(ROOT / "datasets" / "clips" / "gen_clean.mp4")
 
 # Damage copied in kind from Google's own few-shot examples (SPEC §2).
 GRAPES = """Answer:

@@ -8,11 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from gecko_results import gecko_result, not_judged_result, results_row, write_gecko_results
+from support.gecko_results import gecko_result, not_judged_result, results_row, write_gecko_results
 from reeljudge.cli import main
 from reeljudge.gecko.report import OVERALL, build_report
 from reeljudge.gecko.report_html import render_html
 from reeljudge.gecko.report_markdown import render_markdown
+from support.paths import ROOT
 
 #: four tests hand-made so the means can be checked by hand (tag, truth, verdict)
 HAND = [
@@ -124,7 +125,7 @@ def test_real_assertion_results_are_read(gemini_env, tmp_path):
     from reeljudge.assertions.gecko import get_assert
     from support.gecko_scripts import script_prompt
 
-    clip = str(Path(__file__).resolve().parents[1] / "datasets" / "clips" / "gen_clean.mp4")
+    clip = str(ROOT / "datasets" / "clips" / "gen_clean.mp4")
     prompt = "A red kite flying over a green meadow while clouds drift"
     kept = script_prompt(gemini_env, prompt, matched=True)
     result = get_assert(clip, {"vars": {"prompt": prompt, "video": clip}, "config": {}, "test": {"description": "kite"}})
@@ -140,7 +141,7 @@ def test_real_assertion_results_are_read(gemini_env, tmp_path):
 def test_the_page_in_headless_chromium_draws_a_mark_per_tag_and_model(tmp_path):
     from playwright.sync_api import sync_playwright
 
-    from ab_support import CHROMIUM, CHROMIUM_ARGS
+    from support.ab_study import CHROMIUM, CHROMIUM_ARGS
 
     assert os.access(CHROMIUM, os.X_OK), f"{CHROMIUM} is missing: scripts/setup.sh installs Debian's chromium"
     base, cand = two_runs(tmp_path)

@@ -13,8 +13,9 @@ import pytest
 
 from reeljudge.synth.clips import FIXTURES, SUITE_FIXTURES, make_clip
 from support.content import content_differences, frame_differences
+from support.paths import ROOT
 
-CLIPS = Path(__file__).resolve().parents[1] / "datasets" / "clips"
+CLIPS = ROOT / "datasets" / "clips"
 
 
 def test_every_committed_generated_clip_is_a_suite_fixture() -> None:

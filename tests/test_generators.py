@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-from pathlib import Path
 
 import pytest
 import yaml
@@ -12,8 +11,8 @@ import yaml
 from reeljudge.filmability.term_reading import term_concreteness
 from reeljudge.filmability.generators.keywords import keyword_terms
 from reeljudge.filmability.generators.visual import visual_terms
+from support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 NARRATIONS = yaml.safe_load((ROOT / "datasets" / "narrations.yaml").read_text(encoding="utf-8"))
 
 

@@ -1,4 +1,4 @@
-"""The test proxy of tests/google_proxy.py with a real HTTPS client (httpx): it tunnels only to the Google
+"""The test proxy of tests/support/google_proxy.py with a real HTTPS client (httpx): it tunnels only to the Google
 host, proves that host with the throw-away CA, forwards to the fake Gemini server, and refuses the rest."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from typing import Iterator
 import httpx
 import pytest
 
-from fake_gemini import FakeGemini, tiny_mp4
-from google_proxy import GOOGLE_HOST, MAX_BODY, GoogleProxy, make_tls
+from support.fake_gemini import FakeGemini, tiny_mp4
+from support.google_proxy import GOOGLE_HOST, MAX_BODY, GoogleProxy, make_tls
 
 BASE = f"https://{GOOGLE_HOST}/v1beta"
 

@@ -13,6 +13,7 @@ import yaml
 from reeljudge.cli import main
 from reeljudge.gates.gatefile import load_gate
 from reeljudge.scaffold.project import InitOptions, plan_project
+from support.paths import ROOT
 
 
 def init(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
@@ -136,7 +137,7 @@ def test_the_workflows_init_writes_are_the_snippets_docs_gates_md_shows():
     """One text for the gate workflows: what ``init`` writes is what docs/gates.md tells users to paste."""
     import re
 
-    docs = (Path(__file__).resolve().parents[1] / "docs" / "gates.md").read_text()
+    docs = (ROOT / "docs" / "gates.md").read_text()
 
     def snippet(name: str) -> str:
         return re.search(r"```yaml\n(.*?)```", docs.split(f"<!-- action-snippet: {name} -->", 1)[1], re.S).group(1)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fake_gemini import json_reply
+from support.fake_gemini import json_reply
 from reeljudge.gemini.client import FOUND_KEPT, JudgeClient
 from reeljudge.gemini.replies import json_parser
 from reeljudge.gemini.request import JudgeRequest

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 
-from fake_gemini import json_reply
+from support.fake_gemini import json_reply
 from reeljudge.gates.results import judge_identities
 from reeljudge.synth.clips import FIXTURES, make_clip
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from clip_server import ClipServer
+from support.clip_server import ClipServer
 from reeljudge.cli import main as cli_main
 from reeljudge.errors import BadInputError
 from reeljudge.library.engines import LocalEngine, SerialEngine

@@ -19,7 +19,7 @@ from typing import Iterator
 import psutil
 import pytest
 
-from clip_server import ClipServer, pid_with_port
+from support.clip_server import ClipServer, pid_with_port
 from reeljudge.cli import main as cli_main
 from reeljudge.library.jsonl import read_results
 from reeljudge.synth.clips import FIXTURES, make_clip

@@ -17,11 +17,12 @@ from pathlib import Path
 import psutil
 import pytest
 
-from clip_server import ClipServer, pid_with_port
+from support.clip_server import ClipServer, pid_with_port
 from reeljudge.library.engines import LocalEngine, SerialEngine
 from reeljudge.library.jsonl import read_results
 from reeljudge.library.probe_library import probe_library_file
 from reeljudge.synth.clips import FIXTURES, make_clip
+from support.paths import ROOT
 
 CLIPS = ("clean", "frozen", "black")
 VOLATILE = ("timings", "worker_pid")
@@ -95,7 +96,7 @@ def test_a_worker_killed_mid_clip_has_that_clip_redone_once(served: Path, tmp_pa
 
 def test_a_run_killed_midway_resumes_without_duplicates_or_losses(served: Path, tmp_path: Path) -> None:
     out = tmp_path / "out.jsonl"
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
     with ClipServer(served) as server:
         manifest = manifest_for(server, served, tmp_path / "clips.txt")
         command = [sys.executable, "-m", "reeljudge.cli", "probes", str(manifest), "-o", str(out), "-j", "2", "--no-progress",

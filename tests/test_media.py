@@ -10,8 +10,8 @@ import pytest
 
 from reeljudge.errors import MediaError
 from reeljudge.media.refs import is_remote_ref, media_kind, mime_type, resolve_media, sha256_file
+from support.paths import ROOT as REPO
 
-REPO = Path(__file__).resolve().parents[1]
 
 
 def test_relative_path_resolves_against_base_dir(tmp_path: Path) -> None:
@@ -274,7 +274,7 @@ def test_an_ab_judge_call_remembers_in_its_cache_dir_and_with_cache_off_nowhere(
 
 def test_gecko_keeps_the_memo_beside_its_replies_and_a_replay_reads_it_without_writing(
         settled_clips, tmp_path: Path, gemini_env) -> None:
-    from fake_gemini import text_reply
+    from support.fake_gemini import text_reply
     from reeljudge.assertions.gecko import get_assert
     from reeljudge.gecko.questions import Question
     from support.gecko_scripts import verdict_text

@@ -7,18 +7,17 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from pathlib import Path
 
 import httpx
 import pytest
 
-from ab_support import invite, running_server, submit
-from promptfoo_run import promptfoo_view, rows, run_promptfoo_eval
+from support.ab_study import invite, running_server, submit
+from support.promptfoo_run import promptfoo_view, rows, run_promptfoo_eval
 from reeljudge.media.refs import sha256_file
 from support.ab_judge_scripts import prefer
 from support.gecko_scripts import script_prompt
+from support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 CLIPS = ROOT / "datasets" / "clips"
 VIDEO_SUITE = "tests/suites/promptfoo_media/video.yaml"
 IMAGE_SUITE = "tests/suites/promptfoo_media/images.yaml"
@@ -43,7 +42,7 @@ def script_video_suite(fake) -> None:
 @pytest.fixture(scope="module")
 def video_run(tmp_path_factory):
     """The video suite run once through promptfoo against a fake Gemini server: (results, output, work folder)."""
-    from fake_gemini import FakeGemini
+    from support.fake_gemini import FakeGemini
 
     work = tmp_path_factory.mktemp("media-e2e")
     with FakeGemini() as fake:

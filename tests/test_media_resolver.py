@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from clip_server import ClipServer
+from support.clip_server import ClipServer
 from reeljudge.errors import BadInputError, MediaError
 from reeljudge.promptfoo.clips import find_reference, locate_media, markdown_reference
 from reeljudge.promptfoo.context import TestContext
 from reeljudge.assertions.video_probes import get_assert as probes
+from support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 CLIPS = ROOT / "datasets" / "clips"
 CLEAN = CLIPS / "gen_clean.mp4"
 TEST = "resolver"

@@ -4,15 +4,14 @@ did-you-mean, config over environment over defaults; and every assertion and pro
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Literal
 
 import pytest
 
 from reeljudge.errors import BadInputError
 from reeljudge.options import describe, load_one, load_options, option
+from support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 CLIP = str(ROOT / "datasets" / "clips" / "gen_clean.mp4")
 
 

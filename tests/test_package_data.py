@@ -9,7 +9,7 @@ import tarfile
 import zipfile
 
 from reeljudge.package_data import protocols_folder, rubrics_folder, warm_client_path
-from user_project import ROOT, artifacts  # noqa: F401 - the session fixture that builds them
+from support.user_project import ROOT, artifacts  # noqa: F401 - the session fixture that builds them
 
 EDITED = {"rubrics": "reeljudge/data/rubrics", "protocols": "reeljudge/data/protocols"}
 SHIPPED = ("reeljudge/ab/static", "reeljudge/warm/client.js", "reeljudge/data/init")
@@ -53,7 +53,7 @@ def is_test_code(name: str) -> bool:
 
 
 def test_the_test_code_check_sees_what_used_to_ship():
-    shipped_before = ["reeljudge/testing/corpus.py", "reeljudge/testing/__init__.py", "tests/fake_gemini.py", "reeljudge/x/test_y.py"]
+    shipped_before = ["reeljudge/testing/corpus.py", "reeljudge/testing/__init__.py", "tests/support/fake_gemini.py", "reeljudge/x/test_y.py"]
     assert all(is_test_code(n) for n in shipped_before)
     assert not any(is_test_code(n) for n in ("reeljudge/synth/clips.py", "reeljudge/probes/api.py", "reeljudge/ab/gold.py"))
 

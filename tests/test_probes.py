@@ -8,8 +8,8 @@ import pytest
 
 from reeljudge.probes import PROBE_NAMES, ProbeOptions, probe_clip
 from reeljudge.synth.clips import FIXTURES, make_clip
+from support.paths import ROOT as REPO
 
-REPO = Path(__file__).resolve().parents[1]
 
 # fixture → the gating probes that must fail (all others must pass)
 EXPECTED_FAILURES = {

@@ -19,9 +19,10 @@ import pytest
 
 from support.corpus import PROMPT, write_corpus
 from support.findings import CLIPS_DIR, clip_findings
+from support.paths import TEST_DATA
 from support.tolerance import differences
 
-REFERENCE = Path(__file__).parent / "data" / "probes_findings.json"
+REFERENCE = TEST_DATA / "probes_findings.json"
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+from support.paths import ROOT as REPO
+
 
 
 @pytest.mark.e2e

@@ -15,7 +15,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from support.paths import ROOT
+
 SETUP = "bash scripts/setup.sh"
 
 

@@ -5,7 +5,7 @@ README.md by this test (so README and test cannot drift) and written, byte for b
 project made from the built wheel and npm tarball (``user_project.py``), then run with the
 project's own ``promptfoo eval``. promptfoo's ``google:video:veo-*`` provider calls the hard-coded
 ``https://generativelanguage.googleapis.com/v1beta``; it reaches the fake Gemini server through
-``tests/google_proxy.py``, a TLS-terminating CONNECT proxy on 127.0.0.1 whose throw-away CA
+``tests/support/google_proxy.py``, a TLS-terminating CONNECT proxy on 127.0.0.1 whose throw-away CA
 promptfoo trusts via ``PROMPTFOO_CA_CERT_PATH`` (with verification on: ``PROMPTFOO_INSECURE_SSL=false``).
 The Gecko judge's own calls go straight to the same fake (``NO_PROXY``). The clip promptfoo downloads
 is made by the clip generator at test time. One run where it all works, and two where the Veo API
@@ -23,10 +23,10 @@ from typing import Any, Callable
 import pytest
 import yaml
 
-from fake_gemini import FakeGemini, error_reply
-from google_proxy import GOOGLE_HOST, GoogleProxy, make_tls
+from support.fake_gemini import FakeGemini, error_reply
+from support.google_proxy import GOOGLE_HOST, GoogleProxy, make_tls
 from test_media_e2e import judged
-from user_project import ROOT, artifacts, promptfoo_project, run_eval, user_env, user_python  # noqa: F401
+from support.user_project import ROOT, artifacts, promptfoo_project, run_eval, user_env, user_python  # noqa: F401
 from reeljudge.synth.clips import FIXTURES, make_clip
 from support.gecko_scripts import script_prompt
 

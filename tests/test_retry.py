@@ -3,15 +3,15 @@ uploads and polling, Veo operations) under scripted 429/5xx/timeouts from the fa
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
-from fake_gemini import error_reply, json_reply, slow_reply, text_reply
+from support.fake_gemini import error_reply, json_reply, slow_reply, text_reply
 from reeljudge.errors import JudgeError
 from reeljudge.retry import GaveUp, Problem, RetryPolicy, call, poll
+from support.paths import ROOT
 
-CLIP = Path(__file__).resolve().parents[1] / "datasets" / "clips" / "gen_clean.mp4"
+CLIP = ROOT / "datasets" / "clips" / "gen_clean.mp4"
 
 
 class Clock:

@@ -1,10 +1,9 @@
 """The committed promptfoo suite matches its dataset, and the configs point at files that exist."""
 
-from pathlib import Path
 
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
+from support.paths import ROOT
 
 
 def test_filmability_suite_is_in_sync_with_the_dataset():

@@ -26,10 +26,10 @@ from typing import Any
 import pytest
 import yaml
 
-from fake_gemini import FakeGemini, json_reply
+from support.fake_gemini import FakeGemini, json_reply
 from test_media_e2e import judged
 from test_warm import comparable, judgement
-from user_project import ROOT, artifacts, foreign_loads, loaded_paths, promptfoo_project, run_eval, site_packages, user_env, user_python  # noqa: F401
+from support.user_project import ROOT, artifacts, foreign_loads, loaded_paths, promptfoo_project, run_eval, site_packages, user_env, user_python  # noqa: F401
 from reeljudge.promptfoo.clips import CLIP_VARS
 from support.ab_judge_scripts import prefer
 from support.gecko_scripts import script_prompt

@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from fake_gemini import FakeGemini, error_reply, tiny_mp4
+from support.fake_gemini import FakeGemini, error_reply, tiny_mp4
 from reeljudge.providers.veo.provider import DEFAULT_MODEL, call_api
 from reeljudge.gemini.pricing import estimate_video_cost
+from support.paths import ROOT as REPO
 
-REPO = Path(__file__).resolve().parents[1]
 PROMPT = "A slow dolly shot along a row of blinking server racks in a dim data center"
 CONFIG = {
     "poll_interval_s": 0.01,

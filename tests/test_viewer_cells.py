@@ -23,12 +23,12 @@ from typing import Any, Iterator
 import pytest
 import yaml
 
-from ab_support import CHROMIUM, CHROMIUM_ARGS
-from promptfoo_run import promptfoo_view
+from support.ab_study import CHROMIUM, CHROMIUM_ARGS
+from support.promptfoo_run import promptfoo_view
+from support.paths import ROOT
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser]
 
-ROOT = Path(__file__).resolve().parents[1]
 CLIPS = ROOT / "datasets" / "clips"
 #: the viewer's own settings store (zustand, localStorage "eval-settings"): passing reasons shown
 SHOW_PASS_REASONS = "localStorage.setItem('eval-settings', JSON.stringify({state: {showPassReasons: true}, version: 2}))"

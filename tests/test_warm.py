@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from fake_gemini import blocked_reply, json_reply
-from promptfoo_run import rows, run_promptfoo_eval
+from support.fake_gemini import blocked_reply, json_reply
+from support.promptfoo_run import rows, run_promptfoo_eval
 from support.gecko_scripts import script_prompt
 from reeljudge.warm import worker
+from support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 VOLATILE = {"latency_ms", "elapsed_ms", "seconds", "decode_s", "wall_s"}
 
 

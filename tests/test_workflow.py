@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from reeljudge.gates.markdown import MARKER
-from workflow_runner import ROOT, load_workflow
+from support.workflow_runner import ROOT, load_workflow
 
 WORKFLOWS = ROOT / ".github" / "workflows"
 ACTION = ROOT / "action.yml"

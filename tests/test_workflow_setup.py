@@ -7,7 +7,7 @@ import subprocess
 import tomllib
 from pathlib import Path
 
-from workflow_runner import ROOT, make_workspace
+from support.workflow_runner import ROOT, make_workspace
 
 
 def _uv(*args: str) -> subprocess.CompletedProcess:

@@ -1,4 +1,4 @@
-"""The gate workflow's own steps, run locally on fixture results (tests/workflow_runner.py).
+"""The gate workflow's own steps, run locally on fixture results (tests/support/workflow_runner.py).
 
 A pull request first pushes a planted regression on one metric: the gate fails, and the one PR
 comment shows the regressed metric with its interval. A later push has noise only: the gate
@@ -13,7 +13,7 @@ from pathlib import Path
 
 from reeljudge.gates.markdown import MARKER
 from support.results_fixtures import RunSpec, write_results
-from workflow_runner import Runner, load_workflow, make_workspace, new_github_state, push
+from support.workflow_runner import Runner, load_workflow, make_workspace, new_github_state, push
 
 PR = 7
 GATE = "Gate (the reusable action of this repository, action.yml)"

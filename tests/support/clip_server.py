@@ -13,7 +13,7 @@ from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
-from local_server import LocalServer
+from support.local_server import LocalServer
 
 
 class ClipServer(LocalServer):

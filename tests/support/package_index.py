@@ -26,7 +26,8 @@ from packaging.tags import sys_tags
 from packaging.utils import canonicalize_name, parse_wheel_filename
 from packaging.version import Version
 
-ROOT = Path(__file__).resolve().parents[1]
+from support.paths import ROOT
+
 UV = ROOT / ".tools" / "uv" / "bin" / "uv"
 BUILD_BACKEND = "setuptools"  # pyproject.toml's [build-system]
 

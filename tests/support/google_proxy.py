@@ -6,7 +6,7 @@ points ``HTTPS_PROXY`` here and ``PROMPTFOO_CA_CERT_PATH`` at ``tls.ca``: the pr
 ``CONNECT`` only to ``host:443`` (anything else: 403, recorded in ``refused``), answers the TLS
 handshake with a leaf certificate for ``host`` signed by a throw-away CA made by ``make_tls``, reads
 the decrypted HTTP/1.1 requests and forwards each to ``upstream`` (the fake Gemini server,
-``tests/fake_gemini.py``) with ``X-Forwarded-Host``/``-Proto``, so URLs the fake hands out name the
+``tests/support/fake_gemini.py``) with ``X-Forwarded-Host``/``-Proto``, so URLs the fake hands out name the
 Google host again. Every request it forwarded is in ``requests`` (method, path with query, headers).
 
 Use in tests::
@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from local_server import LocalServer
+from support.local_server import LocalServer
 
 GOOGLE_HOST = "generativelanguage.googleapis.com"
 MAX_BODY = 8 * 1024 * 1024  # the largest request body forwarded (Veo starts are small JSON)

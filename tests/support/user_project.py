@@ -34,9 +34,9 @@ from typing import Any, Iterator
 
 import pytest
 
-from run_once import once_per_run
+from support.run_once import once_per_run
+from support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 UV = ROOT / ".tools" / "uv" / "bin" / "uv"
 CREDENTIALS = ("GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION",
                "GOOGLE_APPLICATION_CREDENTIALS", "GOOGLE_GEMINI_BASE_URL", "GOOGLE_VERTEX_BASE_URL", "PEXELS_API_KEY", "PIXABAY_API_KEY")

@@ -30,7 +30,8 @@ from typing import Any, Callable
 
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
+from support.paths import ROOT
+
 _EXPR = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
 _LINKED = (".venv", "node_modules", ".tools", "compat/promptfoo-latest/node_modules")
 

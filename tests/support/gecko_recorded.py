@@ -7,12 +7,11 @@ that ran ``scenario_results(fake, {})`` and wrote ``normalised(...)`` as indente
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 from support.gecko_scripts import NESTED, script_nested, script_prompt
+from support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 CLIP = str(ROOT / "datasets" / "clips" / "gen_clean.mp4")
 RECORDED = ROOT / "tests" / "data" / "gecko_before_issue30.json"
 KITE = "A red kite flying over a green meadow while clouds drift"

@@ -5,10 +5,10 @@ Vertex paths), the Files API resumable upload (``/upload/{v}/files`` then the se
 out) and ``files/{id}`` with PROCESSING → ACTIVE / FAILED, and Veo-style long-running operations
 (``:predictLongRunning``, then ``GET operations/{id}`` and ``GET files/{id}:download?alt=media`` on the
 Developer API, the download URI on the host a forwarding proxy names in ``X-Forwarded-Host`` (see
-``tests/google_proxy.py``), ``:fetchPredictOperation`` with inline base64 video on Vertex), scripted per operation
+``tests/support/google_proxy.py``), ``:fetchPredictOperation`` with inline base64 video on Vertex), scripted per operation
 with ``script_operation``, and the Batch API (``:batchGenerateContent``, ``batches/{id}`` get, list,
 cancel, delete; inline and file input and output; scripted per job with ``fake.batches.script``:
-see ``tests/fake_batches.py``). Replies are scripted per test: rules match a
+see ``tests/support/fake_batches.py``). Replies are scripted per test: rules match a
 substring of the request's text (or a predicate) and play their replies in order, the last one
 repeating. Faults are replies too: HTTP errors, slow replies, blocked prompts, SAFETY and MAX_TOKENS
 finishes, damaged JSON.
@@ -19,7 +19,7 @@ Use in tests::
         fake.on("Grade these search terms", json_reply({...}))
         client = genai.Client(api_key="test", http_options={"base_url": fake.url})
 
-Or from a shell: ``python tests/fake_gemini.py --port 8765 --script script.json``.
+Or from a shell: ``PYTHONPATH=tests python -m support.fake_gemini --port 8765 --script script.json`` (from the repository root).
 """
 
 from __future__ import annotations
@@ -38,8 +38,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any, Callable
 
-from fake_batches import FakeBatches
-from local_server import LocalServer
+from support.fake_batches import FakeBatches
+from support.local_server import LocalServer
 
 Reply = dict[str, Any]
 Matcher = str | Callable[[dict[str, Any], str], bool] | None
@@ -116,7 +116,7 @@ def tiny_mp4() -> bytes:
     try:
         from reeljudge.synth.clips import ClipSpec, make_clip
     except ImportError:  # run as a script from elsewhere
-        sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[1]))
+        sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[2]))
         from reeljudge.synth.clips import ClipSpec, make_clip
     with tempfile.TemporaryDirectory(prefix="fake-gemini-") as work:
         path = make_clip(f"{work}/tiny.mp4", ClipSpec(width=128, height=72, fps=24, frames=24, seed=3))
@@ -215,7 +215,7 @@ class FakeGemini(LocalServer):
         self.operation_polls_before_done: int = 1
         self.operation_scripts: list[OperationScript] = []
         self.video_bytes: bytes | None = None  # None: tiny_mp4(), a real decodable clip
-        self.batches = FakeBatches(self)  # the Batch API (tests/fake_batches.py)
+        self.batches = FakeBatches(self)  # the Batch API (tests/support/fake_batches.py)
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
         self._sessions: dict[str, dict[str, Any]] = {}

@@ -11,7 +11,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
 
-ROOT = Path(__file__).resolve().parents[1]
+from support.paths import ROOT
+
 #: preloaded into ``promptfoo view``, which binds every interface: it listens on 127.0.0.1 only
 LOOPBACK_ONLY = Path(__file__).with_name("loopback_only.cjs")
 
@@ -51,7 +52,7 @@ def promptfoo_view(config_dir: Path, *, cwd: Path = ROOT, timeout: float = 120) 
     127.0.0.1 only; yields its base URL once it answers, stops it after."""
     import httpx
 
-    from ab_support import free_port
+    from support.ab_study import free_port
 
     port = free_port()
     env = {**os.environ, "PROMPTFOO_CONFIG_DIR": str(config_dir), "NODE_OPTIONS": f"--require {LOOPBACK_ONLY}"}

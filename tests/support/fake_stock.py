@@ -26,7 +26,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from local_server import LocalServer
+from support.local_server import LocalServer
 
 PEXELS_KEY = "test-pexels-key-not-real"
 PIXABAY_KEY = "test-pixabay-key-not-real"

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
-    from fake_gemini import FakeGemini
+    from support.fake_gemini import FakeGemini
 
 STATES = ("PENDING", "RUNNING", "SUCCEEDED", "FAILED", "CANCELLED", "EXPIRED")
 _BATCH_GET = re.compile(r"^/[^/]+/batches/([^/:]+)$")
@@ -205,7 +205,7 @@ class FakeBatches:
         if job.source == "inline":
             inline = [{k: v for k, v in r.items() if k in ("response", "error", "metadata") and v is not None} for r in results]
             return {"inlinedResponses": {"inlinedResponses": inline}}
-        from fake_gemini import FakeFile
+        from support.fake_gemini import FakeFile
 
         lines = [json.dumps({k: v for k, v in r.items() if k in ("key", "response", "error") and v is not None}) for r in results]
         file_id = f"batchout{job.id}"
@@ -214,7 +214,7 @@ class FakeBatches:
         return {"responsesFile": f"files/{file_id}"}
 
     def _answer(self, job: FakeJob, index: int, item: dict[str, Any]) -> dict[str, Any]:
-        from fake_gemini import candidate_json, request_text
+        from support.fake_gemini import candidate_json, request_text
 
         reply = job.script.item_errors.get(index) or self.fake._reply_for(item["request"], request_text(item["request"]))
         while reply["kind"] == "slow":

@@ -16,6 +16,7 @@ from reeljudge.ab.assignment import QCOptions
 from reeljudge.ab.imports import build_samples, read_manifest
 from reeljudge.ab.server import ServeOptions, create_app
 from reeljudge.ab.workspace import Workspace, new_invite_token
+from support.paths import ROOT
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -224,7 +225,7 @@ def serve_process(data: Path, port: int, log: Path, *flags: str, open_files: int
 
     with log.open("wb") as out:
         proc = subprocess.Popen([sys.executable, "-m", "reeljudge.cli", "ab", "serve", "--data", str(data), "--port", str(port),
-                                 "--gold-every", "0", *flags], cwd=Path(__file__).resolve().parents[1], stdout=out,
+                                 "--gold-every", "0", *flags], cwd=ROOT, stdout=out,
                                 stderr=subprocess.STDOUT, preexec_fn=limit)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
