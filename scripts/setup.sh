@@ -124,7 +124,7 @@ if [ ! -x "$latest/node_modules/.bin/promptfoo" ] || [ "$(cat "$lstamp" 2>/dev/n
   echo "$lwant" > "$lstamp"
 fi
 
-# 5. the user-project test (tests/test_user_project.py) builds the wheel offline and installs it
+# 5. the user-project test (tests/plugin/test_user_project.py) builds the wheel offline and installs it
 # into an empty virtualenv with --offline: uv's cache must hold the build backend, know the index
 # pages and hold the wheels of the locked versions. One throwaway build and install of exactly those
 # versions fills it (~3 s when cached). The stamp names the cache, so a machine (or a HOME) whose

@@ -1,7 +1,7 @@
 """The offline filmability judge's version, part of its cache key (so a changed judge never replays old
 verdicts) without reading its source files on every call.
 
-``tests/test_local_judge_version.py`` hashes ``SOURCES`` and fails, with the new hash to record,
+``tests/filmability/test_local_judge_version.py`` hashes ``SOURCES`` and fails, with the new hash to record,
 whenever they change: then bump ``LOCAL_JUDGE_VERSION`` and set ``SOURCES_SHA256``.
 """
 

@@ -4,7 +4,8 @@ An A/B judge request carries the prompt as data and the clips as media parts (in
 uploaded file's URI). ``shown_clips`` reads the clips' sha256 back from a request body, so a rule
 can answer "the clip on side A is this one": ``on_order`` scripts one order, ``prefer`` makes a
 consistent judge (the better clip wins on whichever side it is), ``side_bias`` a judge that always
-picks one side (a flip when the sides are swapped).
+picks one side (a flip when the sides are swapped). ``grade`` runs the assertion on a new clip against
+a reference, as promptfoo calls it (the A/B judge tests and the batch tests share it).
 """
 
 from __future__ import annotations
@@ -16,7 +17,11 @@ from typing import Any, Iterable
 
 from reeljudge.ab_judge.request import USER_MARKER
 from reeljudge.gemini.prompts import neutralise
+from support.paths import CLIPS
 
+CLEAN = str(CLIPS / "gen_clean.mp4")
+FLICKER = str(CLIPS / "gen_flicker.mp4")
+PROMPT = "A red ball rolls past a textured wall while the camera pans"
 DIMENSIONS = ("prompt_adherence", "temporal_consistency", "identity_consistency", "motion_physics")
 
 
@@ -82,3 +87,11 @@ def prefer(fake: Any, prompt: str | None, better: str, worse: str, tag: str = "f
 def side_bias(fake: Any, prompt: str | None, side: str = "A", tag: str = "flicker") -> None:
     """A judge that always picks ``side``: swapping the clips flips its verdict."""
     fake.on(is_pair_request(prompt), reply(verdict_reply(side, tag)))
+
+
+def grade(new: str = CLEAN, reference: str = FLICKER, prompt: str = PROMPT, **config: Any) -> dict[str, Any]:
+    """The A/B judge assertion's result for ``new`` against ``reference``, called as promptfoo calls it."""
+    from reeljudge.ab_judge.assertion import get_assert
+
+    context = {"vars": {"prompt": prompt, "reference": reference}, "config": config, "test": {"description": "t"}}
+    return get_assert(new, {**context, "providerResponse": {"output": new, "metadata": {"clip_path": new}}})

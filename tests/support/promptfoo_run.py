@@ -17,6 +17,10 @@ from support.paths import ROOT
 LOOPBACK_ONLY = Path(__file__).with_name("loopback_only.cjs")
 
 
+#: result fields that hold timings: the only thing that may differ between two runs of one suite
+TIMINGS = {"latency_ms", "elapsed_ms", "seconds", "decode_s", "wall_s"}
+
+
 def run_promptfoo_eval(
     config: str, tmp_path: Path, *args: str, env: dict[str, str] | None = None, timeout: int = 600
 ) -> tuple[int, dict[str, Any], str]:
@@ -47,6 +51,21 @@ def rows(results: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 @contextmanager
+def judged(cell: dict[str, Any], judge: str, mode: str | None = None) -> dict[str, Any]:
+    """Our component result of ``judge`` (and A/B ``mode``) in a promptfoo result cell."""
+    return next(c for c in cell["gradingResult"]["componentResults"]
+                if (c.get("metadata") or {}).get("judge") == judge and (mode is None or c["metadata"].get("mode") == mode))
+
+
+def comparable(value: Any) -> Any:
+    """A result without timings (the only thing that may differ between two runs)."""
+    if isinstance(value, dict):
+        return {k: comparable(v) for k, v in value.items() if k not in TIMINGS and k != "assertion"}
+    if isinstance(value, list):
+        return [comparable(v) for v in value]
+    return value
+
+
 def promptfoo_view(config_dir: Path, *, cwd: Path = ROOT, timeout: float = 120) -> Iterator[str]:
     """``promptfoo view`` of the database in ``config_dir`` (PROMPTFOO_CONFIG_DIR), on a free port of
     127.0.0.1 only; yields its base URL once it answers, stops it after."""

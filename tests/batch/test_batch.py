@@ -173,10 +173,10 @@ def test_media_goes_inline_as_base64_in_both_forms(gemini_env, monkeypatch, tmp_
 
 
 def test_the_pairwise_ab_judge_goes_through_the_batch_api_in_one_round(gemini_env, monkeypatch):
-    from support.ab_judge_scripts import prefer
-    from test_ab_judge import CLEAN, FLICKER, PROMPT, grade, sha
+    from reeljudge.media.refs import sha256_file
+    from support.ab_judge_scripts import CLEAN, FLICKER, PROMPT, grade, prefer
 
-    prefer(gemini_env, PROMPT, sha(CLEAN), sha(FLICKER), tag="flicker")
+    prefer(gemini_env, PROMPT, sha256_file(CLEAN), sha256_file(FLICKER), tag="flicker")
     monkeypatch.setenv("REELJUDGE_CACHE", "plan")
     queued = grade()
     assert queued["pass"] is False and "did not judge (queued_for_batch)" in queued["reason"]

@@ -21,7 +21,7 @@ from reeljudge.ab.assignment import QCOptions
 from reeljudge.ab.workspace import Workspace
 from reeljudge.cli import main
 
-# a NUL is refused at submit (a 422 naming the field: tests/test_ab_hostile_edge.py); the other controls are stored
+# a NUL is refused at submit (a 422 naming the field: tests/ab/test_ab_hostile_edge.py); the other controls are stored
 HOSTILE_NOTE = "ok\x01 \x1b[31mred\x1b[0m \u202egnp.exe\u202c \u2066x\u2069 \x07bell"
 RAW_CONTROLS = ("\x00", "\x01", "\x1b", "\x07", "\u202e", "\u202c", "\u2066", "\u2069")
 

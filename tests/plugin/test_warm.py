@@ -14,18 +14,12 @@ import pytest
 import yaml
 
 from support.fake_gemini import blocked_reply, json_reply
-from support.promptfoo_run import rows, run_promptfoo_eval
+from support.promptfoo_run import comparable, rows, run_promptfoo_eval
+from support.filmability_scripts import judgement
 from support.gecko_scripts import script_prompt
 from reeljudge.warm import worker
 from support.paths import ROOT
 
-VOLATILE = {"latency_ms", "elapsed_ms", "seconds", "decode_s", "wall_s"}
-
-
-def judgement(r, f, v):
-    return {"breakdown": {"relevance": r, "filmability": f, "variety": v},
-            "criterionReasons": {"relevance": "scripted", "filmability": "scripted", "variety": "scripted"},
-            "unfilmableTerms": [] if f == 3 else ["efficiency"], "points": r + f + v, "score": 1.0, "reason": "scripted"}
 
 
 def suite(kind: str) -> dict:
@@ -67,15 +61,6 @@ def run_suite(kind: str, tmp_path: Path, fake, *args: str) -> dict:
     code, results, output = run_promptfoo_eval(str(config), tmp_path / kind, "-j", "4", *args, env=env)
     assert code in (0, 100), output[-3000:]
     return {r["testCase"]["description"]: r for r in rows(results)}
-
-
-def comparable(value):
-    """A result without timings (the only thing that may differ between two runs)."""
-    if isinstance(value, dict):
-        return {k: comparable(v) for k, v in value.items() if k not in VOLATILE and k != "assertion"}
-    if isinstance(value, list):
-        return [comparable(v) for v in value]
-    return value
 
 
 @pytest.mark.e2e

@@ -9,23 +9,15 @@ import pytest
 from support.fake_gemini import blocked_reply, error_reply, text_reply
 from reeljudge.assertions.ab_judge import get_assert
 from reeljudge.media.refs import sha256_file
-from support.ab_judge_scripts import on_order, prefer, reply, shown_clips, side_bias, verdict_reply
+from support.ab_judge_scripts import CLEAN, FLICKER, PROMPT, grade, on_order, prefer, reply, shown_clips, side_bias, verdict_reply
 from support.paths import ROOT
 
-CLEAN = str(ROOT / "datasets" / "clips" / "gen_clean.mp4")
-FLICKER = str(ROOT / "datasets" / "clips" / "gen_flicker.mp4")
 FROZEN = str(ROOT / "datasets" / "clips" / "gen_frozen.mp4")
-PROMPT = "A red ball rolls past a textured wall while the camera pans"
 DIMS = ("prompt_adherence", "temporal_consistency", "identity_consistency", "motion_physics")
 
 
 def sha(path: str) -> str:
     return sha256_file(path)
-
-
-def grade(new: str = CLEAN, reference: str = FLICKER, prompt: str = PROMPT, **config):
-    context = {"vars": {"prompt": prompt, "reference": reference}, "config": config, "test": {"description": "t"}}
-    return get_assert(new, {**context, "providerResponse": {"output": new, "metadata": {"clip_path": new}}})
 
 
 def test_consistent_judge_both_orders_new_wins_with_scores_per_dimension(gemini_env):

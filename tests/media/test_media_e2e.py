@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from support.ab_study import invite, running_server, submit
-from support.promptfoo_run import promptfoo_view, rows, run_promptfoo_eval
+from support.promptfoo_run import judged, promptfoo_view, rows, run_promptfoo_eval
 from reeljudge.media.refs import sha256_file
 from support.ab_judge_scripts import prefer
 from support.gecko_scripts import script_prompt
@@ -23,12 +23,6 @@ VIDEO_SUITE = "tests/suites/promptfoo_media/video.yaml"
 IMAGE_SUITE = "tests/suites/promptfoo_media/images.yaml"
 PROMPT = "A red ball rolls past a textured wall, one continuous shot"
 CARRIERS = {"veo-like": ("promptfoo-blob", "gen_clean.mp4"), "sora-like": ("media-store", "bbb_excerpt.mp4")}
-
-
-def judged(cell: dict, judge: str, mode: str | None = None) -> dict:
-    """Our component result of ``judge`` (and A/B ``mode``) in a promptfoo result cell."""
-    return next(c for c in cell["gradingResult"]["componentResults"]
-                if (c.get("metadata") or {}).get("judge") == judge and (mode is None or c["metadata"].get("mode") == mode))
 
 
 def script_video_suite(fake) -> None:

@@ -27,8 +27,8 @@ import pytest
 import yaml
 
 from support.fake_gemini import FakeGemini, json_reply
-from test_media_e2e import judged
-from test_warm import comparable, judgement
+from support.filmability_scripts import judgement
+from support.promptfoo_run import comparable, judged
 from support.user_project import ROOT, artifacts, foreign_loads, loaded_paths, promptfoo_project, run_eval, site_packages, user_env, user_python  # noqa: F401
 from reeljudge.promptfoo.clips import CLIP_VARS
 from support.ab_judge_scripts import prefer
@@ -45,7 +45,7 @@ STORES_PROVIDER = ROOT / "tests" / "providers" / "promptfoo_stores.mjs"
 #: provider label → (the store promptfoo_stores.mjs uses, the clip it stores, the carrier our results name)
 STORES = {"veo-like": ("blob", "gen_clean", "promptfoo-blob"), "sora-like": ("media", "gen_fade_out", "media-store")}
 #: entry form → the store provider its judges read from (each form and each store once: half the eval time of every pair;
-#: tests/test_media_e2e.py judges both stores from the clone)
+#: tests/media/test_media_e2e.py judges both stores from the clone)
 STORE_OF = {"package": "veo-like", "python": "sora-like"}
 #: the clip judges run on the stored clips: (starter, config on top: the clip var nulled, as the starter's comment says)
 STORE_JUDGES = (("probes", {"var": None}), ("gecko", {"media_var": None}),

@@ -25,7 +25,7 @@ import yaml
 
 from support.fake_gemini import FakeGemini, error_reply
 from support.google_proxy import GOOGLE_HOST, GoogleProxy, make_tls
-from test_media_e2e import judged
+from support.promptfoo_run import judged
 from support.user_project import ROOT, artifacts, promptfoo_project, run_eval, user_env, user_python  # noqa: F401
 from reeljudge.synth.clips import FIXTURES, make_clip
 from support.gecko_scripts import script_prompt
@@ -117,7 +117,7 @@ def veo_paths(operation: str = "op1") -> list[tuple[str, str]]:
 def test_the_readme_block_is_promptfoos_own_veo_provider_with_our_judges():
     assert PARSED["providers"][0]["id"].startswith("google:video:veo-")
     assert [a["value"] for a in PARSED["defaultTest"]["assert"]] == ["package:reeljudge:videoProbes", "package:reeljudge:gecko"]
-    assert "tests/test_readme_veo.py" in (ROOT / "README.md").read_text(encoding="utf-8")  # the README says where it is tested
+    assert "tests/plugin/test_readme_veo.py" in (ROOT / "README.md").read_text(encoding="utf-8")  # the README says where it is tested
 
 
 def test_the_readme_veo_example_runs_and_both_judges_pass_on_the_clip(veo_run):
