@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import socket
+from pathlib import Path
 from typing import Iterator
 
 import pytest
@@ -118,6 +119,39 @@ def vertex_env(gemini_env: FakeGemini, monkeypatch: pytest.MonkeyPatch) -> FakeG
         google.auth, "default", lambda **_: (google.oauth2.credentials.Credentials(token="fake-token"), "proj")
     )
     return gemini_env
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """One embedded PostgreSQL server for this test process, started on first use; its URL.
+
+    Tests never use it directly: each takes a new, empty database (``postgres_database``).
+    """
+    from support.postgres import postgres_server
+
+    with postgres_server() as url:
+        yield url
+
+
+@pytest.fixture
+def postgres_database(postgres_url: str) -> str:
+    """A new, empty database on this process's PostgreSQL server; its URL."""
+    from support.postgres import new_database
+
+    return new_database(postgres_url)
+
+
+@pytest.fixture(scope="session")
+def corpus_v0(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Variant 0 of the probes corpus (``support.corpus``): clip name → its file, written once per test run
+    (the corpus and findings tests share it, whichever processes they run in), then read-only."""
+    from support.corpus import write_corpus
+    from support.run_once import once_per_run
+
+    def build(folder: Path) -> dict[str, Path]:
+        return {clip.name: path for _, clip, path in write_corpus(folder, (0,))}
+
+    return once_per_run(tmp_path_factory, "probes-corpus-v0", build)
 
 
 @pytest.fixture(scope="module")

@@ -254,15 +254,12 @@ def test_the_nginx_configuration_serves_raters_and_enforces_its_limits(server, t
 
 
 @pytest.mark.parametrize("note", ["Fine.\ud800", "Fine.\x00"], ids=["lone surrogate", "NUL"])
-def test_unstorable_text_is_a_422_on_postgresql_too(tmp_path, note):
+def test_unstorable_text_is_a_422_on_postgresql_too(tmp_path, note, postgres_database):
     """On PostgreSQL as on SQLite: a lone surrogate (a 500 before) or a NUL (stored before) is a 422 naming the field."""
-    from support.postgres import postgres_server
-
-    with postgres_server() as url:
-        ws = make_study(tmp_path, n_pairs=1, database=url)
-        token = invite(ws, "pia")
-        with running_server(ws) as base:
-            response = _watched_submit(base, token, note=note)
-        assert response.status_code == 422, response.text
-        assert response.json()["violations"][0]["field"] == "form.note"
-        assert ws.store.judgements() == []
+    ws = make_study(tmp_path, n_pairs=1, database=postgres_database)
+    token = invite(ws, "pia")
+    with running_server(ws) as base:
+        response = _watched_submit(base, token, note=note)
+    assert response.status_code == 422, response.text
+    assert response.json()["violations"][0]["field"] == "form.note"
+    assert ws.store.judgements() == []

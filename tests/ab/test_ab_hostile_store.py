@@ -10,8 +10,6 @@ import csv
 import io
 import json
 import time
-import uuid
-from typing import Iterator
 
 import httpx
 import pytest
@@ -26,27 +24,12 @@ HOSTILE_NOTE = "ok\x01 \x1b[31mred\x1b[0m \u202egnp.exe\u202c \u2066x\u2069 \x07
 RAW_CONTROLS = ("\x00", "\x01", "\x1b", "\x07", "\u202e", "\u202c", "\u2066", "\u2069")
 
 
-@pytest.fixture(scope="module")
-def postgres_url() -> Iterator[str]:
-    """One embedded PostgreSQL server for this module's PostgreSQL cases (started on first use)."""
-    from support.postgres import postgres_server
-
-    with postgres_server() as url:
-        yield url
-
-
 @pytest.fixture(params=["sqlite", "postgresql"])
 def engine(request) -> str | None:
-    """None for the study's SQLite file, else the URL of a new, empty PostgreSQL database."""
+    """None for the study's SQLite file, else the URL of a new, empty PostgreSQL database (the root conftest's)."""
     if request.param == "sqlite":
         return None
-    import psycopg
-
-    server_url = request.getfixturevalue("postgres_url")
-    name = f"hostile_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(server_url, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    return server_url.rsplit("/", 1)[0] + "/" + name
+    return request.getfixturevalue("postgres_database")
 
 
 def evidence_rows(ws: Workspace) -> int:

@@ -4,9 +4,7 @@ the same tables, rules and results as the embedded SQLite store, shared by two r
 from __future__ import annotations
 
 import json
-import uuid
 from concurrent.futures import ThreadPoolExecutor
-from typing import Iterator
 
 import httpx
 import psycopg
@@ -16,24 +14,13 @@ from support.ab_study import invite, make_study, rate_until_done, running_server
 from reeljudge.ab.store import Store, StoreError
 from reeljudge.ab.workspace import Workspace
 from reeljudge.cli import main
-from support.postgres import postgres_server
 from test_ab_report import GOLD, SAMPLES, study_records
 
 
-@pytest.fixture(scope="module")
-def server_url() -> Iterator[str]:
-    """One PostgreSQL server for this module's tests."""
-    with postgres_server() as url:
-        yield url
-
-
 @pytest.fixture
-def database(server_url: str) -> str:
-    """A new, empty database on the server; its URL."""
-    name = f"study_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(server_url, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    return server_url.rsplit("/", 1)[0] + "/" + name
+def database(postgres_database: str) -> str:
+    """A new, empty database on this process's PostgreSQL server (the root conftest's); its URL."""
+    return postgres_database
 
 
 def test_the_store_lives_in_postgresql_not_in_the_folder(tmp_path, database):

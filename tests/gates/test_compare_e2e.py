@@ -2,7 +2,7 @@
 
 The offline filmability suite (local judge, no key) is run by promptfoo itself; the e2e test runs
 on whichever release the test pass selects (``REELJUDGE_PROMPTFOO``: ``npm test`` runs the e2e
-tests once on each), the cross-release test always runs both.
+tests once on each), the cross-release test always runs both (in the first pass only: marker pinned_promptfoo).
 """
 
 from __future__ import annotations
@@ -47,6 +47,8 @@ def test_the_selected_promptfoo_release_runs_the_suite_and_compares_with_itself(
     assert suite["matched"] == 6 and suite["candidate"]["judged"] == 6  # 3 narrations x 2 offline generators
 
 
+@pytest.mark.e2e
+@pytest.mark.pinned_promptfoo  # runs both releases whatever the pass selects: once is enough
 def test_results_of_the_pinned_and_the_newest_promptfoo_compare_test_by_test(tmp_path):
     pinned, latest = _run(tmp_path, "pinned"), _run(tmp_path, "latest")
     assert _installed_version("pinned") == "0.121.20"

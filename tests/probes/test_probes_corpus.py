@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from reeljudge.probes import ProbeOptions, probe_clip
-from support.corpus import corpus, detected_ranges, found_at, write_corpus
+from support.corpus import corpus, detected_ranges, found_at
 
 CLIPS = {clip.name: clip for clip in corpus(0)}
 CLEAN = sorted(name for name, clip in CLIPS.items() if clip.group == "clean")
@@ -20,8 +20,9 @@ FAULTS = sorted(name for name, clip in CLIPS.items() if clip.group == "fault")
 
 
 @pytest.fixture(scope="session")
-def paths(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    return {clip.name: path for _, clip, path in write_corpus(tmp_path_factory.mktemp("corpus"), (0,))}
+def paths(corpus_v0: dict[str, Path]) -> dict[str, Path]:
+    """The corpus's clips, written once per run (the root conftest's ``corpus_v0``)."""
+    return corpus_v0
 
 
 @pytest.fixture(scope="session")

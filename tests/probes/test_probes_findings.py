@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from support.corpus import PROMPT, write_corpus
+from support.corpus import PROMPT, corpus
 from support.findings import CLIPS_DIR, clip_findings
 from support.paths import TEST_DATA
 from support.tolerance import differences
@@ -31,9 +31,9 @@ def reference() -> dict:
 
 
 @pytest.fixture(scope="module")
-def corpus_clips(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, str]]:
-    written = write_corpus(tmp_path_factory.mktemp("findings"), (0,))
-    return {f"v0_{clip.name}": (path, clip.prompt) for _, clip, path in written}
+def corpus_clips(corpus_v0: dict[str, Path]) -> dict[str, tuple[Path, str]]:
+    """Variant 0's clips (written once per run: the root conftest's ``corpus_v0``) with their prompts."""
+    return {f"v0_{clip.name}": (corpus_v0[clip.name], clip.prompt) for clip in corpus(0)}
 
 
 def test_the_reference_covers_three_corpus_variants_and_every_example_clip(reference: dict) -> None:
