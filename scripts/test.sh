@@ -5,6 +5,9 @@
 # choose, 0 for none), a module's tests in one process (--dist loadscope: its fixtures are built once);
 # the wheel, npm tarball and user project are built once for both passes (REELJUDGE_TEST_RUN_DIR).
 # Runs both passes even when the first fails; exits non-zero when either failed.
+#
+# --fast: the fast lane a developer runs after each change (npm run test:fast): every unit and
+# fake-server test, one pass, no promptfoo process (marker e2e) and no browser (marker browser).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export PROMPTFOO_DISABLE_TELEMETRY=1 PROMPTFOO_DISABLE_UPDATE=1
@@ -24,11 +27,17 @@ verdict() {
   return "$status"
 }
 
+if [ "${1:-}" = --fast ]; then
+  shift
+  .venv/bin/python -m pytest -q -p no:cacheprovider "${parallel[@]}" -m "not e2e and not browser" "$@"
+  verdict $? "unit or fake-server test" $(( $# > 0 )); exit
+fi
+
 narrowed=$(( $# > 0 ))
 .venv/bin/python -m pytest -q -p no:cacheprovider "${parallel[@]}" "$@"
 verdict $? "test" 0; first=$?
 echo "== the end-to-end tests again, on promptfoo $(REELJUDGE_PROMPTFOO=latest bash scripts/promptfoo.sh --version 2>/dev/null | tail -n 1) (newest release)"
-# (tests marked pinned_promptfoo run the user project's own pinned release in both passes: once is enough)
+# (tests marked pinned_promptfoo run a fixed release whatever the pass selects, e.g. the user project's own pinned one: once is enough)
 REELJUDGE_PROMPTFOO=latest .venv/bin/python -m pytest -q -p no:cacheprovider "${parallel[@]}" -m "e2e and not pinned_promptfoo" "$@"
 verdict $? "end-to-end test" "$narrowed"; second=$?
 echo "== pinned promptfoo pass: exit $first; newest promptfoo pass: exit $second" >&2

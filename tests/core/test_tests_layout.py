@@ -1,0 +1,41 @@
+"""The tests' own layout: test modules in folders by area, shared support in ``tests/support`` only,
+and no test module that leans on a test module of another folder (pytest puts each test's own folder
+on ``sys.path``, so such an import works only when the other folder happened to be collected first)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from support.paths import TESTS
+
+#: the areas; a new one is added here (and to the list in README.md's layout)
+AREAS = {"ab", "ab_judge", "batch", "browser", "core", "fakes", "filmability", "gates", "gecko", "library", "media", "plugin", "probes"}
+#: folders of data, not tests: what the suites, configs and tests read
+DATA = {"data", "providers", "suites", "support"}
+
+
+def area_test_modules() -> list[Path]:
+    """Every test module under tests/."""
+    return sorted(TESTS.rglob("test_*.py"))
+
+
+def test_every_test_module_is_in_an_area_folder_and_the_top_holds_only_the_conftest() -> None:
+    modules = area_test_modules()
+    assert len(modules) >= 100
+    assert sorted({p.parent.name for p in modules if p.parent.parent == TESTS}) == sorted(AREAS)
+    assert [p.relative_to(TESTS).as_posix() for p in modules if p.parent.parent != TESTS or p.parent.name not in AREAS] == []
+    assert sorted(p.name for p in TESTS.glob("*.py")) == ["conftest.py"]
+    assert {p.name for p in TESTS.iterdir() if p.is_dir() and not p.name.startswith((".", "__"))} == AREAS | DATA
+
+
+def test_no_test_module_imports_a_test_module_of_another_folder() -> None:
+    crossing = []
+    for path in area_test_modules() + sorted((TESTS / "support").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            for name in names:
+                top = name.split(".")[0]
+                if top.startswith("test_") and not (path.parent / f"{top}.py").is_file():
+                    crossing.append(f"{path.relative_to(TESTS)} imports {top}")
+    assert crossing == []
