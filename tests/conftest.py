@@ -1,4 +1,12 @@
-"""Shared fixtures: a clean environment (no real keys ever used), the fake Gemini and stock-API servers.
+"""Shared fixtures: a clean environment (no real keys ever used), the fake Gemini and stock-API servers,
+one embedded PostgreSQL per process, the probes corpus written once per run, the offline embedding model.
+
+The tests live in folders by area (``tests/<area>/test_*.py``: no ``__init__.py``, so module names stay
+unique across folders); shared support is ``tests/support`` (``support.<module>``: this file's folder is
+on ``sys.path``). A test module imports nothing from a test module of another folder
+(``tests/core/test_tests_layout.py``): what two areas share goes to ``tests/support``. The fast lane
+(``npm run test:fast``) leaves out markers ``e2e`` (runs promptfoo) and ``browser`` (runs Chromium):
+any test that starts a promptfoo process carries ``e2e``.
 
 ``npm test`` runs the tests in parallel (pytest-xdist, ``scripts/test.sh``), so every test must be
 safe next to any other, in another process, in any order:
