@@ -32,6 +32,7 @@ from typing import Iterator
 
 import pytest
 
+from support import promptfoo_run
 from support.fake_gemini import FakeGemini
 from support.fake_stock import PEXELS_KEY, PIXABAY_KEY, FakeStock
 
@@ -63,6 +64,12 @@ LOOPBACK = "127.0.0.1,localhost,::1"
 for _name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
     os.environ[_name] = os.environ[_name.lower()] = REFUSING_PROXY
 os.environ["NO_PROXY"] = os.environ["no_proxy"] = LOOPBACK
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Tell the promptfoo runners of ``support`` which test runs: they refuse one not marked ``e2e``."""
+    promptfoo_run.RUNNING_MARKERS = {mark.name for mark in item.iter_markers()}
 
 
 @pytest.fixture(autouse=True)

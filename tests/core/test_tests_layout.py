@@ -7,7 +7,10 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 from support.paths import TESTS
+from support.promptfoo_run import promptfoo_view, run_promptfoo_eval
 
 #: the areas; a new one is added here (and to the list in README.md's layout)
 AREAS = {"ab", "ab_judge", "batch", "browser", "core", "fakes", "filmability", "gates", "gecko", "library", "media", "plugin", "probes"}
@@ -39,3 +42,12 @@ def test_no_test_module_imports_a_test_module_of_another_folder() -> None:
                 if top.startswith("test_") and not (path.parent / f"{top}.py").is_file():
                     crossing.append(f"{path.relative_to(TESTS)} imports {top}")
     assert crossing == []
+
+
+def test_a_test_not_marked_e2e_cannot_start_promptfoo(tmp_path) -> None:
+    """The fast lane's promise (no promptfoo process) holds for every test that runs promptfoo through support."""
+    with pytest.raises(AssertionError, match="mark the test e2e"):
+        run_promptfoo_eval("promptfooconfig.yaml", tmp_path)
+    with pytest.raises(AssertionError, match="mark the test e2e"), promptfoo_view(tmp_path):
+        pass
+    assert not (tmp_path / "results.json").exists()

@@ -17,6 +17,16 @@ from support.paths import ROOT
 LOOPBACK_ONLY = Path(__file__).with_name("loopback_only.cjs")
 
 
+#: the markers of the test pytest is running (set by the root conftest; None outside pytest)
+RUNNING_MARKERS: set[str] | None = None
+
+
+def require_e2e(what: str) -> None:
+    """Refuse to start promptfoo for a test not marked ``e2e``: the fast lane (``-m "not e2e"``) runs none."""
+    if RUNNING_MARKERS is not None and "e2e" not in RUNNING_MARKERS:
+        raise AssertionError(f"{what} starts a promptfoo process: mark the test e2e (the fast lane runs no promptfoo)")
+
+
 #: result fields that hold timings: the only thing that may differ between two runs of one suite
 TIMINGS = {"latency_ms", "elapsed_ms", "seconds", "decode_s", "wall_s"}
 
@@ -25,6 +35,7 @@ def run_promptfoo_eval(
     config: str, tmp_path: Path, *args: str, env: dict[str, str] | None = None, timeout: int = 600
 ) -> tuple[int, dict[str, Any], str]:
     """Run ``promptfoo eval -c config`` from the project root; (exit code, results JSON, output)."""
+    require_e2e(f"promptfoo eval -c {config}")
     out = tmp_path / "results.json"
     full_env = {
         **os.environ,
@@ -50,7 +61,6 @@ def rows(results: dict[str, Any]) -> list[dict[str, Any]]:
     return results["results"]["results"]
 
 
-@contextmanager
 def judged(cell: dict[str, Any], judge: str, mode: str | None = None) -> dict[str, Any]:
     """Our component result of ``judge`` (and A/B ``mode``) in a promptfoo result cell."""
     return next(c for c in cell["gradingResult"]["componentResults"]
@@ -66,6 +76,7 @@ def comparable(value: Any) -> Any:
     return value
 
 
+@contextmanager
 def promptfoo_view(config_dir: Path, *, cwd: Path = ROOT, timeout: float = 120) -> Iterator[str]:
     """``promptfoo view`` of the database in ``config_dir`` (PROMPTFOO_CONFIG_DIR), on a free port of
     127.0.0.1 only; yields its base URL once it answers, stops it after."""
@@ -73,6 +84,7 @@ def promptfoo_view(config_dir: Path, *, cwd: Path = ROOT, timeout: float = 120) 
 
     from support.ab_study import free_port
 
+    require_e2e("promptfoo view")
     port = free_port()
     env = {**os.environ, "PROMPTFOO_CONFIG_DIR": str(config_dir), "NODE_OPTIONS": f"--require {LOOPBACK_ONLY}"}
     view = subprocess.Popen(["bash", str(ROOT / "scripts" / "promptfoo.sh"), "view", "-p", str(port), "-n"], cwd=cwd, env=env,

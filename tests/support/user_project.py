@@ -34,6 +34,7 @@ from typing import Any, Iterator
 
 import pytest
 
+from support.promptfoo_run import require_e2e
 from support.run_once import once_per_run
 from support.paths import ROOT
 
@@ -164,6 +165,7 @@ def user_env(project: Path, python: Path, *, node: Path | None = None, **extra: 
 
 def run_eval(project: Path, config: str, env: dict[str, str], *args: str, timeout: int = 900) -> tuple[int, dict[str, Any], str]:
     """``npx promptfoo eval -c config`` in the project; (exit code, results JSON, output)."""
+    require_e2e(f"promptfoo eval -c {config} in a user's project")
     out = project / "results" / f"{Path(config).stem}.json"
     proc = subprocess.run([str(project / "node_modules" / ".bin" / "promptfoo"), "eval", "-c", config, "-o", str(out),
                            "--no-progress-bar", "--no-cache", *args], cwd=project, env=env, capture_output=True, text=True, timeout=timeout)
