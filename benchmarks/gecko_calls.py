@@ -90,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
         shared_prompts = ["A red kite flying over a green meadow", "A grey heron standing in a shallow river"]
         shared = [(clip, prompt, i == 0) for clip in clips for i, prompt in enumerate(shared_prompts)]
         paired = [row for k, clip in enumerate(clips) for row in ((clip, f"Scene {k}: a lighthouse beside stormy cliffs", True), (clip, f"Scene {k}: a tractor ploughing a dusty field", False))]
-        lines = [f"Gecko judge calls and uploads, {n} videos x 2 prompts, fake Gemini server (tests/fake_gemini.py)", ""]
+        lines = [f"Gecko judge calls and uploads, {n} videos x 2 prompts, fake Gemini server (tests/support/fake_gemini.py)", ""]
         c = run_layout("shared", shared, f"{work}/cache-shared")
         lines += report("shared prompts", len(shared), 2, n, c)
         expected_shared = (c["run1_generate"], c["run1_filter"], c["run1_vqa"], c["run1_uploads"]) == (2, 2, 2 * n, n)

@@ -91,7 +91,7 @@ def side_bias(fake: Any, prompt: str | None, side: str = "A", tag: str = "flicke
 
 def grade(new: str = CLEAN, reference: str = FLICKER, prompt: str = PROMPT, **config: Any) -> dict[str, Any]:
     """The A/B judge assertion's result for ``new`` against ``reference``, called as promptfoo calls it."""
-    from reeljudge.ab_judge.assertion import get_assert
+    from reeljudge.assertions.ab_judge import get_assert
 
     context = {"vars": {"prompt": prompt, "reference": reference}, "config": config, "test": {"description": "t"}}
     return get_assert(new, {**context, "providerResponse": {"output": new, "metadata": {"clip_path": new}}})

@@ -20,8 +20,8 @@ import pytest
 
 from support.ab_judge_scripts import on_order, prefer, reply, side_bias, verdict_reply
 from support.gecko_scripts import NESTED, script_nested, script_prompt
+from support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 CLIPS = ROOT / "datasets" / "clips"
 DUMP = os.environ.get("REELJUDGE_RESULTS_DUMP")  # read at import: the tests' clean environment drops REELJUDGE_*
 VOLATILE = {"latency_s", "latency_ms", "elapsed_s", "timings", "duration_s", "wall_s", "cpu_s"}
@@ -72,7 +72,7 @@ def _filmability(run: Callable[..., dict], stock: Any) -> dict[str, dict]:
     }
     out = {name: run(grade, json.dumps(terms) if isinstance(terms, list) else terms, _ctx({"narration": n}, cfg, name))
            for name, (terms, n, cfg) in cases.items()}
-    from fake_stock import PEXELS_KEY, PIXABAY_KEY
+    from support.fake_stock import PEXELS_KEY, PIXABAY_KEY
 
     os.environ.update(PEXELS_API_KEY=PEXELS_KEY, PIXABAY_API_KEY=PIXABAY_KEY, PEXELS_API_BASE_URL=stock.url, PIXABAY_API_BASE_URL=stock.url)
     stock.counts = {"server room": 40, "computer RAM": 3, "data center lights": 12, "fast motion blur": 0}
@@ -84,7 +84,7 @@ def _filmability(run: Callable[..., dict], stock: Any) -> dict[str, dict]:
 
 
 def _film_gemini(run: Callable[..., dict], fake: Any) -> dict[str, dict]:
-    from fake_gemini import json_reply
+    from support.fake_gemini import json_reply
 
     grade = _entry("reeljudge.assertions.filmability", "reeljudge.filmability.assertion")
     value = {"breakdown": {"relevance": 2, "filmability": 3, "variety": 1}, "points": 7, "score": 1.0, "reason": "fine",
