@@ -110,7 +110,7 @@ def test_options_are_documented_where_they_are_declared():
 def _assertion(name):
     import importlib
 
-    return importlib.import_module(f"reeljudge.{name}.assertion").get_assert
+    return importlib.import_module(f"reeljudge.assertions.{'video_probes' if name == 'probes' else name}").get_assert
 
 
 ASSERTIONS = {
