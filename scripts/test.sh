@@ -20,7 +20,7 @@ parallel=(-n "$workers" --dist loadscope)
 [ "$workers" = 0 ] && parallel=(-p no:xdist)
 
 # pytest's exit code 5 (nothing collected): a failure, except in the second pass when the caller
-# narrowed the selection (npm test -- tests/probes/test_x.py may hold no end-to-end test)
+# narrowed the selection (npm test -- tests/core holds no end-to-end test)
 verdict() {
   local status=$1 what=$2 narrowed=$3
   if [ "$status" -eq 5 ] && [ "$narrowed" -eq 1 ]; then echo "(no $what among the selected tests)"; return 0; fi
