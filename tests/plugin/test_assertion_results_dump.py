@@ -4,7 +4,9 @@ Runs each judge's ``get_assert`` over a varied set of contexts — the offline j
 (filmability ``judge: local``, the video probes over ``datasets/clips``), Gecko and the A/B judge
 through the fake Gemini server — plus the paths that do not judge, and writes every result (pass,
 score, reason, namedScores, tokensUsed, metadata without timings and machine paths) to the JSON
-file named by ``REELJUDGE_RESULTS_DUMP``. Run before and after a refactor; the two files must be equal.
+file named by ``REELJUDGE_RESULTS_DUMP`` (when set). Run before and after a refactor; the two files must be
+equal. Every run checks what holds of any result whatever the refactor: the verdict line, the score's range,
+the cases that must not judge, and an expected failure that inverts the plain verdict.
 """
 
 from __future__ import annotations
@@ -15,8 +17,6 @@ import os
 import re
 from pathlib import Path
 from typing import Any, Callable
-
-import pytest
 
 from support.ab_judge_scripts import on_order, prefer, reply, side_bias, verdict_reply
 from support.gecko_scripts import NESTED, script_nested, script_prompt
@@ -175,7 +175,32 @@ def _ab(run: Callable[..., dict], fake: Any) -> dict[str, dict]:
     return out
 
 
-@pytest.mark.skipif(not DUMP, reason="writes a dump only when REELJUDGE_RESULTS_DUMP names a file")
+#: cases that must not judge (bad input, missing media, no credentials, a refused request)
+NOT_JUDGED = {
+    "filmability": {"bad_option", "empty_narration", "findability_required_no_keys"},
+    "gecko": {"bad_option", "declared_bad", "declared_unanswered", "no_media", "no_prompt"},
+    "video_probes": {"bad_option", "bad_probe", "missing", "missing_expect_fail", "no_clip", "not_video"},
+    "ab_judge": {"bad_option", "no_prompt", "no_reference", "probes_missing_ref", "probes_tie"},  # probes_tie: one clip twice
+}
+
+
+def _check(results: dict[str, dict[str, dict]]) -> None:
+    """What holds of every dumped result: the verdict line, the score's range, the refusals, inverted verdicts."""
+    for judge, cases in results.items():
+        for name, result in cases.items():
+            first = result["reason"].split("\n", 1)[0]
+            assert first.startswith("PASS " if result["pass"] else "FAIL "), (judge, name, first)
+            assert 0.0 <= result["score"] <= 1.0, (judge, name, result["score"])
+            refused = " did not judge (" in first
+            assert refused == (name in NOT_JUDGED.get(judge, set())), (judge, name, first)
+            assert not refused or (result["pass"] is False and result["metadata"]["judged"] is False), (judge, name)
+    probes = results["video_probes"]
+    inverted = [n for n in probes if n.endswith("_expect_fail") and n.removesuffix("_expect_fail") in probes
+                and n not in NOT_JUDGED["video_probes"]]
+    assert len(inverted) >= 8
+    assert all(probes[n]["pass"] is not probes[n.removesuffix("_expect_fail")]["pass"] for n in inverted)
+
+
 def test_dump_every_assertion_result(gemini_env, stock, tmp_path: Path) -> None:
     def run(grade: Callable[..., dict], output: Any, context: dict) -> dict:
         return _clean(grade(output, context), str(tmp_path), gemini_env.url)
@@ -186,4 +211,6 @@ def test_dump_every_assertion_result(gemini_env, stock, tmp_path: Path) -> None:
     assert count > 70
     text = json.dumps(results, indent=1, sort_keys=True, default=str)
     assert not re.search(r"127\.0\.0\.1:\d+", text)
-    Path(str(DUMP)).write_text(text)
+    _check(json.loads(text))
+    if DUMP:
+        Path(DUMP).write_text(text)
