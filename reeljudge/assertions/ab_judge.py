@@ -18,7 +18,7 @@ from reeljudge.ab_judge.verdict import PairVerdict
 from reeljudge.errors import BadInputError
 from reeljudge.options import with_value
 from reeljudge.promptfoo.context import TestContext
-from reeljudge.promptfoo.identity import IDENTITY_KEY, judge_identity
+from reeljudge.promptfoo.identity import GEMINI_ENGINE, IDENTITY_KEY, PROBES_ENGINE, judge_identity
 from reeljudge.promptfoo.results import Result, grading_result, invert_verdict, run_judged
 
 if TYPE_CHECKING:  # the offline judge is loaded when its verdict is reported, not on a Gemini cache hit
@@ -99,7 +99,7 @@ def _gemini_identity(v: PairVerdict, options: ABJudgeOptions) -> dict:
 
     version = f"{v.protocol}-{rubric_version(rubric_name(v.protocol), schema_name(v.protocol))}"
     chosen = {"orders": len(v.orders), "fps": getattr(options, "fps", None), "media_resolution": getattr(options, "media_resolution", None)}
-    return judge_identity(JUDGE_NAME, "gemini", model=v.orders[0].call.get("model"), version=version, options=chosen,
+    return judge_identity(JUDGE_NAME, GEMINI_ENGINE, model=v.orders[0].call.get("model"), version=version, options=chosen,
                           replayed=bool(v.cache_hit))
 
 
@@ -116,7 +116,7 @@ def probes_result(v: ProbesPairVerdict, options: ABJudgeOptions, test: str) -> R
         "primary_tag": v.primary_tag, "secondary_tags": list(v.secondary_tags), "abstained": list(v.abstained),
         "dimensions": dimensions, "faults": {s: {g: list(ps) for g, ps in f.items()} for s, f in v.faults.items()},
         "pass_on": v.pass_on, "fault_weights": {s: dict(w) for s, w in v.fault_weights.items()}, "ruined_share": dict(v.ruined),
-        IDENTITY_KEY: judge_identity(JUDGE_NAME, "probes", version=options.protocol),
+        IDENTITY_KEY: judge_identity(JUDGE_NAME, PROBES_ENGINE, version=options.protocol),
     }
     return grading_result(passed=v.passed, score=v.score, reason=v.reason(),
                           named_scores=named, breakdown={f"{system} clip": text for system, text in v.clip_reasons().items()},

@@ -14,7 +14,7 @@ from reeljudge.gecko.options import GeckoOptions, load
 from reeljudge.gecko.results_extra import dependency_metadata, letter_metadata, skip_reason
 from reeljudge.gecko.verdict import GeckoVerdict, dropped_line, question_line
 from reeljudge.options import with_value
-from reeljudge.promptfoo.identity import IDENTITY_KEY, judge_identity
+from reeljudge.promptfoo.identity import GEMINI_ENGINE, IDENTITY_KEY, judge_identity
 from reeljudge.promptfoo.context import TestContext
 from reeljudge.promptfoo.results import Result, grading_result, invert_verdict, run_judged
 
@@ -56,7 +56,7 @@ def _identity(outcome: Any, options: GeckoOptions, replayed: bool) -> dict[str, 
     stage = outcome.stages.get("vqa") or next(iter(outcome.stages.values()), {})
     chosen = {k: getattr(options, k, None) for k in ("validity_filter", "scoring", "media_resolution", "fps")}
     chosen.update({k: True for k in ("dependencies", "shuffle_choices") if getattr(options, k)})  # off: as before issue 30
-    return judge_identity(JUDGE_NAME, "gemini", model=stage.get("model"), version=rubric_version(*files),
+    return judge_identity(JUDGE_NAME, GEMINI_ENGINE, model=stage.get("model"), version=rubric_version(*files),
                           options=chosen, replayed=replayed)
 
 

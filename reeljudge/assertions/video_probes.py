@@ -7,7 +7,7 @@ from typing import Any, Mapping
 from reeljudge.errors import MediaError
 from reeljudge.probes.options import load
 from reeljudge.probes.report import ProbesVerdict
-from reeljudge.promptfoo.identity import IDENTITY_KEY, judge_identity
+from reeljudge.promptfoo.identity import IDENTITY_KEY, PROBES_ENGINE, judge_identity
 from reeljudge.promptfoo.context import TestContext
 from reeljudge.promptfoo.results import Result, grading_result, invert_verdict, run_judged
 
@@ -62,7 +62,7 @@ def get_assert(output: Any, context: Mapping[str, Any] | None) -> Result:
         verdict = ProbesVerdict(probe_signals(signals, options, prompt), signals.info)
         metadata = {"judge": JUDGE, "test": ctx.label, "clip": located.opened.file_name(), "media": located.metadata(),
                     "clip_info": signals.info.as_metadata(),
-                    IDENTITY_KEY: judge_identity(JUDGE, "probes", options=changed_options(options))}
+                    IDENTITY_KEY: judge_identity(JUDGE, PROBES_ENGINE, options=changed_options(options))}
         if signals.info.capped:
             metadata["bounded"] = signals.info.capped
         name = _display_name(located)

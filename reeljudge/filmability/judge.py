@@ -22,7 +22,7 @@ from reeljudge.filmability.score_table import (
     CRITERIA_MAX, Breakdown, TableScore, breakdown_from_reply, judge_disagreements, score_breakdown,
 )
 from reeljudge.gemini.settings import JudgeSettings, answers_without_credentials, has_gemini_credentials
-from reeljudge.promptfoo.identity import IDENTITY_KEY, judge_identity
+from reeljudge.promptfoo.identity import GEMINI_ENGINE, IDENTITY_KEY, LOCAL_ENGINE, judge_identity
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from reeljudge.filmability.findability import Findability
@@ -166,7 +166,7 @@ def _gemini(narration: str, terms: list[str], options: FilmabilityOptions, setti
 
     reply = judge_terms_with_gemini(narration, terms, judge_client(settings))
     meta = {"judge": "gemini", **reply.metadata(),
-            IDENTITY_KEY: judge_identity("filmability", "gemini", model=reply.model, replayed=reply.cache_hit,
+            IDENTITY_KEY: judge_identity("filmability", GEMINI_ENGINE, model=reply.model, replayed=reply.cache_hit,
                                          version=rubric_version(RUBRIC_FILE, SCHEMA_FILE))}
     return _verdict(terms, reply.value, options, "gemini", meta, reply.usage.tokens_used(), trusted_total=False)
 
@@ -183,7 +183,7 @@ def _local(narration: str, terms: list[str], options: FilmabilityOptions, settin
     else:
         value, cache_hit = entry["value"], True
     meta = {"judge": "local", "cache_hit": cache_hit, "local_details": value.get("details", {}),
-            IDENTITY_KEY: judge_identity("filmability", "local", version=f"{LOCAL_JUDGE_VERSION}-{SOURCES_SHA256[:12]}")}
+            IDENTITY_KEY: judge_identity("filmability", LOCAL_ENGINE, version=f"{LOCAL_JUDGE_VERSION}-{SOURCES_SHA256[:12]}")}
     return _verdict(terms, value, options, "local", meta, None, trusted_total=True)
 
 
