@@ -146,8 +146,7 @@ def read_results_document(path: str | Path) -> dict[str, Any]:
         data = json.loads(text)
     except ValueError as error:
         raise BadInputError(f"{p}: not valid JSON (truncated?): {error}") from None
-    results = data.get("results") if isinstance(data, Mapping) else None
-    rows = results.get("results") if isinstance(results, Mapping) else results
+    rows = _rows(data) if isinstance(data, Mapping) else None
     if not isinstance(rows, list) or not all(isinstance(r, Mapping) for r in rows):
         found = f"top-level keys: {', '.join(sorted(map(str, data))[:8]) or 'none'}" if isinstance(data, Mapping) else (
             f"the top level is a {type(data).__name__}")
@@ -162,9 +161,13 @@ def read_results_file(path: str | Path) -> list[ResultRow]:
 
 def result_rows(document: Mapping[str, Any]) -> list[ResultRow]:
     """The rows of a results document that ``read_results_document`` accepted."""
-    results = document["results"]
-    rows = results.get("results") if isinstance(results, Mapping) else results
-    return [ResultRow.of(r) for r in rows]
+    return [ResultRow.of(r) for r in _rows(document)]
+
+
+def _rows(document: Mapping[str, Any]) -> Any:
+    """What stands where a results document keeps its rows: ``results.results``, or ``results`` itself."""
+    results = document.get("results")
+    return results.get("results") if isinstance(results, Mapping) else results
 
 
 def provider_label(provider: Any) -> str:

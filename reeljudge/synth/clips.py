@@ -294,14 +294,18 @@ FIXTURES: dict[str, Fixture] = {
 SUITE_FIXTURES = ("clean", "cut", "frozen", "black", "flicker", "flicker_8hz", "fade_out", "static_noise")
 
 
+def write_fixtures(folder: str | Path, names: Sequence[str], *, prefix: str = "") -> dict[str, Path]:
+    """The named fixture clips written into ``folder`` as ``<prefix><name>.mp4``: name → file."""
+    return {name: make_clip(Path(folder) / f"{prefix}{name}.mp4", FIXTURES[name].spec) for name in names}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Write the suite's fixture clips (``gen_<name>.mp4``) into a folder."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("out_dir", type=Path)
     parser.add_argument("names", nargs="*", default=list(SUITE_FIXTURES))
     args = parser.parse_args(argv)
-    for name in args.names:
-        path = make_clip(args.out_dir / f"gen_{name}.mp4", FIXTURES[name].spec)
+    for path in write_fixtures(args.out_dir, args.names, prefix="gen_").values():
         print(f"{path} {path.stat().st_size} bytes")
     return 0
 

@@ -16,7 +16,7 @@ from reeljudge.library.jsonl import open_results, read_results
 from reeljudge.library.probe_library import probe_library_file
 from reeljudge.probes import ProbeOptions, probe_clip
 from reeljudge.retry import RetryPolicy
-from reeljudge.synth.clips import FIXTURES, make_clip
+from reeljudge.synth.clips import write_fixtures
 
 CLIPS = ("clean", "frozen", "black", "cut")
 VOLATILE = ("timings", "worker_pid")
@@ -26,8 +26,7 @@ VOLATILE = ("timings", "worker_pid")
 def library(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A folder of four generated clips (one clean, three with a known fault) in a subfolder."""
     root = tmp_path_factory.mktemp("library")
-    for name in CLIPS:
-        make_clip(root / "set" / f"{name}.mp4", FIXTURES[name].spec)
+    write_fixtures(root / "set", CLIPS)
     return root / "set"
 
 

@@ -22,7 +22,7 @@ import pytest
 from support.clip_server import ClipServer, pid_with_port
 from reeljudge.cli import main as cli_main
 from reeljudge.library.jsonl import read_results
-from reeljudge.synth.clips import FIXTURES, make_clip
+from reeljudge.synth.clips import write_fixtures
 
 CLIPS = ("clean", "frozen", "black", "cut")
 VOLATILE = ("timings", "worker_pid")
@@ -99,8 +99,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
 def library(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Four generated clips, three with a known fault."""
     root = tmp_path_factory.mktemp("library")
-    for name in CLIPS:
-        make_clip(root / f"{name}.mp4", FIXTURES[name].spec)
+    write_fixtures(root, CLIPS)
     return root
 
 

@@ -21,7 +21,7 @@ from support.clip_server import ClipServer, pid_with_port
 from reeljudge.library.engines import LocalEngine, SerialEngine
 from reeljudge.library.jsonl import read_results
 from reeljudge.library.probe_library import probe_library_file
-from reeljudge.synth.clips import FIXTURES, make_clip
+from reeljudge.synth.clips import write_fixtures
 from support.paths import ROOT
 
 CLIPS = ("clean", "frozen", "black")
@@ -32,8 +32,7 @@ VOLATILE = ("timings", "worker_pid")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Three generated clips in a folder."""
     root = tmp_path_factory.mktemp("served")
-    for name in CLIPS:
-        make_clip(root / f"{name}.mp4", FIXTURES[name].spec)
+    write_fixtures(root, CLIPS)
     return root
 
 
