@@ -2,5 +2,6 @@
 on the top floor, and no judge package imports one). Importing the old name says where it went.
 """
 
-raise ImportError("reeljudge.probes.assertion has moved to reeljudge.assertions.video_probes: in your promptfoo entry file write "
-                  "`from reeljudge.assertions.video_probes import get_assert` (what `reeljudge init` writes now)")
+from reeljudge.moved import refuse_moved
+
+refuse_moved(__name__)

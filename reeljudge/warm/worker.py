@@ -31,19 +31,14 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from reeljudge.moved import MOVED
+
 _MODULES: dict[str, ModuleType] = {}
 _FIRST: dict[str, threading.Event] = {}  # set once an entry's first call is done
 _LOCK = threading.Lock()
 _SERVED = {"calls": 0}
 #: the package of the promptfoo adapters, the only modules the worker serves by name
 ADAPTERS = "reeljudge.assertions"
-#: the adapters' names before issue 29 moved them to the top floor → their modules now
-MOVED = {
-    "reeljudge.filmability.assertion": "reeljudge.assertions.filmability",
-    "reeljudge.gecko.assertion": "reeljudge.assertions.gecko",
-    "reeljudge.probes.assertion": "reeljudge.assertions.video_probes",
-    "reeljudge.ab_judge.assertion": "reeljudge.assertions.ab_judge",
-}
 
 
 def load_entry(path: str) -> ModuleType:
