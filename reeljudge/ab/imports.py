@@ -11,15 +11,13 @@ import itertools
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping
 
 from reeljudge.ab.protocol import Protocol
 from reeljudge.ab.samples import RESERVED_SYSTEMS, Clip, ClipStore, Sample, make_sample
 from reeljudge.errors import BadInputError, ReelJudgeError
+from reeljudge.promptfoo.results_file import ResultRow, read_results_file
 from reeljudge.rows import csv_rows, yaml_document
-
-if TYPE_CHECKING:
-    from reeljudge.promptfoo.results_file import ResultRow
 
 MANIFEST_FIELDS = {"prompt", "clip_a", "clip_b", "family", "system_a", "system_b", "source", "id"}
 REQUIRED_FIELDS = ("prompt", "clip_a", "clip_b")
@@ -175,8 +173,6 @@ def read_promptfoo(path: Path, *, family: str = "text-to-video", systems: tuple[
     the provider's label (else id). ``systems`` keeps only that pair; a test's ``vars.family``
     overrides ``family``.
     """
-    from reeljudge.promptfoo.results_file import read_results_file
-
     cells = read_results_file(path)
     groups: dict[Any, list[ResultRow]] = {}
     for cell in cells:

@@ -19,7 +19,7 @@ from typing import Any, Iterator, Mapping
 from reeljudge.errors import BadInputError
 from reeljudge.promptfoo.identity import canonical_identity, is_deterministic, recorded_identity
 from reeljudge.promptfoo.results import BREAKDOWN_KEY
-from reeljudge.promptfoo.results_file import Grading, ResultRow, RunFacts, is_test_result
+from reeljudge.promptfoo.results_file import Grading, ResultRow, RunFacts, is_test_result, read_results_document
 
 _NOT_JUDGED = re.compile(r"did not judge \(([\w-]+)\)")
 #: promptfoo assertion types graded by an LLM (their verdicts vary from run to run)
@@ -78,8 +78,6 @@ class ResultsFile:
 
 def read_results(path: str | Path) -> ResultsFile:
     """Parse a promptfoo results JSON file; BadInputError naming the file and the problem."""
-    from reeljudge.promptfoo.results_file import read_results_document
-
     return parse_results(read_results_document(path), str(path))
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
-from reeljudge.promptfoo.results_file import ResultRow
+from reeljudge.promptfoo.results_file import ResultRow, read_results_file
 
 
 @dataclass(frozen=True)
@@ -117,8 +117,6 @@ def check_pairs(rows: list[JudgedRow]) -> PairReport:
 
 def check_results_file(path: str | Path) -> PairReport:
     """The pair check of a promptfoo results JSON file."""
-    from reeljudge.promptfoo.results_file import read_results_file
-
     return check_pairs(rows_from_results(read_results_file(path)))
 
 
