@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 import secrets
 import uuid
 from dataclasses import dataclass
@@ -21,6 +22,8 @@ from reeljudge.ab.samples import Sample
 from reeljudge.ab.store import HoldLost, Store, _Tx
 
 SEED_KEY = "side_seed"
+#: what a task id is (uuid4 hex, as ``next_task`` makes them): anything else is refused before the store is asked
+ASSIGNMENT_ID = re.compile(r"[0-9a-f]{32}")
 
 
 @dataclass(frozen=True)
@@ -43,13 +46,14 @@ class QCOptions:
 
 @dataclass(frozen=True)
 class Assignment:
-    """One task given to one rater: the sample, which system is on which side, when it was served."""
+    """One task given to one rater: the sample, which system is on which side, when it was served (and withdrawn)."""
 
     assignment_id: str
     sample: Sample
     rater_id: str
     swap: bool
     served_at: str
+    withdrawn_at: str | None = None
 
     @property
     def shown(self) -> dict[str, str]:
@@ -74,38 +78,79 @@ def side_swap(seed: str, sample_id: str, rater_id: str) -> bool:
     return bool(digest[0] & 1)
 
 
-def next_assignment(store: Store, rater_id: str, options: QCOptions = QCOptions()) -> Assignment | None:
-    """The rater's open task, else a new one by QC priority, else None (nothing left for them)."""
+@dataclass(frozen=True)
+class Handout:
+    """What a rater's request for work gets: a task (None: nothing left) and, once, why their last task was withdrawn."""
+
+    assignment: Assignment | None
+    notice: str | None = None
+
+
+def next_task(store: Store, rater_id: str, options: QCOptions = QCOptions()) -> Handout:
+    """The rater's open task, else a new one by QC priority, else none. An open task whose hold expired and whose
+    sample went to others (``hold_lost``) is withdrawn first: the rater gets the next task and, this once, a notice."""
     seed = side_seed(store)
+    notice = None
     with store.transaction() as db:
-        open_row = _open_assignment(db, rater_id)
-        if open_row is not None:
-            return _assignment(store, open_row)
+        while (open_row := _open_assignment(db, rater_id)) is not None:
+            kind = db.rows("SELECT kind FROM samples WHERE sample_id = ?", (open_row[1],))[0][0]
+            if not hold_lost(db, kind, open_row[1], rater_id, open_row[4], options):
+                return Handout(_assignment(store, open_row))
+            db.execute("UPDATE assignments SET withdrawn_at = ? WHERE assignment_id = ?", (now_iso(), open_row[0]))
+            notice = withdrawn_notice(options)
         sample_id = _pick(db, rater_id, options)
         if sample_id is None:
-            return None
+            return Handout(None, notice)
         row = (uuid.uuid4().hex, sample_id, rater_id, int(side_swap(seed, sample_id, rater_id)), now_iso())
         db.execute("INSERT INTO assignments (assignment_id, sample_id, rater_id, swap, served_at) VALUES (?, ?, ?, ?, ?)", row)
-    return _assignment(store, row)
+    return Handout(_assignment(store, row), notice)
+
+
+def next_assignment(store: Store, rater_id: str, options: QCOptions = QCOptions()) -> Assignment | None:
+    """The rater's open task, else a new one by QC priority, else None (nothing left for them); see ``next_task``."""
+    return next_task(store, rater_id, options).assignment
+
+
+def withdraw(store: Store, assignment: Assignment) -> None:
+    """Take a task from its rater (its hold was lost): it is no longer their open task."""
+    with store.transaction() as db:
+        db.execute("UPDATE assignments SET withdrawn_at = ? WHERE assignment_id = ? AND withdrawn_at IS NULL", (now_iso(), assignment.assignment_id))
+
+
+def withdrawn_notice(options: QCOptions) -> str:
+    """What the page tells a rater whose task was withdrawn."""
+    return (f"Your previous task was withdrawn: it was held for you for {_duration(options.assignment_ttl_s)}, then it went to other "
+            "raters, who have rated it (or are rating it now). Nothing of it was stored. Here is your next task.")
+
+
+def _duration(seconds: float) -> str:
+    """A hold's length for a message: "30 minutes", "2 s"."""
+    return f"{seconds / 60:g} minutes" if seconds >= 120 else f"{seconds:g} s"
+
+
+_ASSIGNMENT_COLUMNS = "assignment_id, sample_id, rater_id, swap, served_at, withdrawn_at"
 
 
 def assignment_by_id(store: Store, assignment_id: str) -> Assignment | None:
-    """A task by its id (None if unknown)."""
-    rows = store.query("SELECT assignment_id, sample_id, rater_id, swap, served_at FROM assignments WHERE assignment_id = ?", (assignment_id,))
+    """A task by its id (None if unknown, or not an id the server makes: nothing else reaches the store)."""
+    if not ASSIGNMENT_ID.fullmatch(assignment_id):
+        return None
+    rows = store.query(f"SELECT {_ASSIGNMENT_COLUMNS} FROM assignments WHERE assignment_id = ?", (assignment_id,))
     return _assignment(store, rows[0]) if rows else None
 
 
 def _assignment(store: Store, row: tuple[Any, ...]) -> Assignment:
     sample = store.sample(row[1])
     assert sample is not None
-    return Assignment(row[0], sample, row[2], bool(row[3]), row[4])
+    return Assignment(row[0], sample, row[2], bool(row[3]), row[4], row[5] if len(row) > 5 else None)
 
 
 def _open_assignment(db: _Tx, rater_id: str) -> tuple[Any, ...] | None:
-    """The rater's served but unjudged task, if any."""
+    """The rater's served, unjudged and not withdrawn task, if any."""
     rows = db.rows(
-        """SELECT a.assignment_id, a.sample_id, a.rater_id, a.swap, a.served_at FROM assignments a
-           WHERE a.rater_id = ? AND NOT EXISTS (SELECT 1 FROM judgements j WHERE j.sample_id = a.sample_id AND j.rater_id = a.rater_id)
+        f"""SELECT {", ".join("a." + c for c in _ASSIGNMENT_COLUMNS.split(", "))} FROM assignments a
+           WHERE a.rater_id = ? AND a.withdrawn_at IS NULL
+             AND NOT EXISTS (SELECT 1 FROM judgements j WHERE j.sample_id = a.sample_id AND j.rater_id = a.rater_id)
            ORDER BY a.served_at LIMIT 1""",
         (rater_id,),
     )
@@ -116,7 +161,7 @@ _CANDIDATES = """
 WITH done AS (SELECT sample_id, COUNT(*) AS n, COUNT(DISTINCT winner) AS winners FROM human_judgements GROUP BY sample_id),
 open AS (SELECT a.sample_id, COUNT(*) AS n FROM assignments a
          LEFT JOIN judgements j ON j.sample_id = a.sample_id AND j.rater_id = a.rater_id
-         WHERE j.seq IS NULL AND a.served_at > ? GROUP BY a.sample_id),
+         WHERE j.seq IS NULL AND a.served_at > ? AND a.withdrawn_at IS NULL GROUP BY a.sample_id),
 mine AS (SELECT sample_id FROM assignments WHERE rater_id = ?)
 SELECT s.sample_id, s.kind, COALESCE(done.n, 0), COALESCE(done.winners, 0), COALESCE(open.n, 0)
 FROM samples s LEFT JOIN done ON done.sample_id = s.sample_id LEFT JOIN open ON open.sample_id = s.sample_id
@@ -130,28 +175,45 @@ ORDER BY s.seq
 
 def _cutoff(options: QCOptions) -> str:
     """The hand-out time (ISO, as stored) before which an unsubmitted task no longer holds its slot."""
-    return (datetime.now(timezone.utc) - timedelta(seconds=options.assignment_ttl_s)).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return _iso(datetime.now(timezone.utc) - timedelta(seconds=options.assignment_ttl_s))
+
+
+def _iso(moment: datetime) -> str:
+    """A time as the store writes it (ISO 8601, milliseconds, Z)."""
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def hold_lost(db: _Tx, kind: str, sample_id: str, rater_id: str, served_at: str, options: QCOptions) -> bool:
+    """Whether a rater's task on a pair has lost its hold: it expired and the sample was handed to another rater
+    after that, or the raters recorded on it or holding it now fill what it needs. A gold task never loses it."""
+    if kind == "gold":
+        return False
+    cutoff = _cutoff(options)
+    if served_at > cutoff:
+        return False
+    expired = _iso(datetime.fromisoformat(served_at.replace("Z", "+00:00")) + timedelta(seconds=options.assignment_ttl_s))
+    if db.rows("SELECT COUNT(*) FROM assignments WHERE sample_id = ? AND rater_id != ? AND served_at > ?", (sample_id, rater_id, expired))[0][0]:
+        return True  # re-issued: a late record would count instead of (or beside) the rater it went to
+    judged, winners = db.rows("SELECT COUNT(*), COUNT(DISTINCT winner) FROM human_judgements WHERE sample_id = ?", (sample_id,))[0]
+    holding = db.rows(
+        """SELECT COUNT(*) FROM assignments a WHERE a.sample_id = ? AND a.rater_id != ? AND a.served_at > ? AND a.withdrawn_at IS NULL
+           AND NOT EXISTS (SELECT 1 FROM judgements j WHERE j.sample_id = a.sample_id AND j.rater_id = a.rater_id)""",
+        (sample_id, rater_id, cutoff))[0][0]
+    needed = options.max_raters if judged >= options.min_raters and winners > 1 else options.min_raters
+    return judged + holding >= needed
 
 
 def hold_guard(assignment: Assignment, options: QCOptions) -> Callable[[_Tx], None]:
-    """A check for ``Store.append_judgement``: HoldLost when the rater's hold on a pair task expired and the raters
-    the sample was re-issued to (recorded, or holding it now) already fill what it needs, so the record would be one too many."""
+    """A check for ``Store.append_judgement``: HoldLost when the task was withdrawn or its hold was lost
+    (``hold_lost``), so a late record never counts."""
 
     def guard(db: _Tx) -> None:
-        cutoff = _cutoff(options)
-        if assignment.sample.kind == "gold" or assignment.served_at > cutoff:
-            return
-        sample_id = assignment.sample.sample_id
-        judged, winners = db.rows("SELECT COUNT(*), COUNT(DISTINCT winner) FROM human_judgements WHERE sample_id = ?", (sample_id,))[0]
-        holding = db.rows(
-            """SELECT COUNT(*) FROM assignments a WHERE a.sample_id = ? AND a.rater_id != ? AND a.served_at > ?
-               AND NOT EXISTS (SELECT 1 FROM judgements j WHERE j.sample_id = a.sample_id AND j.rater_id = a.rater_id)""",
-            (sample_id, assignment.rater_id, cutoff))[0][0]
-        needed = options.max_raters if judged >= options.min_raters and winners > 1 else options.min_raters
-        if judged + holding >= needed:
+        withdrawn = db.rows("SELECT withdrawn_at FROM assignments WHERE assignment_id = ?", (assignment.assignment_id,))
+        if (withdrawn and withdrawn[0][0]) or hold_lost(db, assignment.sample.kind, assignment.sample.sample_id, assignment.rater_id,
+                                                        assignment.served_at, options):
             raise HoldLost(
-                f"this task was held for you for {options.assignment_ttl_s:g} s after it was handed out; the hold expired and the "
-                "pair went to other raters, who have rated it (or are rating it now), so nothing was stored. Reload the page for your next task.")
+                f"this task was held for you for {_duration(options.assignment_ttl_s)} after it was handed out; the hold expired and the "
+                "pair went to other raters, who have rated it (or are rating it now), so nothing was stored. Your next task follows.")
 
     return guard
 
@@ -209,7 +271,7 @@ def progress(store: Store, rater_id: str, options: QCOptions = QCOptions()) -> t
     """(tasks the rater finished, finished + open + still available to them); a read, no lock."""
     done = store.query("SELECT COUNT(*) FROM judgements WHERE rater_id = ?", (rater_id,))[0][0]
     has_open = bool(store.query(
-        """SELECT 1 FROM assignments a WHERE a.rater_id = ? AND NOT EXISTS
+        """SELECT 1 FROM assignments a WHERE a.rater_id = ? AND a.withdrawn_at IS NULL AND NOT EXISTS
            (SELECT 1 FROM judgements j WHERE j.sample_id = a.sample_id AND j.rater_id = a.rater_id) LIMIT 1""", (rater_id,)))
     rows = _candidates(store, rater_id, options)
     golds = sum(1 for r in rows if r[1] == "gold")
@@ -250,8 +312,8 @@ def gold_accuracy(records: Iterable[Any], samples: Iterable[Sample]) -> dict[str
 
 
 __all__ = [
-    "Assignment", "QCOptions", "TIE", "assignment_by_id", "gold_accuracy", "hold_guard",
-    "next_assignment", "progress", "side_seed", "side_swap", "third_rater_queue",
+    "Assignment", "Handout", "QCOptions", "TIE", "assignment_by_id", "gold_accuracy", "hold_guard", "hold_lost",
+    "next_assignment", "next_task", "progress", "side_seed", "side_swap", "third_rater_queue", "withdraw", "withdrawn_notice",
 ]
 
 

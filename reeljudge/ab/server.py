@@ -14,7 +14,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from reeljudge.ab.assignment import QCOptions, assignment_by_id, next_assignment, progress
+from reeljudge.ab.assignment import QCOptions, assignment_by_id, next_task, progress
 from reeljudge.ab.bodies import BodyError, check_declared, parse_bounded, read_capped
 from reeljudge.ab.evidence import MAX_SPEED, RangeError, requested_spans
 from reeljudge.ab.limits import ConnectionLimits
@@ -120,14 +120,15 @@ class _RaterApi:
         rater = self._rater(request)
         if rater is None:
             return _json({"error": "unknown invite link"}, 404)
-        assignment = next_assignment(self.ws.store, rater, self.options.qc)
+        handout = next_task(self.ws.store, rater, self.options.qc)
         done, total = progress(self.ws.store, rater, self.options.qc)
         body: dict[str, Any] = {
             "rater": rater, "progress": {"done": done, "total": total}, "protocol": self.protocol.public(),
             "break": {"every": self.options.break_every, "minutes": self.options.break_minutes}, "task": None,
+            "notice": handout.notice,
         }
-        if assignment is not None:
-            body["task"] = self._task_body(request, assignment)
+        if handout.assignment is not None:
+            body["task"] = self._task_body(request, handout.assignment)
         return _json(body)
 
     def _task_body(self, request: Any, assignment: Any) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from reeljudge.ab.assignment import QCOptions, assignment_by_id, hold_guard
+from reeljudge.ab.assignment import QCOptions, assignment_by_id, hold_guard, withdraw
 from reeljudge.ab.bodies import unstorable_field
 from reeljudge.ab.evidence import gather
 from reeljudge.ab.protocol import SIDES, check_form
@@ -74,7 +74,10 @@ class Submitter:
             return {"stored": False, "violations": [{"field": "record", "message": error.message}]}, 422
         except AlreadyJudged:
             return {"stored": False, "error": "you already submitted another verdict for this task; it stands (records are never changed)"}, 409
-        except (SubmissionIdTaken, HoldLost) as error:
+        except HoldLost as error:
+            withdraw(self.ws.store, assignment)  # the rater's next request for work gets the next task, without a second notice
+            return {"stored": False, "withdrawn": True, "error": error.message}, 409
+        except SubmissionIdTaken as error:
             return {"stored": False, "error": error.message}, 409
         return {"stored": created, "duplicate": not created, "record_id": stored["record_id"]}, 200
 

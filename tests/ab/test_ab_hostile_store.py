@@ -224,6 +224,6 @@ def test_a_store_flooded_before_is_folded_into_one_row_per_task_and_clip(tmp_pat
             db.execute("INSERT INTO clip_serves (assignment_id, side, first_byte, last_byte, served_at) VALUES (?, ?, ?, ?, 'x')", row)
         db.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
     store = Store(ws.store.location)
-    assert store.meta("schema_version") == "2" and evidence_rows(Workspace(ws.root, database=engine)) == 3
+    assert store.meta("schema_version") == "3" and evidence_rows(Workspace(ws.root, database=engine)) == 3
     assert store.coverage("task1") == {"A": ([(0, 99)], 501), "B": ([(0, 9), (20, 29)], 2)}
     assert store.coverage("task2") == {"A": ([(5, 5)], 1)}
