@@ -2,8 +2,9 @@
 
 Every pair sample goes to at least ``min_raters`` raters and never twice to the same rater; a
 winner disagreement puts the sample in the third-rater queue, which is served first; gold pairs
-(known answer) are mixed in every ``gold_every`` tasks for every rater. Sides are randomised per
-(sample, rater) from the store's seed, so the same rater always sees the same layout.
+(known answer) are mixed in, one in every ``gold_every`` tasks for every rater at a place in each block
+drawn from the store's seed (``GoldSlots``), with a prompt the rater has not been handed. Sides are
+randomised per (sample, rater) from the store's seed, so the same rater always sees the same layout.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ class QCOptions:
         min_raters: raters every pair sample gets before it counts as done (protocol: at least 2).
         max_raters: raters a sample gets at most; a winner disagreement among the first
             ``min_raters`` sends it to the third-rater queue until it has this many.
-        gold_every: serve a gold pair as every n-th task (0: never).
+        gold_every: serve a gold pair once in every n tasks, at a random place in each block of n (0: never).
         assignment_ttl_s: an unsubmitted task holds its slot this long, then others may take it.
     """
 
@@ -163,7 +164,7 @@ open AS (SELECT a.sample_id, COUNT(*) AS n FROM assignments a
          LEFT JOIN judgements j ON j.sample_id = a.sample_id AND j.rater_id = a.rater_id
          WHERE j.seq IS NULL AND a.served_at > ? AND a.withdrawn_at IS NULL GROUP BY a.sample_id),
 mine AS (SELECT sample_id FROM assignments WHERE rater_id = ?)
-SELECT s.sample_id, s.kind, COALESCE(done.n, 0), COALESCE(done.winners, 0), COALESCE(open.n, 0)
+SELECT s.sample_id, s.kind, COALESCE(done.n, 0), COALESCE(done.winners, 0), COALESCE(open.n, 0), s.prompt_key
 FROM samples s LEFT JOIN done ON done.sample_id = s.sample_id LEFT JOIN open ON open.sample_id = s.sample_id
 WHERE s.sample_id NOT IN (SELECT sample_id FROM mine)
   AND (s.kind = 'gold'
@@ -218,53 +219,96 @@ def hold_guard(assignment: Assignment, options: QCOptions) -> Callable[[_Tx], No
     return guard
 
 
-def _candidates(db: Any, rater_id: str, options: QCOptions) -> list[tuple[str, str, int, int, int]]:
-    """(sample id, kind, judged, distinct winners, open tasks) of samples the rater may still get."""
+def _candidates(db: Any, rater_id: str, options: QCOptions) -> list[tuple[str, str, int, int, int, str]]:
+    """(sample id, kind, judged, distinct winners, open tasks, prompt key) of samples the rater may still get."""
     params = (_cutoff(options), rater_id, options.min_raters, options.min_raters, options.max_raters)
-    return db.rows(_CANDIDATES, params) if isinstance(db, _Tx) else db.query(_CANDIDATES, params)  # type: ignore[return-value]
+    return _read(db, _CANDIDATES, params)  # type: ignore[return-value]
+
+
+def _read(db: Any, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+    """Rows of a query, inside a write transaction (``_Tx``) or outside it (``Store``)."""
+    return db.rows(sql, params) if isinstance(db, _Tx) else db.query(sql, params)
+
+
+def _seen_prompts(db: Any, rater_id: str) -> tuple[set[str], set[str]]:
+    """The prompt keys of every task the rater was handed, and of the gold ones among them."""
+    rows = _read(db, "SELECT s.prompt_key, s.kind FROM assignments a JOIN samples s ON s.sample_id = a.sample_id WHERE a.rater_id = ?",
+                 (rater_id,))
+    return {key for key, _ in rows}, {key for key, kind in rows if kind == "gold"}
+
+
+@dataclass(frozen=True)
+class GoldSlots:
+    """Where a rater's gold tasks fall: one in each block of ``every`` tasks, at a place drawn for each block from
+    the store's seed (HMAC-SHA256 of rater and block), so that no position tells a gold task (every place in a block
+    is gold one time in ``every``) and the same rater always gets the same places."""
+
+    seed: str
+    rater_id: str
+    every: int
+
+    def due(self, index: int) -> bool:
+        """Whether the rater's task at ``index`` (0-based: tasks they finished before it) is a gold slot."""
+        if self.every <= 0:
+            return False
+        block, place = divmod(index, self.every)
+        digest = hmac.new(self.seed.encode(), f"gold\x1f{self.rater_id}\x1f{block}".encode(), hashlib.sha256).digest()
+        return place == int.from_bytes(digest[:4], "big") % self.every
 
 
 def _pick(db: _Tx, rater_id: str, options: QCOptions) -> str | None:
-    """The next sample for a rater: gold when due, the third-rater queue, then pairs needing raters."""
+    """The next sample for a rater: gold when due, the third-rater queue, then pairs needing raters.
+
+    A gold pair is handed out only with a prompt the rater has not been handed yet, and a pair whose prompt the rater
+    saw on a gold task comes after every other pair it may get, so that a repeated prompt does not say "gold".
+    """
     rows = _candidates(db, rater_id, options)
-    gold = [r[0] for r in rows if r[1] == "gold"]
-    third = [r[0] for r in rows if r[1] != "gold" and r[2] >= options.min_raters and r[3] > 1 and r[2] + r[4] < options.max_raters]
-    needy = sorted(
-        (r for r in rows if r[1] != "gold" and r[2] + r[4] < options.min_raters),
-        key=lambda r: -(r[2] + r[4]),
-    )
+    seen, seen_in_gold = _seen_prompts(db, rater_id)
+    gold = [r[0] for r in rows if r[1] == "gold" and r[5] not in seen]
+    third = sorted((r for r in rows if r[1] != "gold" and r[2] >= options.min_raters and r[3] > 1 and r[2] + r[4] < options.max_raters),
+                   key=lambda r: r[5] in seen_in_gold)
+    needy = sorted((r for r in rows if r[1] != "gold" and r[2] + r[4] < options.min_raters),
+                   key=lambda r: (r[5] in seen_in_gold, -(r[2] + r[4])))
     done = db.rows("SELECT COUNT(*) FROM judgements WHERE rater_id = ?", (rater_id,))[0][0]
-    if gold and _gold_due(options, done) and (third or needy or _judged_pairs(db, rater_id)):
+    slots = GoldSlots(side_seed_in(db), rater_id, options.gold_every)
+    if gold and slots.due(done) and (third or needy or _judged_pairs(db, rater_id)):
         return gold[0]
     if third:
-        return third[0]
+        return third[0][0]
     if needy:
         return needy[0][0]
     return None  # gold only between pairs: a rater is never given gold alone, nor a run of it at the end
 
 
-def _gold_due(options: QCOptions, done: int) -> bool:
-    """Whether the rater's next task is a gold slot (every ``gold_every``-th task)."""
-    return bool(options.gold_every) and (done + 1) % options.gold_every == 0
+def side_seed_in(db: Any) -> str:
+    """The store's side seed, read inside a transaction (``next_task`` made it before taking the write lock)."""
+    return str(_read(db, "SELECT value FROM meta WHERE key = ?", (SEED_KEY,))[0][0])
 
 
 def _judged_pairs(db: Any, rater_id: str) -> int:
     """How many pair samples (not gold) the rater has judged."""
     sql = "SELECT COUNT(*) FROM judgements j JOIN samples s ON s.sample_id = j.sample_id WHERE j.rater_id = ? AND s.kind != 'gold'"
-    return int((db.rows(sql, (rater_id,)) if isinstance(db, _Tx) else db.query(sql, (rater_id,)))[0][0])
+    return int(_read(db, sql, (rater_id,))[0][0])
 
 
-def _reachable(options: QCOptions, done: int, pairs: int, golds: int, judged_pair: bool) -> int:
-    """How many more tasks a rater gets from ``pairs`` pair and ``golds`` gold candidates, as ``_pick`` hands them out."""
-    count = 0
+def _reachable(slots: GoldSlots, done: int, pairs: int, golds: int, judged_pair: bool) -> int:
+    """How many more tasks a rater gets from ``pairs`` pair and ``golds`` gold candidates, from task ``done`` on, as
+    ``_pick`` hands them out. Whole blocks of the gold schedule are counted at once (each takes ``every`` − 1 pairs and
+    one gold wherever its gold slot is), so the count costs a few HMACs, not one per task."""
+    count, index = 0, done
     while True:
-        if golds and _gold_due(options, done + count) and (pairs or judged_pair):
+        if slots.every >= 2 and index % slots.every == 0:
+            blocks = min(golds, pairs // (slots.every - 1))
+            if blocks:
+                count, index = count + blocks * slots.every, index + blocks * slots.every
+                pairs, golds, judged_pair = pairs - blocks * (slots.every - 1), golds - blocks, True
+        if golds and slots.due(index) and (pairs or judged_pair):
             golds -= 1
         elif pairs:
             pairs, judged_pair = pairs - 1, True
         else:
             return count
-        count += 1
+        count, index = count + 1, index + 1
 
 
 def progress(store: Store, rater_id: str, options: QCOptions = QCOptions()) -> tuple[int, int]:
@@ -274,8 +318,11 @@ def progress(store: Store, rater_id: str, options: QCOptions = QCOptions()) -> t
         """SELECT 1 FROM assignments a WHERE a.rater_id = ? AND a.withdrawn_at IS NULL AND NOT EXISTS
            (SELECT 1 FROM judgements j WHERE j.sample_id = a.sample_id AND j.rater_id = a.rater_id) LIMIT 1""", (rater_id,)))
     rows = _candidates(store, rater_id, options)
-    golds = sum(1 for r in rows if r[1] == "gold")
-    later = _reachable(options, done + int(has_open), len(rows) - golds, golds, has_open or bool(_judged_pairs(store, rater_id)))
+    seen, _ = _seen_prompts(store, rater_id)
+    golds = sum(1 for r in rows if r[1] == "gold" and r[5] not in seen)
+    pairs = sum(1 for r in rows if r[1] != "gold")
+    slots = GoldSlots(side_seed(store), rater_id, options.gold_every)
+    later = _reachable(slots, done + int(has_open), pairs, golds, has_open or bool(_judged_pairs(store, rater_id)))
     return done, done + int(has_open) + later
 
 
