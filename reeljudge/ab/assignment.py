@@ -158,20 +158,23 @@ def _open_assignment(db: _Tx, rater_id: str) -> tuple[Any, ...] | None:
     return rows[0] if rows else None
 
 
-_CANDIDATES = """
-WITH done AS (SELECT sample_id, COUNT(*) AS n, COUNT(DISTINCT winner) AS winners FROM human_judgements GROUP BY sample_id),
+_CANDIDATE_SQL = """
+WITH done AS (SELECT sample_id, COUNT(*) AS n, CASE WHEN MIN(winner) = MAX(winner) THEN 1 ELSE 2 END AS winners
+              FROM human_judgements GROUP BY sample_id),
 open AS (SELECT a.sample_id, COUNT(*) AS n FROM assignments a
          LEFT JOIN judgements j ON j.sample_id = a.sample_id AND j.rater_id = a.rater_id
-         WHERE j.seq IS NULL AND a.served_at > ? AND a.withdrawn_at IS NULL GROUP BY a.sample_id),
-mine AS (SELECT sample_id FROM assignments WHERE rater_id = ?)
+         WHERE j.seq IS NULL AND a.served_at > ? AND a.withdrawn_at IS NULL GROUP BY a.sample_id)
 SELECT s.sample_id, s.kind, COALESCE(done.n, 0), COALESCE(done.winners, 0), COALESCE(open.n, 0), s.prompt_key
 FROM samples s LEFT JOIN done ON done.sample_id = s.sample_id LEFT JOIN open ON open.sample_id = s.sample_id
-WHERE s.sample_id NOT IN (SELECT sample_id FROM mine)
-  AND (s.kind = 'gold'
+WHERE {mine} (s.kind = 'gold'
        OR COALESCE(done.n, 0) + COALESCE(open.n, 0) < ?
        OR (COALESCE(done.n, 0) >= ? AND COALESCE(done.winners, 0) > 1 AND COALESCE(done.n, 0) + COALESCE(open.n, 0) < ?))
 ORDER BY s.seq
 """
+#: the samples one rater may still get (never one they were handed), and the samples any rater may still get;
+#: "winners" is 1 when the raters agree, 2 when they do not (MIN/MAX reads the covering index; COUNT(DISTINCT) did not)
+_CANDIDATES = _CANDIDATE_SQL.format(mine="s.sample_id NOT IN (SELECT sample_id FROM assignments WHERE rater_id = ?) AND")
+_ANY_CANDIDATES = _CANDIDATE_SQL.format(mine="")
 
 
 def _cutoff(options: QCOptions) -> str:
@@ -297,6 +300,8 @@ def _reachable(slots: GoldSlots, done: int, pairs: int, golds: int, judged_pair:
     one gold wherever its gold slot is), so the count costs a few HMACs, not one per task."""
     count, index = 0, done
     while True:
+        if not golds:
+            return count + pairs
         if slots.every >= 2 and index % slots.every == 0:
             blocks = min(golds, pairs // (slots.every - 1))
             if blocks:
@@ -326,41 +331,73 @@ def progress(store: Store, rater_id: str, options: QCOptions = QCOptions()) -> t
     return done, done + int(has_open) + later
 
 
+def progress_all(store: Store, options: QCOptions = QCOptions()) -> dict[str, tuple[int, int]]:
+    """``progress`` of every rater at once, from a few aggregate reads (the dashboard's): rater → (done, total)."""
+    done = dict(store.query("SELECT rater_id, COUNT(*) FROM judgements GROUP BY rater_id"))
+    judged_pairs = dict(store.query("""SELECT j.rater_id, COUNT(*) FROM judgements j JOIN samples s ON s.sample_id = j.sample_id
+                                       WHERE s.kind != 'gold' GROUP BY j.rater_id"""))
+    has_open = {r for (r,) in store.query("""SELECT DISTINCT a.rater_id FROM assignments a WHERE a.withdrawn_at IS NULL AND NOT EXISTS
+                                             (SELECT 1 FROM judgements j WHERE j.sample_id = a.sample_id AND j.rater_id = a.rater_id)""")}
+    rows = store.query(_ANY_CANDIDATES, (_cutoff(options), options.min_raters, options.min_raters, options.max_raters))
+    pairs = {r[0] for r in rows if r[1] != "gold"}
+    golds = [(r[0], r[5]) for r in rows if r[1] == "gold"]
+    handed: dict[str, tuple[set[str], set[str]]] = {}
+    for rater, sample_id, key in store.query("SELECT a.rater_id, a.sample_id, s.prompt_key FROM assignments a JOIN samples s ON s.sample_id = a.sample_id"):
+        mine, seen = handed.setdefault(rater, (set(), set()))
+        mine.add(sample_id)
+        seen.add(key)
+    seed, out = side_seed(store), {}
+    for (rater,) in store.query("SELECT rater_id FROM raters"):
+        mine, seen = handed.get(rater, (set(), set()))
+        n_done, n_open = int(done.get(rater, 0)), int(rater in has_open)
+        free_golds = sum(1 for sample_id, key in golds if sample_id not in mine and key not in seen)
+        later = _reachable(GoldSlots(seed, rater, options.gold_every), n_done + n_open, len(pairs - mine), free_golds,
+                           bool(n_open or judged_pairs.get(rater)))
+        out[rater] = (n_done, n_done + n_open + later)
+    return out
+
+
 def third_rater_queue(store: Store, options: QCOptions = QCOptions()) -> list[dict[str, Any]]:
-    """Pair samples whose raters disagree on the winner and that still lack a rater, with their verdicts."""
+    """Pair samples whose raters disagree on the winner and that still lack a rater, with their verdicts (people's
+    only), in import order: one read of the verdict columns, never of the records."""
     rows = store.query(
-        """SELECT s.sample_id, COUNT(j.seq), COUNT(DISTINCT j.winner) FROM samples s JOIN human_judgements j ON j.sample_id = s.sample_id
-           WHERE s.kind != 'gold' GROUP BY s.sample_id, s.seq ORDER BY s.seq"""
-    )
-    queue = []
-    for sample_id, n, winners in rows:
-        if n >= options.min_raters and winners > 1 and n < options.max_raters:
-            verdicts = {j["rater"]["id"]: j["winner"] for j in store.judgements(sample_id=sample_id) if j["rater"]["kind"] == "human"}
-            queue.append({"sample_id": sample_id, "judged": n, "verdicts": verdicts})
-    return queue
+        """WITH queued AS (SELECT j.sample_id, COUNT(*) AS n FROM human_judgements j
+                           GROUP BY j.sample_id HAVING COUNT(*) >= ? AND COUNT(*) < ? AND MIN(j.winner) != MAX(j.winner))
+           SELECT q.sample_id, q.n, j.rater_id, j.winner FROM queued q JOIN samples s ON s.sample_id = q.sample_id
+           JOIN human_judgements j ON j.sample_id = q.sample_id WHERE s.kind != 'gold' ORDER BY s.seq, j.seq""",
+        (options.min_raters, options.max_raters))
+    queue: dict[str, dict[str, Any]] = {}
+    for sample_id, n, rater, winner in rows:
+        queue.setdefault(sample_id, {"sample_id": sample_id, "judged": int(n), "verdicts": {}})["verdicts"][rater] = winner
+    return list(queue.values())
 
 
 def gold_accuracy(records: Iterable[Any], samples: Iterable[Sample]) -> dict[str, dict[str, Any]]:
     """Per rater: gold pairs answered, answered as expected, accuracy, and the misses' sample ids."""
+    return gold_tally(((j.rater, j.sample_id, j.winner) for j in as_judgements(records)), samples)
+
+
+def gold_tally(verdicts: Iterable[tuple[str, str, str]], samples: Iterable[Sample]) -> dict[str, dict[str, Any]]:
+    """``gold_accuracy`` from (rater, sample id, winner) triples, e.g. as the store's columns hold them."""
     expected = {s.sample_id: s.expected for s in samples if s.kind == "gold"}
     out: dict[str, dict[str, Any]] = {}
-    for j in as_judgements(records):
-        if j.sample_id not in expected:
+    for rater, sample_id, winner in verdicts:
+        if sample_id not in expected:
             continue
-        entry = out.setdefault(j.rater, {"answered": 0, "correct": 0, "missed": []})
+        entry = out.setdefault(rater, {"answered": 0, "correct": 0, "missed": []})
         entry["answered"] += 1
-        if j.winner == expected[j.sample_id]:
+        if winner == expected[sample_id]:
             entry["correct"] += 1
         else:
-            entry["missed"].append(j.sample_id)
+            entry["missed"].append(sample_id)
     for entry in out.values():
         entry["accuracy"] = entry["correct"] / entry["answered"]
     return out
 
 
 __all__ = [
-    "Assignment", "Handout", "QCOptions", "TIE", "assignment_by_id", "gold_accuracy", "hold_guard", "hold_lost",
-    "next_assignment", "next_task", "progress", "side_seed", "side_swap", "third_rater_queue", "withdraw", "withdrawn_notice",
+    "Assignment", "Handout", "QCOptions", "TIE", "assignment_by_id", "gold_accuracy", "gold_tally", "hold_guard", "hold_lost",
+    "next_assignment", "next_task", "progress", "progress_all", "side_seed", "side_swap", "third_rater_queue", "withdraw", "withdrawn_notice",
 ]
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import sqlite3
 import threading
 from contextlib import contextmanager
@@ -28,6 +29,8 @@ from reeljudge.errors import BadInputError, ReelJudgeError
 #: (a dead task taken from its rater), samples.prompt_key (a hash of the prompt, to keep gold prompts unseen) and
 #: record_facts (what the dashboard counts of each record, so it never reads the records themselves)
 SCHEMA_VERSION = "3"
+#: what an invite token is (``secrets.token_urlsafe``'s alphabet, as ``workspace.new_invite_token`` makes them)
+INVITE_TOKEN = re.compile(r"[A-Za-z0-9_-]{8,128}")
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 
 
@@ -112,11 +115,17 @@ _TABLES = (
         responses BIGINT NOT NULL, updated_at TEXT NOT NULL, PRIMARY KEY (assignment_id, side))""",
     # per record, what the dashboard counts (written with the record, in the same transaction): whether the server's
     # evidence of watching is thin, whether the record has that evidence at all, and its stored size
-    """CREATE TABLE IF NOT EXISTS record_facts (record_id TEXT PRIMARY KEY, thin INTEGER NOT NULL, evidence INTEGER NOT NULL,
-        bytes BIGINT NOT NULL)""",
+    """CREATE TABLE IF NOT EXISTS record_facts (record_id TEXT PRIMARY KEY, rater_id TEXT NOT NULL, thin INTEGER NOT NULL,
+        evidence INTEGER NOT NULL, bytes BIGINT NOT NULL)""",
     "CREATE INDEX IF NOT EXISTS judgements_rater ON judgements (rater_id)",
+    # covering indexes: quality control and the dashboard count verdicts per sample and records per rater from these,
+    # never from the table's rows (which hold the records themselves)
+    "CREATE INDEX IF NOT EXISTS judgements_verdicts ON judgements (sample_id, rater_id, winner)",
+    "CREATE INDEX IF NOT EXISTS judgements_rater_samples ON judgements (rater_id, sample_id)",
     "CREATE INDEX IF NOT EXISTS assignments_rater ON assignments (rater_id)",
 )
+#: indexes on columns a migration may add: made after the migrations, on every open
+_LATE_INDEXES = ("CREATE INDEX IF NOT EXISTS samples_prompts ON samples (sample_id, kind, prompt_key)",)
 # the records of people: quality control (raters per sample, third-rater queue) counts these only,
 # so a model rater's records in the same store never stand in for a person
 _HUMAN_VIEW = """human_judgements AS SELECT j.* FROM judgements j
@@ -190,6 +199,8 @@ class Store:
                 _migrate_1_to_2(db)
             if version in ("1", "2"):
                 _migrate_2_to_3(db)
+            for statement in _LATE_INDEXES:
+                db.execute(statement)
 
     def describe(self) -> str:
         """Where the store is, for messages: the SQLite file, or the PostgreSQL database without credentials."""
@@ -277,6 +288,8 @@ class Store:
     # raters ------------------------------------------------------------------------------------
     def add_rater(self, rater_id: str, kind: str, token: str | None) -> None:
         """Add a rater (or give an existing one a new invite token, which revokes the old link)."""
+        if token is not None and not INVITE_TOKEN.fullmatch(token):
+            raise BadInputError("an invite token is 8 to 128 letters, digits, _ and - (reeljudge.ab.workspace.new_invite_token)")
         digest = token_hash(token) if token else None
         with self.transaction() as db:
             updated = db.execute("UPDATE raters SET token_sha256 = ? WHERE rater_id = ?", (digest, rater_id))
@@ -284,7 +297,9 @@ class Store:
                 db.execute("INSERT INTO raters (rater_id, kind, token_sha256, created_at) VALUES (?, ?, ?, ?)", (rater_id, kind, digest, now_iso()))
 
     def rater_for_token(self, token: str) -> str | None:
-        """The rater an invite token belongs to."""
+        """The rater an invite token belongs to (None, without a query, for text that is not a token)."""
+        if not INVITE_TOKEN.fullmatch(token):
+            return None
         rows = self.query("SELECT rater_id FROM raters WHERE token_sha256 = ?", (token_hash(token),))
         return rows[0][0] if rows else None
 
@@ -413,8 +428,8 @@ def prompt_key(prompt: str) -> str:
 def _add_facts(db: _Tx, record: Mapping[str, Any], size: int) -> None:
     """Note what the dashboard counts of a record (its evidence, whether thin, its size), inside the insert's transaction."""
     server = (record.get("watch") or {}).get("server")
-    db.execute("INSERT INTO record_facts (record_id, thin, evidence, bytes) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
-               (record["record_id"], int(bool(server and server.get("thin"))), int(server is not None), size))
+    db.execute("INSERT INTO record_facts (record_id, rater_id, thin, evidence, bytes) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+               (record["record_id"], record["rater"]["id"], int(bool(server and server.get("thin"))), int(server is not None), size))
 
 
 def _has_column(db: _Tx, table: str, column: str) -> bool:

@@ -26,6 +26,7 @@ PROTOCOL_KEY = "protocol"
 BLINDING_KEY = "blinding"
 
 
+
 def default_dir() -> Path:
     """``$REELJUDGE_AB_DIR`` or ``.reeljudge/ab`` under the working directory."""
     return Path(study_environment().ab_dir or DEFAULT_DIR)

@@ -14,10 +14,11 @@
   let sessionTasks = 0, sessionStart = Date.now(), breakRule = { every: 15, minutes: 25 }, sessionTotal = 0;
 
   const now = () => Math.round(performance.now() - t0);
+  const MAX_EVENTS = 500;  // the server takes a log of at most this many events (reeljudge/ab/watch.py): the latest are kept
   const record = (side, event, value) => {
     const v = side === "both" ? videos.A : videos[side];
     log.push({ side, event, t: Math.max(0, +(v.currentTime || 0).toFixed(3)), at_ms: now(), value: value ?? null });
-    if (log.length > 2000) log.shift();
+    if (log.length > MAX_EVENTS) log.shift();
   };
   const newId = () => (crypto.randomUUID ? crypto.randomUUID() : `${Date.now()}-${Math.random().toString(16).slice(2)}`).replace(/[^A-Za-z0-9_.:-]/g, "");
 
@@ -226,7 +227,7 @@
       v.currentTime = Math.max(0, Math.min(time, (v.duration || time) - 0.001));
       lastT[s] = v.currentTime;
     }
-    record("both", event, value);
+    if (event) record("both", event, value);
   }
   function step(frames) { for (const s of SIDES) videos[s].pause(); seekTo(master().currentTime + frames / fps(), "step", frames); syncButton(); }
   function setRate(rate) { rate = Math.min(rate, (task && task.max_speed) || 2); for (const s of SIDES) videos[s].playbackRate = rate; $("#rate").value = String(rate); record("both", "rate", rate); }
@@ -292,7 +293,9 @@
   $("#play").addEventListener("click", playPause);
   $("#step-back").addEventListener("click", () => step(-1));
   $("#step-fwd").addEventListener("click", () => step(1));
-  $("#scrub").addEventListener("input", (e) => { const d = master().duration || 0; seekTo((Number(e.target.value) / 1000) * d, "seek"); });
+  // dragging the scrubber moves both clips at once; one seek is logged where it is let go
+  $("#scrub").addEventListener("input", (e) => { const d = master().duration || 0; seekTo((Number(e.target.value) / 1000) * d, null); });
+  $("#scrub").addEventListener("change", (e) => { const d = master().duration || 0; seekTo((Number(e.target.value) / 1000) * d, "seek"); });
   $("#rate").addEventListener("change", (e) => setRate(Number(e.target.value)));
   $("#loop").addEventListener("change", () => record("both", "loop", $("#loop").checked));
   $("#verdict").addEventListener("submit", (e) => { e.preventDefault(); submit(); });
