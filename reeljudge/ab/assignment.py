@@ -99,7 +99,7 @@ def next_task(store: Store, rater_id: str, options: QCOptions = QCOptions()) -> 
                 return Handout(_assignment(store, open_row))
             db.execute("UPDATE assignments SET withdrawn_at = ? WHERE assignment_id = ?", (now_iso(), open_row[0]))
             notice = withdrawn_notice(options)
-        sample_id = _pick(db, rater_id, options)
+        sample_id = _pick(db, rater_id, options, seed)
         if sample_id is None:
             return Handout(None, notice)
         row = (uuid.uuid4().hex, sample_id, rater_id, int(side_swap(seed, sample_id, rater_id)), now_iso())
@@ -259,7 +259,7 @@ class GoldSlots:
         return place == int.from_bytes(digest[:4], "big") % self.every
 
 
-def _pick(db: _Tx, rater_id: str, options: QCOptions) -> str | None:
+def _pick(db: _Tx, rater_id: str, options: QCOptions, seed: str) -> str | None:
     """The next sample for a rater: gold when due, the third-rater queue, then pairs needing raters.
 
     A gold pair is handed out only with a prompt the rater has not been handed yet, and a pair whose prompt the rater
@@ -273,7 +273,7 @@ def _pick(db: _Tx, rater_id: str, options: QCOptions) -> str | None:
     needy = sorted((r for r in rows if r[1] != "gold" and r[2] + r[4] < options.min_raters),
                    key=lambda r: (r[5] in seen_in_gold, -(r[2] + r[4])))
     done = db.rows("SELECT COUNT(*) FROM judgements WHERE rater_id = ?", (rater_id,))[0][0]
-    slots = GoldSlots(side_seed_in(db), rater_id, options.gold_every)
+    slots = GoldSlots(seed, rater_id, options.gold_every)
     if gold and slots.due(done) and (third or needy or _judged_pairs(db, rater_id)):
         return gold[0]
     if third:
@@ -281,11 +281,6 @@ def _pick(db: _Tx, rater_id: str, options: QCOptions) -> str | None:
     if needy:
         return needy[0][0]
     return None  # gold only between pairs: a rater is never given gold alone, nor a run of it at the end
-
-
-def side_seed_in(db: Any) -> str:
-    """The store's side seed, read inside a transaction (``next_task`` made it before taking the write lock)."""
-    return str(_read(db, "SELECT value FROM meta WHERE key = ?", (SEED_KEY,))[0][0])
 
 
 def _judged_pairs(db: Any, rater_id: str) -> int:

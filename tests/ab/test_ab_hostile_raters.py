@@ -174,7 +174,7 @@ def test_nul_and_other_invalid_path_text_is_a_4xx_before_any_store_query(tmp_pat
     with running_server(ws) as url, httpx.Client(timeout=30) as client:
         task = client.get(f"{url}/api/r/{token}/task").json()["task"]
         real = task["assignment_id"]
-        paths = [f"/api/r/x/clip/%00/A", f"/api/r/{token}/clip/%00/A", f"/api/r/{token}/clip/{real}%00/A", f"/api/r/{token}/clip/{real}/%00",
+        paths = ["/api/r/x/clip/%00/A", f"/api/r/{token}/clip/%00/A", f"/api/r/{token}/clip/{real}%00/A", f"/api/r/{token}/clip/{real}/%00",
                  "/api/r/%00/task", f"/api/r/{token}%00/mine", f"/r/{token}%00", f"/api/r/{token}/clip/%ff%fe/A",
                  f"/api/r/{token}/clip/{real[:-1]}%C3%A9/A", f"/api/r/{token[:4]}%E2%80%AE{token[4:]}/task", f"/api/r/{token}/clip/{real.upper()}/A"]
         for name in ("query", "transaction"):
