@@ -28,15 +28,11 @@ PROMPT = "Take {k}: a red ball rolls past a textured wall while the camera pans"
 
 
 def make_clips(folder: Path, n: int) -> list[str]:
-    """N distinct small clips (the fixture clip with a different trailing byte: distinct content hashes)."""
-    base = (ROOT / "datasets" / "clips" / "gen_clean.mp4").read_bytes()
-    folder.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for i in range(n):
-        path = folder / f"clip{i}.mp4"
-        path.write_bytes(base + bytes([i % 256, i // 256]))
-        paths.append(str(path))
-    return paths
+    """N distinct small clips: distinct pictures from the fixture generator, so they stay distinct when a study's
+    import strips their names (a trailing byte made them distinct files before; an import drops it)."""
+    from support.ab_study import make_clips as render
+
+    return [str(path) for path in render(folder, n)]
 
 
 def counts(fake, start: int) -> dict[str, int]:

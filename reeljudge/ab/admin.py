@@ -9,9 +9,8 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from reeljudge.ab.assignment import gold_accuracy, progress, third_rater_queue
-from reeljudge.ab.evidence import evidence_by_rater
 from reeljudge.ab.exports import to_csv, to_jsonl
+from reeljudge.ab.status import study_status
 from reeljudge.ab.workspace import Workspace
 
 COOKIE = "reeljudge_ab_admin"
@@ -49,31 +48,8 @@ class _Admin:
         return PlainTextResponse("admin token required", status_code=401)
 
     def status(self) -> dict[str, Any]:
-        """Counts, per-rater progress and gold accuracy, and the third-rater queue."""
-        store = self.ws.store
-        records = store.judgements()
-        samples = store.samples()
-        gold = gold_accuracy(records, samples)
-        evidence = evidence_by_rater(r for r in records if r["rater"]["kind"] == "human")
-        judged: dict[str, int] = {}
-        for r in records:
-            if r["rater"]["kind"] == "human":
-                judged[r["sample_id"]] = judged.get(r["sample_id"], 0) + 1
-        pairs = [s for s in samples if s.kind != "gold"]
-        raters = []
-        for rater_id, kind in store.raters():
-            if kind != "human":  # a model rater judges from `reeljudge ab judge`, not from tasks
-                done = sum(1 for r in records if r["rater"]["id"] == rater_id)
-                raters.append({"rater": rater_id, "kind": kind, "done": done, "total": None, "gold": gold.get(rater_id)})
-                continue
-            done, total = progress(store, rater_id, self.options.qc)
-            thin = len(evidence[rater_id]["thin"]) if rater_id in evidence else 0
-            raters.append({"rater": rater_id, "kind": kind, "done": done, "total": total, "gold": gold.get(rater_id), "thin_evidence": thin})
-        return {
-            "samples": len(pairs), "gold_samples": len(samples) - len(pairs), "judgements": len(records),
-            "complete": sum(1 for s in pairs if judged.get(s.sample_id, 0) >= self.options.qc.min_raters),
-            "raters": raters, "third_rater_queue": third_rater_queue(store, self.options.qc),
-        }
+        """Counts, per-rater progress and gold accuracy, and the third-rater queue, read as aggregates (``status.py``)."""
+        return study_status(self.ws.store, self.options.qc)
 
     def status_json(self, request: Any) -> Any:
         from starlette.responses import JSONResponse

@@ -26,6 +26,10 @@ def add_parser(subparsers: Any) -> Any:
     p.add_argument("--protocol", default="ab-v1", help="protocol version for a new study (default ab-v1)")
     p.add_argument("--promptfoo-dir", type=Path, help="promptfoo's config folder holding its blob and media stores "
                    "(default: $PROMPTFOO_CONFIG_DIR, else ~/.promptfoo)")
+    p.add_argument("--normalise", action="store_true",
+                   help="re-encode every clip (and gold clip) to one profile, H.264 High CRF 18, so that no codec setting tells the "
+                   "systems apart; costs a full decode and encode of each clip (docs/ab.md, 'Blinding in the bytes'). Without it, "
+                   "clips keep their packets and lose their names. Fixed by a study's first import")
     p.set_defaults(func=cmd_import)
 
     p = common(sub.add_parser("gold", help="add gold pairs (clean clip vs the same clip with an injected fault)"))
@@ -102,6 +106,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     for path in args.files:
         try:
             protocol = ws.fix_protocol(args.protocol)
+            blinding = ws.fix_blinding("normalise" if args.normalise else "strip")
             if path.suffix.lower() == ".json":
                 specs = read_promptfoo(path, family=args.family, systems=tuple(args.systems) if args.systems else None,
                                        promptfoo_dir=args.promptfoo_dir)
@@ -109,7 +114,7 @@ def cmd_import(args: argparse.Namespace) -> int:
                 specs = read_manifest(path, args.family)
             else:
                 raise ReelJudgeError(f"{path}: unknown file type (want promptfoo results .json, or a .yaml/.yml/.csv manifest)")
-            result = build_samples(specs, protocol, ws.clips)
+            result = build_samples(specs, protocol, ws.clips, blinding)
             added, existing = ws.store.add_samples(result.samples, list(result.clips.values()))
         except ReelJudgeError as error:
             status = _fail(f"{path}: {error.message}")
@@ -124,9 +129,12 @@ def cmd_gold(args: argparse.Namespace) -> int:
 
     ws = workspace_of(args, create=True)
     ws.fix_protocol(ws.store.meta("protocol") or "ab-v1")
-    pairs = [s for s in ws.store.samples() if s.kind == "pair"]  # gold borrows the study's prompts and frame size
+    samples = ws.store.samples()
+    pairs = [s for s in samples if s.kind == "pair"]  # gold borrows the study's prompts and frame size
+    gold = [s.prompt for s in samples if s.kind == "gold"]
     like = ws.store.clip(pairs[0].clip_a) if pairs else None
-    samples, clips = make_gold(ws.clips, args.count, frames=args.frames, prompts=[s.prompt for s in pairs], like=like)
+    samples, clips = make_gold(ws.clips, args.count, frames=args.frames, prompts=[s.prompt for s in pairs], like=like,
+                               blinding=ws.blinding, taken=gold, first=len(gold))
     added, existing = ws.store.add_samples(samples, clips)
     print(f"gold: {added} gold pairs added, {existing} already there")
     return 0

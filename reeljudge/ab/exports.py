@@ -2,7 +2,9 @@ r"""Exports of judgement records: JSONL (the records as stored) and CSV (one fla
 
 The JSONL is strict JSON (no NaN or Infinity: a non-finite number is written as null). A CSV
 cell that a spreadsheet would read as a formula (it begins with ``=``, ``+``, ``-``, ``@``, a tab
-or a carriage return) is prefixed with ``'`` (OWASP's rule against CSV injection).
+or a carriage return) is prefixed with ``'`` (OWASP's rule against CSV injection), and so is every
+piece of a cell that a reader splitting on ``;``, tab, ``|`` or ``,`` would take as a cell of its own
+(``Fine;=1+1;ok`` is written ``Fine;'=1+1;ok``): spreadsheets in many locales split on ``;``.
 
 Text from raters (a note) reaches terminals, spreadsheets and browsers: control characters (NUL,
 ESC sequences, a carriage return; tab and newline stay) and bidirectional controls (U+202E makes
@@ -29,6 +31,8 @@ BASE_COLUMNS = (
 
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+#: a separator another reader may split on, then (after spaces) a formula character: the piece is escaped too
+_PIECE_FORMULA = re.compile(r"([;\t|,][ ]*)(?=[=+\-@\r])")
 #: C0 controls but tab and newline, DEL, C1 controls, and the bidirectional and invisible-direction marks
 UNSAFE_CHARS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 _UNSAFE_OUTSIDE_JSON_ESCAPES = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
@@ -63,10 +67,12 @@ def _finite(value: Any) -> Any:
 
 
 def safe_cell(value: Any) -> Any:
-    """A CSV cell a spreadsheet will not run: text beginning with a formula character gets a leading ``'``."""
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
-        return "'" + value
-    return value
+    """A CSV cell a spreadsheet will not run, however it splits it: text, and each piece after a ``;``, tab, ``|`` or
+    ``,``, beginning with a formula character gets a leading ``'``."""
+    if not isinstance(value, str):
+        return value
+    value = _PIECE_FORMULA.sub(r"\1'", value)
+    return "'" + value if value.lstrip(" ").startswith(FORMULA_STARTS) else value
 
 
 def csv_columns(protocol: Protocol) -> list[str]:

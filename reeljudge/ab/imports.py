@@ -1,14 +1,16 @@
 """Samples from where users have them: promptfoo results files and YAML/CSV manifests.
 
-Every clip is checked (exists, decodes, plays in a browser), hashed and copied into the clip
-store. An import is all or nothing: every problem is collected, named by file, row and field,
-and nothing is stored unless all rows are good.
+Every clip is checked (exists, decodes, plays in a browser), blinded (its names stripped, or
+re-encoded to one profile: ``ClipStore.intake``), hashed and copied into the clip store. An import
+is all or nothing: every problem is collected, named by file, row and field, and nothing is stored
+unless all rows are good.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
@@ -57,27 +59,48 @@ class PairSpec:
     promptfoo_dir: Path | None = None  # promptfoo's config folder (blob and media stores); None: the environment's
 
 
-def build_samples(specs: Iterable[PairSpec], protocol: Protocol, clip_store: ClipStore) -> ImportResult:
-    """Check every pair and clip; ImportRefused listing all problems (nothing copied), else samples and clips,
-    the clips copied into the store in the order of their content hashes (``ClipStore.put_all``)."""
+@dataclass
+class _Intake:
+    """One import's blinding: where blinded copies are written, how, and the clips already taken in (by source file)."""
+
+    clip_store: ClipStore
+    work: Path
+    blinding: str
+    done: dict[tuple[Path, str | None], tuple[Clip, Clip, Path]] = field(default_factory=dict)
+
+    def take(self, source: Path, suffix: str | None) -> tuple[Clip, Clip, Path]:
+        """(source facts, blinded clip, its file), each source file blinded once per import."""
+        key = (source.resolve(), suffix)
+        if key not in self.done:
+            self.done[key] = self.clip_store.intake(source, self.work, suffix=suffix, blinding=self.blinding)
+        return self.done[key]
+
+
+def build_samples(specs: Iterable[PairSpec], protocol: Protocol, clip_store: ClipStore, blinding: str = "strip") -> ImportResult:
+    """Check and blind every pair's clips (``blinding``: one of ``samples.BLINDING``); ImportRefused listing all
+    problems (nothing copied), else samples and clips, the blinded clips copied into the store in the order of
+    their content hashes (``ClipStore.put_all``)."""
     result, problems, seen = ImportResult(), [], set()
-    for spec in specs:
-        try:
-            sample = _one_sample(spec, protocol, clip_store, result.sources)
-        except ReelJudgeError as error:
-            problems.append(f"{spec.where}: {error.message}")
-            continue
-        if sample.sample_id not in seen:
-            seen.add(sample.sample_id)
-            result.samples.append(sample)
-    if problems:
-        raise ImportRefused(problems)
-    clip_store.put_all(result.sources)
+    with tempfile.TemporaryDirectory(prefix="reeljudge-import-") as work:
+        intake = _Intake(clip_store, Path(work), blinding)
+        for spec in specs:
+            try:
+                sample = _one_sample(spec, protocol, intake, result.sources)
+            except ReelJudgeError as error:
+                problems.append(f"{spec.where}: {error.message}")
+                continue
+            if sample.sample_id not in seen:
+                seen.add(sample.sample_id)
+                result.samples.append(sample)
+        if problems:
+            raise ImportRefused(problems)
+        clip_store.put_all(result.sources)
+    result.sources = {sha: (clip, clip_store.path(clip)) for sha, (clip, _) in result.sources.items()}
     result.clips = {sha: clip for sha, (clip, _) in result.sources.items()}
     return result
 
 
-def _one_sample(spec: PairSpec, protocol: Protocol, clip_store: ClipStore, sources: dict[str, tuple[Clip, Path]]) -> Sample:
+def _one_sample(spec: PairSpec, protocol: Protocol, intake: _Intake, sources: dict[str, tuple[Clip, Path]]) -> Sample:
     """A checked sample from one pair spec (its clips added to ``sources``, not yet copied)."""
     family = protocol.family(spec.family)
     if not spec.prompt.strip():
@@ -92,7 +115,7 @@ def _one_sample(spec: PairSpec, protocol: Protocol, clip_store: ClipStore, sourc
     stored = {}
     for label, ref in (("clip_a", spec.first[1]), ("clip_b", spec.second[1]), ("source", spec.source)):
         if ref:
-            stored[label], path = _intake(label, ref, spec, clip_store)
+            stored[label], path = _intake(label, ref, spec, intake)
             sources[stored[label].sha256] = (stored[label], path)
     if stored["clip_a"].sha256 == stored["clip_b"].sha256:
         raise BadInputError(f"clip_a and clip_b are the same clip ({spec.first[1]} = {spec.second[1]}, sha256 {stored['clip_a'].sha256[:12]}…)")
@@ -103,8 +126,8 @@ def _one_sample(spec: PairSpec, protocol: Protocol, clip_store: ClipStore, sourc
     )
 
 
-def _intake(label: str, ref: str, spec: PairSpec, clip_store: ClipStore) -> tuple[Clip, Path]:
-    """Open a clip reference (any carrier; paths from the source's folder) and check it; the clip and its file."""
+def _intake(label: str, ref: str, spec: PairSpec, intake: _Intake) -> tuple[Clip, Path]:
+    """Open a clip reference (any carrier; paths from the source's folder), check and blind it; the blinded clip and its file."""
     from reeljudge.media.carriers import Where, open_reference
     from reeljudge.media.stores import suffix_of_mime
 
@@ -112,13 +135,13 @@ def _intake(label: str, ref: str, spec: PairSpec, clip_store: ClipStore) -> tupl
         media = open_reference(ref, ("video",), Where(base_dir=spec.base_dir, promptfoo_dir=spec.promptfoo_dir)).media.ref
         if media.path is None:
             raise BadInputError(f"{ref}: remote clips are not supported; download it first")
-        clip = clip_store.check(media.path, suffix=media.path.suffix or suffix_of_mime(media.mime_type))
+        original, clip, path = intake.take(media.path, media.path.suffix or suffix_of_mime(media.mime_type))
     except ReelJudgeError as error:
         raise BadInputError(f"{label}: {error.message}") from None
     claimed = spec.expected_sha.get(ref)
-    if claimed and claimed != clip.sha256:
-        raise BadInputError(f"{label}: {ref} changed since the eval (sha256 {clip.sha256[:12]}…, results say {claimed[:12]}…)")
-    return clip, media.path
+    if claimed and claimed != original.sha256:
+        raise BadInputError(f"{label}: {ref} changed since the eval (sha256 {original.sha256[:12]}…, results say {claimed[:12]}…)")
+    return clip, path
 
 
 def read_manifest(path: Path, default_family: str = "text-to-video") -> list[PairSpec]:

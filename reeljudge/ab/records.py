@@ -19,6 +19,9 @@ from reeljudge.errors import BadInputError
 
 SCHEMA_ID = "reeljudge.ab.judgement/1"
 SCHEMA_FILE = PROTOCOL_DIR / "judgement.schema.json"
+#: the most a stored record may take (UTF-8 JSON): the page's longest watch log (500 events of about 95 bytes), the
+#: longest note and the evidence fit in 52 KB; a record over it is refused, so a store grows by bounded records
+MAX_RECORD_BYTES = 64 * 1024
 #: what a rater's name may be (a person's invite name or a model judge's); never "tie"
 RATER_ID = re.compile(r"\A[A-Za-z0-9_.:@-]{1,64}\Z")  # \Z: "$" would let a final newline through
 
@@ -161,12 +164,25 @@ def _ecma_pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> A
         yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
+def _schema_message(error: Any) -> str:
+    """A schema error's message, without the offending value when it quotes a long one (a 500-event log is not a message)."""
+    if len(str(error.message)) <= 240:
+        return str(error.message)
+    return f"breaks the schema's {error.validator} rule ({str(error.validator_value)[:80]})"
+
+
 def validate_record(record: Mapping[str, Any]) -> None:
-    """RecordError naming the first problem if ``record`` breaks the schema or contradicts itself."""
+    """RecordError naming the first problem if ``record`` breaks the schema, contradicts itself or takes more than
+    ``MAX_RECORD_BYTES``."""
+    import json
+
     errors = sorted(_validator().iter_errors(record), key=lambda e: list(e.absolute_path))
     if errors:
         where = "/".join(str(p) for p in errors[0].absolute_path) or "(record)"
-        raise RecordError(f"judgement record {record.get('record_id', '?')}: {where}: {errors[0].message}")
+        raise RecordError(f"judgement record {record.get('record_id', '?')}: {where}: {_schema_message(errors[0])}")
+    size = len(json.dumps(record, ensure_ascii=False).encode("utf-8"))
+    if size > MAX_RECORD_BYTES:
+        raise RecordError(f"judgement record {record['record_id']}: {size} bytes, more than a record may take ({MAX_RECORD_BYTES})")
     systems = {record["shown"]["A"]["system"], record["shown"]["B"]["system"]}
     if len(systems) != 2:
         raise RecordError(f"judgement record {record['record_id']}: both sides show the same system")

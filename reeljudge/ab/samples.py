@@ -2,7 +2,9 @@
 
 A sample is one prompt with two systems' clips (and, for edit tasks, the source clip). Its id is
 a hash of its content, so importing the same pair twice (in either order) gives the same sample.
-Clips are copied into the A/B data folder as ``clips/<sha256>.<ext>``.
+A clip enters the study blinded (``ClipStore.intake``): its names stripped, or re-encoded to one
+profile when the study asks (``BLINDING``), then copied into the A/B data folder as
+``clips/<sha256>.<ext>`` (the hash of the blinded file).
 """
 
 from __future__ import annotations
@@ -19,6 +21,9 @@ from reeljudge.errors import MediaError
 
 PLAYABLE_SUFFIXES = {".mp4": "video/mp4", ".m4v": "video/mp4", ".webm": "video/webm"}  # as reeljudge.media.container.PLAYABLE
 RESERVED_SYSTEMS = frozenset({"tie", "A", "B"})
+#: how a study blinds its clips' bytes: "strip" (names, tags and user data removed, packets kept) or "normalise"
+#: (also re-encoded to one profile, so no codec setting tells the systems apart)
+BLINDING = ("strip", "normalise")
 FILE_TIME = 946684800  # 2000-01-01T00:00:00Z: the access and modification time of every stored clip
 
 
@@ -106,6 +111,17 @@ class ClipStore:
         facts = probe_clip(source)
         sha = sha256_file(source)
         return Clip(sha, f"{sha}{suffix}", size, PLAYABLE_SUFFIXES[suffix], **facts)
+
+    def intake(self, source: Path, work: Path, *, suffix: str | None = None, blinding: str = "strip") -> tuple[Clip, Clip, Path]:
+        """Check a clip, write its blinded copy (``blinding``: one of ``BLINDING``) into the folder ``work`` and check
+        that: (the source's facts, the blinded clip's facts, its file). MediaError naming the file if either is unusable."""
+        from reeljudge.media.anonymise import normalise, strip_names
+
+        original = self.check(source, suffix=suffix)
+        target = work / f"{original.sha256}{'.mp4' if blinding == 'normalise' else Path(original.file).suffix}"
+        if not target.exists():
+            normalise(source, target, work) if blinding == "normalise" else strip_names(source, target)
+        return original, self.check(target), target
 
     def put_all(self, sources: Mapping[str, tuple[Clip, Path]]) -> None:
         """Copy checked clips in (each once), in the order of their content hashes, never of systems or sides, and

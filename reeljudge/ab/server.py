@@ -14,7 +14,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from reeljudge.ab.assignment import QCOptions, assignment_by_id, next_assignment, progress
+from reeljudge.ab.assignment import ASSIGNMENT_ID, QCOptions, assignment_by_id, next_task, progress
 from reeljudge.ab.bodies import BodyError, check_declared, parse_bounded, read_capped
 from reeljudge.ab.evidence import MAX_SPEED, RangeError, requested_spans
 from reeljudge.ab.limits import ConnectionLimits
@@ -120,14 +120,15 @@ class _RaterApi:
         rater = self._rater(request)
         if rater is None:
             return _json({"error": "unknown invite link"}, 404)
-        assignment = next_assignment(self.ws.store, rater, self.options.qc)
+        handout = next_task(self.ws.store, rater, self.options.qc)
         done, total = progress(self.ws.store, rater, self.options.qc)
         body: dict[str, Any] = {
             "rater": rater, "progress": {"done": done, "total": total}, "protocol": self.protocol.public(),
             "break": {"every": self.options.break_every, "minutes": self.options.break_minutes}, "task": None,
+            "notice": handout.notice,
         }
-        if assignment is not None:
-            body["task"] = self._task_body(request, assignment)
+        if handout.assignment is not None:
+            body["task"] = self._task_body(request, handout.assignment)
         return _json(body)
 
     def _task_body(self, request: Any, assignment: Any) -> dict[str, Any]:
@@ -154,10 +155,12 @@ class _RaterApi:
 
         from reeljudge.ab.clip_response import ClipResponse
 
+        which, assignment_id = request.path_params["which"], request.path_params["assignment_id"]
+        if which not in (*SIDES, "source") or not ASSIGNMENT_ID.fullmatch(assignment_id):  # path text first, then the store
+            return PlainTextResponse("not found", status_code=404)
         rater = self._rater(request)
-        assignment = assignment_by_id(self.ws.store, request.path_params["assignment_id"])
-        which = request.path_params["which"]
-        if rater is None or assignment is None or assignment.rater_id != rater or which not in (*SIDES, "source"):
+        assignment = assignment_by_id(self.ws.store, assignment_id)
+        if rater is None or assignment is None or assignment.rater_id != rater:
             return PlainTextResponse("not found", status_code=404)
         sha = assignment.sample.source_clip if which == "source" else assignment.clips[which]
         clip = self.ws.store.clip(sha) if sha else None
@@ -202,7 +205,10 @@ class _RaterApi:
         return _json(*self._submitter.submit(rater, assignment, body))
 
     def _owner(self, token: str, assignment_id: str | None) -> tuple[str | None, Any]:
-        """The token's rater, and the task named in the URL if it is that rater's (None otherwise)."""
+        """The token's rater, and the task named in the URL if it is that rater's (None otherwise; a URL naming no
+        task the server could have made is refused before the store is asked)."""
+        if assignment_id is not None and not ASSIGNMENT_ID.fullmatch(assignment_id):
+            return None, None
         rater = self.ws.store.rater_for_token(token)
         if rater is None or assignment_id is None:
             return rater, None

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import sqlite3
 import threading
 from contextlib import contextmanager
@@ -24,7 +25,12 @@ from reeljudge.ab.records import now_iso, validate_record
 from reeljudge.ab.samples import Clip, Sample
 from reeljudge.errors import BadInputError, ReelJudgeError
 
-SCHEMA_VERSION = "2"  # 2: clip_coverage (one row per task and clip) replaces clip_serves (one row per range)
+#: 2: clip_coverage (one row per task and clip) replaces clip_serves (one row per range); 3: assignments.withdrawn_at
+#: (a dead task taken from its rater), samples.prompt_key (a hash of the prompt, to keep gold prompts unseen) and
+#: record_facts (what the dashboard counts of each record, so it never reads the records themselves)
+SCHEMA_VERSION = "3"
+#: what an invite token is (``secrets.token_urlsafe``'s alphabet, as ``workspace.new_invite_token`` makes them)
+INVITE_TOKEN = re.compile(r"[A-Za-z0-9_-]{8,128}")
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 
 
@@ -95,11 +101,11 @@ _TABLES = (
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS clips (sha256 TEXT PRIMARY KEY, body TEXT NOT NULL)",
     """CREATE TABLE IF NOT EXISTS samples ({seq}, sample_id TEXT NOT NULL UNIQUE,
-        family TEXT NOT NULL, kind TEXT NOT NULL, body TEXT NOT NULL, created_at TEXT NOT NULL)""",
+        family TEXT NOT NULL, kind TEXT NOT NULL, body TEXT NOT NULL, created_at TEXT NOT NULL, prompt_key TEXT)""",
     """CREATE TABLE IF NOT EXISTS raters (rater_id TEXT PRIMARY KEY, kind TEXT NOT NULL, token_sha256 TEXT UNIQUE,
         created_at TEXT NOT NULL)""",
     """CREATE TABLE IF NOT EXISTS assignments (assignment_id TEXT PRIMARY KEY, sample_id TEXT NOT NULL,
-        rater_id TEXT NOT NULL, swap INTEGER NOT NULL, served_at TEXT NOT NULL, UNIQUE (sample_id, rater_id))""",
+        rater_id TEXT NOT NULL, swap INTEGER NOT NULL, served_at TEXT NOT NULL, withdrawn_at TEXT, UNIQUE (sample_id, rater_id))""",
     """CREATE TABLE IF NOT EXISTS judgements ({seq}, record_id TEXT NOT NULL UNIQUE,
         submission_id TEXT NOT NULL UNIQUE, sample_id TEXT NOT NULL, rater_id TEXT NOT NULL, protocol TEXT NOT NULL,
         winner TEXT NOT NULL, body TEXT NOT NULL, created_at TEXT NOT NULL, UNIQUE (sample_id, rater_id))""",
@@ -107,9 +113,19 @@ _TABLES = (
     # [[first, last], …], bounded) and how many responses sent them: one row per (task, clip), however many requests
     """CREATE TABLE IF NOT EXISTS clip_coverage (assignment_id TEXT NOT NULL, side TEXT NOT NULL, spans TEXT NOT NULL,
         responses BIGINT NOT NULL, updated_at TEXT NOT NULL, PRIMARY KEY (assignment_id, side))""",
+    # per record, what the dashboard counts (written with the record, in the same transaction): whether the server's
+    # evidence of watching is thin, whether the record has that evidence at all, and its stored size
+    """CREATE TABLE IF NOT EXISTS record_facts (record_id TEXT PRIMARY KEY, rater_id TEXT NOT NULL, thin INTEGER NOT NULL,
+        evidence INTEGER NOT NULL, bytes BIGINT NOT NULL)""",
     "CREATE INDEX IF NOT EXISTS judgements_rater ON judgements (rater_id)",
+    # covering indexes: quality control and the dashboard count verdicts per sample and records per rater from these,
+    # never from the table's rows (which hold the records themselves)
+    "CREATE INDEX IF NOT EXISTS judgements_verdicts ON judgements (sample_id, rater_id, winner)",
+    "CREATE INDEX IF NOT EXISTS judgements_rater_samples ON judgements (rater_id, sample_id)",
     "CREATE INDEX IF NOT EXISTS assignments_rater ON assignments (rater_id)",
 )
+#: indexes on columns a migration may add: made after the migrations, on every open
+_LATE_INDEXES = ("CREATE INDEX IF NOT EXISTS samples_prompts ON samples (sample_id, kind, prompt_key)",)
 # the records of people: quality control (raters per sample, third-rater queue) counts these only,
 # so a model rater's records in the same store never stand in for a person
 _HUMAN_VIEW = """human_judgements AS SELECT j.* FROM judgements j
@@ -178,8 +194,13 @@ class Store:
             for statement in self.dialect.ddl:
                 db.execute(statement)
             db.execute("INSERT INTO meta (key, value) VALUES ('schema_version', ?) ON CONFLICT DO NOTHING", (SCHEMA_VERSION,))
-            if db.rows("SELECT value FROM meta WHERE key = 'schema_version'")[0][0] == "1":
+            version = db.rows("SELECT value FROM meta WHERE key = 'schema_version'")[0][0]
+            if version == "1":
                 _migrate_1_to_2(db)
+            if version in ("1", "2"):
+                _migrate_2_to_3(db)
+            for statement in _LATE_INDEXES:
+                db.execute(statement)
 
     def describe(self) -> str:
         """Where the store is, for messages: the SQLite file, or the PostgreSQL database without credentials."""
@@ -245,8 +266,8 @@ class Store:
             for s in samples:
                 body = json.dumps({**asdict(s), "extra": dict(s.extra)}, ensure_ascii=False)
                 added += db.execute(
-                    "INSERT INTO samples (sample_id, family, kind, body, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                    (s.sample_id, s.family, s.kind, body, now_iso()),
+                    "INSERT INTO samples (sample_id, family, kind, body, created_at, prompt_key) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                    (s.sample_id, s.family, s.kind, body, now_iso(), prompt_key(s.prompt)),
                 )
         return added, len(samples) - added
 
@@ -267,6 +288,8 @@ class Store:
     # raters ------------------------------------------------------------------------------------
     def add_rater(self, rater_id: str, kind: str, token: str | None) -> None:
         """Add a rater (or give an existing one a new invite token, which revokes the old link)."""
+        if token is not None and not INVITE_TOKEN.fullmatch(token):
+            raise BadInputError("an invite token is 8 to 128 letters, digits, _ and - (reeljudge.ab.workspace.new_invite_token)")
         digest = token_hash(token) if token else None
         with self.transaction() as db:
             updated = db.execute("UPDATE raters SET token_sha256 = ? WHERE rater_id = ?", (digest, rater_id))
@@ -274,7 +297,9 @@ class Store:
                 db.execute("INSERT INTO raters (rater_id, kind, token_sha256, created_at) VALUES (?, ?, ?, ?)", (rater_id, kind, digest, now_iso()))
 
     def rater_for_token(self, token: str) -> str | None:
-        """The rater an invite token belongs to."""
+        """The rater an invite token belongs to (None, without a query, for text that is not a token)."""
+        if not INVITE_TOKEN.fullmatch(token):
+            return None
         rows = self.query("SELECT rater_id FROM raters WHERE token_sha256 = ?", (token_hash(token),))
         return rows[0][0] if rows else None
 
@@ -311,11 +336,13 @@ class Store:
                 raise AlreadyJudged(f"rater {record['rater']['id']} already judged sample {record['sample_id']} (record {other[0][0]})")
             if guard is not None:
                 guard(db)
+            body = json.dumps(record, ensure_ascii=False)
             db.execute(
                 "INSERT INTO judgements (record_id, submission_id, sample_id, rater_id, protocol, winner, body, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (record["record_id"], record["submission_id"], record["sample_id"], record["rater"]["id"], record["protocol"],
-                 record["winner"], json.dumps(record, ensure_ascii=False), record["created_at"]),
+                 record["winner"], body, record["created_at"]),
             )
+            _add_facts(db, record, len(body.encode("utf-8")))
         return dict(record), True
 
     def judgements(self, *, rater_id: str | None = None, sample_id: str | None = None) -> list[dict[str, Any]]:
@@ -390,6 +417,41 @@ def _migrate_1_to_2(db: _Tx) -> None:
         for (assignment_id, side), spans in groups.items():
             _add_coverage(db, assignment_id, side, spans, counts[(assignment_id, side)])
         db.execute("DROP TABLE clip_serves")
+    db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (SCHEMA_VERSION,))
+
+
+def prompt_key(prompt: str) -> str:
+    """16 hex of the sha256 of a prompt's text: what tells two samples' prompts apart without reading them."""
+    return hashlib.sha256(prompt.strip().encode("utf-8")).hexdigest()[:16]
+
+
+def _add_facts(db: _Tx, record: Mapping[str, Any], size: int) -> None:
+    """Note what the dashboard counts of a record (its evidence, whether thin, its size), inside the insert's transaction."""
+    server = (record.get("watch") or {}).get("server")
+    db.execute("INSERT INTO record_facts (record_id, rater_id, thin, evidence, bytes) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+               (record["record_id"], record["rater"]["id"], int(bool(server and server.get("thin"))), int(server is not None), size))
+
+
+def _has_column(db: _Tx, table: str, column: str) -> bool:
+    """Whether ``table`` has ``column`` (DDL added it, or an older store lacks it)."""
+    if db.dialect is POSTGRES:
+        sql = "SELECT COUNT(*) FROM information_schema.columns WHERE table_name = ? AND column_name = ? AND table_schema = current_schema()"
+        return bool(db.rows(sql, (table, column))[0][0])
+    return any(row[1] == column for row in db.rows(f"PRAGMA table_info({table})"))
+
+
+def _migrate_2_to_3(db: _Tx) -> None:
+    """Give a version-2 store the withdrawn mark on tasks, the prompt key of every sample and the facts of every record;
+    mark it version 3. Records are only read (they stay append-only)."""
+    if not _has_column(db, "assignments", "withdrawn_at"):
+        db.execute("ALTER TABLE assignments ADD COLUMN withdrawn_at TEXT")
+    if not _has_column(db, "samples", "prompt_key"):
+        db.execute("ALTER TABLE samples ADD COLUMN prompt_key TEXT")
+    for sample_id, body in db.rows("SELECT sample_id, body FROM samples WHERE prompt_key IS NULL"):
+        db.execute("UPDATE samples SET prompt_key = ? WHERE sample_id = ?", (prompt_key(json.loads(body)["prompt"]), sample_id))
+    missing = "SELECT j.body FROM judgements j WHERE NOT EXISTS (SELECT 1 FROM record_facts f WHERE f.record_id = j.record_id)"
+    for (body,) in db.rows(missing):
+        _add_facts(db, json.loads(body), len(body.encode("utf-8")))
     db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (SCHEMA_VERSION,))
 
 

@@ -11,18 +11,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from reeljudge.ab.assignment import QCOptions, assignment_by_id, hold_guard
+from reeljudge.ab.assignment import QCOptions, assignment_by_id, hold_guard, withdraw
 from reeljudge.ab.bodies import unstorable_field
 from reeljudge.ab.evidence import gather
-from reeljudge.ab.protocol import SIDES, check_form
+from reeljudge.ab.protocol import check_form
 from reeljudge.ab.records import RecordError, build_record
 from reeljudge.ab.store import AlreadyJudged, HoldLost, SubmissionIdTaken
+from reeljudge.ab.watch import play_problems, read_watch
 from reeljudge.ab.workspace import Workspace
 
 Answer = tuple[dict[str, Any], int]  # JSON body, HTTP status
-WATCH_EVENTS = {"play", "pause", "seek", "ended", "full_play", "rate", "step", "loop"}
-MAX_AT_MS = 7 * 24 * 3600 * 1000  # a page open longer than a week is not a rating session
-SLACK_S = 0.1  # a media clock may read a little past the last frame
 
 
 @dataclass(frozen=True)
@@ -49,9 +47,9 @@ class Submitter:
         rules, form = self.ws.protocol.rules, body.get("form") if isinstance(body.get("form"), dict) else {}
         clips = {side: self.ws.store.clip(sha) for side, sha in assignment.clips.items()}
         durations = {side: clip.duration if clip else 0.0 for side, clip in clips.items()}
-        watch, problems = _watch(body.get("watch"), durations)
+        watch, problems = read_watch(body.get("watch"), durations)
         problems += [v.as_dict() for v in check_form(self.ws.protocol, assignment.sample.family, form)]
-        problems += _watch_problems(watch, rules.min_full_plays)
+        problems += play_problems(watch, rules.min_full_plays)
         evidence = gather(self.ws.store.coverage(assignment.assignment_id), {s: c.bytes if c else 0 for s, c in clips.items()},
                           durations, assignment.served_at, rules.min_full_plays, self.max_speed, watch["log"])
         problems += evidence.violations(rules.min_full_plays)
@@ -74,7 +72,10 @@ class Submitter:
             return {"stored": False, "violations": [{"field": "record", "message": error.message}]}, 422
         except AlreadyJudged:
             return {"stored": False, "error": "you already submitted another verdict for this task; it stands (records are never changed)"}, 409
-        except (SubmissionIdTaken, HoldLost) as error:
+        except HoldLost as error:
+            withdraw(self.ws.store, assignment)  # the rater's next request for work gets the next task, without a second notice
+            return {"stored": False, "withdrawn": True, "error": error.message}, 409
+        except SubmissionIdTaken as error:
             return {"stored": False, "error": error.message}, 409
         return {"stored": created, "duplicate": not created, "record_id": stored["record_id"]}, 200
 
@@ -88,40 +89,3 @@ def _unusable(body: dict[str, Any], assignment: Any) -> Answer | None:
     if assignment is not None and body.get("assignment_id", assignment.assignment_id) != assignment.assignment_id:
         return {"stored": False, "violations": [{"field": "assignment_id", "message": "differs from the task in the URL"}]}, 422
     return None
-
-
-def _watch(raw: Any, durations: dict[str, float]) -> tuple[dict[str, Any], list[dict[str, str]]]:
-    """The watch log as posted (well-formed events, at most 2000), full plays counted, and violations.
-
-    Times are numbers ≥ 0 (the body parser already refused NaN and Infinity); ``t`` is at most the
-    clip's duration and ``at_ms`` at most a week: a number out of bounds refuses the submit.
-    """
-    log, problems = [], []
-    longest = max(durations.values(), default=0.0)
-    for i, event in enumerate((raw or {}).get("log", []) if isinstance(raw, dict) else []):
-        if not (isinstance(event, dict) and event.get("side") in ("A", "B", "both") and event.get("event") in WATCH_EVENTS):
-            continue
-        item = {k: event.get(k) for k in ("side", "event", "t", "at_ms")}
-        if not all(isinstance(item[k], (int, float)) and not isinstance(item[k], bool) for k in ("t", "at_ms")):
-            continue
-        bound = durations.get(item["side"], longest) + SLACK_S
-        if not (0 <= item["t"] <= bound and 0 <= item["at_ms"] <= MAX_AT_MS):
-            problems.append({"field": "watch", "message": (
-                f"watch log event {i}: t = {item['t']} s and at_ms = {item['at_ms']} must lie within the clip "
-                f"(0 to {bound - SLACK_S:.2f} s) and the session (0 to {MAX_AT_MS} ms)")})
-            continue
-        value = event.get("value")
-        if isinstance(value, (bool, str)) or value is None or (isinstance(value, (int, float)) and abs(value) <= 1e6):
-            item["value"] = value[:64] if isinstance(value, str) else value
-        log.append(item)
-    log = log[-2000:]
-    plays = {side: sum(1 for e in log if e["side"] == side and e["event"] == "full_play") for side in SIDES}
-    return {"full_plays": plays, "log": log}, problems[:5]
-
-
-def _watch_problems(watch: dict[str, Any], minimum: int) -> list[dict[str, str]]:
-    """A violation per clip the page did not report played to the end ``minimum`` times."""
-    return [
-        {"field": "watch", "message": f"Play clip {side} to the end {minimum} times before submitting (so far {n})."}
-        for side, n in watch["full_plays"].items() if n < minimum
-    ]

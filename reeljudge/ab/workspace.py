@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from reeljudge.ab.protocol import DEFAULT_PROTOCOL, Protocol, load_protocol
-from reeljudge.ab.samples import ClipStore
+from reeljudge.ab.samples import BLINDING, ClipStore
 from reeljudge.ab.store import Store
 from reeljudge.environment import study_environment
 from reeljudge.errors import BadInputError
@@ -23,6 +23,8 @@ DEFAULT_DIR = ".reeljudge/ab"
 STORE_FILE = "ab.sqlite"
 DATABASE_ENV = "REELJUDGE_AB_DATABASE"
 PROTOCOL_KEY = "protocol"
+BLINDING_KEY = "blinding"
+
 
 
 def default_dir() -> Path:
@@ -54,6 +56,22 @@ class Workspace:
         load_protocol(protocol_id)
         stored = self.store.set_meta_once(PROTOCOL_KEY, protocol_id)
         return load_protocol(stored)
+
+    @property
+    def blinding(self) -> str:
+        """How the study blinds its clips (``samples.BLINDING``; fixed at the first import, "strip" by default)."""
+        return self.store.meta(BLINDING_KEY) or BLINDING[0]
+
+    def fix_blinding(self, blinding: str) -> str:
+        """Record how clips are blinded, once: every clip of a study takes one path (a later import must agree)."""
+        if blinding not in BLINDING:
+            raise BadInputError(f"blinding {blinding!r}: not one of {', '.join(BLINDING)}")
+        stored = self.store.set_meta_once(BLINDING_KEY, blinding)
+        if stored != blinding:
+            flag = "with --normalise" if stored == "normalise" else "without --normalise"
+            raise BadInputError(f"this study's clips were imported {flag} ({stored}); import {flag} again: every clip of a "
+                                "study is blinded the same way, or the way it was blinded would tell its clips apart")
+        return stored
 
     def admin_token(self) -> str:
         """The admin token (made once, kept in ``admin-token`` readable by the owner only)."""

@@ -135,13 +135,14 @@ def test_imported_clips_are_written_in_content_order_with_one_file_time(tmp_path
 
 
 def test_gold_pairs_borrow_the_studys_prompts_and_a_late_rater_is_never_given_only_gold(tmp_path):
-    """Finding: gold pairs shared one fixed prompt, and a rater invited after the pairs were rated got only gold."""
+    """Finding: gold pairs shared one fixed prompt, and a rater invited after the pairs were rated got only gold.
+    (Issue 39: each gold pair draws its own prompt, the study's first, then the varied set.)"""
     ws = make_study(tmp_path, n_pairs=2, frames=24)
     assert main(["ab", "gold", "--data", str(ws.root), "--count", "3", "--frames", "24"]) == 0
     samples = ws.store.samples()
     prompts = {s.prompt for s in samples if s.kind == "pair"}
     gold = [s for s in samples if s.kind == "gold"]
-    assert len(gold) == 3 and {s.prompt for s in gold} <= prompts
+    assert len(gold) == 3 and len({s.prompt for s in gold}) == 3 and prompts <= {s.prompt for s in gold}
     tokens = {name: invite(ws, name) for name in ("ann", "bob", "late")}
     kinds: dict[str, list[str]] = {}
     with running_server(ws, QCOptions(gold_every=2)) as url, httpx.Client(timeout=30) as client:
@@ -224,6 +225,6 @@ def test_a_store_flooded_before_is_folded_into_one_row_per_task_and_clip(tmp_pat
             db.execute("INSERT INTO clip_serves (assignment_id, side, first_byte, last_byte, served_at) VALUES (?, ?, ?, ?, 'x')", row)
         db.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
     store = Store(ws.store.location)
-    assert store.meta("schema_version") == "2" and evidence_rows(Workspace(ws.root, database=engine)) == 3
+    assert store.meta("schema_version") == "3" and evidence_rows(Workspace(ws.root, database=engine)) == 3
     assert store.coverage("task1") == {"A": ([(0, 99)], 501), "B": ([(0, 9), (20, 29)], 2)}
     assert store.coverage("task2") == {"A": ([(5, 5)], 1)}

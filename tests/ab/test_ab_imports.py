@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from support.ab_study import make_clips
+from reeljudge.media.anonymise import strip_names
 from reeljudge.ab.imports import ImportRefused, build_samples, read_manifest, read_promptfoo
 from reeljudge.ab.workspace import Workspace
 from reeljudge.cli import main
@@ -38,8 +39,10 @@ def test_yaml_and_csv_manifests_import_with_content_hashed_clips(tmp_path, clips
     assert added == 1 and len(samples) == 2
     first, second = samples
     assert first.systems == ("x", "y") and first.family == "text-to-video"
-    assert second.systems == ("x", "y") and second.clip_a == hashlib.sha256(clips[3].read_bytes()).hexdigest()  # canonical order by system
-    assert second.family == "edit" and second.source_clip == hashlib.sha256(clips[0].read_bytes()).hexdigest()
+    stripped = {i: hashlib.sha256(strip_names(clips[i], tmp_path / f"stripped{i}.mp4").read_bytes()).hexdigest() for i in (0, 3)}
+    assert second.systems == ("x", "y") and second.clip_a == stripped[3]  # canonical order by system; the clip as stripped
+    assert second.family == "edit" and second.source_clip == stripped[0]
+    assert stripped[3] != hashlib.sha256(clips[3].read_bytes()).hexdigest()  # the import blinds every clip: its names are gone
     for sha in (first.clip_a, first.clip_b, second.clip_a):
         stored = ws.store.clip(sha)
         assert (ws.clips.root / f"{sha}.mp4").read_bytes() == ws.clips.path(stored).read_bytes()

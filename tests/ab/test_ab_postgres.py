@@ -29,10 +29,10 @@ def test_the_store_lives_in_postgresql_not_in_the_folder(tmp_path, database):
     assert not (ws.root / "ab.sqlite").exists() and (ws.root / "clips").is_dir()
     with ThreadPoolExecutor(4) as pool:  # four more servers opening the same database at once: the DDL is idempotent
         stores = list(pool.map(lambda _: Store(database), range(4)))
-    assert {len(s.samples()) for s in stores} == {2} and stores[0].meta("schema_version") == "2"
+    assert {len(s.samples()) for s in stores} == {2} and stores[0].meta("schema_version") == "3"
     with psycopg.connect(database) as conn:
         tables = {r[0] for r in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")}
-    assert tables == {"meta", "clips", "samples", "raters", "assignments", "judgements", "clip_coverage"}
+    assert tables == {"meta", "clips", "samples", "raters", "assignments", "judgements", "clip_coverage", "record_facts"}
 
 
 def test_judgements_are_append_only_in_postgresql(tmp_path, database):

@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from support.ab_study import full_watch, invite, make_study, rate_until_done, running_server, submit, take_task, valid_form
-from reeljudge.ab.assignment import QCOptions, side_swap
+from reeljudge.ab.assignment import GoldSlots, QCOptions, side_swap
 
 
 @pytest.fixture
@@ -167,8 +167,10 @@ def test_gold_pairs_are_mixed_in_and_scored(tmp_path):
         status = client.get(f"{url}/admin/api/status", headers={"Authorization": f"Bearer {ws.admin_token()}"}).json()
     gold = [s for s in ws.store.samples() if s.kind == "gold"][0]
     records = ws.store.judgements()
-    assert records[1]["sample_id"] == gold.sample_id  # the second task is the gold pair
-    correct = records[1]["winner"] == "gold-clean"
+    slots = GoldSlots(ws.store.meta("side_seed"), "ann", 2)
+    place = next(i for i in (0, 1) if slots.due(i))  # one gold in the first block of two tasks, at the place drawn for it
+    assert records[place]["sample_id"] == gold.sample_id and records[1 - place]["sample_id"] != gold.sample_id
+    correct = records[place]["winner"] == "gold-clean"
     assert status["raters"][0]["gold"]["answered"] == 1 and status["raters"][0]["gold"]["correct"] == int(correct)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import time
+from contextlib import contextmanager
 
 import pytest
 
@@ -268,3 +269,201 @@ def test_the_page_says_why_submit_is_locked_and_shows_the_anchors_on_a_laptop_sc
         assert page.inner_text("#lock-reason") == "Still to fix or fill in: a primary reason, 7 ratings."
     assert boxes["#players"]["bottom"] <= boxes["#winner-set"]["top"] < boxes["#winner-set"]["bottom"] <= 768
     assert boxes["#primary_tag"]["bottom"] <= 768 and boxes["#ratings tbody tr"]["bottom"] <= 768
+
+
+# ---- issue 39: a phone, a laptop screen, keyboard, clips that fail, a busy server, a withdrawn task ------------------
+
+TOUCH = 40  # px: the least a touch target may measure each way
+CONTROLS = """(root) => [...document.querySelectorAll(root)].filter((e) => e.offsetParent !== null).map((e) => {
+    const r = e.getBoundingClientRect();
+    return {name: e.id || e.getAttribute('aria-label') || e.textContent.trim().slice(0, 30) || e.tagName,
+            left: r.left, right: r.right, width: r.width, height: r.height};
+  })"""
+TARGETS = "#task button, #task select, #task input[type=range], #task textarea, #task label, header button"
+
+
+def box(page, selector):
+    return page.eval_on_selector(selector, "e => e.getBoundingClientRect().toJSON()")
+
+
+@contextmanager
+def sized(browser, width, height):
+    """A page of the shared browser with its window at ``width`` × ``height``, closed after."""
+    page = browser.new_page()
+    page.set_viewport_size({"width": width, "height": height})
+    try:
+        yield page
+    finally:
+        page.close()
+
+
+def test_the_page_on_a_phone(tmp_path, browser):
+    """Finding (390×844): the page was 492 px wide, clip B's rating buttons off-screen, videos 171×150 px, touch targets
+    13–21 px, Submit 2.6 screens down. Layout facts, then a whole task rated by pointer alone."""
+    ws = make_study(tmp_path, n_pairs=1)
+    token = invite(ws, "ann")
+    with sized(browser, 390, 844) as page:
+        with running_server(ws) as url:
+            open_task(page, url, token)
+            assert page.evaluate("document.documentElement.scrollWidth") <= 390  # nothing to scroll sideways
+            controls = page.evaluate(CONTROLS, TARGETS)
+            small = [c for c in controls if c["width"] < TOUCH or c["height"] < TOUCH]
+            outside = [c for c in controls if c["left"] < 0 or c["right"] > 390]
+            assert len(controls) > 60 and small == [] and outside == [], (small, outside)
+            for side in "AB":
+                video = box(page, f"#video-{side}")
+                assert video["width"] >= 350 and video["height"] >= 190, video  # the whole width, not 171×150
+            bar = box(page, "#submit")
+            assert 844 - 160 <= bar["top"] and bar["bottom"] <= 844  # Submit on screen from the start
+            page.evaluate("window.scrollTo(0, document.body.scrollHeight / 2)")
+            assert box(page, "#submit")["bottom"] <= 844  # and wherever the rater is on the page
+            page.click("#loop")
+            page.click("#play")
+            page.wait_for_function("() => { const p = window.reeljudgeAB.state().plays; return p.A >= 2 && p.B >= 2 }", timeout=30000)
+            page.click("#winner-set label:has(input[value=B])")
+            page.select_option("#primary_tag", "flicker")
+            for dim in DIMS:
+                for side, value in (("A", 2), ("B", 5)):
+                    label = page.locator(f"label:has(input[name='r-{side}-{dim}'][value='{value}'])")
+                    label.scroll_into_view_if_needed()
+                    assert box(page, f"label:has(input[name='r-{side}-{dim}'][value='{value}'])")["right"] <= 390
+                    label.click()
+            page.click("#submit")
+            records = wait_records(ws, 1)
+    assert len(records) == 1 and records[0]["winner_side"] == "B"
+    assert records[0]["ratings"][records[0]["shown"]["B"]["system"]] == {d: 5 for d in DIMS}
+
+
+def test_the_page_on_a_laptop_screen_shows_submit_and_how_to_judge_on_the_first_task(tmp_path, browser):
+    """Finding (1366×768): Submit was below the fold and "How to judge" collapsed."""
+    ws = make_study(tmp_path, n_pairs=2)
+    token = invite(ws, "ann")
+    with sized(browser, 1366, 768) as page:
+        with running_server(ws) as url:
+            open_task(page, url, token)
+            first = {"open": page.eval_on_selector("#instructions", "d => d.open"), "list": box(page, "#instruction-list li"),
+                     "bar": box(page, "#submit-row"), "submit": box(page, "#submit"), "players": box(page, "#players"),
+                     "winner": box(page, "#winner-set"), "row": box(page, "#ratings tbody tr")}
+            watch_twice(page)
+            fill(page)
+            page.click("#submit")
+            wait_records(ws, 1)
+            page.wait_for_function("() => window.reeljudgeAB.state().plays.A === 0")
+            page.goto(f"{url}/r/{token}")  # the same rater comes back for the second task
+            page.wait_for_selector("#task:not([hidden])")
+            later = page.eval_on_selector("#instructions", "d => d.open")
+    assert first["open"] is True and 0 < first["list"]["bottom"] <= first["players"]["top"]  # read before the clips
+    assert first["submit"]["bottom"] <= 768 and first["bar"]["bottom"] <= 768  # no scrolling to reach Submit
+    assert first["players"]["bottom"] <= first["bar"]["top"]  # the bar never covers the clips
+    assert first["winner"]["bottom"] <= first["bar"]["top"] and first["row"]["bottom"] <= first["bar"]["top"]
+    assert later is False  # closed once the rater has a task behind them
+
+
+def test_the_status_beside_submit_follows_keyboard_input(tmp_path, page):
+    """Finding: after the 1–5 and A/B/T keys the text beside Submit still said the ratings and the winner were missing."""
+    ws = make_study(tmp_path, n_pairs=1)
+    token = invite(ws, "ann")
+    with running_server(ws) as url:
+        open_task(page, url, token)
+        assert "the winner, a primary reason, 8 ratings" in page.inner_text("#lock-reason")
+        page.locator("body").click(position={"x": 5, "y": 5})
+        page.keyboard.press("t")  # winner: tie
+        after_winner = page.inner_text("#lock-reason")
+        page.keyboard.press("r")  # the first rating row, clip A
+        page.keyboard.press("4")
+        after_rating = page.inner_text("#lock-reason")
+    assert "the winner" not in after_winner and "a primary reason, 8 ratings" in after_winner
+    assert "a primary reason, 7 ratings" in after_rating
+
+
+def test_a_clip_that_fails_to_load_says_so_and_offers_a_retry(tmp_path, page):
+    """Finding: a clip that failed to load showed a black player and "play clip B 2 more times"."""
+    ws = make_study(tmp_path, n_pairs=1)
+    token = invite(ws, "ann")
+    with running_server(ws) as url:
+        task = ws.store.samples()[0]
+        missing = [ws.clips.path(ws.store.clip(sha)) for sha in (task.clip_a, task.clip_b)]
+        for path in missing:  # the clip store loses both files (a disk, a mount): the server cannot send them
+            path.rename(path.with_suffix(".away"))
+        open_task(page, url, token)
+        page.wait_for_selector("#clip-error-A:not([hidden])", timeout=15000)
+        message = page.inner_text("#clip-error-A")
+        reason = page.inner_text("#lock-reason")
+        for path in missing:
+            path.with_suffix(".away").rename(path)
+        page.click("#clip-error-A button")
+        page.click("#clip-error-B button")
+        page.wait_for_function("() => !document.querySelector('#video-A').error && document.querySelector('#video-A').readyState >= 2")
+        hidden = page.eval_on_selector_all(".clip-error", "els => els.map((e) => e.hidden)")
+        watch_twice(page)
+    assert message.startswith("Clip A could not be loaded: the server answered 5") and "Retry clip A" in message
+    assert "Clip A and clip B did not load: press Retry on it." in reason and "more times" not in reason
+    assert hidden == [True, True]
+
+
+def test_the_page_waits_out_a_busy_server_and_says_so(tmp_path, page):
+    """Finding: a 503 left the page at "The server answered 503." with no retry. The server answers 503 or 429 with
+    Retry-After when it is full or a rater goes too fast; here the browser's network layer makes the first answers
+    busy, so the test does not depend on load."""
+    ws = make_study(tmp_path, n_pairs=1)
+    token = invite(ws, "ann")
+    busy = {"task": 2, "submit": 1}
+    seen: list[str] = []
+
+    def answer(route):
+        kind = "submit" if "/submit/" in route.request.url else "task"
+        if busy[kind]:
+            busy[kind] -= 1
+            route.fulfill(status=503 if kind == "task" else 429, headers={"Retry-After": "1", "Content-Type": "application/json"}, body="{}")
+        else:
+            route.continue_()
+
+    page.route("**/api/r/*/task", answer)
+    page.route("**/api/r/*/submit/*", answer)
+    with running_server(ws) as url:
+        page.goto(f"{url}/r/{token}")
+        page.wait_for_selector("#net-status:not([hidden])")
+        seen.append(page.inner_text("#net-status"))
+        page.wait_for_selector("#task:not([hidden])", timeout=20000)
+        cleared = page.eval_on_selector("#net-status", "n => n.hidden")
+        watch_twice(page)
+        fill(page)
+        page.click("#submit")
+        page.wait_for_selector("#net-status:not([hidden])")
+        seen.append(page.inner_text("#net-status"))
+        page.wait_for_selector("#done:not([hidden])", timeout=20000)  # (the route handlers answer only while Playwright waits)
+        records = ws.store.judgements()
+    assert seen[0].startswith("The server is busy (503): trying to load your task again in") and "(attempt 2)" in seen[0]
+    assert seen[1].startswith("The server is limiting requests (429): trying to send your answer again") and "Your answers are kept." in seen[1]
+    assert cleared is True and busy == {"task": 0, "submit": 0} and len(records) == 1
+
+
+def test_a_withdrawn_task_is_explained_once_and_the_next_task_follows(tmp_path, page):
+    """Issue 39, item 1, on the page: a late submit (the hold expired, the pair went to others) moves the rater on."""
+    import httpx
+
+    from reeljudge.ab.assignment import QCOptions
+    from support.ab_study import take_task, valid_form
+
+    ws = make_study(tmp_path, n_pairs=2)
+    ann, bob, carol = (invite(ws, name) for name in ("ann", "bob", "carol"))
+    with running_server(ws, QCOptions(gold_every=0, assignment_ttl_s=2.0)) as url:
+        open_task(page, url, ann)
+        first = page.evaluate("window.reeljudgeAB.state().task.assignment_id")
+        time.sleep(2.1)
+        with httpx.Client(timeout=30) as client:
+            for name, token in (("bob", bob), ("carol", carol)):
+                task, watch = take_task(client, url, token)
+                body = {"assignment_id": task["assignment_id"], "submission_id": f"{name}-0001", "form": valid_form("tie"), "watch": watch}
+                assert client.post(f"{url}/api/r/{token}/submit", json=body).status_code == 200
+        watch_twice(page)
+        fill(page)
+        page.click("#submit")
+        page.wait_for_function(f"() => window.reeljudgeAB.state().task.assignment_id !== '{first}'")
+        notice = page.inner_text("#notice")
+        page.reload()
+        page.wait_for_selector("#task:not([hidden])")
+        again = page.eval_on_selector("#notice", "n => n.hidden")
+    assert "held for you for 2 s" in notice and "nothing was stored" in notice
+    assert again is True  # said once
+    assert sorted(r["rater"]["id"] for r in ws.store.judgements()) == ["bob", "carol"]

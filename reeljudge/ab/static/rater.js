@@ -11,21 +11,52 @@
   let protocol = null, task = null, log = [], submissionId = null, inFlight = false;
   let plays = { A: 0, B: 0 }, covered = { A: 0, B: 0 }, lastT = { A: 0, B: 0 }, lastWall = { A: 0, B: 0 };
   let finished = { A: false, B: false };  // this pass of the clip has been counted (loop mode restarts both)
-  let sessionTasks = 0, sessionStart = Date.now(), breakRule = { every: 15, minutes: 25 }, sessionTotal = 0;
+  let sessionTasks = 0, sessionStart = Date.now(), breakRule = { every: 15, minutes: 25 }, sessionTotal = 0, shownOnce = false;
+  let clipError = { A: null, B: null };  // why a clip did not load (shown over it, with a retry), or null
 
   const now = () => Math.round(performance.now() - t0);
+  const MAX_EVENTS = 500;  // the server takes a log of at most this many events (reeljudge/ab/watch.py): the latest are kept
   const record = (side, event, value) => {
     const v = side === "both" ? videos.A : videos[side];
     log.push({ side, event, t: Math.max(0, +(v.currentTime || 0).toFixed(3)), at_ms: now(), value: value ?? null });
-    if (log.length > 2000) log.shift();
+    if (log.length > MAX_EVENTS) log.shift();
   };
   const newId = () => (crypto.randomUUID ? crypto.randomUUID() : `${Date.now()}-${Math.random().toString(16).slice(2)}`).replace(/[^A-Za-z0-9_.:-]/g, "");
 
+  // ---- talking to the server: a busy server (503, 429) or a dropped connection is tried again, and the page says so ----
+  const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+  const BACKOFF_MAX_S = 30;
+  function retryAfter(res, attempt) {
+    // the server's Retry-After (seconds or a date), else 1, 2, 4 … 30 s; a little jitter so raters behind one address spread out
+    const header = res && res.headers.get("Retry-After");
+    let seconds = header === null || header === undefined ? NaN : Number(header);
+    if (header && Number.isNaN(seconds)) seconds = (Date.parse(header) - Date.now()) / 1000;
+    if (!Number.isFinite(seconds) || seconds < 0) seconds = Math.min(BACKOFF_MAX_S, 2 ** (attempt - 1));
+    return Math.min(60, seconds) * (1 + 0.2 * Math.random());
+  }
+  function netStatus(text) { const n = $("#net-status"); n.textContent = text; n.hidden = !text; }
+  async function request(path, init, what) {
+    for (let attempt = 1; ; attempt++) {
+      let res = null, reason;
+      try {
+        res = await fetch(api(path), { cache: "no-store", ...init });
+        if (res.status !== 503 && res.status !== 429) { netStatus(""); return res; }
+        reason = res.status === 429 ? "is limiting requests (429)" : "is busy (503)";
+      } catch (err) {
+        reason = "could not be reached";
+      }
+      const wait = retryAfter(res, attempt);
+      netStatus(`The server ${reason}: trying ${what} again in ${Math.ceil(wait)} s (attempt ${attempt + 1}). Your answers are kept.`);
+      await sleep(wait * 1000);
+    }
+  }
+
   // ---- loading a task ----
   async function load() {
-    const res = await fetch(api("task"), { cache: "no-store" });
+    const res = await request("task", {}, "to load your task");
     if (!res.ok) return fatal(res.status === 404 ? "This invite link is not valid." : `The server answered ${res.status}.`);
     const body = await res.json();
+    if (body.notice) notice(body.notice);
     protocol = body.protocol; breakRule = body.break || breakRule;
     // the total is the session's first count, so it does not shift as other raters take pairs
     sessionTotal = Math.max(sessionTotal, body.progress.total);
@@ -33,8 +64,12 @@
     $("#progress").textContent = `Your progress: ${body.progress.done} of ${total} tasks done`;
     $("#progress").title = "The total can only shrink when other raters complete pairs before you reach them.";
     if (!body.task) { $("#task").hidden = true; $("#done").hidden = false; return; }
+    if (!shownOnce) $("#instructions").open = body.progress.done === 0;  // open on a rater's first task
+    shownOnce = true;
     show(body.task);
   }
+  function notice(text) { $("#notice-text").textContent = text; $("#notice").hidden = !text; }
+  $("#notice-dismiss").addEventListener("click", () => notice(""));
 
   function show(t) {
     task = t; log = []; submissionId = newId();
@@ -42,7 +77,7 @@
     $("#prompt").textContent = t.prompt;
     $("#family").textContent = `(${t.family_label})`;
     $("#instruction-list").replaceChildren(...protocol.instructions.map((s) => el("li", {}, s)));
-    for (const side of SIDES) { videos[side].src = t.clips[side].url; videos[side].load(); }
+    for (const side of SIDES) { clipFailed(side, null); videos[side].src = t.clips[side].url; videos[side].load(); }
     $("#source-box").hidden = !t.source;
     if (t.source) $("#video-source").src = t.source.url;
     buildForm(t.family);
@@ -82,7 +117,7 @@
       const anchors = Object.entries(dim.anchors).sort(([a], [b]) => Number(b) - Number(a)).map(([k, v]) => el("li", {}, el("b", {}, k), ` ${v}`));
       row.append(el("th", { scope: "row" }, dim.label, el("ul", { class: "anchors" }, ...anchors)));
       for (const side of SIDES) {
-        const cell = el("td", { role: "radiogroup", "aria-label": `${dim.label}, clip ${side}` });
+        const cell = el("td", { role: "radiogroup", "aria-label": `${dim.label}, clip ${side}`, "data-label": `Clip ${side}` });
         for (let value = 1; value <= 5; value++) {
           cell.append(el("label", {}, el("input", { type: "radio", name: `r-${side}-${dim.id}`, value: String(value), "data-side": side, "data-dimension": dim.id }), String(value)));
         }
@@ -147,7 +182,9 @@
   function lockReason() {
     if (!task) return "";
     const need = task.min_full_plays, parts = [];
-    const short = SIDES.filter((s) => plays[s] < need).map((s) => `clip ${s} ${need - plays[s]} more time${need - plays[s] === 1 ? "" : "s"}`);
+    const broken = SIDES.filter((s) => clipError[s]);
+    if (broken.length) parts.push(`Clip ${broken.join(" and clip ")} did not load: press Retry on it.`);
+    const short = SIDES.filter((s) => plays[s] < need && !clipError[s]).map((s) => `clip ${s} ${need - plays[s]} more time${need - plays[s] === 1 ? "" : "s"}`);
     if (short.length) parts.push(`Submit unlocks when you have played ${short.join(" and ")} to the end.`);
     const missing = check(readForm()).filter((v) => v.field !== "watch");
     const names = [...new Set(missing.map((v) => v.field.startsWith("ratings.") ? "ratings" : v.field))];
@@ -178,14 +215,17 @@
     if (problems.length) { showMessages(problems, "page"); $("#submit-state").textContent = "Not sent: see the messages above."; return; }
     inFlight = true; $("#submit-state").textContent = "Sending…";
     try {
-      const res = await fetch(api(`submit/${encodeURIComponent(task.assignment_id)}`), {
+      // the same submission id on every try: a retry after a dropped answer is stored once
+      const res = await request(`submit/${encodeURIComponent(task.assignment_id)}`, {
         method: "POST", headers: { "Content-Type": "application/json" },
         body: JSON.stringify({ assignment_id: task.assignment_id, submission_id: submissionId, form, watch: { log } }),
-      });
+      }, "to send your answer");
       const body = await res.json().catch(() => ({}));
       if (res.status === 422) { showMessages(body.violations || [], "server"); $("#submit-state").textContent = "Not stored: see the messages above."; return; }
+      if (res.status === 409 && body.withdrawn) { notice(body.error); $("#submit-state").textContent = ""; await load(); return; }
       if (!res.ok) { $("#submit-state").textContent = body.error || `The server answered ${res.status}; try again.`; return; }
       sessionTasks += 1;
+      notice("");
       maybeBreak();
       await load();
     } catch (err) {
@@ -226,7 +266,7 @@
       v.currentTime = Math.max(0, Math.min(time, (v.duration || time) - 0.001));
       lastT[s] = v.currentTime;
     }
-    record("both", event, value);
+    if (event) record("both", event, value);
   }
   function step(frames) { for (const s of SIDES) videos[s].pause(); seekTo(master().currentTime + frames / fps(), "step", frames); syncButton(); }
   function setRate(rate) { rate = Math.min(rate, (task && task.max_speed) || 2); for (const s of SIDES) videos[s].playbackRate = rate; $("#rate").value = String(rate); record("both", "rate", rate); }
@@ -276,6 +316,33 @@
     updatePlays();
   }
 
+  // ---- a clip that does not load says so, with the server's answer, and offers a retry ----
+  function clipFailed(side, message) {
+    clipError[side] = message;
+    const box = $(`#clip-error-${side}`);
+    box.querySelector("p").textContent = message || "";
+    box.hidden = !message;
+    if (task) updatePlays();
+  }
+  async function diagnose(side) {
+    const v = videos[side];
+    if (!v.error || !task) return;
+    let why = "it did not arrive";
+    try {
+      const res = await fetch(task.clips[side].url, { method: "HEAD", cache: "no-store" });
+      why = res.ok ? "your browser could not play it" : `the server answered ${res.status}${res.status === 503 || res.status === 429 ? " (busy)" : ""}`;
+    } catch (err) { why = "the server could not be reached"; }
+    clipFailed(side, `Clip ${side} could not be loaded: ${why}.`);
+  }
+  for (const side of SIDES) {
+    videos[side].addEventListener("error", () => diagnose(side));
+    $(`#clip-error-${side} button`).addEventListener("click", () => {
+      clipFailed(side, null);
+      videos[side].src = task.clips[side].url;
+      videos[side].load();
+    });
+  }
+
   function updatePlays() {
     const need = task ? task.min_full_plays : 2;
     for (const s of SIDES) {
@@ -292,7 +359,9 @@
   $("#play").addEventListener("click", playPause);
   $("#step-back").addEventListener("click", () => step(-1));
   $("#step-fwd").addEventListener("click", () => step(1));
-  $("#scrub").addEventListener("input", (e) => { const d = master().duration || 0; seekTo((Number(e.target.value) / 1000) * d, "seek"); });
+  // dragging the scrubber moves both clips at once; one seek is logged where it is let go
+  $("#scrub").addEventListener("input", (e) => { const d = master().duration || 0; seekTo((Number(e.target.value) / 1000) * d, null); });
+  $("#scrub").addEventListener("change", (e) => { const d = master().duration || 0; seekTo((Number(e.target.value) / 1000) * d, "seek"); });
   $("#rate").addEventListener("change", (e) => setRate(Number(e.target.value)));
   $("#loop").addEventListener("change", () => record("both", "loop", $("#loop").checked));
   $("#verdict").addEventListener("submit", (e) => { e.preventDefault(); submit(); });
@@ -311,6 +380,7 @@
     if (t && t.matches && t.matches("input[type=radio][data-side]") && /^[1-5]$/.test(e.key)) {
       const pick = document.querySelector(`input[name="${t.name}"][value="${e.key}"]`);
       if (pick) { pick.checked = true; pick.focus(); }
+      showLockReason();  // a key sets the radio without an input event: the text beside Submit follows it here
       e.preventDefault(); return;
     }
     if (t && t.tagName === "SELECT") return;
@@ -322,7 +392,7 @@
       p: () => $("#primary_tag").focus(), g: () => focusFirst("input[name=secondary]"),
       r: () => focusFirst("#ratings input[type=radio]"), n: () => $("#note").focus(), "?": () => { $("#help").hidden = !$("#help").hidden; },
     };
-    if (winner) { const input = document.querySelector(`input[name=winner][value="${winner}"]`); input.checked = true; input.focus(); e.preventDefault(); return; }
+    if (winner) { const input = document.querySelector(`input[name=winner][value="${winner}"]`); input.checked = true; input.focus(); showLockReason(); e.preventDefault(); return; }
     if (!formControl(t)) {
       if (key === " ") { e.preventDefault(); playPause(); return; }
       if (key === "ArrowLeft" || key === "ArrowRight") { e.preventDefault(); seekTo(master().currentTime + (key === "ArrowLeft" ? -1 : 1), "seek"); return; }
@@ -331,6 +401,6 @@
   });
 
   function fatal(message) { $("#task").hidden = true; const f = $("#fatal"); f.hidden = false; f.textContent = message; }
-  window.reeljudgeAB = { state: () => ({ plays: { ...plays }, log: log.slice(), task, submissionId }) };
+  window.reeljudgeAB = { state: () => ({ plays: { ...plays }, log: log.slice(), task, submissionId, clipError: { ...clipError } }) };
   load().catch((err) => fatal(`Could not load the task: ${err}`));
 })();
