@@ -15,22 +15,45 @@
 #   compare   reeljudge compare -> reeljudge-gate/{comment.md,report.json,pr-number,head-sha}, the job
 #             summary, the step outputs verdict and exit-code; always exits 0 (verdict exits)
 #   verdict   exits with the comparison's exit code (after the report was kept as an artifact)
+#   explain   after any failed step (action.yml: if: failure()): which step failed, which suite, and the
+#             first error in plain words (action/explain.js translates promptfoo's own), as the comment
+#             text in reeljudge-gate/ and the job summary; every step notes its failures in $state/failures
 # configs and key-configs: one config per word, words separated by spaces or new lines (a path
 # cannot hold a space); `name=path` names the suite.
 set -euo pipefail
 
 state="${RUNNER_TEMP:-/tmp}/reeljudge-action"
+action_path="${GITHUB_ACTION_PATH:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
 DEFAULT_PROMPTFOO=0.121.20  # the newest promptfoo that runs on Node 20
 mkdir -p "$state"
 
 log() { echo "== reeljudge gate: $*"; }
+
+note_failure() {
+  # One failure for the explain step: "<step><TAB><suite><TAB><plain words>" (the first is the one the comment leads with).
+  printf '%s\t%s\t%s\n' "$1" "$2" "$(printf '%s' "$3" | tr '\t\n' '  ')" >> "$state/failures"
+  echo "== reeljudge gate: ${2:+$2: }$3" >&2
+}
+
+logged() {
+  # Run "$@" (an install command) with its output shown and kept in $state/install.log; on failure note
+  # what failed ($1) and its first error in plain words.
+  local what=$1 rc=0
+  shift
+  "$@" 2>&1 | tee "$state/install-step.log" || rc=${PIPESTATUS[0]}
+  cat "$state/install-step.log" >> "$state/install.log"
+  if [ "$rc" -ne 0 ]; then
+    note_failure install "" "$what failed (exit $rc): $(node "$action_path/action/explain.js" "$state/install-step.log" 2>/dev/null || tail -1 "$state/install-step.log")"
+    return "$rc"
+  fi
+}
 
 install() {
   local spec="${INPUT_REELJUDGE_SPEC:-}"
   if [ "$spec" = preinstalled ]; then
     local command="${INPUT_REELJUDGE_COMMAND:-reeljudge}"
     if ! command -v "$command" >/dev/null 2>&1; then
-      echo "reeljudge-spec is preinstalled but reeljudge-command '$command' is not an executable" >&2
+      note_failure install "" "reeljudge-spec is preinstalled but reeljudge-command '$command' is not an executable"
       return 1
     fi
     command -v "$command" > "$state/reeljudge"
@@ -39,8 +62,8 @@ install() {
     # the action's own copy: installed in place (editable), so its rubrics/ and protocols/ folders are found
     if [ -z "$spec" ]; then target=(--editable "$GITHUB_ACTION_PATH"); fi
     log "installing reeljudge from ${target[*]}"
-    python3 -m venv "$state/venv"
-    "$state/venv/bin/python" -m pip install --quiet --disable-pip-version-check "${target[@]}"
+    logged "python3 -m venv" python3 -m venv "$state/venv"
+    logged "pip install ${target[*]}" "$state/venv/bin/python" -m pip install --quiet --disable-pip-version-check "${target[@]}"
     echo "$state/venv/bin/reeljudge" > "$state/reeljudge"
   fi
   log "reeljudge: $(cat "$state/reeljudge") ($("$(cat "$state/reeljudge")" --version 2>&1 | head -1))"
@@ -50,7 +73,7 @@ install() {
     # generators' dependencies): the locked versions. Not `npm ci`: npm 10-11 write locks that npm ci
     # refuses for promptfoo's platform-specific optional dependencies (docs/decisions.md)
     log "installing the project's npm packages (npm install --no-save)"
-    npm install --no-save --no-audit --no-fund --loglevel=error
+    logged "npm install (the project's package.json)" npm install --no-save --no-audit --no-fund --loglevel=error
   fi
   if [ -n "${INPUT_PROMPTFOO_COMMAND:-}" ]; then
     echo "$INPUT_PROMPTFOO_COMMAND" > "$state/promptfoo-command"
@@ -59,7 +82,7 @@ install() {
   else
     local version="${INPUT_PROMPTFOO_VERSION:-$DEFAULT_PROMPTFOO}"
     log "installing promptfoo@$version"
-    npm install --prefix "$state/promptfoo-npm" --no-save --no-audit --no-fund --loglevel=error "promptfoo@$version"
+    logged "npm install promptfoo@$version" npm install --prefix "$state/promptfoo-npm" --no-save --no-audit --no-fund --loglevel=error "promptfoo@$version"
     echo "$state/promptfoo-npm/node_modules/.bin/promptfoo" > "$state/promptfoo-command"
   fi
   log "promptfoo: $(cat "$state/promptfoo-command")"
@@ -110,23 +133,40 @@ errored_tests() {
   ' "$1"
 }
 
+explained() {
+  # The plain words for a suite's failure: action/explain.js over its promptfoo output ($1), optionally a test's error ($3).
+  local log=$1 config=$2 error=${3-}
+  if [ -n "$error" ]; then node "$action_path/action/explain.js" --error "$error" "$log" "$config" 2>/dev/null || echo "$error"
+  else node "$action_path/action/explain.js" "$log" "$config" 2>/dev/null || tail -1 "$log"; fi
+}
+
+config_exists() {
+  # The config file is there, else a failure naming it and the configs that are (a typo in configs:?).
+  [ -f "$2" ] && return 0
+  local there
+  there=$(cd "$(dirname "$2")" 2>/dev/null && ls -- *.yaml *.yml 2>/dev/null | head -8 | paste -sd' ')
+  note_failure evaluate "$1" "configs: there is no file $2 (a typo?${there:+ the configs there: $there})"
+  return 1
+}
+
 evaluate_one() {
   # One suite into $results/$1.json; the step fails (return 1) when it wrote no complete results or judged nothing.
-  local name=$1 config=$2 out="$results/$1.json" rc=0 errored tests first
+  local name=$1 config=$2 out="$results/$1.json" rc=0 errored tests first log="$state/eval-$1.log"
   rm -f "$out"
+  config_exists "$name" "$config" || return 1
   touch "$state/started"
   sleep 1  # file times have one-second resolution on some file systems
   log "$name: promptfoo eval -c $config"
-  "${promptfoo[@]}" eval -c "$config" -o "$out" --no-progress-bar || rc=$?
+  "${promptfoo[@]}" eval -c "$config" -o "$out" --no-progress-bar 2>&1 | tee "$log" || rc=${PIPESTATUS[0]}
   if [ $rc -ne 0 ] && [ $rc -ne 100 ] && ! complete_results "$out" "$state/started"; then
-    echo "== reeljudge gate: $name: promptfoo exited $rc without a complete results file" >&2
+    note_failure evaluate "$name" "$(explained "$log" "$config") (promptfoo exited $rc and wrote no complete results file)"
     return 1
   fi
   read -r errored tests first < <(errored_tests "$out" || true)
   errored=${errored:-0} tests=${tests:-0}
+  if [ "$errored" -gt 0 ]; then first=$(explained "$log" "$config" "$first"); fi
   if [ "$errored" -gt 0 ] && [ "$errored" -eq "$tests" ]; then
-    echo "== reeljudge gate: $name: every test ($tests) errored, nothing was judged (promptfoo exit $rc); the first: $first" >&2
-    echo "- ⚠️ \`$name\`: every test ($tests) errored, nothing was judged; the first: $first" >> "$state/notes"
+    note_failure evaluate "$name" "every test ($tests) errored, nothing was judged (promptfoo exit $rc); the first: $first"
     return 1
   elif [ "$errored" -gt 0 ]; then
     echo "== reeljudge gate: $name: $errored of $tests tests errored (promptfoo exit $rc; the comparison counts them as not judged); the first: $first" >&2
@@ -206,7 +246,13 @@ compare() {
     [ -z "$name" ] || rm -f "reeljudge-baseline/$name.json"
   done < <(cat "$state/not-run" 2>/dev/null)
   "$reeljudge" compare reeljudge-baseline "${INPUT_RESULTS_DIR:-reeljudge-results}" "${gate[@]}" --markdown reeljudge-gate/comment.md \
-    --json reeljudge-gate/report.json --report-url "$url (artifact reeljudge-gate-report)" -q || code=$?
+    --json reeljudge-gate/report.json --report-url "$url (artifact reeljudge-gate-report)" -q 2> "$state/compare.log" || code=$?
+  cat "$state/compare.log" >&2
+  if [ ! -f reeljudge-gate/report.json ]; then  # it did not finish (a crash, not a verdict): say so, never a verdict
+    note_failure compare "" "reeljudge compare did not finish (exit $code): $(explained "$state/compare.log" "")"
+    failure_comment compare
+    code=2
+  fi
   {
     echo
     if [ -f "$state/baseline-missing" ]; then echo "Baseline: none ($(cat "$state/baseline-missing"))."
@@ -228,6 +274,65 @@ compare() {
   log "$verdict (exit $code)"
 }
 
+step_name() {
+  # The step of action.yml a gate.sh subcommand (or the upload between them) runs in.
+  case "$1" in
+    install) echo "Install reeljudge and promptfoo" ;; evaluate) echo "Evaluate the configs" ;;
+    upload) echo "Keep the results" ;; baseline) echo "Fetch the baseline" ;; compare) echo "Compare with the baseline" ;;
+    *) echo "$1" ;;
+  esac
+}
+
+failed_step() {
+  # The first step that failed: the first noted failure's, else the first subcommand that started and did not finish,
+  # else the upload after a finished evaluate (its only failure: no results files).
+  local step
+  if [ -s "$state/failures" ]; then cut -f1 "$state/failures" | head -1; return; fi
+  for step in install evaluate baseline compare; do
+    if [ -f "$state/started-$step" ] && [ ! -f "$state/ok-$step" ]; then echo "$step"; return; fi
+  done
+  if [ -f "$state/ok-evaluate" ] && [ ! -f "$state/started-baseline" ]; then echo upload; else echo unknown; fi
+}
+
+failure_comment() {
+  # reeljudge-gate/comment.md (and the job summary) for a run that failed at step $1 before a verdict.
+  local step=$1 suite message first lines=""
+  mkdir -p reeljudge-gate
+  if [ -s "$state/failures" ]; then
+    IFS=$'\t' read -r _ suite message < <(head -1 "$state/failures")
+    lines=$(awk -F'\t' '{ printf "- **%s**: ❌ %s\n", ($2 == "" ? $1 : $2), $3 }' "$state/failures")
+  elif [ "$step" = upload ]; then
+    suite="" message="no results files in ${INPUT_RESULTS_DIR:-reeljudge-results}/ to keep (with configs: empty, the job's own steps must write them)"
+  else
+    suite="" message="the step failed before it said why; its log in the job has the details"
+  fi
+  first="${suite:+$suite: }$message"
+  {
+    echo "<!-- reeljudge-gate -->"
+    echo "## reeljudge gate: ❌ the step \"$(step_name "$step")\" failed — $first"
+    echo
+    if [ -n "$lines" ]; then echo "$lines"; else echo "- ❌ $first"; fi
+    if [ -f "$state/notes" ]; then cat "$state/notes"; fi
+    echo
+    echo "Nothing was compared: the gate stops at the first step that fails. The job's log (step \"$(step_name "$step")\") has the tools' own output."
+    if [ -n "${HEAD_SHA:-}" ]; then echo; echo "Candidate: ${HEAD_SHA}."; fi
+  } > reeljudge-gate/comment.md
+  echo "${PR_NUMBER:-}" > reeljudge-gate/pr-number
+  echo "${HEAD_SHA:-}" > reeljudge-gate/head-sha
+  if [ "${INPUT_COMMENT:-true}" != true ]; then touch reeljudge-gate/no-comment; fi
+  if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then cat reeljudge-gate/comment.md >> "$GITHUB_STEP_SUMMARY"; fi
+  cat reeljudge-gate/comment.md
+}
+
+explain() {
+  # After a failed step (action.yml: if: failure()): the comment text and the job summary say which step, which suite, why.
+  local step
+  step=$(failed_step)
+  rm -rf reeljudge-gate
+  failure_comment "$step"
+  if [ -n "${GITHUB_OUTPUT:-}" ]; then printf 'verdict=%s\nexit-code=%s\n' "failed: $(step_name "$step")" 1 >> "$GITHUB_OUTPUT"; fi
+}
+
 verdict() {
   local code
   code="$(cat "$state/exit-code" 2>/dev/null || echo 2)"
@@ -236,6 +341,8 @@ verdict() {
 }
 
 case "${1:-}" in
-  install|evaluate|baseline|compare|verdict) "$1" ;;
-  *) echo "usage: action/gate.sh install|evaluate|baseline|compare|verdict" >&2; exit 2 ;;
+  install) rm -f "$state"/failures "$state"/started-* "$state"/ok-* "$state/install.log"; touch "$state/started-install"; install; touch "$state/ok-install" ;;
+  evaluate|baseline|compare) touch "$state/started-$1"; "$1"; touch "$state/ok-$1" ;;
+  verdict|explain) "$1" ;;
+  *) echo "usage: action/gate.sh install|evaluate|baseline|compare|verdict|explain" >&2; exit 2 ;;
 esac

@@ -285,5 +285,5 @@ def test_promptfoo_0_121_20_crashing_at_shutdown_after_300_tests_is_read_as_a_fi
     assert "big: promptfoo exited 1 after writing a complete results file: read as a finished eval" in recognised.stdout
     (tmp_path / "promptfooconfig.yaml").write_text("prompts: [\n")  # a broken config writes no results: a failure
     broken = subprocess.run(["bash", script, "evaluate"], cwd=tmp_path, env=env, capture_output=True, text=True)
-    assert broken.returncode == 1 and "without a complete results file" in broken.stderr
+    assert broken.returncode == 1 and "promptfooconfig.yaml does not parse: YAML" in broken.stderr and "no complete results file" in broken.stderr
     shutil.rmtree(tmp_path / "pf", ignore_errors=True)

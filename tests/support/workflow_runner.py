@@ -174,13 +174,16 @@ class Runner:
             self.steps_outputs = saved
 
     def _should_run(self, condition: str | None, failed: bool, inputs: dict[str, str]) -> bool:
-        """``if:`` with the forms the workflows use: ``always()``, ``a == 'x'``, ``a != 'x'``, joined by ``&&``."""
+        """``if:`` with the forms the workflows use: ``always()``, ``failure()`` (an earlier step of this steps
+        list failed), ``a == 'x'``, ``a != 'x'``, joined by ``&&``."""
         if condition is None:
             return not failed
         terms = [t.strip() for t in str(condition).split("&&")]
         always = "always()" in terms
+        if "failure()" in terms and not failed:
+            return False
         for term in terms:
-            if term == "always()":
+            if term in ("always()", "failure()"):
                 continue
             match = re.fullmatch(r"([\w.-]+)\s*(==|!=)\s*'([^']*)'", term)
             if not match:
@@ -188,7 +191,7 @@ class Runner:
             equal = self._lookup(match.group(1), inputs) == match.group(3)
             if equal != (match.group(2) == "=="):
                 return False
-        return always or not failed
+        return always or "failure()" in terms or not failed
 
     def _lookup(self, expr: str, inputs: dict[str, str]) -> str:
         """One expression: ``inputs.x``, a context value, or ``a || b`` (the first that is not empty)."""
