@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # The steps of reeljudge's GitHub Action (action.yml), one subcommand each; run in the user's
 # working directory with the action's inputs as INPUT_* variables (docs/gates.md):
+#   cache-key what the install keeps between runs (actions/cache): the reeljudge virtualenv, the project's
+#             node_modules, the promptfoo prefix; keyed by the OS, Python, Node, the reeljudge spec (the action's
+#             own pyproject.toml and uv.lock, a wheel's content), the project's package-lock.json and promptfoo's
+#             version; a restored install that still matches its key is used as it is (docs/gates.md)
 #   install   reeljudge (pip: this action's copy, a requirement, a wheel or folder; or preinstalled);
 #             when there are configs to evaluate, the project's own npm packages (its package.json:
 #             `npm install --no-save`, the locked versions) and promptfoo (the project's own, or npm
@@ -61,9 +65,14 @@ install() {
     local -a target=("$spec")
     # the action's own copy: installed in place (editable), so its rubrics/ and protocols/ folders are found
     if [ -z "$spec" ]; then target=(--editable "$GITHUB_ACTION_PATH"); fi
-    log "installing reeljudge from ${target[*]}"
-    logged "python3 -m venv" python3 -m venv "$state/venv"
-    logged "pip install ${target[*]}" "$state/venv/bin/python" -m pip install --quiet --disable-pip-version-check "${target[@]}"
+    if cached "$state/venv" && "$state/venv/bin/reeljudge" --version >/dev/null 2>&1; then
+      log "reeljudge: the cached virtualenv matches (${INPUT_CACHE_KEY}); not reinstalled"
+    else
+      log "installing reeljudge from ${target[*]}"
+      [ -x "$state/venv/bin/python" ] || logged "python3 -m venv" python3 -m venv "$state/venv"
+      logged "pip install ${target[*]}" "$state/venv/bin/python" -m pip install --quiet --disable-pip-version-check "${target[@]}"
+      stamp "$state/venv"
+    fi
     echo "$state/venv/bin/reeljudge" > "$state/reeljudge"
   fi
   log "reeljudge: $(cat "$state/reeljudge") ($("$(cat "$state/reeljudge")" --version 2>&1 | head -1))"
@@ -81,11 +90,59 @@ install() {
     echo "$PWD/node_modules/.bin/promptfoo" > "$state/promptfoo-command"
   else
     local version="${INPUT_PROMPTFOO_VERSION:-$DEFAULT_PROMPTFOO}"
-    log "installing promptfoo@$version"
-    logged "npm install promptfoo@$version" npm install --prefix "$state/promptfoo-npm" --no-save --no-audit --no-fund --loglevel=error "promptfoo@$version"
+    if cached "$state/promptfoo-npm" && [ -x "$state/promptfoo-npm/node_modules/.bin/promptfoo" ]; then
+      log "promptfoo@$version: the cached install matches; not reinstalled"
+    else
+      log "installing promptfoo@$version"
+      logged "npm install promptfoo@$version" npm install --prefix "$state/promptfoo-npm" --no-save --no-audit --no-fund --loglevel=error "promptfoo@$version"
+      stamp "$state/promptfoo-npm"
+    fi
     echo "$state/promptfoo-npm/node_modules/.bin/promptfoo" > "$state/promptfoo-command"
   fi
   log "promptfoo: $(cat "$state/promptfoo-command")"
+}
+
+cached() {
+  # Whether folder $1 was restored from the install cache under this run's own key (its stamp says so).
+  [ -n "${INPUT_CACHE_KEY:-}" ] && [ "$(cat "$1/.reeljudge-install-key" 2>/dev/null)" = "$INPUT_CACHE_KEY" ]
+}
+
+stamp() {
+  # Mark folder $1 as installed for this run's cache key (a later run restoring it under the same key uses it as is).
+  if [ -n "${INPUT_CACHE_KEY:-}" ]; then echo "$INPUT_CACHE_KEY" > "$1/.reeljudge-install-key"; fi
+}
+
+cache_key() {
+  # The install cache's key and paths, as step outputs for actions/cache (the key's parts: see the header).
+  local spec="${INPUT_REELJUDGE_SPEC:-}" evaluates="" paths=() prefix
+  [ -z "$(suites "${INPUT_CONFIGS:-} ${INPUT_KEY_CONFIGS:-}")" ] || evaluates=yes
+  {
+    echo "python $(python3 -c 'import sys; print(sys.version)' 2>/dev/null) node $(node --version 2>/dev/null)"
+    echo "spec ${spec:-$GITHUB_ACTION_PATH (editable)}"
+    if [ -z "$spec" ]; then cat "$GITHUB_ACTION_PATH/pyproject.toml" "$GITHUB_ACTION_PATH/uv.lock" 2>/dev/null; fi
+    if [ -f "$spec" ]; then sha256sum "$spec"; fi
+    if [ -n "$evaluates" ]; then
+      echo "promptfoo ${INPUT_PROMPTFOO_VERSION:-} ${INPUT_PROMPTFOO_COMMAND:-}"
+      if [ -f package-lock.json ]; then cat package-lock.json; elif [ -f package.json ]; then cat package.json; fi
+    fi
+  } > "$state/cache-key-parts"
+  prefix="reeljudge-install-v1-$(uname -s)-$(uname -m)-"
+  if [ "$spec" != preinstalled ]; then paths+=("$state/venv"); fi
+  if [ -n "$evaluates" ] && [ -z "${INPUT_PROMPTFOO_COMMAND:-}" ]; then
+    if [ -f package.json ]; then paths+=("$PWD/node_modules"); fi
+    if [ -n "${INPUT_PROMPTFOO_VERSION:-}" ] || [ ! -f package.json ]; then paths+=("$state/promptfoo-npm"); fi
+  fi
+  local key="$prefix$(sha256sum < "$state/cache-key-parts" | cut -c1-24)"
+  log "install cache key: $key (${#paths[@]} folders)"
+  if [ -n "${GITHUB_OUTPUT:-}" ]; then
+    {
+      echo "key=$key"
+      echo "restore-prefix=$prefix"
+      echo "paths<<REELJUDGE_PATHS"
+      if [ ${#paths[@]} -gt 0 ]; then printf '%s\n' "${paths[@]}"; else echo "$state/nothing-to-cache"; fi
+      echo "REELJUDGE_PATHS"
+    } >> "$GITHUB_OUTPUT"
+  fi
 }
 
 suites() {
@@ -341,8 +398,9 @@ verdict() {
 }
 
 case "${1:-}" in
+  cache-key) cache_key ;;
   install) rm -f "$state"/failures "$state"/started-* "$state"/ok-* "$state/install.log"; touch "$state/started-install"; install; touch "$state/ok-install" ;;
   evaluate|baseline|compare) touch "$state/started-$1"; "$1"; touch "$state/ok-$1" ;;
   verdict|explain) "$1" ;;
-  *) echo "usage: action/gate.sh install|evaluate|baseline|compare|verdict|explain" >&2; exit 2 ;;
+  *) echo "usage: action/gate.sh cache-key|install|evaluate|baseline|compare|verdict|explain" >&2; exit 2 ;;
 esac
