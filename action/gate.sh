@@ -81,8 +81,13 @@ install() {
     # the project's own packages (the reeljudge npm package that `package:reeljudge:*` names, its
     # generators' dependencies): the locked versions. Not `npm ci`: npm 10-11 write locks that npm ci
     # refuses for promptfoo's platform-specific optional dependencies (docs/decisions.md)
-    log "installing the project's npm packages (npm install --no-save)"
-    logged "npm install (the project's package.json)" npm install --no-save --no-audit --no-fund --loglevel=error
+    if cached node_modules; then
+      log "the project's npm packages: the cached node_modules matches package.json and package-lock.json; not reinstalled"
+    else
+      log "installing the project's npm packages (npm install --no-save)"
+      logged "npm install (the project's package.json)" npm install --no-save --no-audit --no-fund --loglevel=error
+      stamp node_modules
+    fi
   fi
   if [ -n "${INPUT_PROMPTFOO_COMMAND:-}" ]; then
     echo "$INPUT_PROMPTFOO_COMMAND" > "$state/promptfoo-command"
@@ -123,7 +128,7 @@ cache_key() {
     if [ -f "$spec" ]; then sha256sum "$spec"; fi
     if [ -n "$evaluates" ]; then
       echo "promptfoo ${INPUT_PROMPTFOO_VERSION:-} ${INPUT_PROMPTFOO_COMMAND:-}"
-      if [ -f package-lock.json ]; then cat package-lock.json; elif [ -f package.json ]; then cat package.json; fi
+      cat package.json package-lock.json 2>/dev/null || true
     fi
   } > "$state/cache-key-parts"
   prefix="reeljudge-install-v1-$(uname -s)-$(uname -m)-"
@@ -185,7 +190,7 @@ errored_tests() {
   node -e '
     const rows = ((JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).results || {}).results) || [];
     const bad = rows.filter((r) => r.failureReason === 2 || (r.error && !r.gradingResult));
-    const first = bad.length ? String(bad[0].error || "an error").replace(/\s+/g, " ").slice(0, 300) : "";
+    const first = bad.length ? String(bad[0].error || "an error").split("\n")[0].replace(/\s+/g, " ").slice(0, 300) : "";  // no stack
     console.log(`${bad.length} ${rows.length} ${first}`);
   ' "$1"
 }
