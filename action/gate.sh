@@ -143,8 +143,9 @@ cache_key() {
     {
       echo "key=$key"
       echo "restore-prefix=$prefix"
+      echo "enabled=$([ ${#paths[@]} -gt 0 ] && echo true || echo false)"  # preinstalled, no configs: nothing to keep
       echo "paths<<REELJUDGE_PATHS"
-      if [ ${#paths[@]} -gt 0 ]; then printf '%s\n' "${paths[@]}"; else echo "$state/nothing-to-cache"; fi
+      if [ ${#paths[@]} -gt 0 ]; then printf '%s\n' "${paths[@]}"; fi
       echo "REELJUDGE_PATHS"
     } >> "$GITHUB_OUTPUT"
   fi
