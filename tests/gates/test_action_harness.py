@@ -103,7 +103,7 @@ def user_repo(folder: Path, python: Path, template: Path, *init_args: str, npm: 
             shutil.copy(template / name, folder / name)
     proc = subprocess.run([str(python.parent / "reeljudge"), "init", str(folder), *init_args], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    (folder / "clips").mkdir()
+    (folder / "clips").mkdir(exist_ok=True)  # init made it (its example clips); these replace them
     for name, clip in (("example", "gen_clean"), ("new", "gen_clean"), ("reference", "gen_flicker")):
         shutil.copy(CLIPS / f"{clip}.mp4", folder / "clips" / f"{name}.mp4")
     (folder / "reeljudge-0.1.0-py3-none-any.whl").write_text("the wheel a user copied in: ignored\n")
