@@ -37,7 +37,7 @@ from support.fake_gemini import FakeGemini
 from support.npm_registry import LockedRegistry
 from support.package_index import npm_env, pip_env, wheelhouse
 from support.run_once import once_per_run
-from test_action_repo import _fake_gh
+from test_action_repo import _fake_gh, commit_main
 from support.user_project import ROOT, artifacts, make_project, user_python  # noqa: F401
 from support.workflow_runner import Runner, new_github_state
 from support.gecko_scripts import script_prompt
@@ -313,10 +313,7 @@ def _adoption_repo(folder: Path, template: Path) -> Path:
     for name in ("package.json", "package-lock.json", *[p.name for p in template.glob("reeljudge-*.tgz")]):
         shutil.copy(template / name, folder / name)
     (folder / "README.md").write_text("our video pipeline\n")
-    _git(folder, "init", "-q", "-b", "main")
-    _git(folder, "add", "-A")
-    _git(folder, "commit", "-qm", "before the gate")
-    return folder
+    return commit_main(folder, "before the gate")
 
 
 def _install_seconds(runner: Runner) -> float:

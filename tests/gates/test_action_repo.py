@@ -82,9 +82,14 @@ def _team_repo(folder: Path) -> Path:
     (workflows / "reeljudge.yml").write_text(_snippet("gate"))
     (workflows / "reeljudge-comment.yml").write_text(_snippet("comment"))
     (folder / ".gitignore").write_text("reeljudge-results/\nreeljudge-baseline/\nreeljudge-gate/\n")
+    return commit_main(folder, "the suite")
+
+
+def commit_main(folder: Path, message: str) -> Path:
+    """``folder`` as a new git repository whose main branch holds everything in it, in one commit."""
     _git(folder, "init", "-q", "-b", "main")
     _git(folder, "add", "-A")
-    _git(folder, "commit", "-qm", "the suite")
+    _git(folder, "commit", "-qm", message)
     return folder
 
 
