@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # The steps of reeljudge's GitHub Action (action.yml), one subcommand each; run in the user's
 # working directory with the action's inputs as INPUT_* variables (docs/gates.md):
+#   cache-key what the install keeps between runs (actions/cache): the reeljudge virtualenv, the project's
+#             node_modules, the promptfoo prefix; keyed by the OS, Python, Node, the reeljudge spec (the action's
+#             own pyproject.toml and uv.lock, a wheel's content), the project's package-lock.json and promptfoo's
+#             version; a restored install that still matches its key is used as it is (docs/gates.md)
 #   install   reeljudge (pip: this action's copy, a requirement, a wheel or folder; or preinstalled);
 #             when there are configs to evaluate, the project's own npm packages (its package.json:
 #             `npm install --no-save`, the locked versions) and promptfoo (the project's own, or npm
@@ -15,22 +19,28 @@
 #   compare   reeljudge compare -> reeljudge-gate/{comment.md,report.json,pr-number,head-sha}, the job
 #             summary, the step outputs verdict and exit-code; always exits 0 (verdict exits)
 #   verdict   exits with the comparison's exit code (after the report was kept as an artifact)
+#   explain   after any failed step (action.yml: if: failure()): which step failed, which suite, and the
+#             first error in plain words (action/explain.js translates promptfoo's own), as the comment
+#             text in reeljudge-gate/ and the job summary; every step notes its failures in $state/failures
 # configs and key-configs: one config per word, words separated by spaces or new lines (a path
 # cannot hold a space); `name=path` names the suite.
 set -euo pipefail
 
 state="${RUNNER_TEMP:-/tmp}/reeljudge-action"
+action_path="${GITHUB_ACTION_PATH:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
 DEFAULT_PROMPTFOO=0.121.20  # the newest promptfoo that runs on Node 20
 mkdir -p "$state"
 
 log() { echo "== reeljudge gate: $*"; }
+# shellcheck source=action/failures.sh
+source "$action_path/action/failures.sh"
 
 install() {
   local spec="${INPUT_REELJUDGE_SPEC:-}"
   if [ "$spec" = preinstalled ]; then
     local command="${INPUT_REELJUDGE_COMMAND:-reeljudge}"
     if ! command -v "$command" >/dev/null 2>&1; then
-      echo "reeljudge-spec is preinstalled but reeljudge-command '$command' is not an executable" >&2
+      note_failure install "" "reeljudge-spec is preinstalled but reeljudge-command '$command' is not an executable"
       return 1
     fi
     command -v "$command" > "$state/reeljudge"
@@ -38,9 +48,14 @@ install() {
     local -a target=("$spec")
     # the action's own copy: installed in place (editable), so its rubrics/ and protocols/ folders are found
     if [ -z "$spec" ]; then target=(--editable "$GITHUB_ACTION_PATH"); fi
-    log "installing reeljudge from ${target[*]}"
-    python3 -m venv "$state/venv"
-    "$state/venv/bin/python" -m pip install --quiet --disable-pip-version-check "${target[@]}"
+    if cached "$state/venv" && "$state/venv/bin/reeljudge" --version >/dev/null 2>&1; then
+      log "reeljudge: the cached virtualenv matches (${INPUT_CACHE_KEY}); not reinstalled"
+    else
+      log "installing reeljudge from ${target[*]}"
+      [ -x "$state/venv/bin/python" ] || logged "python3 -m venv" python3 -m venv "$state/venv"
+      logged "pip install ${target[*]}" "$state/venv/bin/python" -m pip install --quiet --disable-pip-version-check "${target[@]}"
+      stamp "$state/venv"
+    fi
     echo "$state/venv/bin/reeljudge" > "$state/reeljudge"
   fi
   log "reeljudge: $(cat "$state/reeljudge") ($("$(cat "$state/reeljudge")" --version 2>&1 | head -1))"
@@ -49,8 +64,13 @@ install() {
     # the project's own packages (the reeljudge npm package that `package:reeljudge:*` names, its
     # generators' dependencies): the locked versions. Not `npm ci`: npm 10-11 write locks that npm ci
     # refuses for promptfoo's platform-specific optional dependencies (docs/decisions.md)
-    log "installing the project's npm packages (npm install --no-save)"
-    npm install --no-save --no-audit --no-fund --loglevel=error
+    if cached node_modules; then
+      log "the project's npm packages: the cached node_modules matches package.json and package-lock.json; not reinstalled"
+    else
+      log "installing the project's npm packages (npm install --no-save)"
+      logged "npm install (the project's package.json)" npm install --no-save --no-audit --no-fund --loglevel=error
+      stamp node_modules
+    fi
   fi
   if [ -n "${INPUT_PROMPTFOO_COMMAND:-}" ]; then
     echo "$INPUT_PROMPTFOO_COMMAND" > "$state/promptfoo-command"
@@ -58,11 +78,60 @@ install() {
     echo "$PWD/node_modules/.bin/promptfoo" > "$state/promptfoo-command"
   else
     local version="${INPUT_PROMPTFOO_VERSION:-$DEFAULT_PROMPTFOO}"
-    log "installing promptfoo@$version"
-    npm install --prefix "$state/promptfoo-npm" --no-save --no-audit --no-fund --loglevel=error "promptfoo@$version"
+    if cached "$state/promptfoo-npm" && [ -x "$state/promptfoo-npm/node_modules/.bin/promptfoo" ]; then
+      log "promptfoo@$version: the cached install matches; not reinstalled"
+    else
+      log "installing promptfoo@$version"
+      logged "npm install promptfoo@$version" npm install --prefix "$state/promptfoo-npm" --no-save --no-audit --no-fund --loglevel=error "promptfoo@$version"
+      stamp "$state/promptfoo-npm"
+    fi
     echo "$state/promptfoo-npm/node_modules/.bin/promptfoo" > "$state/promptfoo-command"
   fi
   log "promptfoo: $(cat "$state/promptfoo-command")"
+}
+
+cached() {
+  # Whether folder $1 was restored from the install cache under this run's own key (its stamp says so).
+  [ -n "${INPUT_CACHE_KEY:-}" ] && [ "$(cat "$1/.reeljudge-install-key" 2>/dev/null)" = "$INPUT_CACHE_KEY" ]
+}
+
+stamp() {
+  # Mark folder $1 as installed for this run's cache key (a later run restoring it under the same key uses it as is).
+  if [ -n "${INPUT_CACHE_KEY:-}" ]; then echo "$INPUT_CACHE_KEY" > "$1/.reeljudge-install-key"; fi
+}
+
+cache_key() {
+  # The install cache's key and paths, as step outputs for actions/cache (the key's parts: see the header).
+  local spec="${INPUT_REELJUDGE_SPEC:-}" evaluates="" paths=() prefix
+  [ -z "$(suites "${INPUT_CONFIGS:-} ${INPUT_KEY_CONFIGS:-}")" ] || evaluates=yes
+  {
+    echo "python $(python3 -c 'import sys; print(sys.version)' 2>/dev/null) node $(node --version 2>/dev/null)"
+    echo "spec ${spec:-$GITHUB_ACTION_PATH (editable)}"
+    if [ -z "$spec" ]; then cat "$GITHUB_ACTION_PATH/pyproject.toml" "$GITHUB_ACTION_PATH/uv.lock" 2>/dev/null; fi
+    if [ -f "$spec" ]; then sha256sum "$spec"; fi
+    if [ -n "$evaluates" ]; then
+      echo "promptfoo ${INPUT_PROMPTFOO_VERSION:-} ${INPUT_PROMPTFOO_COMMAND:-}"
+      cat package.json package-lock.json 2>/dev/null || true
+    fi
+  } > "$state/cache-key-parts"
+  prefix="reeljudge-install-v1-$(uname -s)-$(uname -m)-"
+  if [ "$spec" != preinstalled ]; then paths+=("$state/venv"); fi
+  if [ -n "$evaluates" ] && [ -z "${INPUT_PROMPTFOO_COMMAND:-}" ]; then
+    if [ -f package.json ]; then paths+=("$PWD/node_modules"); fi
+    if [ -n "${INPUT_PROMPTFOO_VERSION:-}" ] || [ ! -f package.json ]; then paths+=("$state/promptfoo-npm"); fi
+  fi
+  local key="$prefix$(sha256sum < "$state/cache-key-parts" | cut -c1-24)"
+  log "install cache key: $key (${#paths[@]} folders)"
+  if [ -n "${GITHUB_OUTPUT:-}" ]; then
+    {
+      echo "key=$key"
+      echo "restore-prefix=$prefix"
+      echo "enabled=$([ ${#paths[@]} -gt 0 ] && echo true || echo false)"  # preinstalled, no configs: nothing to keep
+      echo "paths<<REELJUDGE_PATHS"
+      if [ ${#paths[@]} -gt 0 ]; then printf '%s\n' "${paths[@]}"; fi
+      echo "REELJUDGE_PATHS"
+    } >> "$GITHUB_OUTPUT"
+  fi
 }
 
 suites() {
@@ -105,28 +174,29 @@ errored_tests() {
   node -e '
     const rows = ((JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).results || {}).results) || [];
     const bad = rows.filter((r) => r.failureReason === 2 || (r.error && !r.gradingResult));
-    const first = bad.length ? String(bad[0].error || "an error").replace(/\s+/g, " ").slice(0, 300) : "";
+    const first = bad.length ? String(bad[0].error || "an error").split("\n")[0].replace(/\s+/g, " ").slice(0, 300) : "";  // no stack
     console.log(`${bad.length} ${rows.length} ${first}`);
   ' "$1"
 }
 
 evaluate_one() {
   # One suite into $results/$1.json; the step fails (return 1) when it wrote no complete results or judged nothing.
-  local name=$1 config=$2 out="$results/$1.json" rc=0 errored tests first
+  local name=$1 config=$2 out="$results/$1.json" rc=0 errored tests first log="$state/eval-$1.log"
   rm -f "$out"
+  config_exists "$name" "$config" || return 1
   touch "$state/started"
   sleep 1  # file times have one-second resolution on some file systems
   log "$name: promptfoo eval -c $config"
-  "${promptfoo[@]}" eval -c "$config" -o "$out" --no-progress-bar || rc=$?
+  "${promptfoo[@]}" eval -c "$config" -o "$out" --no-progress-bar 2>&1 | tee "$log" || rc=${PIPESTATUS[0]}
   if [ $rc -ne 0 ] && [ $rc -ne 100 ] && ! complete_results "$out" "$state/started"; then
-    echo "== reeljudge gate: $name: promptfoo exited $rc without a complete results file" >&2
+    note_failure evaluate "$name" "$(explained "$log" "$config") (promptfoo exited $rc and wrote no complete results file)"
     return 1
   fi
   read -r errored tests first < <(errored_tests "$out" || true)
   errored=${errored:-0} tests=${tests:-0}
+  if [ "$errored" -gt 0 ]; then first=$(explained "$log" "$config" "$first"); fi
   if [ "$errored" -gt 0 ] && [ "$errored" -eq "$tests" ]; then
-    echo "== reeljudge gate: $name: every test ($tests) errored, nothing was judged (promptfoo exit $rc); the first: $first" >&2
-    echo "- ⚠️ \`$name\`: every test ($tests) errored, nothing was judged; the first: $first" >> "$state/notes"
+    note_failure evaluate "$name" "every test ($tests) errored, nothing was judged (promptfoo exit $rc); the first: $first"
     return 1
   elif [ "$errored" -gt 0 ]; then
     echo "== reeljudge gate: $name: $errored of $tests tests errored (promptfoo exit $rc; the comparison counts them as not judged); the first: $first" >&2
@@ -206,7 +276,13 @@ compare() {
     [ -z "$name" ] || rm -f "reeljudge-baseline/$name.json"
   done < <(cat "$state/not-run" 2>/dev/null)
   "$reeljudge" compare reeljudge-baseline "${INPUT_RESULTS_DIR:-reeljudge-results}" "${gate[@]}" --markdown reeljudge-gate/comment.md \
-    --json reeljudge-gate/report.json --report-url "$url (artifact reeljudge-gate-report)" -q || code=$?
+    --json reeljudge-gate/report.json --report-url "$url (artifact reeljudge-gate-report)" -q 2> "$state/compare.log" || code=$?
+  cat "$state/compare.log" >&2
+  if [ ! -f reeljudge-gate/report.json ]; then  # it did not finish (a crash, not a verdict): say so, never a verdict
+    note_failure compare "" "reeljudge compare did not finish (exit $code): $(explained "$state/compare.log" "")"
+    failure_comment compare
+    code=2
+  fi
   {
     echo
     if [ -f "$state/baseline-missing" ]; then echo "Baseline: none ($(cat "$state/baseline-missing"))."
@@ -236,6 +312,9 @@ verdict() {
 }
 
 case "${1:-}" in
-  install|evaluate|baseline|compare|verdict) "$1" ;;
-  *) echo "usage: action/gate.sh install|evaluate|baseline|compare|verdict" >&2; exit 2 ;;
+  cache-key) cache_key ;;
+  install) rm -f "$state"/failures "$state"/started-* "$state"/ok-* "$state/install.log"; touch "$state/started-install"; install; touch "$state/ok-install" ;;
+  evaluate|baseline|compare) touch "$state/started-$1"; "$1"; touch "$state/ok-$1" ;;
+  verdict|explain) "$1" ;;
+  *) echo "usage: action/gate.sh cache-key|install|evaluate|baseline|compare|verdict|explain" >&2; exit 2 ;;
 esac

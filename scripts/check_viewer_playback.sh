@@ -12,5 +12,5 @@ bash scripts/promptfoo.sh eval -c promptfooconfig.video.yaml -o "$work/video.jso
 bash scripts/promptfoo.sh view -p "$port" -n >"$work/view.log" 2>&1 &
 view=$!
 trap 'kill $view 2>/dev/null || true' EXIT
-for _ in $(seq 60); do curl -sf "http://localhost:$port/" >/dev/null && break; sleep 1; done
-NODE_PATH="$work/pw/node_modules" node scripts/check_viewer_playback.cjs "http://localhost:$port/eval" "${SCREENSHOT:-$work/viewer.png}"
+for _ in $(seq 60); do curl -sf "http://127.0.0.1:$port/" >/dev/null && break; sleep 1; done
+NODE_PATH="$work/pw/node_modules" node scripts/check_viewer_playback.cjs "http://127.0.0.1:$port/eval" "${SCREENSHOT:-$work/viewer.png}"

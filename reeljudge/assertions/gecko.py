@@ -98,6 +98,7 @@ def outcome_result(outcome: Any, options: GeckoOptions, found: Mapping[str, Any]
         reason=verdict.reason(),
         named_scores=named,
         breakdown={name: reason for name, reason, _ in questions},
+        part_status={name: bool(d["correct"]) for name, _, d in questions if d["status"] == "kept" and not d.get("skipped")},
         tokens=outcome.usage.tokens_used(),
         metadata=metadata,
     )

@@ -23,6 +23,7 @@ def verdict_result(verdict: ProbesVerdict, clip: str, metadata: Mapping[str, Any
         reason=verdict.reason(clip),
         named_scores={r.name: r.score for r in verdict.results},
         breakdown=verdict.part_reasons(),
+        part_status={r.name: r.passed for r in verdict.results if r.gating},
         metadata={**metadata, **({} if verdict.gating else {"judged": False}), "probes": probes},
     )
 

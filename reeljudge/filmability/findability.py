@@ -50,6 +50,7 @@ class Findability:
     notes: tuple[str, ...] = ()  # keys missing, sources that failed, terms not searched
     cached: int = 0  # counts served from the cache
     requested: int = 0  # counts asked from an API
+    no_keys: bool = False  # absent because no source's key is set (the same for every test: the verdict line leaves it out)
 
     @property
     def score(self) -> float | None:
@@ -116,7 +117,7 @@ def find_clips(
     if mode == "required" and missing and not replay:
         raise StockSearchError("findability is required but " + "; ".join(notes), kind="no_credentials")
     if not usable:
-        return Findability("absent", min_clips=min_clips, notes=tuple(notes))
+        return Findability("absent", min_clips=min_clips, notes=tuple(notes), no_keys=len(missing) == len(wanted))
     counts, failures, unsearched, tally = _ask(terms, usable, mode, settings, env)
     answered = [s.name for s in usable if s.name not in failures]
     notes += [f"{SOURCES[n].label} did not answer: {why}" for n, why in failures.items()]

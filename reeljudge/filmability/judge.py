@@ -28,6 +28,8 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     from reeljudge.filmability.findability import Findability
 
 LOCAL_KIND = "filmability.local"
+#: the score table's levels that read as a pass: a failing list's verdict line names its cause instead
+PASSING_LEVELS = frozenset({"EXCELLENT", "GOOD"})
 
 
 @dataclass(frozen=True)
@@ -79,7 +81,7 @@ class FilmabilityVerdict:
         """One readable line: score, level, points per criterion, cap, unfilmable terms, the judge's reason."""
         b, t = self.breakdown, self.table
         parts = [
-            f"{t.score:.1f} {t.level} (threshold {self.threshold:g}; {self.judge} judge): "
+            f"{t.score:.1f} {self._level_word()} (threshold {self.threshold:g}; {self.judge} judge): "
             f"relevance {b.relevance}/3, filmability {b.filmability}/3, variety {b.variety}/1 = {t.points}/7"
         ]
         if self.relevance_short:
@@ -95,11 +97,23 @@ class FilmabilityVerdict:
             parts.append("no lexicon coverage (unknown, e.g. non-English or jargon): " + ", ".join(unknown))
         if self.disagreements:
             parts.append("judge's own total disagreed with its breakdown (" + "; ".join(self.disagreements) + "), ours used")
-        if self.findability is not None:
+        if self.findability is not None and not self.findability.no_keys:  # no stock key set: the same for every test (metadata)
             f = self.findability
             short = f"; {f.score:.2f} is under min_findability {self.min_findability:g}, so the test fails" if self.findability_short else ""
             parts.append(f.reason() + short)
         return ". ".join(part.rstrip().rstrip(".") for part in parts)  # a part's own full stop is not doubled
+
+    def _level_word(self) -> str:
+        """The table's level (EXCELLENT, GOOD, …), or for a list that fails at a level that reads as a pass,
+        what failed it instead (a failing list never reads FAIL 0.8 GOOD)."""
+        level = self.table.level
+        if self.passed or level not in PASSING_LEVELS:
+            return level
+        if self.relevance_short:
+            return "off-topic"
+        if self.findability_short:
+            return "too few findable terms"
+        return "under the threshold"
 
     def part_reasons(self) -> dict[str, str]:
         """Each criterion's points and the judge's reason for them, then (when counted) the terms' clip counts."""

@@ -1,7 +1,7 @@
 """``reeljudge compare BASE CANDIDATE``: the pull-request gate over two promptfoo results.
 
 Exit codes: 0 the gate passes, 1 a regression (a metric, tests that newly fail or are no longer
-judged), 2 the results could not be compared (bad input, a baseline judged differently; the message
+judged) or a suite with no baseline yet whose own tests fail the gate file's ``min_pass_rate``, 2 the results could not be compared (bad input, a baseline judged differently; the message
 says which file and what is wrong), 3 inconclusive (an interval too wide to tell; 0 with
 ``on_inconclusive: warn``).
 """
@@ -36,9 +36,13 @@ def _compare(args: argparse.Namespace) -> int:
         _write(args.json, json.dumps(comparison_json(comparison), indent=2, ensure_ascii=False) + "\n")
     if not args.quiet:
         sys.stdout.write(text)
+    from reeljudge.gates.alone import NO_BASELINE, AloneReport
+
     for suite in comparison.suites:
         if isinstance(suite, SuiteFailure):
             print(f"reeljudge compare: {suite.name}: {suite.message}", file=sys.stderr)
+        elif isinstance(suite, AloneReport):
+            print(f"reeljudge compare: {suite.name}: {NO_BASELINE} ({suite.rule_text()})", file=sys.stderr)
     print(f"reeljudge compare: {comparison.verdict} (exit {comparison.exit_code})", file=sys.stderr)
     return comparison.exit_code
 
@@ -55,8 +59,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "compare",
         help="gate a candidate run against a base run (paired bootstrap intervals per metric)",
         description="Compare two promptfoo results files (or two folders of them, matched by file name). "
-        "Exit 0 when the gate passes, 1 on a regression, 2 when the results cannot be compared, "
-        "3 when the data cannot tell (inconclusive).",
+        "A suite with no baseline file (an empty base folder: nothing recorded yet) is judged alone, by its own tests "
+        "and the gate file's min_pass_rate. Exit 0 when the gate passes, 1 on a regression (or a suite judged alone "
+        "that fails its pass rate), 2 when the results cannot be compared, 3 when the data cannot tell (inconclusive).",
     )
     p.add_argument("base", help="base results JSON (promptfoo eval -o), or a folder of them")
     p.add_argument("candidate", help="candidate results JSON, or a folder of them")

@@ -152,7 +152,7 @@ def compare_results(base: ResultsFile, candidate: ResultsFile, settings: GateSet
     multi_prompt = len({c.prompt for c in [*base.cells, *candidate.cells]}) > 1
     base_units = _units(base.cells, settings, multi_prompt)
     cand_units = _units(candidate.cells, settings, multi_prompt)
-    report = SuiteReport(name or candidate.path, _run_info(base), _run_info(candidate), settings)
+    report = SuiteReport(name or candidate.path, run_info(base), run_info(candidate), settings)
     shared = [k for k in base_units if k in cand_units]
     _require_same_config(base, candidate, base_units, cand_units, len(shared), settings)
     report.matched = len(shared)
@@ -309,7 +309,8 @@ def _worst(pairs: list[tuple[Unit, Unit]], rows: list[MetricRow], settings: Gate
     return [change for _, change in changes[: settings.worst]]
 
 
-def _run_info(run: ResultsFile) -> dict[str, Any]:
+def run_info(run: ResultsFile) -> dict[str, Any]:
+    """What identifies a run in a report: its file, promptfoo version, description, eval id and test counts."""
     return {
         "path": run.path,
         "promptfoo_version": run.promptfoo_version,

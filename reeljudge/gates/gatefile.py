@@ -10,6 +10,9 @@ A small YAML file (default ``reeljudge.gate.yaml`` in the working directory, if 
     max_unjudged: 0            # tests judged in the base but not in the candidate that are allowed
     max_newly_failing: auto    # tests that newly fail: auto = 0 for offline/replayed judges
     on_inconclusive: fail      # an interval straddling -tolerance blocks (exit 3); warn: exit 0
+    min_pass_rate: 1.0         # no baseline yet: the share of a suite's tests that must pass their own assertions
+    min_pass_rates:            # per suite (results file name without .json; fnmatch patterns)
+      ab: 0.5
 
 A regression is a metric whose paired-bootstrap interval of (candidate - base) lies entirely
 below ``-tolerance``; inconclusive, one whose interval straddles it. Unknown keys are errors with
@@ -59,14 +62,15 @@ class GateSettings:
     seed: int = option(20261122, doc="bootstrap seed: the same inputs always give the same intervals")
     worst: int = option(10, doc="how many per-test drops to list", minimum=0)
 
+    min_pass_rate: float = option(1.0, doc="a suite with no baseline yet (the first pull request, a suite the pull request "
+                                  "adds) is judged alone: this share of its tests must pass their own assertions (a test "
+                                  "not judged never passes)", minimum=0, maximum=1)
+    min_pass_rates: dict[str, float] | None = option(None, doc="min_pass_rate per suite (the results file's name without "
+                                                     ".json, or an fnmatch pattern; exact names first)")
+
     def __post_init__(self) -> None:
-        checked = {}
-        for key, value in dict(self.tolerances or {}).items():
-            number = coerce(value, float, None, f"gate file option 'tolerances' entry {key!r}")
-            if not 0 <= number <= 1:
-                raise ValueError(f"tolerances.{key} must be a number from 0 to 1, got {value!r}")
-            checked[str(key)] = number
-        object.__setattr__(self, "tolerances", MappingProxyType({**DEFAULT_TOLERANCES, **checked}))
+        object.__setattr__(self, "min_pass_rates", MappingProxyType(_shares(self.min_pass_rates, "min_pass_rates")))
+        object.__setattr__(self, "tolerances", MappingProxyType({**DEFAULT_TOLERANCES, **_shares(self.tolerances, "tolerances")}))
         limit = str(self.max_newly_failing).strip().lower()
         if limit != "auto" and not (limit.isdigit()):
             raise ValueError(f"max_newly_failing must be auto or a whole number from 0, got {self.max_newly_failing!r}")
@@ -74,16 +78,33 @@ class GateSettings:
 
     def tolerance_for(self, metric: str) -> float:
         """The allowed drop for ``metric``: its exact entry, else the first matching pattern, else the default."""
-        if metric in self.tolerances:
-            return float(self.tolerances[metric])
-        for pattern, value in self.tolerances.items():
-            if fnmatch.fnmatchcase(metric, pattern):
-                return float(value)
-        return self.tolerance
+        return _by_name(self.tolerances, metric, self.tolerance)
+
+    def min_pass_rate_for(self, suite: str) -> float:
+        """The pass-rate rule of a suite judged alone: its exact entry, else the first matching pattern, else ``min_pass_rate``."""
+        return _by_name(self.min_pass_rates, suite, self.min_pass_rate)
 
     def gated(self, metric: str) -> bool:
         """Whether a regression of ``metric`` fails the gate."""
         return not any(fnmatch.fnmatchcase(metric, pattern) for pattern in self.ignore)
+
+
+def _shares(table: Mapping[str, Any] | None, option_name: str) -> dict[str, float]:
+    """A table of names or patterns to numbers from 0 to 1, each checked (ValueError naming the entry)."""
+    checked = {}
+    for key, value in dict(table or {}).items():
+        number = coerce(value, float, None, f"gate file option {option_name!r} entry {key!r}")
+        if not 0 <= number <= 1:
+            raise ValueError(f"{option_name}.{key} must be a number from 0 to 1, got {value!r}")
+        checked[str(key)] = number
+    return checked
+
+
+def _by_name(table: Mapping[str, float], name: str, default: float) -> float:
+    """``name``'s exact entry, else the first fnmatch pattern that matches it, else ``default``."""
+    if name in table:
+        return float(table[name])
+    return next((float(v) for pattern, v in table.items() if fnmatch.fnmatchcase(name, pattern)), default)
 
 
 def load_gate(path: str | Path | None) -> GateSettings:

@@ -15,14 +15,16 @@ from pathlib import Path
 
 from reeljudge.errors import BadInputError
 from reeljudge.gates import verdicts as V
+from reeljudge.gates.alone import NO_BASELINE, AloneReport
 from reeljudge.gates.compare import MetricRow, SuiteReport
 from reeljudge.gates.flips import NEWLY_FAILING, NEWLY_NOT_JUDGED, NEWLY_PASSING, Flip
 from reeljudge.gates.run import Comparison, SuiteFailure
 
 MARKER = "<!-- reeljudge-gate -->"
 _REASON_CHARS = 160
+_FLIP_REASON_CHARS = 240
 _ICON = {V.PASSED: "✅ passed", V.REGRESSION: "❌ regression", V.CANNOT_COMPARE: "⚠️ could not compare",
-         V.INCONCLUSIVE: "❔ inconclusive"}
+         V.INCONCLUSIVE: "❔ inconclusive", V.FAILED: "❌ failed"}
 _VERDICT = {"regression": "❌ regression", "improved": "✅ improved", "ok": "ok", "inconclusive": "❔ cannot tell",
             "regression (not gated)": "⚠️ worse (not gated)", "inconclusive (not gated)": "❔ cannot tell (not gated)"}
 _LIMITS = {"verdict_lines": 8, "metrics": 12, "flips_open": 5, "flips_folded": 10, "listed": 5, "notes": 4, "folded": 16}
@@ -31,11 +33,13 @@ _LIMITS = {"verdict_lines": 8, "metrics": 12, "flips_open": 5, "flips_folded": 1
 def render(comparison: Comparison, report_url: str | None = None) -> str:
     """The whole comparison as Markdown."""
     reports = [s for s in comparison.suites if isinstance(s, SuiteReport)]
+    alone = [s for s in comparison.suites if isinstance(s, AloneReport)]
     failures = [s for s in comparison.suites if isinstance(s, SuiteFailure)]
     lines = [MARKER, f"## reeljudge gate: {_headline(comparison)} — {_clean(_first_reason(comparison), 300)}", ""]
-    lines += _verdict_lines(reports, failures)
+    lines += _verdict_lines(reports, failures, alone)
     lines += _metrics_table(reports, partial=bool(failures))
     lines += _flips(reports)
+    lines += _failing_alone(alone)
     lines += _folded(comparison, reports)
     if report_url:
         lines += [f"Full report (Markdown and JSON): {report_url}", ""]
@@ -77,29 +81,74 @@ def _headline(comparison: Comparison) -> str:
 
 
 def _first_reason(comparison: Comparison) -> str:
-    """The deciding reason of the worst suite."""
+    """The deciding reason: the worst suite's (naming any other suite with the same verdict); when every
+    suite passed, all of them by name (no one suite decided)."""
     worst = [s for s in comparison.suites if s.verdict == comparison.verdict]
     if not worst:
         return "nothing was compared"
+    if comparison.verdict == V.PASSED:
+        compared = [s.name for s in worst if isinstance(s, SuiteReport)]
+        alone = [s.name for s in worst if isinstance(s, AloneReport)]
+        parts = [f"{', '.join(compared)}: no gated metric dropped beyond its tolerance and no test newly fails"] if compared else []
+        parts += [f"{', '.join(alone)}: {NO_BASELINE}"] if alone else []
+        return "; ".join(parts)
     suite = worst[0]
+    also = f" (also {', '.join(s.name for s in worst[1:])})" if len(worst) > 1 else ""
     if isinstance(suite, SuiteFailure):
-        return f"{suite.name}: {suite.message}"
-    return f"{suite.name}: {suite.reasons()[0]}"
+        return f"{suite.name}: {suite.message}{also}"
+    if isinstance(suite, AloneReport):
+        return f"{suite.name}: {'; '.join(flip_reason(r) for r in suite.reasons()[:2])}{also}"
+    return f"{suite.name}: {suite.reasons()[0]}{also}"
 
 
-def _verdict_lines(reports: list[SuiteReport], failures: list[SuiteFailure]) -> list[str]:
-    """One line per suite and group: the verdict, the paired tests and the smallest detectable drop."""
+def _verdict_lines(reports: list[SuiteReport], failures: list[SuiteFailure], alone: list[AloneReport] = ()) -> list[str]:
+    """One line per suite and group: the verdict, the paired tests and the smallest detectable drop; a suite
+    that did not pass first gets a line with its own deciding reasons; a suite without a baseline, its rule."""
     lines = [f"- **{f.name}**: {_ICON[V.CANNOT_COMPARE]}: {_clean(f.message, 400)}" for f in failures]
+    for suite in alone:
+        lines.append(f"- **{suite.name}**: {_ICON[suite.verdict]} · {NO_BASELINE} · {suite.rule_text()}")
     for report in reports:
         flips = {g.group: g for g in report.flips}
+        if report.verdict != V.PASSED:
+            lines.append(f"- **{report.name}**: {_ICON[report.verdict]} because " + _clean("; ".join(report.reasons()[:2]), 300))
         for group, n, drop in report.evidence():
             rule = flips[group].rule_text() if group in flips else ""
-            lines.append(f"- **{report.name}** · {_clean(group, 60)}: {_ICON[report.verdict]} · {V.evidence_text(n, drop)}"
+            lines.append(f"- **{report.name}** · {_clean(group, 60)}: {_ICON[_group_verdict(report, group)]} · {V.evidence_text(n, drop)}"
                          + (f" · {rule}" if rule else ""))
     shown = lines[: _LIMITS["verdict_lines"]]
     if len(lines) > len(shown):
         shown.append(f"- … {len(lines) - len(shown)} more suite/provider lines in the full report")
     return shown + [""]
+
+
+def _group_verdict(report: SuiteReport, group: str) -> str:
+    """A group's own verdict: its metrics and flip rule; the suite's rules on tests not judged and on
+    judges (not per group) show on the suite's own line."""
+    rows = [r for r in report.rows if r.group == group and r.gated]
+    if any(r.verdict == V.REGRESSION for r in rows) or any(g.group == group for g in report.too_many_flips):
+        return V.REGRESSION
+    if any(r.verdict == V.INCONCLUSIVE for r in rows):
+        return V.INCONCLUSIVE
+    return V.PASSED
+
+
+def _failing_alone(alone: list[AloneReport]) -> list[str]:
+    """The failing and not-judged tests of the suites judged alone (the first few open, the rest folded)."""
+    rows = [(s.name, label, "failing", why) for s in alone if s.verdict != V.PASSED for label, why in s.failing]
+    rows += [(s.name, label, "not judged", why) for s in alone if s.verdict != V.PASSED for label, why in s.not_judged]
+    if not rows:
+        return []
+    head = ["| suite | test | | reason |", "|---|---|---|---|"]
+    line = lambda r: f"| {_clean(r[0], 40)} | {_clean(r[1], 80)} | {r[2]} | {_clean(flip_reason(r[3]), _FLIP_REASON_CHARS)} |"  # noqa: E731
+    lines = [f"**Tests that fail** (no baseline yet, judged alone; {len(rows)}):", "", *head, *map(line, rows[: _LIMITS["flips_open"]])]
+    rest = rows[_LIMITS["flips_open"]:]
+    if rest:
+        folded = rest[: _LIMITS["flips_folded"]]
+        lines += ["", f"<details><summary>{len(rest)} more failing tests</summary>", "", *head, *map(line, folded)]
+        if len(rest) > len(folded):
+            lines.append(f"| … | {len(rest) - len(folded)} more in the full report | | |")
+        lines += ["", "</details>"]
+    return lines + [""]
 
 
 def _metrics_table(reports: list[SuiteReport], partial: bool = False) -> list[str]:
@@ -151,7 +200,24 @@ def _flips(reports: list[SuiteReport]) -> list[str]:
 
 
 def _flip_line(suite: str, f: Flip) -> str:
-    return f"| {_clean(suite + ' · ' + f.group, 50)} | {_clean(f.label, 80)} | {f.kind} | {_clean(f.base_reason)} | {_clean(f.candidate_reason)} |"
+    return (f"| {_clean(suite + ' · ' + f.group, 50)} | {_clean(f.label, 80)} | {f.kind} | "
+            f"{_clean(flip_reason(f.base_reason), _FLIP_REASON_CHARS)} | {_clean(flip_reason(f.candidate_reason), _FLIP_REASON_CHARS)} |")
+
+
+#: clauses a reason may carry that say the same of every test of a run (they explain nothing about a flip)
+_BOILERPLATE = ("findability not checked", "no unfilmable terms", "findability off")
+
+
+def flip_reason(reason: str) -> str:
+    """A reason as a flip shows it: its verdict line (the first), the clauses that say the same of every
+    test left out, then the first part line that failed (marked ✗ by the result builder), if any."""
+    lines = [line.strip() for line in str(reason).splitlines() if line.strip()]
+    if not lines:
+        return ""
+    clauses = [c for c in lines[0].split(". ") if not c.strip().lower().startswith(_BOILERPLATE)]
+    text = ". ".join(clauses)
+    failing = next((line for line in lines[1:] if line.startswith("✗")), "")
+    return f"{text} · {failing}" if failing else text
 
 
 def _folded(comparison: Comparison, reports: list[SuiteReport]) -> list[str]:

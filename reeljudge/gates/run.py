@@ -2,7 +2,8 @@
 
 Folders are matched by file name (``results/filmability.json`` against
 ``baseline/filmability.json``): a suite missing from the candidate cannot be compared (exit 2); a
-suite with no baseline is new and only noted.
+suite with no baseline file (an empty base folder: no push run has recorded one yet; or a suite the
+pull request adds) is judged alone, by its own tests and the gate file's pass-rate rule (``alone``).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from reeljudge.gates import verdicts as V
+from reeljudge.gates.alone import NO_BASELINE, AloneReport, judge_alone
 from reeljudge.gates.compare import SuiteReport, compare_results
 from reeljudge.gates.flips import GroupFlips
 from reeljudge.gates.gatefile import GateSettings
@@ -35,7 +37,7 @@ class SuiteFailure:
 class Comparison:
     """Every suite's outcome; the exit code is the worst of them."""
 
-    suites: list[SuiteReport | SuiteFailure] = field(default_factory=list)
+    suites: list[SuiteReport | AloneReport | SuiteFailure] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -50,7 +52,7 @@ class Comparison:
 
     @property
     def on_inconclusive(self) -> str:
-        reports = [s for s in self.suites if isinstance(s, SuiteReport)]
+        reports = [s for s in self.suites if isinstance(s, (SuiteReport, AloneReport))]
         return reports[0].settings.on_inconclusive if reports else "fail"
 
 
@@ -72,7 +74,7 @@ def compare_paths(base: str | Path, candidate: str | Path, settings: GateSetting
         if name not in cand_files:
             comparison.suites.append(SuiteFailure(suite, f"the base has {name} but the candidate run wrote none"))
         elif name not in base_files:
-            comparison.notes.append(f"{suite}: no baseline ({name} is new); not compared")
+            comparison.suites.append(_alone(cand_files[name], settings, suite))
         else:
             comparison.suites.append(_one(base_files[name], cand_files[name], settings, suite))
     return comparison
@@ -81,6 +83,13 @@ def compare_paths(base: str | Path, candidate: str | Path, settings: GateSetting
 def _one(base: Path, candidate: Path, settings: GateSettings, name: str) -> SuiteReport | SuiteFailure:
     try:
         return compare_results(read_results(base), read_results(candidate), settings, name)
+    except BadInputError as error:
+        return SuiteFailure(name, error.message)
+
+
+def _alone(candidate: Path, settings: GateSettings, name: str) -> AloneReport | SuiteFailure:
+    try:
+        return judge_alone(read_results(candidate), settings, name)
     except BadInputError as error:
         return SuiteFailure(name, error.message)
 
@@ -103,9 +112,15 @@ def _flips_json(g: GroupFlips) -> dict[str, Any]:
                       for f in g.flips]}
 
 
-def _suite_json(suite: SuiteReport | SuiteFailure) -> dict[str, Any]:
+def _suite_json(suite: SuiteReport | AloneReport | SuiteFailure) -> dict[str, Any]:
     if isinstance(suite, SuiteFailure):
         return {"name": suite.name, "verdict": suite.verdict, "exit_code": 2, "error": suite.message}
+    if isinstance(suite, AloneReport):
+        return {"name": suite.name, "verdict": suite.verdict, "exit_code": suite.exit_code, "baseline": None,
+                "note": NO_BASELINE, "reasons": suite.reasons(), "candidate": suite.candidate, "tests": suite.tests,
+                "passed": suite.passed, "pass_rate": suite.pass_rate, "min_pass_rate": suite.min_pass_rate,
+                "failing": [{"test": t, "reason": r} for t, r in suite.failing],
+                "not_judged": [{"test": t, "reason": r} for t, r in suite.not_judged]}
     return {
         "name": suite.name,
         "verdict": suite.verdict,

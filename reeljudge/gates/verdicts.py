@@ -6,6 +6,8 @@ Four outcomes, from the best to the worst:
   tolerance, and no rule on tests (newly failing, no longer judged) is broken;
 - ``inconclusive`` (exit 3, or 0 with ``on_inconclusive: warn``): an interval straddles
   −tolerance: the data can neither rule a drop out nor show one;
+- ``failed`` (exit 1): a suite with no baseline yet (``alone``) whose own tests pass less often than
+  the gate file's ``min_pass_rate`` for it;
 - ``regression`` (exit 1): an interval lies entirely below −tolerance, or more tests newly fail
   or are no longer judged than the gate allows;
 - ``could not compare`` (exit 2): the results cannot be paired (bad input, a different judge).
@@ -17,8 +19,9 @@ import math
 from typing import Iterable, Sequence
 
 PASSED, INCONCLUSIVE, REGRESSION, CANNOT_COMPARE = "passed", "inconclusive", "regression", "could not compare"
-ORDER = (PASSED, INCONCLUSIVE, REGRESSION, CANNOT_COMPARE)
-EXIT_CODES = {PASSED: 0, REGRESSION: 1, CANNOT_COMPARE: 2, INCONCLUSIVE: 3}
+FAILED = "failed"  # no baseline yet, and the suite's own tests fail its pass-rate rule
+ORDER = (PASSED, INCONCLUSIVE, FAILED, REGRESSION, CANNOT_COMPARE)
+EXIT_CODES = {PASSED: 0, FAILED: 1, REGRESSION: 1, CANNOT_COMPARE: 2, INCONCLUSIVE: 3}
 
 
 def exit_code(verdict: str, on_inconclusive: str = "fail") -> int:

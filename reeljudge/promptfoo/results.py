@@ -10,7 +10,10 @@
   ones' reasons first, so a judge's parts (criteria, probes, questions, orders) are never
   components: their numbers are ``namedScores`` (the viewer's metric chips), their reasons a
   ``breakdown`` (a line each under the verdict line, and ``metadata.breakdown``). The first line
-  of every reason is the verdict, ``PASS``/``FAIL``, and why.
+  of every reason is the verdict, ``PASS``/``FAIL``, and why. A failing cell's whole reason shows in
+  red, so parts that are checks of their own (a probe, a question) say whether they passed: ``✗``
+  before a failing part's line and ``✓`` before a passing one's (``part_status``), the failing ones
+  first under a failing verdict.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ def grading_result(
     breakdown: Mapping[str, str] | None = None,
     tokens: Mapping[str, int] | None = None,
     metadata: Mapping[str, Any] | None = None,
+    part_status: Mapping[str, bool] | None = None,
 ) -> Result:
     """A promptfoo GradingResult dict with only the fields that are set.
 
@@ -46,8 +50,10 @@ def grading_result(
         reason: why, without the verdict word: the reason reads ``PASS <reason>`` (or ``FAIL``).
         breakdown: each part's reason (keyed by its named score where it has one), a line each
             under the verdict line, also kept as ``metadata.breakdown``.
+        part_status: for the parts that are checks: passed (``✓`` before its line) or failed (``✗``);
+            under a failing verdict the failing parts' lines come first.
     """
-    lines = [f"{verdict_word(passed)} {reason}", *(f"{name}: {text}" for name, text in (breakdown or {}).items())]
+    lines = [f"{verdict_word(passed)} {reason}", *part_lines(breakdown or {}, part_status or {}, passed)]
     result: Result = {"pass": bool(passed), "score": float(score), "reason": "\n".join(lines)}
     if named_scores:
         result["namedScores"] = {k: float(v) for k, v in named_scores.items()}
@@ -57,6 +63,15 @@ def grading_result(
     if meta:
         result["metadata"] = meta
     return result
+
+
+def part_lines(breakdown: Mapping[str, str], status: Mapping[str, bool], passed: bool) -> list[str]:
+    """The breakdown's lines, ``name: text``, marked ✓/✗ where ``status`` knows the part; failing ones first when not ``passed``."""
+    mark = {True: "✓ ", False: "✗ "}
+    lines = [(status.get(name), f"{mark.get(status.get(name), '')}{name}: {text}") for name, text in breakdown.items()]
+    if not passed:
+        lines.sort(key=lambda item: item[0] is not False)  # stable: the failing parts first, else in their order
+    return [line for _, line in lines]
 
 
 def failure(error: ReelJudgeError, *, judge: str, test: str, metadata: Mapping[str, Any] | None = None) -> Result:

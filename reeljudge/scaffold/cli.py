@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from reeljudge.scaffold.project import AB_JUDGES, GATE_CHOICES, JUDGES, InitOptions, config_name, gate_suites, gitignore_lines, plan_project
+from reeljudge.scaffold.project import (AB_JUDGES, GATE_CHOICES, JUDGES, InitOptions, config_name, gate_suites, gitignore_lines,
+                                        plan_clips, plan_project)
 from reeljudge.scaffold.write import WriteReport, write_project
 
 
@@ -16,11 +17,21 @@ def _options(args: argparse.Namespace) -> InitOptions:
 
 
 def next_commands(options: InitOptions) -> list[str]:
-    """The commands a user runs next (install, then one eval per judge)."""
-    python = "pip install reeljudge            # or the wheel built from the reeljudge repository (uv build)"
-    npm = "npm install --save-dev promptfoo" + ("" if options.python_entries else " reeljudge   # or the tarball from npm pack")
+    """The commands a user runs next, as the README gives them: install the wheel and the npm tarball built
+    from the reeljudge repository (not yet published), then one eval per judge, telemetry off."""
+    from importlib.metadata import version
+
+    __version__ = version("reeljudge")  # the installed release: the wheel and tarball names the README builds
+    python = (f"python3 -m venv .venv && .venv/bin/pip install ./reeljudge-{__version__}-py3-none-any.whl"
+              "   # the wheel built from the reeljudge repository (README)")
+    npm = "npm install --save-dev promptfoo" + ("" if options.python_entries else f" ./reeljudge-{__version__}.tgz   # and its npm pack tarball")
+    env = ("export PROMPTFOO_PYTHON=$PWD/.venv/bin/python PROMPTFOO_DISABLE_TELEMETRY=1"
+           "   # the Python that has reeljudge; promptfoo's telemetry off")
     runs = [f"npx promptfoo eval -c {config_name(j)}" for j in options.judges]
-    return [python, npm, "export PROMPTFOO_PYTHON=$PWD/.venv/bin/python   # the Python that has reeljudge (also REELJUDGE_PYTHON for the warm path)", *runs]
+    view = ("npx promptfoo view --yes   # the web viewer: promptfoo has no host option, it listens on every interface"
+            if options.python_entries else
+            'NODE_OPTIONS="--require ./node_modules/reeljudge/loopback.cjs" npx promptfoo view --yes   # the web viewer, on 127.0.0.1 only')
+    return [python, npm, env, *runs, view]
 
 
 def describe_gate(options: InitOptions) -> str:
@@ -48,7 +59,7 @@ def describe(report: WriteReport) -> list[str]:
 def _init(args: argparse.Namespace) -> int:
     options = _options(args)
     folder = Path(args.dir)
-    report = write_project(folder, plan_project(options), gitignore_lines(), force=args.force)
+    report = write_project(folder, plan_project(options), gitignore_lines(), force=args.force, clips=plan_clips(options))
     print(f"reeljudge init {folder}:")
     print("\n".join(describe(report)))
     print(describe_gate(options))

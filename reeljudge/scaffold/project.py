@@ -22,6 +22,10 @@ JUDGES: dict[str, tuple[str, str, str]] = {
 }
 ENTRY_FOLDER = "reeljudge_entries"
 GATE_FILE = "reeljudge.gate.yaml"
+CLIPS_PROVIDER = f"{ENTRY_FOLDER}/clips.py"
+#: the example clips the clip judges' starters name: path → the reeljudge.synth fixture rendered there
+EXAMPLE_CLIPS: dict[str, str] = {"clips/example.mp4": "clean", "clips/reference.mp4": "flicker"}
+CLIP_JUDGES = ("probes", "gecko", "ab")
 WORKFLOW_FILE = ".github/workflows/reeljudge.yml"
 COMMENT_WORKFLOW_FILE = ".github/workflows/reeljudge-comment.yml"
 _VAR_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -115,11 +119,20 @@ def plan_project(options: InitOptions) -> dict[str, str]:
         if options.python_entries:
             _export, module, stem = JUDGES[judge]
             files[f"{ENTRY_FOLDER}/{stem}.py"] = _template("entry.py.template").substitute(judge=judge, module=module)
+    if any(j in CLIP_JUDGES for j in options.judges):
+        files[CLIPS_PROVIDER] = _template("clips_provider.py.template").substitute(entry_folder=ENTRY_FOLDER)
     files[GATE_FILE] = _template("reeljudge.gate.yaml").substitute()
     if keyless or keyed:
         files[WORKFLOW_FILE] = _template("workflow.yml").substitute(gate_inputs=_gate_inputs(keyless, keyed))
         files[COMMENT_WORKFLOW_FILE] = _template("workflow-comment.yml").substitute()
     return files
+
+
+def plan_clips(options: InitOptions) -> dict[str, str]:
+    """The example clips the chosen starters name, {path: reeljudge.synth fixture name} (the reference only for ab)."""
+    if not any(j in CLIP_JUDGES for j in options.judges):
+        return {}
+    return {path: name for path, name in EXAMPLE_CLIPS.items() if "ab" in options.judges or path == "clips/example.mp4"}
 
 
 def gitignore_lines() -> list[str]:

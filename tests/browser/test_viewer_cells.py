@@ -3,7 +3,7 @@
 
 promptfoo flattens an assertion's own ``componentResults`` into its test's, and the viewer counts
 each one as a PASS or FAIL of the cell and of its column's "Asserts"; it shows the failing ones'
-reasons in red, and the passing ones' with "Show passing reasons". So the cell's first line is the
+reasons in red, and the passing ones' with the "Pass reasons" setting. So the cell's first line is the
 verdict of each assertion, and the reason under it starts with that verdict. The cells: filmability
 passing at 0.80 with relevance 2/3, filmability failing, probes passing and failing, an A/B pair the
 new clip wins (judge: probes), and a clip that does not exist. Screenshots are kept in the test's
@@ -144,3 +144,18 @@ def test_with_passing_reasons_shown_a_passing_cell_reads_its_verdict_line_first(
     film = cells["film-pass"]["pass"][0]
     assert "film_relevance: 2/3." in film and film.index("PASS 0.8") < film.index("film_relevance: 2/3.")
     assert first_line(cells["ab-win"]["pass"][0]).startswith("PASS new wins against reference")
+
+
+def test_a_failing_cell_reads_its_failing_checks_first_and_marks_the_passing_ones(viewer):
+    """Issue 38: the whole reason of a failing cell is red; the probe that failed comes right under the verdict,
+    every other check says it passed (✓), a reported-only probe is unmarked; no line says GOOD beside FAIL."""
+    base, results, folder = viewer
+    cells, _ = read_cells(base, folder / "viewer-failing.png", pass_reasons=False)
+    shown = [line.strip() for line in (cells["probes-fail"]["fail"] or "").splitlines() if line.strip()]
+    assert shown[0].startswith("FAIL video probes on ") and shown[1].startswith("✗ black_frames:"), shown
+    checks = [line for line in shown[1:] if line[:1] in "✓✗"]
+    failing = [line for line in checks if line.startswith("✗")]
+    assert checks[: len(failing)] == failing and len(checks) > len(failing) + 3, shown  # failing first, then the passing ones
+    assert all(line.startswith("✓") for line in checks[len(failing):])
+    film = cells["film-fail"]["fail"] or ""
+    assert film.startswith("FAIL ") and not any(word in film.splitlines()[0] for word in ("GOOD", "EXCELLENT")), film

@@ -212,11 +212,14 @@ def test_assertion_shows_findability_per_term_and_as_named_score(stock_env: Fake
     assert result["metadata"]["findability"]["not_found"] == ["fast motion blur"]
 
 
-def test_assertion_without_keys_judges_and_says_findability_was_not_checked(stock: FakeStock) -> None:
+def test_assertion_without_keys_judges_and_says_findability_was_not_checked_in_metadata(stock: FakeStock) -> None:
+    """No stock key at all: the same for every test of the run, so metadata says it, not each test's reason (issue 38)."""
     result = get_assert(json.dumps(TERMS), _context({"judge": "local"}))
     assert result["pass"] is True and "film_findability" not in result["namedScores"]
-    assert "findability not checked: Pexels not asked: no PEXELS_API_KEY" in result["reason"]
-    assert result["metadata"]["findability"]["status"] == "absent" and not stock.calls()
+    assert "findability" not in result["reason"]
+    found = result["metadata"]["findability"]
+    assert found["status"] == "absent" and found["no_keys"] is True and not stock.calls()
+    assert "Pexels not asked: no PEXELS_API_KEY in the environment" in found["notes"]
 
 
 def test_assertion_findability_required_without_keys_fails() -> None:

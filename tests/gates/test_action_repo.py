@@ -82,9 +82,14 @@ def _team_repo(folder: Path) -> Path:
     (workflows / "reeljudge.yml").write_text(_snippet("gate"))
     (workflows / "reeljudge-comment.yml").write_text(_snippet("comment"))
     (folder / ".gitignore").write_text("reeljudge-results/\nreeljudge-baseline/\nreeljudge-gate/\n")
+    return commit_main(folder, "the suite")
+
+
+def commit_main(folder: Path, message: str) -> Path:
+    """``folder`` as a new git repository whose main branch holds everything in it, in one commit."""
     _git(folder, "init", "-q", "-b", "main")
     _git(folder, "add", "-A")
-    _git(folder, "commit", "-qm", "the suite")
+    _git(folder, "commit", "-qm", message)
     return folder
 
 
@@ -285,5 +290,5 @@ def test_promptfoo_0_121_20_crashing_at_shutdown_after_300_tests_is_read_as_a_fi
     assert "big: promptfoo exited 1 after writing a complete results file: read as a finished eval" in recognised.stdout
     (tmp_path / "promptfooconfig.yaml").write_text("prompts: [\n")  # a broken config writes no results: a failure
     broken = subprocess.run(["bash", script, "evaluate"], cwd=tmp_path, env=env, capture_output=True, text=True)
-    assert broken.returncode == 1 and "without a complete results file" in broken.stderr
+    assert broken.returncode == 1 and "promptfooconfig.yaml does not parse: YAML" in broken.stderr and "no complete results file" in broken.stderr
     shutil.rmtree(tmp_path / "pf", ignore_errors=True)

@@ -139,16 +139,17 @@ def test_folders_are_compared_suite_by_suite(tmp_path):
     for side, seed in (("base", 1), ("cand", 2)):
         write_results(tmp_path / side / "filmability.json", RunSpec(seed=seed))
         write_results(tmp_path / side / "video.json", RunSpec(seed=seed, metrics=("probe_flicker",)))
-    write_results(tmp_path / "cand" / "gecko.json", RunSpec(seed=2))  # a new suite: no baseline
+    write_results(tmp_path / "cand" / "gecko.json", RunSpec(seed=2, threshold=0.0))  # a new suite: no baseline, every test passes
     js = tmp_path / "gate.json"
     assert main(["compare", str(tmp_path / "base"), str(tmp_path / "cand"), "--json", str(js), "-q"]) == 3
     report = json.loads(js.read_text())
-    assert [s["name"] for s in report["suites"]] == ["filmability", "video"]
-    # one noisy metric on 200 tests: its pass_rate interval cannot rule out a drop of 0.05
-    assert [s["verdict"] for s in report["suites"]] == ["passed", "inconclusive"] and report["verdict"] == "inconclusive"
+    assert [s["name"] for s in report["suites"]] == ["filmability", "gecko", "video"]
+    # one noisy metric on 200 tests: its pass_rate interval cannot rule out a drop of 0.05; the new suite judged alone
+    assert [s["verdict"] for s in report["suites"]] == ["passed", "passed", "inconclusive"] and report["verdict"] == "inconclusive"
+    assert report["suites"][1]["baseline"] is None and report["suites"][1]["pass_rate"] == 1.0
     (tmp_path / "warn.yaml").write_text("on_inconclusive: warn\n")
     assert main(["compare", str(tmp_path / "base"), str(tmp_path / "cand"), "--gate", str(tmp_path / "warn.yaml"), "-q"]) == 0
-    assert report["notes"] == ["gecko: no baseline (gecko.json is new); not compared"]
+    assert report["notes"] == []
     json.loads(js.read_text())  # valid JSON with NaN written as null
     assert comparison_json(Comparison())["exit_code"] == 2  # nothing compared is never a pass
 

@@ -25,7 +25,8 @@ def init(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
 def test_init_writes_a_project_with_the_users_var_names_and_package_references(tmp_path, capsys):
     code, out = init(capsys, str(tmp_path), "--judges", "filmability,ab", "--narration-var", "voiceover", "--video-var", "clip_file")
     assert code == 0 and "created promptfooconfig.filmability.yaml" in out and "npx promptfoo eval -c promptfooconfig.ab.yaml" in out
-    assert not (tmp_path / "promptfooconfig.gecko.yaml").exists() and not (tmp_path / "reeljudge_entries").exists()
+    assert not (tmp_path / "promptfooconfig.gecko.yaml").exists()
+    assert [p.name for p in (tmp_path / "reeljudge_entries").iterdir()] == ["clips.py"]  # the clip provider entry only
     film = yaml.safe_load((tmp_path / "promptfooconfig.filmability.yaml").read_text())
     check = film["defaultTest"]["assert"][0]
     assert check["type"] == "javascript" and check["value"] == "package:reeljudge:filmability"
@@ -190,3 +191,84 @@ def test_gitignore_keeps_the_virtualenv_and_the_copied_wheel_out(tmp_path, capsy
     init(capsys, str(tmp_path))
     lines = set((tmp_path / ".gitignore").read_text().splitlines())
     assert {".venv/", "reeljudge-*.whl"} <= lines and not any(line.endswith(".tgz") for line in lines)
+
+
+def test_the_project_starts_clean_node_modules_ignored_files_with_the_umask_mode_and_example_clips(tmp_path, capsys):
+    """Issue 38: init's .gitignore keeps node_modules/ out; files get the mode the umask gives (not 0600); the
+    clip starters' example clips exist (rendered by reeljudge.synth), the A/B reference a flickering one."""
+    import os
+    import stat
+
+    from reeljudge.media.container import clip_facts
+
+    old = os.umask(0o022)
+    try:
+        code, out = init(capsys, str(tmp_path))
+    finally:
+        os.umask(old)
+    assert code == 0 and "created clips/example.mp4" in out and "created clips/reference.mp4" in out
+    assert {"node_modules/", "reeljudge-results/", "reeljudge-gate/"} <= set((tmp_path / ".gitignore").read_text().splitlines())
+    for name in ("promptfooconfig.probes.yaml", ".gitignore", ".github/workflows/reeljudge.yml", "clips/example.mp4",
+                 "reeljudge_entries/clips.py"):
+        assert stat.S_IMODE((tmp_path / name).stat().st_mode) == 0o644, name
+    assert clip_facts(tmp_path / "clips" / "example.mp4")["frames"] > 24
+    clip = (tmp_path / "clips" / "example.mp4").read_bytes()
+    (tmp_path / "clips" / "example.mp4").write_bytes(b"the user's own clip")
+    code, out = init(capsys, str(tmp_path))
+    assert (tmp_path / "clips" / "example.mp4").read_bytes() == b"the user's own clip" and "nothing changed" in out and clip
+
+
+def test_next_steps_install_what_the_readme_installs_with_telemetry_off(tmp_path, capsys):
+    from reeljudge import __version__
+
+    code, out = init(capsys, str(tmp_path))
+    steps = out.split("next:", 1)[1]
+    assert f".venv/bin/pip install ./reeljudge-{__version__}-py3-none-any.whl" in steps
+    assert f"npm install --save-dev promptfoo ./reeljudge-{__version__}.tgz" in steps
+    assert "pip install reeljudge " not in steps and "npm install --save-dev promptfoo reeljudge" not in steps  # unpublished names
+    assert "PROMPTFOO_DISABLE_TELEMETRY=1" in steps and 'NODE_OPTIONS="--require ./node_modules/reeljudge/loopback.cjs"' in steps
+    readme = (ROOT / "README.md").read_text()
+    assert f"./reeljudge-{__version__}-py3-none-any.whl" in readme and f"./reeljudge-{__version__}.tgz" in readme
+
+
+def test_the_clips_provider_entry_serves_a_clip_from_the_installed_package(tmp_path, capsys):
+    init(capsys, str(tmp_path), "--judges", "probes")
+    spec = importlib.util.spec_from_file_location("entry_clips", tmp_path / "reeljudge_entries" / "clips.py")
+    loaded = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(loaded)
+    assert loaded.call_api.__module__ == "reeljudge.providers.clips"
+    assert "file://reeljudge_entries/clips.py" in (ROOT / "README.md").read_text()
+    assert "file://providers/clips.py" not in (ROOT / "README.md").read_text().split("## Develop reeljudge")[0]
+
+
+def _help_options() -> dict[str, str]:
+    """``reeljudge init --help``'s options, {--name: its default or 'off'} (flags without a value: off)."""
+    import argparse
+
+    from reeljudge.scaffold.cli import add_parser
+
+    parser = argparse.ArgumentParser()
+    add_parser(parser.add_subparsers())
+    init_parser = parser._subparsers._group_actions[0].choices["init"]
+    found = {}
+    for action in init_parser._actions:
+        for flag in action.option_strings:
+            if flag.startswith("--") and flag != "--help":
+                found[flag] = "off" if action.nargs == 0 else str(action.default)
+    return found
+
+
+def test_docs_install_md_option_table_is_init_help():
+    """docs/install.md's table of ``reeljudge init`` options names every option ``--help`` has, with its default."""
+    import re
+
+    section = (ROOT / "docs" / "install.md").read_text().split("## `reeljudge init [DIR]`", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| `--")]
+    documented = {}
+    for row in rows:
+        names, default = row.split("|")[1], row.split("|")[2]
+        flags = re.findall(r"`(--[\w-]+)`", names)
+        defaults = re.findall(r"`([^`]*)`", default) or [default.strip()]
+        for i, flag in enumerate(flags):
+            documented[flag] = defaults[i] if i < len(defaults) else defaults[-1]
+    assert documented == _help_options()

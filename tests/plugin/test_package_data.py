@@ -70,7 +70,7 @@ def test_the_npm_tarball_is_the_assertions_and_the_one_warm_client(artifacts):  
     with tarfile.open(artifacts.npm) as npm:
         names = sorted(n.removeprefix("package/") for n in npm.getnames())
         client = npm.extractfile("package/reeljudge/warm/client.js").read()
-    assert names == ["README.md", "index.js", "package.json", "reeljudge/warm/client.js"]
+    assert names == ["README.md", "index.js", "loopback.cjs", "package.json", "reeljudge/warm/client.js"]
     with zipfile.ZipFile(artifacts.wheel) as wheel:
         assert wheel.read("reeljudge/warm/client.js") == client  # one client, in both artifacts
 

@@ -137,7 +137,7 @@ def user_run(promptfoo_project, user_python, tmp_path_factory):  # noqa: F811 - 
     first = init(user_python, project)
     again = init(user_python, project)
     init(user_python, project / "py", "--python-entries")
-    (project / "clips").mkdir()
+    (project / "clips").mkdir(exist_ok=True)  # init made it (its example clips)
     for name in ("gen_clean", "gen_black", "gen_flicker", "gen_fade_out"):
         shutil.copy(CLIPS / f"{name}.mp4", project / "clips")
     (project / "clips" / "empty.mp4").write_bytes(b"")

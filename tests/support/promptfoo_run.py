@@ -14,7 +14,7 @@ from typing import Any, Iterator
 from support.paths import ROOT
 
 #: preloaded into ``promptfoo view``, which binds every interface: it listens on 127.0.0.1 only
-LOOPBACK_ONLY = Path(__file__).with_name("loopback_only.cjs")
+LOOPBACK_ONLY = ROOT / "loopback.cjs"  # the npm package's own preload (the README's viewer command)
 
 
 #: the markers of the test pytest is running (set by the root conftest; None outside pytest)

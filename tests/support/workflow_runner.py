@@ -11,7 +11,9 @@ steps, ``GITHUB_STEP_SUMMARY``); ``${{ }}`` expressions (``inputs.*``, ``env.*``
 ``acme/reeljudge``) runs its own steps with its inputs. Other ``uses:`` steps are played by local equivalents: checkout and the setup actions are
 already done (the workspace is a copy of the project with its installed environments linked in;
 ``tools`` maps a setup action to the folder it puts first on ``PATH``),
-the cache is a no-op, artifacts go to and come from a folder, and ``actions/github-script`` runs
+``actions/cache`` is a no-op unless the runner is given a cache store, where it is played as the
+service plays it (``_restore_cache``: scope, version, key, restore-keys, tar + zstd, a post-job
+save on success), artifacts go to and come from a folder, and ``actions/github-script`` runs
 its script under Node with the same arguments the action passes (``github``, ``context``,
 ``core``, ``require``), ``github`` being an in-memory stand-in for GitHub's REST API whose state
 lives in a JSON file.
@@ -19,11 +21,13 @@ lives in a JSON file.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
 import shutil
 import subprocess
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -77,6 +81,7 @@ class StepResult:
     name: str
     outcome: str  # success | failure | skipped
     output: str = ""
+    seconds: float = 0.0  # wall time
 
 
 @dataclass
@@ -126,27 +131,38 @@ class Runner:
         actions: composite actions by ``owner/name`` (a repository folder holding ``action.yml``);
             ``./`` is the workspace itself.
         env: extra environment of every step (``GITHUB_REPOSITORY``, ``PATH`` with a stand-in ``gh``, …).
+        cache: actions/cache's store (``_restore_cache``); None: actions/cache is a no-op.
+        temp: ``RUNNER_TEMP`` (emptied when the job starts); default: a folder beside the workspace.
     """
 
     def __init__(self, workspace: Path, context: dict[str, str], artifacts: Path, github_state: Path,
                  actions: dict[str, Path] | None = None, env: dict[str, str] | None = None,
-                 tools: dict[str, Path] | None = None) -> None:
+                 tools: dict[str, Path] | None = None, cache: Path | None = None, temp: Path | None = None) -> None:
         self.workspace, self.context, self.artifacts, self.github_state = workspace, context, artifacts, github_state
         self.summary = workspace.parent / f"{workspace.name}-step-summary.md"
+        self.summary.unlink(missing_ok=True)  # a job starts with an empty summary
         self.actions = {"./": workspace, **(actions or {})}
         self.env = dict(env or {})
         self.tools = dict(tools or {})
-        self.temp = workspace.parent / f"{workspace.name}-runner-temp"
+        self.temp = temp or workspace.parent / f"{workspace.name}-runner-temp"  # GitHub's runners: one path, emptied per job
         shutil.rmtree(self.temp, ignore_errors=True)  # a new job: nothing left from an earlier one
         self.temp.mkdir(parents=True)
         self.files = self.temp / "_runner_file_commands"
         self.files.mkdir()
         self.steps_outputs: dict[str, dict[str, str]] = {}  # steps.<id>.outputs of the steps list running now
         self._count = 0
+        self.cache = cache  # the cache service's store, shared between jobs (None: actions/cache is a no-op)
+        self.post: list[Callable[[], str]] = []  # post-job steps (actions/cache's save), run after a job that succeeded
+        self.timings: list[tuple[str, float]] = []  # every step run, at any depth (a composite's own steps too)
 
     def run_job(self, job: dict[str, Any], replace: dict[str, Callable[[Path], None]] | None = None) -> JobRun:
-        """Every step in order with GitHub's rules: after a failure only ``always()`` steps run."""
-        return self._run_steps(job["steps"], {}, None, replace)
+        """Every step in order with GitHub's rules: after a failure only ``always()`` and ``failure()`` steps run;
+        then the post-job steps (actions/cache saves only after a job that succeeded: its ``post-if: success()``)."""
+        run = self._run_steps(job["steps"], {}, None, replace)
+        if not run.failed:
+            for post in reversed(self.post):
+                run.steps.append(StepResult("post: save the cache", "success", post()))
+        return run
 
     def _run_steps(self, steps: list[dict], inputs: dict[str, str], action_path: Path | None,
                    replace: dict[str, Callable[[Path], None]] | None = None, outputs: dict[str, Any] | None = None) -> JobRun:
@@ -162,25 +178,31 @@ class Runner:
                     replace[name](self.workspace)
                     run.steps.append(StepResult(name, "success", "replaced by the test"))
                     continue
+                started = time.monotonic()
                 ok, output, outputs = self._run_step(step, inputs, action_path)
+                seconds = time.monotonic() - started
+                self.timings.append((name, seconds))
                 if "id" in step:
                     self.steps_outputs[step["id"]] = outputs
                 if not ok and step.get("continue-on-error"):
                     ok = True
-                run.steps.append(StepResult(name, "success" if ok else "failure", output))
+                run.steps.append(StepResult(name, "success" if ok else "failure", output, seconds))
             run.outputs = {k: self._expand(v.get("value", ""), inputs) for k, v in (outputs or {}).items()}  # a composite's outputs:
             return run
         finally:
             self.steps_outputs = saved
 
     def _should_run(self, condition: str | None, failed: bool, inputs: dict[str, str]) -> bool:
-        """``if:`` with the forms the workflows use: ``always()``, ``a == 'x'``, ``a != 'x'``, joined by ``&&``."""
+        """``if:`` with the forms the workflows use: ``always()``, ``failure()`` (an earlier step of this steps
+        list failed), ``a == 'x'``, ``a != 'x'``, joined by ``&&``."""
         if condition is None:
             return not failed
         terms = [t.strip() for t in str(condition).split("&&")]
         always = "always()" in terms
+        if "failure()" in terms and not failed:
+            return False
         for term in terms:
-            if term == "always()":
+            if term in ("always()", "failure()"):
                 continue
             match = re.fullmatch(r"([\w.-]+)\s*(==|!=)\s*'([^']*)'", term)
             if not match:
@@ -188,7 +210,7 @@ class Runner:
             equal = self._lookup(match.group(1), inputs) == match.group(3)
             if equal != (match.group(2) == "=="):
                 return False
-        return always or not failed
+        return always or "failure()" in terms or not failed
 
     def _lookup(self, expr: str, inputs: dict[str, str]) -> str:
         """One expression: ``inputs.x``, a context value, or ``a || b`` (the first that is not empty)."""
@@ -251,6 +273,8 @@ class Runner:
         """A ``uses:`` step: a composite action the test named, or a local play of a public action."""
         uses = step["uses"].split("@")[0]
         given = {k: self._expand(v, inputs) for k, v in (step.get("with") or {}).items()}
+        if uses == "actions/cache" and self.cache is not None:
+            return self._restore_cache(given)
         if uses in self.actions:  # the step's env: reaches the action's own steps, as on GitHub
             step_env = {k: self._expand(v, inputs) for k, v in (step.get("env") or {}).items()}
             saved, self.env = self.env, {**self.env, **step_env}
@@ -260,6 +284,44 @@ class Runner:
                 self.env = {**saved, **{k: v for k, v in self.env.items() if k not in step_env}}  # GITHUB_ENV lines stay
         ok, output = self._uses(uses, given, env)
         return ok, output, {}
+
+    def _restore_cache(self, given: dict[str, str]) -> tuple[bool, str, dict[str, str]]:
+        """actions/cache as its service plays it: an entry is (scope, version, key), the version a hash of the paths
+        and the compression; a run reads its own ref's scope, then the default branch's; the exact key first, then
+        the newest entry whose key starts with a restore key; a restored path replaces what is there (tar + zstd,
+        absolute paths kept). The save is a post-job step: after a job that succeeded, when no entry had the exact
+        key, the paths are archived under the run's scope (an existing key is never overwritten)."""
+        paths = [p.strip() for p in given["path"].splitlines() if p.strip()]
+        key = given["key"]
+        restore = [k.strip() for k in given.get("restore-keys", "").splitlines() if k.strip()]
+        version = hashlib.sha256(("\n".join(paths) + "|zstd").encode()).hexdigest()[:16]
+        scope = self.context.get("github.ref", "")
+        default = f"refs/heads/{self.context.get('github.event.repository.default_branch', 'main')}"
+        folder = lambda s: self.cache / re.sub(r"[^\w.-]", "_", s) / version  # noqa: E731
+        found = next((folder(s) / f"{key}.tar.zst" for s in (scope, default) if (folder(s) / f"{key}.tar.zst").is_file()), None)
+        exact = found is not None
+        for s in (scope, default):
+            if found is None:
+                near = [p for p in folder(s).glob("*.tar.zst") if any(p.name.startswith(r) for r in restore)]
+                found = max(near, key=lambda p: p.stat().st_mtime, default=None)
+        said = f"cache miss: {key}"
+        if found is not None:
+            for path in paths:
+                shutil.rmtree(path, ignore_errors=True)
+            subprocess.run(["tar", "--use-compress-program", "zstd -d -T0", "-xPf", str(found)], check=True, capture_output=True)
+            said = f"restored {found.stem.removesuffix('.tar')} ({'exact key' if exact else 'a restore key'}) from {found.parent.parent.name}"
+
+        def save() -> str:
+            target = folder(scope) / f"{key}.tar.zst"
+            if exact or target.exists():
+                return f"not saved: {key} is already in the cache"
+            existing = [p for p in paths if Path(p).exists()]
+            target.parent.mkdir(parents=True, exist_ok=True)
+            subprocess.run(["tar", "--use-compress-program", "zstd -T0", "-cPf", str(target), *existing], check=True, capture_output=True)
+            return f"saved {key} ({target.stat().st_size // 1_000_000} MB) under {scope}"
+
+        self.post.append(save)
+        return True, said, {"cache-hit": "true" if exact else "false"}
 
     def _file_commands(self, files: dict[str, Path]) -> None:
         """GITHUB_ENV lines become the later steps' environment; GITHUB_PATH lines go first on their PATH."""
@@ -277,7 +339,7 @@ class Runner:
             raise AssertionError(f"{path.name}/action.yml has no input(s) {sorted(unknown)}")
         inputs = {k: str(given[k]) if k in given else self._expand(str(v.get("default", "")), {}) for k, v in action["inputs"].items()}
         run = self._run_steps(action["runs"]["steps"], inputs, path, outputs=action.get("outputs"))
-        return not run.failed, "\n".join(f"--- {s.name}: {s.outcome}\n{s.output}" for s in run.steps), run.outputs
+        return not run.failed, "\n".join(f"--- {s.name}: {s.outcome} ({s.seconds:.1f} s)\n{s.output}" for s in run.steps), run.outputs
 
     def _uses(self, action: str, inputs: dict[str, str], env: dict[str, str]) -> tuple[bool, str]:
         if action in self.tools:  # a setup action: its tool first on PATH for the later steps
