@@ -64,6 +64,27 @@ def make_study(
     return ws
 
 
+def byte_study(root: Path, clip_bytes: int, n_pairs: int = 2) -> Workspace:
+    """A workspace of ``n_pairs`` pairs whose clips are two files of ``clip_bytes`` random bytes (served, never decoded: for
+    what the server does with the bytes, not for a browser to play)."""
+    import os
+
+    from reeljudge.ab.samples import Clip, make_sample
+
+    ws = Workspace(root)
+    ws.fix_protocol()
+    ws.clips.root.mkdir(parents=True, exist_ok=True)
+    for name in ("bytes-a.mp4", "bytes-b.mp4"):
+        (ws.clips.root / name).write_bytes(os.urandom(clip_bytes))
+    samples, clips = [], []
+    for i in range(n_pairs):
+        shas = (f"{2 * i:064x}", f"{2 * i + 1:064x}")
+        clips += [Clip(sha, name, clip_bytes, "video/mp4", 1.0, 24.0, 1280, 720) for sha, name in zip(shas, ("bytes-a.mp4", "bytes-b.mp4"))]
+        samples.append(make_sample("text-to-video", f"A red ball rolls past a wall, take {i}", ("sys-x", shas[0]), ("sys-y", shas[1])))
+    ws.store.add_samples(samples, clips)
+    return ws
+
+
 def invite(ws: Workspace, rater: str) -> str:
     """Add a rater; their invite token."""
     token = new_invite_token()
@@ -79,13 +100,18 @@ def free_port() -> int:
 
 
 @contextmanager
-def running_server(ws: Workspace, qc: QCOptions = QCOptions(gold_every=0)) -> Iterator[str]:
-    """The real app under uvicorn on a free port in a background thread; yields its base URL."""
+def running_server(ws: Workspace, qc: QCOptions = QCOptions(gold_every=0), **options: Any) -> Iterator[str]:
+    """The real app under uvicorn with ``ab serve``'s connection protocol, on a free port in a background thread; yields its
+    base URL. ``options``: other ServeOptions fields (``limits``, ``rates``)."""
     import httpx
     import uvicorn
 
+    from reeljudge.ab.connection import guarded_protocol
+
     port = free_port()
-    config = uvicorn.Config(create_app(ws, ServeOptions(port=port, qc=qc)), host="127.0.0.1", port=port, log_level="warning")
+    serve = ServeOptions(port=port, qc=qc, **options)
+    config = uvicorn.Config(create_app(ws, serve), host="127.0.0.1", port=port, log_level="warning", http=guarded_protocol(serve.limits),
+                            timeout_keep_alive=serve.limits.keep_alive)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

@@ -1,0 +1,200 @@
+"""The rating server's HTTP/1.1 connection: uvicorn's h11 protocol with the limits of ``limits.py`` enforced.
+
+``guarded_protocol(limits)`` is the protocol class ``ab serve`` gives uvicorn. Each connection is
+admitted, timed and closed by the registry of ``limits.Registry``; beside that it
+
+- refuses a request head over ``limits.MAX_HEAD`` (16 KiB) with a 431 however it arrives (h11
+  checks only a head still incomplete, so a 100 KiB head sent in one piece was taken);
+- counts the requests queued behind the one being answered (HTTP/1.1 pipelining) and closes the
+  connection after the ``max_pipelined``-th;
+- holds a connection back after a response the rate limits refused (``Connection.hold``): its
+  next request is not read until the hold ends, so a client that ignores ``Retry-After`` costs
+  nothing meanwhile;
+- gives the app, as the scope extension ``reeljudge.connection``, a ``Connection``: ``sendfile``
+  (clip bytes from the file to the socket by the kernel, no worker thread, no copy),
+  ``acknowledged`` (wait until the client acknowledged every byte sent), ``authenticate``,
+  ``on_probation`` and ``hold``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, BinaryIO
+
+import h11
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from reeljudge.ab.limits import BACKLOG, MAX_HEAD, ConnectionLimits, Registry, pending_bytes
+
+EXTENSION = "reeljudge.connection"
+TOO_LARGE = b"request head larger than 16 KiB"
+
+
+class _HeadCapped(h11.Connection):
+    """h11's server side, refusing a request head over ``max_head`` bytes also when it arrived whole."""
+
+    def __init__(self, max_head: int) -> None:
+        super().__init__(h11.SERVER, max_incomplete_event_size=max_head)
+        self.max_head, self.head_too_large = max_head, False
+
+    def next_event(self) -> Any:
+        """h11's next event; RemoteProtocolError (431) for a request head over the cap."""
+        before = len(self._receive_buffer)
+        try:
+            event = super().next_event()
+        except h11.RemoteProtocolError as error:
+            self.head_too_large = "Receive buffer too long" in str(error)
+            raise
+        if type(event) is h11.Request and before - len(self._receive_buffer) > self.max_head:
+            self.head_too_large = True
+            raise h11.RemoteProtocolError("request head too large", error_status_hint=431)
+        return event
+
+
+class _Span:
+    """A run of file bytes handed to h11 in place of the bytes themselves (h11's sendfile support: it needs only the length)."""
+
+    __slots__ = ("count",)
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+
+    def __len__(self) -> int:
+        return self.count
+
+
+class Connection:
+    """What a request's handler may ask of its connection (the scope extension ``reeljudge.connection``)."""
+
+    def __init__(self, proto: Any, registry: Registry) -> None:
+        self.proto, self.registry = proto, registry
+        self.hold_until = 0.0
+
+    def authenticate(self) -> None:
+        """The request carried a valid invite token: the connection no longer counts toward its address's cap."""
+        self.registry.authenticate(self.proto)
+
+    @property
+    def on_probation(self) -> bool:
+        """Admitted over its address's cap of connections without a valid token: a request without one must be refused."""
+        return self.registry.on_probation(self.proto)
+
+    def hold(self, seconds: float) -> None:
+        """Read nothing more from this connection for ``seconds`` after the current response."""
+        self.hold_until = max(self.hold_until, self.proto.loop.time() + seconds)
+
+    async def sendfile(self, file: BinaryIO, offset: int, count: int) -> None:
+        """Send ``count`` bytes of ``file`` from ``offset`` as part of the response body, by the kernel (``loop.sendfile``).
+
+        ConnectionError when the connection closes first.
+        """
+        proto = self.proto
+        if proto.transport.is_closing():
+            raise ConnectionError("the connection is closed")
+        for piece in proto.conn.send_with_data_passthrough(h11.Data(data=_Span(count))):
+            if not isinstance(piece, _Span):
+                proto.transport.write(piece)
+                continue
+            task = proto.loop.create_task(proto.loop.sendfile(proto.transport, file, offset, count))
+            proto.sending.add(task)
+            try:
+                await asyncio.wait({task})
+            except asyncio.CancelledError:
+                task.cancel()
+                raise
+            finally:
+                proto.sending.discard(task)
+            if task.cancelled():
+                raise ConnectionError("the connection was closed during the transfer")
+            task.result()
+
+    async def acknowledged(self) -> bool:
+        """True once the client acknowledged every byte sent so far; False if the connection closes first.
+
+        Bounded by the write deadline: a connection whose bytes make no progress for ``write_timeout`` is closed.
+        """
+        delay = 0.005
+        while not self.proto.transport.is_closing():
+            if pending_bytes(self.proto) == 0:
+                return True
+            await asyncio.sleep(delay)
+            delay = min(0.1, 2 * delay)
+        return False
+
+    def abort(self) -> None:
+        """Close the connection at once, dropping what it has not sent."""
+        self.proto.transport.abort()
+
+
+def guarded_protocol(limits: ConnectionLimits) -> type:
+    """uvicorn's h11 protocol class with ``limits`` enforced; one registry per class (per server)."""
+    registry = Registry(limits)
+
+    class GuardedH11Protocol(H11Protocol):
+        """H11Protocol whose connections are admitted, timed, held and closed by the registry."""
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.conn = _HeadCapped(MAX_HEAD)
+            self.connection: Connection | None = None
+            self.sending: set[asyncio.Task] = set()
+            self._queued, self._hold = False, None
+
+        def connection_made(self, transport: Any) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            self.connection = Connection(self, registry)
+            registry.admit(self)
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            registry.drop(self)
+            for task in list(self.sending):
+                task.cancel()
+            if self._hold is not None:
+                self._hold.cancel()
+            super().connection_lost(exc)
+
+        def handle_events(self) -> None:
+            cycle = self.cycle
+            super().handle_events()
+            if self.cycle is not None and self.cycle is not cycle:
+                self.cycle.scope["extensions"] = {EXTENSION: self.connection}  # type: ignore[typeddict-unknown-key]
+                if registry.started(self, self._queued):
+                    self.cycle.keep_alive = False
+
+        def on_response_complete(self) -> None:
+            wait = self.connection.hold_until - self.loop.time() if self.connection else 0.0
+            if wait > 0 and not self.transport.is_closing():
+                registry.holding(self, True)
+                self._hold = self.loop.call_later(wait, self._release)
+                return
+            self._release()
+
+        def _release(self) -> None:
+            """The response is complete and any hold over: what uvicorn does next (keep-alive timer, a queued request)."""
+            self._hold = None
+            registry.responded(self)
+            self._queued = True
+            try:
+                super().on_response_complete()
+            finally:
+                self._queued = False
+
+        def send_400_response(self, msg: str) -> None:
+            if not self.conn.head_too_large:
+                return super().send_400_response(msg)
+            for event in (h11.Response(status_code=431, reason=b"Request Header Fields Too Large",
+                                       headers=[(b"content-type", b"text/plain; charset=utf-8"), (b"connection", b"close")]),
+                          h11.Data(data=TOO_LARGE), h11.EndOfMessage()):
+                self.transport.write(self.conn.send(event))
+            self.transport.close()
+
+    GuardedH11Protocol.registry = registry  # type: ignore[attr-defined]
+    return GuardedH11Protocol
+
+
+def run(app: Any, host: str, port: int, limits: ConnectionLimits, log_level: str = "warning") -> None:
+    """Serve ``app`` under uvicorn with ``limits`` until interrupted."""
+    import uvicorn
+
+    uvicorn.run(app, host=host, port=port, log_level=log_level, http=guarded_protocol(limits), timeout_keep_alive=limits.keep_alive,
+                backlog=BACKLOG)
