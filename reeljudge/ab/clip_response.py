@@ -94,6 +94,7 @@ class ClipResponse:
         except (ConnectionError, OSError, RuntimeError):  # the client went away (or the transport closed) mid-response
             if connection is not None:
                 connection.abort()
+                await asyncio.sleep(0)  # the connection's loss is noted before the server asks whether the response ended
 
     async def _send_all_but_last_byte(self, send: Any, connection: Any, file: BinaryIO, pieces: list[bytes | tuple[int, int]]) -> bytes:
         """Send the body but its last byte (or the closing boundary); that last piece, for the caller to send."""

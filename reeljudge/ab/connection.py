@@ -3,6 +3,9 @@
 ``guarded_protocol(limits)`` is the protocol class ``ab serve`` gives uvicorn. Each connection is
 admitted, timed and closed by the registry of ``limits.Registry``; beside that it
 
+- keeps at most ``UNSENT`` bytes of a response unsent in the kernel (``limit_unsent``), and closes
+  an idle keep-alive connection only once its last response was taken (the write deadline rules
+  until then);
 - refuses a request head over ``limits.MAX_HEAD`` (16 KiB) with a 431 however it arrives (h11
   checks only a head still incomplete, so a 100 KiB head sent in one piece was taken);
 - counts the requests queued behind the one being answered (HTTP/1.1 pipelining) and closes the
@@ -24,9 +27,11 @@ from typing import Any, BinaryIO
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from reeljudge.ab.limits import BACKLOG, MAX_HEAD, ConnectionLimits, Registry, pending_bytes
+from reeljudge.ab.limits import BACKLOG, MAX_HEAD, SWEEP_S, ConnectionLimits, Registry, pending_bytes, reset
 
 EXTENSION = "reeljudge.connection"
+#: unsent bytes a connection may queue in the kernel (``limit_unsent``)
+UNSENT = 256 * 1024
 TOO_LARGE = b"request head larger than 16 KiB"
 
 
@@ -36,6 +41,10 @@ class _HeadCapped(h11.Connection):
     def __init__(self, max_head: int) -> None:
         super().__init__(h11.SERVER, max_incomplete_event_size=max_head)
         self.max_head, self.head_too_large = max_head, False
+
+    def buffered(self) -> int:
+        """Bytes received and not yet taken as events (a pipelined request waits here)."""
+        return len(self._receive_buffer)
 
     def next_event(self) -> Any:
         """h11's next event; RemoteProtocolError (431) for a request head over the cap."""
@@ -122,8 +131,25 @@ class Connection:
         return False
 
     def abort(self) -> None:
-        """Close the connection at once, dropping what it has not sent."""
-        self.proto.transport.abort()
+        """Close the connection at once with a reset, dropping what it has not sent."""
+        reset(self.proto.transport)
+
+
+def limit_unsent(sock: Any) -> None:
+    """Keep at most UNSENT bytes queued in the kernel beyond what the client's window lets out (Linux ``TCP_NOTSENT_LOWAT``).
+
+    The kernel grows a socket's send buffer to megabytes whether or not the client reads: a client that never reads would
+    hold that much kernel memory, and a response "sent" into it would look delivered. Bytes in flight are not limited, so
+    a client that reads gets the full speed of its link.
+    """
+    import socket
+
+    option = getattr(socket, "TCP_NOTSENT_LOWAT", None)
+    if option is not None and sock is not None:
+        try:
+            sock.setsockopt(socket.IPPROTO_TCP, option, UNSENT)
+        except OSError:
+            pass
 
 
 def guarded_protocol(limits: ConnectionLimits) -> type:
@@ -138,17 +164,29 @@ def guarded_protocol(limits: ConnectionLimits) -> type:
             self.conn = _HeadCapped(MAX_HEAD)
             self.connection: Connection | None = None
             self.sending: set[asyncio.Task] = set()
-            self._queued, self._hold = False, None
+            self._hold = None
+            self._queued = self._pipelined = False
 
         def connection_made(self, transport: Any) -> None:  # type: ignore[override]
             super().connection_made(transport)
             self.connection = Connection(self, registry)
-            registry.admit(self)
+            if registry.admit(self):
+                limit_unsent(transport.get_extra_info("socket"))
+
+        def timeout_keep_alive_handler(self) -> None:
+            if pending_bytes(self) and not self.transport.is_closing():  # still taking the last response: the write deadline rules
+                self.timeout_keep_alive_task = self.loop.call_later(SWEEP_S, self.timeout_keep_alive_handler)
+                return
+            super().timeout_keep_alive_handler()
+
+        def cancel_sending(self) -> None:
+            """Cancel the transfers by sendfile in progress on this connection (before it is closed)."""
+            for task in list(self.sending):
+                task.cancel()
 
         def connection_lost(self, exc: Exception | None) -> None:
             registry.drop(self)
-            for task in list(self.sending):
-                task.cancel()
+            self.cancel_sending()
             if self._hold is not None:
                 self._hold.cancel()
             super().connection_lost(exc)
@@ -162,6 +200,7 @@ def guarded_protocol(limits: ConnectionLimits) -> type:
                     self.cycle.keep_alive = False
 
         def on_response_complete(self) -> None:
+            self._pipelined = self.conn.buffered() > 0  # the next request came before this response was complete
             wait = self.connection.hold_until - self.loop.time() if self.connection else 0.0
             if wait > 0 and not self.transport.is_closing():
                 registry.holding(self, True)
@@ -173,7 +212,7 @@ def guarded_protocol(limits: ConnectionLimits) -> type:
             """The response is complete and any hold over: what uvicorn does next (keep-alive timer, a queued request)."""
             self._hold = None
             registry.responded(self)
-            self._queued = True
+            self._queued = self._pipelined
             try:
                 super().on_response_complete()
             finally:

@@ -130,6 +130,19 @@ def pending_bytes(proto: Any) -> int:
     return proto.transport.get_write_buffer_size() + kernel_queue(proto.transport.get_extra_info("socket"))
 
 
+def reset(transport: Any) -> None:
+    """Close a connection with a TCP reset: what the server and the kernel still hold for it is dropped, not sent."""
+    import socket
+
+    sock = transport.get_extra_info("socket")
+    try:
+        if sock is not None:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    except OSError:
+        pass
+    transport.abort()
+
+
 class _Entry:
     """What the registry knows of one connection."""
 
@@ -217,11 +230,13 @@ class Registry:
             self._uncount(entry.key)
 
     def close(self, proto: Any) -> None:
-        """Close a connection now and forget it; what it has not sent is dropped (a stuck buffer would hold it open)."""
+        """Close a connection now and forget it. With bytes still unacknowledged (in the server's buffer or the kernel's queue)
+        it is reset: a graceful close would queue its end behind bytes the client does not take, and keep them."""
         self.drop(proto)
+        proto.cancel_sending()  # a transfer by sendfile first lets go of the socket (asyncio would fail on it as it closes)
         transport = proto.transport
-        if transport.get_write_buffer_size() or transport.is_closing():
-            transport.abort()
+        if transport.is_closing() or pending_bytes(proto):
+            reset(transport)
         else:
             transport.close()
 
@@ -259,28 +274,38 @@ class Registry:
             self.sweeping = False
 
     def _late(self, proto: Any, entry: _Entry, now: float) -> bool:
-        """True when the connection is past a deadline: its response stalled, its head or its body late."""
+        """True when the connection is past a deadline: its responses stalled, its head or its body late.
+
+        While the client is still taking a response only the write deadline applies: the header deadline of a connection
+        waiting for its next request counts from when its last response was taken.
+        """
         if entry.held:
             return False
-        if not _waiting(proto) or proto.transport.is_closing():
-            if self._stalled_for(proto, entry, now) > self.limits.write_timeout:
-                return True
+        draining, stalled = self._draining(proto, entry, now)
+        if stalled > self.limits.write_timeout:
+            return True
         if _waiting(proto):
+            if draining:
+                entry.waiting_since = now
             return now - entry.waiting_since > self.limits.header_timeout
         return bool(proto.cycle.more_body) and now - entry.head_at > self.limits.body_timeout
 
     @staticmethod
-    def _stalled_for(proto: Any, entry: _Entry, now: float) -> float:
-        """Seconds since the connection's responses last made progress (0 when nothing waits to be acknowledged)."""
-        sock = proto.transport.get_extra_info("socket")
-        pending = pending_bytes(proto)
-        acked = acknowledged_total(sock)
-        if acked is None:  # no kernel count: progress is the server's own buffer shrinking
+    def _draining(proto: Any, entry: _Entry, now: float) -> tuple[bool, float]:
+        """(whether bytes of the connection's responses wait to be acknowledged, seconds since they last made progress).
+
+        Progress: the kernel's count of acknowledged bytes grew (Linux), else the server's own buffer shrank.
+        """
+        if pending_bytes(proto) == 0:
+            entry.progress_at, entry.acked = now, -1
+            return False, 0.0
+        acked = acknowledged_total(proto.transport.get_extra_info("socket"))
+        if acked is None:
             acked = -proto.transport.get_write_buffer_size()
-        if pending == 0 or acked > entry.acked:
+        if acked > entry.acked:
             entry.progress_at = now
         entry.acked = acked
-        return now - entry.progress_at
+        return True, now - entry.progress_at
 
 
 def _waiting(proto: Any) -> bool:

@@ -237,6 +237,65 @@ def raw_post(port: int, path: str, total: int, chunked: bool = False) -> tuple[s
     return ("" if answer == b"closed" else answer.split(b"\r\n", 1)[0].decode(errors="replace")), sent
 
 
+def first_answer(sock: Any, within: float) -> bytes:
+    """What the server sends before it closes or ``within`` seconds pass (b'' when it closed without a word)."""
+    sock.settimeout(within)
+    got = b""
+    try:
+        while True:
+            piece = sock.recv(65536)
+            if not piece:
+                return got or b""
+            got += piece
+            if b"\r\n\r\n" in got:
+                return got
+    except ConnectionResetError:
+        return got
+    except TimeoutError:
+        return got or b"(still open)"
+
+
+def closed_within(sock: Any, seconds: float) -> float | None:
+    """Seconds until the server closed ``sock`` (reading and discarding), or None if it is still open after ``seconds``."""
+    start = time.monotonic()
+    sock.settimeout(0.2)
+    while time.monotonic() - start < seconds:
+        try:
+            if not sock.recv(65536):
+                return time.monotonic() - start
+        except TimeoutError:
+            continue
+        except ConnectionResetError:
+            return time.monotonic() - start
+    return None
+
+
+def peer_closed(sock: Any, seconds: float) -> bool:
+    """True once the server has closed (or reset) ``sock``, read from the kernel's TCP state without reading any data; False if
+    it is still open after ``seconds`` (Linux ``TCP_INFO``)."""
+    import socket
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        state = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 8)[0]
+        if state != 1:  # no longer TCP_ESTABLISHED: a FIN (CLOSE_WAIT) or a reset (CLOSE) came
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def never_reading(port: int, payload: bytes, source: str = "127.0.0.1", receive_buffer: int = 4096) -> Any:
+    """A connection with a small receive buffer that sends ``payload`` (say, pipelined requests) and then never reads."""
+    import socket
+
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
+    sock.bind((source, 0))
+    sock.connect(("127.0.0.1", port))
+    sock.sendall(payload)
+    return sock
+
+
 def serve_process(data: Path, port: int, log: Path, *flags: str, open_files: int | None = None) -> Any:
     """``reeljudge ab serve`` as its own process (output to ``log``; optionally an open-files limit), once it answers /healthz."""
     import resource
