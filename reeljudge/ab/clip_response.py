@@ -8,10 +8,11 @@ time, which told the order the clips were written in), so an ``If-Range`` never 
 whole clip is sent; ``Cache-Control: no-store``.
 
 The bytes go from the file to the socket by the kernel (``Connection.sendfile`` of the server's
-connection, no worker thread per chunk and no copy), and the spans are logged once the client
-acknowledged every byte but the last, before the last is sent: a HEAD, an error status, a dropped
-connection or a client that never takes the bytes (the write deadline closes it) logs nothing, and
-a submit right after the response cannot outrun its log. Under an ASGI server without that
+connection, no worker thread per chunk and no copy), and the spans are logged once every byte but
+the last was transmitted to the client (which TCP does only into the room its receive window
+offers), before the last is sent: a HEAD, an error status, a dropped connection or a client that
+never takes the bytes (the write deadline closes it) logs nothing, and a submit right after the
+response cannot outrun its log. Under an ASGI server without that
 connection (another server than ``ab serve``'s), the bytes are read by worker threads of a limiter
 of their own in chunks of ``CHUNK`` and the spans are logged once handed to the server.
 """
@@ -42,7 +43,7 @@ def _limiter() -> Any:
 
 
 class ClipResponse:
-    """A stored clip, whole or in the given spans; ``log(spans)`` runs once the client took every byte of them but the last.
+    """A stored clip, whole or in the given spans; ``log(spans)`` runs once every byte of them but the last reached the client.
 
     ``spans``: the Range as parsed (and merged) by ``requested_spans``; ignored without a Range header
     or with an If-Range. Built in a worker thread (it reads the file's size there).
@@ -86,7 +87,7 @@ class ClipResponse:
         try:
             with open(self.path, "rb") as file:
                 last = await self._send_all_but_last_byte(send, connection, file, pieces)
-                if connection is None or await connection.acknowledged():
+                if connection is None or await connection.transmitted():
                     import anyio
 
                     await anyio.to_thread.run_sync(self.log, spans, limiter=_limiter())

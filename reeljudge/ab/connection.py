@@ -15,7 +15,7 @@ admitted, timed and closed by the registry of ``limits.Registry``; beside that i
   nothing meanwhile;
 - gives the app, as the scope extension ``reeljudge.connection``, a ``Connection``: ``sendfile``
   (clip bytes from the file to the socket by the kernel, no worker thread, no copy),
-  ``acknowledged`` (wait until the client acknowledged every byte sent), ``authenticate``,
+  ``transmitted`` (wait until every byte sent left for the client, within its receive window), ``authenticate``,
   ``on_probation`` and ``hold``.
 """
 
@@ -27,7 +27,7 @@ from typing import Any, BinaryIO
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from reeljudge.ab.limits import BACKLOG, MAX_HEAD, SWEEP_S, ConnectionLimits, Registry, pending_bytes, reset
+from reeljudge.ab.limits import BACKLOG, MAX_HEAD, SWEEP_S, ConnectionLimits, Registry, pending_bytes, reset, untransmitted_bytes
 
 EXTENSION = "reeljudge.connection"
 #: unsent bytes a connection may queue in the kernel (``limit_unsent``)
@@ -117,17 +117,18 @@ class Connection:
                 raise ConnectionError("the connection was closed during the transfer")
             task.result()
 
-    async def acknowledged(self) -> bool:
-        """True once the client acknowledged every byte sent so far; False if the connection closes first.
+    async def transmitted(self) -> bool:
+        """True once every byte sent so far left the server and the kernel for the client (TCP transmits only what the
+        client's receive window has room for); False if the connection closes first.
 
         Bounded by the write deadline: a connection whose bytes make no progress for ``write_timeout`` is closed.
         """
-        delay = 0.005
+        delay = 0.0
         while not self.proto.transport.is_closing():
-            if pending_bytes(self.proto) == 0:
+            if untransmitted_bytes(self.proto) == 0:
                 return True
             await asyncio.sleep(delay)
-            delay = min(0.1, 2 * delay)
+            delay = min(0.05, 2 * delay or 0.0005)
         return False
 
     def abort(self) -> None:

@@ -27,9 +27,10 @@ A sweep every half second checks the deadlines (so a deadline is met within 0.5 
 The listen backlog is BACKLOG (128): asyncio accepts up to a backlog of connections in one burst
 before any can be closed, so a backlog of uvicorn's 2,048 could exhaust the open files at once.
 
-What the client acknowledged is read from the kernel on Linux (``SIOCOUTQ``: bytes in the send
-queue not yet acknowledged; ``TCP_INFO``: bytes acknowledged in all); elsewhere only the server's
-own buffer is seen, so a response stuck in the kernel's queue counts as drained there.
+What the client took is read from the kernel on Linux (``SIOCOUTQ``: bytes in the send queue not
+yet acknowledged; ``SIOCOUTQNSD``: not yet transmitted; ``TCP_INFO``: bytes acknowledged in all);
+elsewhere only the server's own buffer is seen, so a response stuck in the kernel's queue counts as
+taken there.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ MAX_HEAD = 16 * 1024
 REFUSED = b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 2\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"
 _LINUX = sys.platform.startswith("linux")
 _TCP_INFO_BYTES_ACKED = 120  # offset of tcpi_bytes_acked (u64) in Linux's struct tcp_info (since 4.1)
+_SIOCOUTQNSD = 0x894B  # Linux: bytes of the send queue not yet transmitted
 
 
 @dataclass(frozen=True)
@@ -112,6 +114,22 @@ def kernel_queue(sock: Any) -> int:
         return 0
 
 
+def kernel_unsent(sock: Any) -> int:
+    """Bytes in the socket's kernel send queue not yet transmitted (Linux ``SIOCOUTQNSD``; 0 elsewhere or when closed).
+
+    TCP transmits a byte only when the client's advertised receive window has room for it: a transmitted byte is one the
+    client's machine can hold for the program there to read.
+    """
+    if not _LINUX or sock is None:
+        return 0
+    import fcntl
+
+    try:
+        return struct.unpack("i", fcntl.ioctl(sock.fileno(), _SIOCOUTQNSD, b"\0\0\0\0"))[0]
+    except (OSError, ValueError):
+        return 0
+
+
 def acknowledged_total(sock: Any) -> int | None:
     """Bytes the peer acknowledged on this socket in all (Linux TCP_INFO), or None where the kernel does not tell."""
     if not _LINUX or sock is None:
@@ -123,6 +141,11 @@ def acknowledged_total(sock: Any) -> int | None:
     except (OSError, ValueError):
         return None
     return struct.unpack_from("Q", info, _TCP_INFO_BYTES_ACKED)[0] if len(info) >= _TCP_INFO_BYTES_ACKED + 8 else None
+
+
+def untransmitted_bytes(proto: Any) -> int:
+    """Bytes of a connection's responses not yet transmitted to the client: the server's buffer and the kernel's unsent queue."""
+    return proto.transport.get_write_buffer_size() + kernel_unsent(proto.transport.get_extra_info("socket"))
 
 
 def pending_bytes(proto: Any) -> int:

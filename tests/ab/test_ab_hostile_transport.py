@@ -254,8 +254,8 @@ def test_bytes_the_client_never_took_are_not_counted_as_watched(tmp_path):
     finally:
         proc.terminate()
         proc.wait(10)
-    assert size > 20_000 and closed
-    assert unread == ([], 0), unread
+    assert size > 20_000 and unread == ([], 0), unread
+    assert closed
     assert read.status_code == 200 and credited[0] == [(0, len(read.content) - 1)]
 
 
