@@ -27,17 +27,21 @@ from typing import Any, BinaryIO, Callable
 
 Spans = list[tuple[int, int]]  # (first, last) byte, inclusive
 CHUNK = 256 * 1024
-#: worker threads for the evidence log (and the fallback reads), per event loop: a clip finishes while every shared worker is busy
+#: worker threads of the clip responses' own (the evidence log, the fallback reads), per event loop, used when every shared
+#: worker thread is busy: a clip finishes however many handlers wait on the store
 CLIP_THREADS = 4
 _LIMITERS: "weakref.WeakKeyDictionary[Any, Any]" = weakref.WeakKeyDictionary()
 
 
 def _limiter() -> Any:
-    """The clip responses' own worker-thread limiter of the running event loop (made on first use)."""
+    """The shared worker-thread limiter when it has a thread free, else the clip responses' own (made on first use)."""
+    import anyio.to_thread
+
+    shared = anyio.to_thread.current_default_thread_limiter()
+    if shared.available_tokens > 0:
+        return shared
     loop = asyncio.get_running_loop()
     if loop not in _LIMITERS:
-        import anyio
-
         _LIMITERS[loop] = anyio.CapacityLimiter(CLIP_THREADS)
     return _LIMITERS[loop]
 
