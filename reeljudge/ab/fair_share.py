@@ -161,7 +161,10 @@ class FairShare:
 
 
 async def _answer(scope: Any, send: Any, status: int, message: str, retry_after: float, close: bool = False) -> None:
-    """A refusal (429 or 503) with ``Retry-After`` in whole seconds: JSON under /api/, plain text elsewhere."""
+    """A refusal (429 or 503) with ``Retry-After`` in whole seconds: JSON under /api/, plain text elsewhere. The connection is
+    closed after it when asked, or when the request has a body (never read: the connection could not carry another request)."""
+    headers_in = dict(scope.get("headers") or [])
+    close = close or headers_in.get(b"content-length", b"0").strip() not in (b"", b"0") or b"transfer-encoding" in headers_in
     seconds = int(retry_after)
     text = f"{message}; try again in {seconds} s."
     api = scope.get("path", "").startswith("/api/")
