@@ -264,3 +264,28 @@ def task_clip_bytes(ws, assignment_id: str, side: str) -> int:
     from reeljudge.ab.assignment import assignment_by_id
 
     return ws.store.clip(assignment_by_id(ws.store, assignment_id).clips[side]).bytes
+
+
+def test_a_refused_request_with_a_body_closes_its_connection(tmp_path):
+    """A 429 answers before the body is read; the connection is closed after it (it could not carry another request), while a
+    refused request without a body keeps its connection, held until Retry-After."""
+    ws = make_study(tmp_path, n_pairs=1)
+    token = invite(ws, "ann")
+    port = free_port()
+    proc = serve_process(ws.root, port, tmp_path / "server.log", "--rate-per-token", "1", "--burst-per-token", "1")
+    socks = []
+    try:
+        httpx.get(f"http://127.0.0.1:{port}/api/r/{token}/task")  # the token is known from here on; its one request is spent
+        for _ in range(8):  # at once: one more than the 2 s of waiting the bucket allows must be refused
+            sock = socket.create_connection(("127.0.0.1", port))
+            sock.sendall(f"POST /api/r/{token}/submit HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                         f"Content-Length: 2\r\n\r\n{{}}".encode())
+            socks.append(sock)
+        answers = [first_answer(sock, 30).lower() for sock in socks]
+    finally:
+        for sock in socks:
+            sock.close()
+        proc.terminate()
+        proc.wait(10)
+    refused = [a for a in answers if a.startswith(b"http/1.1 429")]
+    assert refused and all(b"connection: close" in a and b"retry-after: " in a for a in refused)
