@@ -8,8 +8,9 @@ per server:
 
 - at ``max_connections`` (default: what the open-files limit allows), a new connection closes an
   evictable one to make room: one held back by the rate limits, one whose response has made no
-  progress for ``STALLED_S``, or one waiting for a request head (the longest waiting first); when
-  none is evictable, the new one gets a 503 with ``Retry-After`` and is closed;
+  progress for ``STALLED_S``, or one waiting for a request head (the longest waiting first; not one
+  whose request arrived and waits unread in the kernel); when none is evictable, the new one gets
+  a 503 with ``Retry-After`` and is closed;
 - at most ``max_per_client`` connections from one address (IPv6: one /64) that have not yet carried
   a valid invite token: the next evicts one of them that is held, stalled, or has waited for a
   request head ``STALLED_S`` or more; when none is, it is admitted on probation: its first request
@@ -114,6 +115,19 @@ def kernel_queue(sock: Any) -> int:
         return 0
 
 
+def kernel_inbound(sock: Any) -> int:
+    """Bytes received on the socket that the server has not read yet (Linux ``SIOCINQ``; 0 elsewhere or when closed)."""
+    if not _LINUX or sock is None:
+        return 0
+    import fcntl
+    import termios
+
+    try:
+        return struct.unpack("i", fcntl.ioctl(sock.fileno(), termios.FIONREAD, b"\0\0\0\0"))[0]
+    except (OSError, ValueError):
+        return 0
+
+
 def kernel_unsent(sock: Any) -> int:
     """Bytes in the socket's kernel send queue not yet transmitted (Linux ``SIOCOUTQNSD``; 0 elsewhere or when closed).
 
@@ -205,27 +219,24 @@ class Registry:
 
     def _evict(self, now: float, among: Callable[[_Entry], bool] = lambda e: True, grace: float = 0.0) -> bool:
         """Close the most evictable connection ``among`` those given: held, then stalled, then the longest waiting (for at
-        least ``grace`` seconds); False if none is."""
-        best, victim = None, None
+        least ``grace`` seconds) whose next request has not already arrived unread; False if none is."""
+        ranked = []
         for proto, entry in self.open.items():
             if not among(entry):
                 continue
             if entry.held:
-                rank = (0, entry.waiting_since)
+                ranked.append(((0, entry.waiting_since), proto))
             elif not _waiting(proto):
-                if now - entry.progress_at < STALLED_S:
-                    continue
-                rank = (1, entry.progress_at)
+                if now - entry.progress_at >= STALLED_S:
+                    ranked.append(((1, entry.progress_at), proto))
             elif now - entry.waiting_since >= grace:
-                rank = (2, entry.waiting_since)
-            else:
-                continue
-            if best is None or rank < best:
-                best, victim = rank, proto
-        if victim is None:
-            return False
-        self.close(victim)
-        return True
+                ranked.append(((2, entry.waiting_since), proto))
+        for (rank, _), proto in sorted(ranked, key=lambda item: item[0]):
+            if rank == 2 and kernel_inbound(proto.transport.get_extra_info("socket")):
+                continue  # a request sent and not yet read (a busy server): not idle
+            self.close(proto)
+            return True
+        return False
 
     def authenticate(self, proto: Any) -> None:
         """The connection carried a valid invite token: it no longer counts toward its address's cap."""
