@@ -22,6 +22,7 @@ admitted, timed and closed by the registry of ``limits.Registry``; beside that i
 from __future__ import annotations
 
 import asyncio
+import weakref
 from typing import Any, BinaryIO
 
 import h11
@@ -76,21 +77,35 @@ class Connection:
     """What a request's handler may ask of its connection (the scope extension ``reeljudge.connection``)."""
 
     def __init__(self, proto: Any, registry: Registry) -> None:
-        self.proto, self.registry = proto, registry
+        self._proto, self.registry = weakref.ref(proto), registry
         self.hold_until = 0.0
+
+    @property
+    def proto(self) -> Any:
+        """The connection's protocol. Held weakly: the request's scope holds this object, and a cycle through the protocol
+        would keep every closed connection's last request (its body's first bytes) until the garbage collector ran."""
+        proto = self._proto()
+        if proto is None:
+            raise ConnectionError("the connection is closed")
+        return proto
 
     def authenticate(self) -> None:
         """The request carried a valid invite token: the connection no longer counts toward its address's cap."""
-        self.registry.authenticate(self.proto)
+        proto = self._proto()
+        if proto is not None:
+            self.registry.authenticate(proto)
 
     @property
     def on_probation(self) -> bool:
         """Admitted over its address's cap of connections without a valid token: a request without one must be refused."""
-        return self.registry.on_probation(self.proto)
+        proto = self._proto()
+        return proto is not None and self.registry.on_probation(proto)
 
     def hold(self, seconds: float) -> None:
         """Read nothing more from this connection for ``seconds`` after the current response."""
-        self.hold_until = max(self.hold_until, self.proto.loop.time() + seconds)
+        proto = self._proto()
+        if proto is not None:
+            self.hold_until = max(self.hold_until, proto.loop.time() + seconds)
 
     async def sendfile(self, file: BinaryIO, offset: int, count: int) -> None:
         """Send ``count`` bytes of ``file`` from ``offset`` as part of the response body, by the kernel (``loop.sendfile``).
@@ -132,8 +147,10 @@ class Connection:
         return False
 
     def abort(self) -> None:
-        """Close the connection at once with a reset, dropping what it has not sent."""
-        reset(self.proto.transport)
+        """Close the connection at once with a reset, dropping what it has not sent (nothing when it is gone already)."""
+        proto = self._proto()
+        if proto is not None:
+            reset(proto.transport)
 
 
 def limit_unsent(sock: Any) -> None:

@@ -3,9 +3,10 @@
 Each request is charged to one bucket before any route runs: to its invite token's when the path
 (``/r/<token>``, ``/api/r/<token>/…``) names a token known to be valid, else to its client
 address's (IPv6: its /64) — unknown tokens, the page's static files, the admin pages. A bucket
-holds ``burst`` requests and refills at ``rate`` a second. A request that finds its bucket empty
-waits for its turn when that comes within ``max_wait`` seconds (an honest page that bursts is
-paced, not refused); otherwise it is answered 429 with ``Retry-After`` (whole seconds) and its
+holds ``burst`` requests and refills at ``rate`` a second. A request without a body that finds its
+bucket empty waits for its turn when that comes within ``max_wait`` seconds (an honest page that
+bursts is paced, not refused; a request with a body never waits, it would hold the body's first
+bytes meanwhile); otherwise it is answered 429 with ``Retry-After`` (whole seconds) and its
 connection is held: nothing more is read from it until then (``Connection.hold``), so a client
 that ignores ``Retry-After`` costs nothing meanwhile. A token may have ``active_per_token``
 requests in progress at once (a page needs a handful: its task, two clip streams, a submit); one
@@ -105,14 +106,15 @@ class FairShare:
         match = _TOKEN.match(scope.get("path", ""))
         token = match.group(1) if match else None
         now = time.monotonic()
+        patience = 0.0 if _has_body(scope) else self.limits.max_wait  # a waiting request would hold its body's first bytes
         if token is not None and token in self.known:
-            wait = self._take(("token", token), now)
+            wait = self._take(("token", token), now, patience)
             if wait >= 0 and self.known[token] <= now:
                 await self._check(token)  # once per TOKEN_TTL_S; a link re-issued since falls back to its address next time
         else:
-            wait = self._take(("address", address_key((scope.get("client") or ("",))[0])), now)
+            wait = self._take(("address", address_key((scope.get("client") or ("",))[0])), now, patience)
             if wait >= 0 and token is not None and await self._check(token):
-                self._take(("token", token), now)
+                self._take(("token", token), now, patience)
         valid = token is not None and token in self.known
         if connection is not None and valid:
             connection.authenticate()
@@ -138,11 +140,11 @@ class FairShare:
             if left:
                 self.active[token] = left
 
-    def _take(self, key: tuple[str, str], now: float) -> float:
-        """``Buckets.take`` with the limits of the key's kind."""
+    def _take(self, key: tuple[str, str], now: float, patience: float) -> float:
+        """``Buckets.take`` with the limits of the key's kind, waiting ``patience`` seconds at most."""
         if key[0] == "token":
-            return self.buckets.take(key, self.limits.rate_per_token, self.limits.burst_per_token, self.limits.max_wait, now)
-        return self.buckets.take(key, self.limits.rate_per_address, self.limits.burst_per_address, self.limits.max_wait, now)
+            return self.buckets.take(key, self.limits.rate_per_token, self.limits.burst_per_token, patience, now)
+        return self.buckets.take(key, self.limits.rate_per_address, self.limits.burst_per_address, patience, now)
 
     async def _check(self, token: str) -> bool:
         """Whether the store knows ``token`` (looked up in a worker thread); a valid one is checked again after TOKEN_TTL_S."""
@@ -160,11 +162,16 @@ class FairShare:
 
 
 
+def _has_body(scope: Any) -> bool:
+    """Whether the request declares a body (a length other than 0, or chunked)."""
+    headers = dict(scope.get("headers") or [])
+    return headers.get(b"content-length", b"0").strip() not in (b"", b"0") or b"transfer-encoding" in headers
+
+
 async def _answer(scope: Any, send: Any, status: int, message: str, retry_after: float, close: bool = False) -> None:
     """A refusal (429 or 503) with ``Retry-After`` in whole seconds: JSON under /api/, plain text elsewhere. The connection is
     closed after it when asked, or when the request has a body (never read: the connection could not carry another request)."""
-    headers_in = dict(scope.get("headers") or [])
-    close = close or headers_in.get(b"content-length", b"0").strip() not in (b"", b"0") or b"transfer-encoding" in headers_in
+    close = close or _has_body(scope)
     seconds = int(retry_after)
     text = f"{message}; try again in {seconds} s."
     api = scope.get("path", "").startswith("/api/")
