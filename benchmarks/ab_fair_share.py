@@ -7,7 +7,7 @@ own (so its client work does not slow the measured rater), from addresses 127.0.
 loop stops by itself. The rows:
 
 - ``fair``: the measured rater downloads its task's two clips (``--clip-mb`` MB each, both at once,
-  as the page loads them) ``--downloads`` times and asks for its task every 0.1 s meanwhile;
+  as the page loads them) ``--downloads`` times while its page asks for its task every 0.1 s (in a process of its own);
   (a) alone, (b) beside one other invited token looping its own ``/task`` on 64 keep-alive
   connections from one address, (c) beside 64 connections from one address looping ``/task`` of a
   token that does not exist. Per row: the two clips' download time (and its ratio to row a), the
@@ -108,34 +108,44 @@ async def download_pair(url: str, task: dict[str, Any]) -> float:
     return time.perf_counter() - start
 
 
-async def measured_rater(url: str, token: str, downloads: int, seconds: float) -> tuple[list[float], list[float], dict[str, int]]:
-    """The measured rater: ``downloads`` pair downloads one after another while asking for its task every 0.1 s, for at least
-    ``seconds``; (download times, task latencies, task statuses)."""
+def _fetch_process(url: str, token: str, stop: Any, out: Any) -> None:
+    """In a process of its own (the page's fetches do not wait on the downloads' client work, as in a browser): the rater's
+    task fetched every 0.1 s until ``stop``; (latencies, statuses) to ``out``."""
     import httpx
 
-    async with httpx.AsyncClient(timeout=120) as client:
-        task = (await client.get(f"{url}/api/r/{token}/task")).json()["task"]
-        latencies: list[float] = []
-        statuses: dict[str, int] = {}
-        stop = asyncio.Event()
+    latencies: list[float] = []
+    statuses: dict[str, int] = {}
+    with httpx.Client(timeout=120) as client:
+        while not stop.is_set():
+            start = time.perf_counter()
+            try:
+                status = str(client.get(f"{url}/api/r/{token}/task").status_code)
+            except httpx.HTTPError as error:
+                status = type(error).__name__
+            latencies.append(time.perf_counter() - start)
+            statuses[status] = statuses.get(status, 0) + 1
+            time.sleep(0.1)
+    out.put((latencies, statuses))
 
-        async def fetch() -> None:
-            while not stop.is_set():
-                start = time.perf_counter()
-                try:
-                    status = str((await client.get(f"{url}/api/r/{token}/task")).status_code)
-                except httpx.HTTPError as error:
-                    status = type(error).__name__
-                latencies.append(time.perf_counter() - start)
-                statuses[status] = statuses.get(status, 0) + 1
-                await asyncio.sleep(0.1)
 
-        fetcher = asyncio.create_task(fetch())
-        start = time.monotonic()
-        times = [await download_pair(url, task) for _ in range(downloads)]
-        await asyncio.sleep(max(0.0, start + seconds - time.monotonic()))
+def measured_rater(url: str, token: str, downloads: int, seconds: float) -> tuple[list[float], list[float], dict[str, int]]:
+    """The measured rater: ``downloads`` pair downloads one after another while its page asks for its task every 0.1 s (in
+    another process), for at least ``seconds``; (download times, task latencies, task statuses)."""
+    import httpx
+
+    task = httpx.get(f"{url}/api/r/{token}/task", timeout=120).json()["task"]
+    ctx = multiprocessing.get_context("spawn")
+    stop, out = ctx.Event(), ctx.Queue()
+    fetcher = ctx.Process(target=_fetch_process, args=(url, token, stop, out))
+    fetcher.start()
+    start = time.monotonic()
+    try:
+        times = [asyncio.run(download_pair(url, task)) for _ in range(downloads)]
+        time.sleep(max(0.0, start + seconds - time.monotonic()))
+    finally:
         stop.set()
-        await fetcher
+    latencies, statuses = out.get(timeout=180)
+    fetcher.join(60)
     return times, latencies, statuses
 
 

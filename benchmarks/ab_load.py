@@ -294,7 +294,7 @@ def bench_fair(src: Path, clip_mb: float, downloads: int, seconds: float) -> Non
             for name, target, args in rows:
                 cpu0, rss0 = _cpu_seconds(server.pid), _memory_kib(server.pid, "VmRSS")
                 wall0 = time.perf_counter()
-                (times, lat, task_statuses), attack = with_attack(target, args, lambda: asyncio.run(measured_rater(url, rater, downloads, seconds)))
+                (times, lat, task_statuses), attack = with_attack(target, args, lambda: measured_rater(url, rater, downloads, seconds))
                 cpu, wall = _cpu_seconds(server.pid) - cpu0, time.perf_counter() - wall0
                 peak = _memory_kib(server.pid, "VmHWM") - rss0
                 median = sorted(times)[len(times) // 2]
