@@ -10,9 +10,9 @@ bytes meanwhile); otherwise it is answered 429 with ``Retry-After`` (whole secon
 connection is held: nothing more is read from it until then (``Connection.hold``), so a client
 that ignores ``Retry-After`` costs nothing meanwhile. A token may have ``active_per_token``
 requests in progress at once (a page needs a handful: its task, two clip streams, a submit); one
-more is a 429 too, so one rater cannot hold the server's connections with slow clip streams. A token is checked against the store once
-(in a worker thread, after its address's bucket admitted the request) and then charged to its own
-bucket, checked again every ``TOKEN_TTL_S`` (a re-issued link's old token goes back to its
+more is a 429 too, so one rater cannot hold the server's connections with slow clip streams. A
+token is checked against the store once (in a worker thread, after its address's bucket admitted
+the request) and then charged to its own bucket, checked again every ``TOKEN_TTL_S`` (a re-issued link's old token goes back to its
 address's bucket); a valid one also marks its connection authenticated, so raters behind one
 address (a NAT, an office) are told apart by token and never meet the per-address connection cap;
 a connection admitted on probation over that cap (``limits.Registry.admit``) whose request carries
@@ -35,8 +35,8 @@ from typing import Any, Callable
 from reeljudge.ab.limits import address_key
 
 TOKEN_TTL_S = 60.0
-#: a path segment that can be an invite token (``new_invite_token``: 24 URL-safe characters); others are never looked up
-_TOKEN = re.compile(r"\A/(?:api/)?r/([A-Za-z0-9_-]{16,64})(?:/|\Z)")
+#: a path segment that can be an invite token (``new_invite_token``: 24 URL-safe characters; at most 8-128); no other is looked up
+_TOKEN = re.compile(r"\A/(?:api/)?r/([A-Za-z0-9_-]{8,128})(?:/|\Z)")
 _MAX_BUCKETS = 4096
 
 
@@ -119,7 +119,8 @@ class FairShare:
         if connection is not None and valid:
             connection.authenticate()
         elif connection is not None and connection.on_probation:
-            return await _answer(scope, send, 503, "Too many connections from this address without a valid invite link", 2, close=True)
+            message = "Too many connections from this address without a valid invite link"
+            return await _answer(scope, send, 503, message, 2, close=True)
         if wait < 0:
             if connection is not None:
                 connection.hold(-wait)
@@ -176,7 +177,9 @@ async def _answer(scope: Any, send: Any, status: int, message: str, retry_after:
     text = f"{message}; try again in {seconds} s."
     api = scope.get("path", "").startswith("/api/")
     body = json.dumps({"error": text, "retry_after": seconds}).encode() if api else text.encode()
-    headers = [(b"content-type", b"application/json" if api else b"text/plain; charset=utf-8"), (b"content-length", str(len(body)).encode()),
-               (b"retry-after", str(seconds).encode()), (b"cache-control", b"no-store")]
-    await send({"type": "http.response.start", "status": status, "headers": headers + ([(b"connection", b"close")] if close else [])})
+    headers = [(b"content-type", b"application/json" if api else b"text/plain; charset=utf-8"),
+               (b"content-length", str(len(body)).encode()), (b"retry-after", str(seconds).encode()), (b"cache-control", b"no-store")]
+    if close:
+        headers.append((b"connection", b"close"))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body, "more_body": False})
