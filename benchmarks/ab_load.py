@@ -11,10 +11,15 @@
    (``{"assignment_id":"x","watch":{"log":[{},{},…]}}``) to ``/api/r/nobody/submit`` without a
    valid token, over and over, (a) beside one rater fetching tasks (its p99) and (b) beside the
    raters' load; each with the server's peak RSS (``VmHWM``) over its RSS before the attack.
-2. Report: ``--judgements`` (10,000) synthetic judgements (2 families × 4 systems, 2 raters per
+2. Fair share (``--fair``, issue 39; ``benchmarks/ab_fair_share.py``): another rater's two ``--clip-mb``
+   (8) MB clips and its ``/task`` latency alone, beside one token flooding on 64 connections, and
+   beside 64 tokenless connections; 64 connections that pipeline and never read against
+   ``--max-connections 64``; 40 raters behind one address. Only these rows run with ``--fair``.
+3. Report: ``--judgements`` (10,000) synthetic judgements (2 families × 4 systems, 2 raters per
    sample) → ``build_report`` with 1,000 bootstrap resamples, then HTML; prints time and sizes.
 
 Usage: ``.venv/bin/python -m benchmarks.ab_load [--raters 50] [--samples 1000] [--judgements 10000] [--src DIR] [--skip-report] [--hostile 128 [--attack-only]]``
+or ``.venv/bin/python -m benchmarks.ab_load --fair [--clip-mb 8] [--downloads 3] [--fair-seconds 12] [--stuck-seconds 20] [--src DIR]``
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import argparse
 import asyncio
 import json
 import random
+import secrets
 import subprocess
 import sys
 import tempfile
@@ -269,6 +275,99 @@ def bench_attack_alone(url: str, port: int, pid: int, token: str, hostile: int, 
           f"server RSS {rss_before / 1024:.0f} MiB before, peak +{max(0, peak) / 1024:.0f} MiB")
 
 
+def bench_fair(src: Path, clip_mb: float, downloads: int, seconds: float) -> None:
+    """Rows ``fair`` of ``benchmarks/ab_fair_share.py``: another rater's clips and /task alone, beside one token flooding on 64
+    connections, beside 64 tokenless connections."""
+    from benchmarks.ab_fair_share import FLOODERS, flood_process, measured_rater, with_attack
+    from support.ab_study import byte_study, free_port, invite
+
+    with tempfile.TemporaryDirectory(prefix="reeljudge-ab-fair-") as tmp:
+        ws = byte_study(Path(tmp) / "study", int(clip_mb * 1_000_000), n_pairs=8)
+        rater, greedy = invite(ws, "measured"), invite(ws, "greedy")
+        port = free_port()
+        url = f"http://127.0.0.1:{port}"
+        server = serve_process(ws.root, port, src, "--gold-every", "0")
+        rows = [("alone", None, ()), (f"one token on {FLOODERS} connections", flood_process, (port, f"/api/r/{greedy}/task", "127.0.0.2")),
+                (f"{FLOODERS} tokenless connections", flood_process, (port, f"/api/r/{secrets.token_urlsafe(18)}/task", "127.0.0.3"))]
+        alone = None
+        try:
+            for name, target, args in rows:
+                cpu0, rss0 = _cpu_seconds(server.pid), _memory_kib(server.pid, "VmRSS")
+                wall0 = time.perf_counter()
+                (times, lat, task_statuses), attack = with_attack(target, args, lambda: measured_rater(url, rater, downloads, seconds))
+                cpu, wall = _cpu_seconds(server.pid) - cpu0, time.perf_counter() - wall0
+                peak = _memory_kib(server.pid, "VmHWM") - rss0
+                median = sorted(times)[len(times) // 2]
+                alone = alone or median
+                ratio = f", {median / alone:.1f}× alone" if target else ""
+                print(f"fair [{name}]: two {clip_mb:g} MB clips in {' / '.join(f'{t:.2f}' for t in times)} s (median {median:.2f} s{ratio}); "
+                      f"/task p50 {_pct(lat, 0.5):.0f} ms, p99 {_pct(lat, 0.99):.0f} ms ({len(lat)} fetches {task_statuses}); "
+                      f"server CPU {cpu:.1f} s over {wall:.1f} s wall, peak RSS +{max(0, peak) / 1024:.0f} MiB (from {rss0 / 1024:.0f}); "
+                      f"attack answers {attack} ({src.name})", flush=True)
+        finally:
+            _stop(server)
+
+
+def bench_stuck(src: Path, seconds: float) -> None:
+    """Row ``stuck`` of ``benchmarks/ab_fair_share.py``: 64 connections pipelining and never reading against --max-connections 64."""
+    import httpx
+
+    from benchmarks.ab_fair_share import FLOODERS, stuck_process, with_attack
+    from support.ab_study import free_port, invite
+
+    with tempfile.TemporaryDirectory(prefix="reeljudge-ab-stuck-") as tmp:
+        ws = fake_study(Path(tmp) / "study", 4)
+        token = invite(ws, "measured")
+        port = free_port()
+        server = serve_process(ws.root, port, src, "--gold-every", "0", "--max-connections", str(FLOODERS))
+
+        def measure() -> dict[str, int]:
+            statuses: dict[str, int] = {}
+            for _ in range(int(seconds)):
+                start = time.monotonic()
+                try:
+                    status = str(httpx.get(f"http://127.0.0.1:{port}/api/r/{token}/task", timeout=5).status_code)
+                except httpx.HTTPError as error:
+                    status = type(error).__name__
+                statuses[status] = statuses.get(status, 0) + 1
+                time.sleep(max(0.0, start + 1 - time.monotonic()))
+            return statuses
+
+        try:
+            statuses, attack = with_attack(stuck_process, (port, FLOODERS), measure)
+        finally:
+            _stop(server)
+    print(f"stuck [{FLOODERS} connections pipelining, never reading; --max-connections {FLOODERS}]: the rater's task fetches over "
+          f"{seconds:.0f} s {statuses}; {attack} ({src.name})", flush=True)
+
+
+def bench_nat(src: Path, raters: int = 40) -> None:
+    """Row ``nat`` of ``benchmarks/ab_fair_share.py``: raters behind one address, two connections each."""
+    from benchmarks.ab_fair_share import nat_raters
+    from support.ab_study import free_port, invite
+
+    with tempfile.TemporaryDirectory(prefix="reeljudge-ab-nat-") as tmp:
+        ws = fake_study(Path(tmp) / "study", raters)
+        tokens = [invite(ws, f"nat{i:02d}") for i in range(raters)]
+        port = free_port()
+        server = serve_process(ws.root, port, src, "--gold-every", "0")
+        try:
+            statuses = asyncio.run(nat_raters(f"http://127.0.0.1:{port}", tokens))
+        finally:
+            _stop(server)
+    print(f"nat [{raters} raters behind one address, two connections each]: task fetches {statuses} ({src.name})", flush=True)
+
+
+def _stop(server: subprocess.Popen) -> None:
+    """Stop a server process (killed when a graceful shutdown still waits on hostile connections)."""
+    server.terminate()
+    try:
+        server.wait(10)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait()
+
+
 def synthetic_records(n: int) -> tuple[list, list]:
     """``n`` records: 2 raters per sample, 2 families, 4 systems with different true strengths."""
     from reeljudge.ab.records import build_record
@@ -327,7 +426,17 @@ def main() -> None:
     parser.add_argument("--skip-report", action="store_true", help="the load part only")
     parser.add_argument("--attack-only", action="store_true", help="with --hostile: the attack beside one rater, not beside the load")
     parser.add_argument("--hostile", type=int, default=0, help="hostile clients beside the raters (0: none; the issue's attack: 128)")
+    parser.add_argument("--fair", action="store_true", help="the fair-share rows only (issue 39)")
+    parser.add_argument("--clip-mb", type=float, default=8.0, help="--fair: the measured rater's clip size in MB (default 8)")
+    parser.add_argument("--downloads", type=int, default=3, help="--fair: pair downloads per row (default 3)")
+    parser.add_argument("--fair-seconds", type=float, default=12.0, help="--fair: the least time each row's rater runs (default 12)")
+    parser.add_argument("--stuck-seconds", type=float, default=20.0, help="--fair: the rater's fetches beside the stuck connections")
     args = parser.parse_args()
+    if args.fair:
+        bench_fair(args.src.resolve(), args.clip_mb, args.downloads, args.fair_seconds)
+        bench_stuck(args.src.resolve(), args.stuck_seconds)
+        bench_nat(args.src.resolve())
+        return
     bench_load(args.raters, args.samples, args.src.resolve(), args.hostile, args.attack_only)
     if not args.skip_report:
         bench_report(args.judgements, args.resamples)

@@ -54,7 +54,19 @@ def add_parser(subparsers: Any) -> Any:
     p.add_argument("--max-connections", type=int, default=None,
                    help="open connections at most (default: half the open-files limit left after 128; 0: no cap)")
     p.add_argument("--max-per-client", type=int, default=64,
-                   help="open connections per client address (default 64; 0: no cap, e.g. behind a reverse proxy)")
+                   help="open connections per client address that carried no valid invite token yet (default 64; 0: no cap, "
+                        "e.g. behind a reverse proxy); raters are told apart by their token")
+    p.add_argument("--write-timeout", type=float, default=15.0,
+                   help="seconds a response may go without the client taking any of its bytes before the connection is closed (default 15)")
+    p.add_argument("--max-pipelined", type=int, default=8,
+                   help="requests a connection may queue behind the one being answered; the last is answered, then it is closed (default 8)")
+    p.add_argument("--rate-per-token", type=float, default=20.0, help="requests a second per invite token, sustained (default 20; 0: no limit)")
+    p.add_argument("--burst-per-token", type=int, default=100, help="requests per invite token in a burst (default 100)")
+    p.add_argument("--active-per-token", type=int, default=16, help="requests per invite token in progress at once (default 16; 0: no limit)")
+    p.add_argument("--rate-per-address", type=float, default=20.0,
+                   help="requests a second per client address without a valid token: static files, unknown links, admin (default 20; "
+                        "0: no limit, e.g. behind a reverse proxy that limits them)")
+    p.add_argument("--burst-per-address", type=int, default=100, help="requests per client address without a valid token in a burst (default 100)")
     p.set_defaults(func=cmd_serve)
 
     p = common(sub.add_parser("report", help="write report.html and report.json"))
@@ -163,17 +175,27 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     require("reeljudge ab serve", "uvicorn", "starlette")
     from reeljudge.ab.assignment import QCOptions
-    from reeljudge.ab.limits import ConnectionLimits, run
+    from reeljudge.ab.fair_share import RateLimits
+    from reeljudge.ab.connection import run
+    from reeljudge.ab.limits import ConnectionLimits
     from reeljudge.ab.server import ServeOptions, create_app
     from reeljudge.environment import study_environment
 
     ws = workspace_of(args)
     if args.min_raters < 2 or args.max_raters < args.min_raters:
         return _fail("--min-raters must be at least 2 and --max-raters at least --min-raters")
-    if min(args.header_timeout, args.body_timeout, args.keep_alive) <= 0 or (args.max_connections or 0) < 0 or args.max_per_client < 0:
-        return _fail("--header-timeout, --body-timeout and --keep-alive must be positive; --max-connections and --max-per-client at least 0")
-    limits = ConnectionLimits(args.header_timeout, args.body_timeout, args.keep_alive, args.max_connections, args.max_per_client)
-    options = ServeOptions(args.host, args.port, QCOptions(args.min_raters, args.max_raters, args.gold_every), limits=limits)
+    if min(args.header_timeout, args.body_timeout, args.keep_alive, args.write_timeout) <= 0:
+        return _fail("--header-timeout, --body-timeout, --keep-alive and --write-timeout must be positive")
+    if min(args.max_connections or 0, args.max_per_client, args.max_pipelined, args.rate_per_token, args.rate_per_address,
+           args.active_per_token) < 0:
+        return _fail("--max-connections, --max-per-client, --max-pipelined, --rate-per-token, --rate-per-address and --active-per-token "
+                     "must be at least 0")
+    if min(args.burst_per_token, args.burst_per_address) < 1:
+        return _fail("--burst-per-token and --burst-per-address must be at least 1")
+    limits = ConnectionLimits(args.header_timeout, args.body_timeout, args.keep_alive, args.max_connections, args.max_per_client,
+                              args.write_timeout, args.max_pipelined)
+    rates = RateLimits(args.rate_per_token, args.burst_per_token, args.rate_per_address, args.burst_per_address, args.active_per_token)
+    options = ServeOptions(args.host, args.port, QCOptions(args.min_raters, args.max_raters, args.gold_every), limits=limits, rates=rates)
     app = create_app(ws, options)
     print(f"reeljudge ab: serving {len(ws.store.samples())} samples on http://{args.host}:{args.port}/", flush=True)
     print(f"admin dashboard: http://{args.host}:{args.port}/admin?token={ws.admin_token()}", flush=True)

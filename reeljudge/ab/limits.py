@@ -1,44 +1,77 @@
 """Connection limits of the rating server: the deadlines and caps uvicorn does not enforce itself.
 
-uvicorn closes an idle keep-alive connection (``timeout_keep_alive``) and caps the size of a
-request head (h11, 16 KiB), but a connection that never sends a request, a request head sent a
-byte at a time, a body that trickles, or more connections than the process may open files are
-all kept. ``guarded_protocol`` is uvicorn's h11 protocol with a per-server registry that
+uvicorn closes an idle keep-alive connection (``timeout_keep_alive``), but a connection that never
+sends a request, a request head sent a byte at a time, a body that trickles, a response the client
+never reads, requests pipelined without end, or more connections than the process may open files
+are all kept. The registry here, driven by the connection protocol (``connection.py``), enforces
+per server:
 
-- refuses a connection beyond ``max_per_client`` from one address (503, closed);
-- at ``max_connections`` (default: what the open-files limit allows), closes the connection that
-  has waited longest for a request head to make room, so idle connections cannot lock raters out;
-- closes a connection whose request head is not complete ``header_timeout`` seconds after it
-  opened or after its previous response, and one whose body is not complete ``body_timeout``
-  seconds after its head.
+- at ``max_connections`` (default: what the open-files limit allows), a new connection closes an
+  evictable one to make room: one held back by the rate limits, one whose response has made no
+  progress for ``STALLED_S``, or one waiting for a request head (the longest waiting first; not one
+  whose request arrived and waits unread in the kernel); when none is evictable, the new one gets
+  a 503 with ``Retry-After`` and is closed;
+- at most ``max_per_client`` connections from one address (IPv6: one /64) that have not yet carried
+  a valid invite token: the next evicts one of them that is held, stalled, or has waited for a
+  request head ``STALLED_S`` or more; when none is, it is admitted on probation: its first request
+  must carry a valid token, else it is answered 503 (``Retry-After``) and closed. Connections of
+  invited raters are told apart by their token and never count, so raters behind one address (a
+  NAT, an office) are never refused by this cap;
+- a request head complete within ``header_timeout`` seconds of the connection opening or of its
+  previous response, a body within ``body_timeout`` seconds of its head;
+- a response whose bytes make no progress for ``write_timeout`` seconds (nothing acknowledged by
+  the client while bytes wait in the server's buffer or the kernel's send queue) is aborted;
+- at most ``max_pipelined`` requests queued behind the one being answered: the last one allowed is
+  answered and the connection closed.
 
 A sweep every half second checks the deadlines (so a deadline is met within 0.5 s of its time).
 The listen backlog is BACKLOG (128): asyncio accepts up to a backlog of connections in one burst
 before any can be closed, so a backlog of uvicorn's 2,048 could exhaust the open files at once.
+
+What the client took is read from the kernel on Linux (``SIOCOUTQ``: bytes in the send queue not
+yet acknowledged; ``SIOCOUTQNSD``: not yet transmitted; ``TCP_INFO``: bytes acknowledged in all);
+elsewhere only the server's own buffer is seen, so a response stuck in the kernel's queue counts as
+taken there.
 """
 
 from __future__ import annotations
 
+import ipaddress
+import struct
+import sys
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 SWEEP_S = 0.5
+#: a response that made no progress this long, or a connection of an address over its cap that has waited this long for a
+#: request head, is evictable (the write and header deadlines close them later)
+STALLED_S = 1.0
 #: listen backlog, and so the most connections asyncio accepts in one burst before any is closed
 BACKLOG = 128
 RESERVED_FILES = 128  # the listening socket, the store's connections (one per worker thread), logs, imports
-REFUSED = b"HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"
+#: the largest request head taken (h11's limit for a head that arrives in pieces, now also for one sent whole)
+MAX_HEAD = 16 * 1024
+REFUSED = b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 2\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"
+_LINUX = sys.platform.startswith("linux")
+_TCP_INFO_BYTES_ACKED = 120  # offset of tcpi_bytes_acked (u64) in Linux's struct tcp_info (since 4.1)
+_SIOCOUTQNSD = 0x894B  # Linux: bytes of the send queue not yet transmitted
 
 
 @dataclass(frozen=True)
 class ConnectionLimits:
-    """Deadlines (seconds) and caps on connections; ``max_connections`` None: from the open-files limit, 0: none."""
+    """Deadlines (seconds) and caps on connections; ``max_connections`` None: from the open-files limit, 0: none.
+
+    ``max_per_client``: connections per address that have not yet carried a valid invite token (0: no cap).
+    """
 
     header_timeout: float = 10.0
     body_timeout: float = 30.0
     keep_alive: float = 5.0
     max_connections: int | None = None
     max_per_client: int = 64
+    write_timeout: float = 15.0
+    max_pipelined: int = 8
 
     def connection_cap(self) -> int:
         """The number of open connections allowed (0: unlimited).
@@ -56,86 +89,257 @@ class ConnectionLimits:
         return max(8, (soft - RESERVED_FILES) // 2)
 
 
+def address_key(host: str) -> str:
+    """The key a client address is counted under: the address itself, or its /64 for IPv6 (one host's usual allocation)."""
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host
+    if address.version == 4:
+        return str(address)
+    if address.ipv4_mapped is not None:
+        return str(address.ipv4_mapped)
+    return str(ipaddress.ip_network(f"{address}/64", strict=False))
+
+
+def kernel_queue(sock: Any) -> int:
+    """Bytes in the socket's kernel send queue that the peer has not acknowledged (Linux; 0 elsewhere or when closed)."""
+    if not _LINUX or sock is None:
+        return 0
+    import fcntl
+    import termios
+
+    try:
+        return struct.unpack("i", fcntl.ioctl(sock.fileno(), termios.TIOCOUTQ, b"\0\0\0\0"))[0]
+    except (OSError, ValueError):
+        return 0
+
+
+def kernel_inbound(sock: Any) -> int:
+    """Bytes received on the socket that the server has not read yet (Linux ``SIOCINQ``; 0 elsewhere or when closed)."""
+    if not _LINUX or sock is None:
+        return 0
+    import fcntl
+    import termios
+
+    try:
+        return struct.unpack("i", fcntl.ioctl(sock.fileno(), termios.FIONREAD, b"\0\0\0\0"))[0]
+    except (OSError, ValueError):
+        return 0
+
+
+def kernel_unsent(sock: Any) -> int:
+    """Bytes in the socket's kernel send queue not yet transmitted (Linux ``SIOCOUTQNSD``; 0 elsewhere or when closed).
+
+    TCP transmits a byte only when the client's advertised receive window has room for it: a transmitted byte is one the
+    client's machine can hold for the program there to read.
+    """
+    if not _LINUX or sock is None:
+        return 0
+    import fcntl
+
+    try:
+        return struct.unpack("i", fcntl.ioctl(sock.fileno(), _SIOCOUTQNSD, b"\0\0\0\0"))[0]
+    except (OSError, ValueError):
+        return 0
+
+
+def acknowledged_total(sock: Any) -> int | None:
+    """Bytes the peer acknowledged on this socket in all (Linux TCP_INFO), or None where the kernel does not tell."""
+    if not _LINUX or sock is None:
+        return None
+    import socket
+
+    try:
+        info = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 256)
+    except (OSError, ValueError):
+        return None
+    return struct.unpack_from("Q", info, _TCP_INFO_BYTES_ACKED)[0] if len(info) >= _TCP_INFO_BYTES_ACKED + 8 else None
+
+
+def untransmitted_bytes(proto: Any) -> int:
+    """Bytes of a connection's responses not yet transmitted to the client: the server's buffer and the kernel's unsent queue."""
+    return proto.transport.get_write_buffer_size() + kernel_unsent(proto.transport.get_extra_info("socket"))
+
+
+def pending_bytes(proto: Any) -> int:
+    """Bytes of a connection's responses not yet acknowledged by the client: the server's buffer and the kernel's queue."""
+    return proto.transport.get_write_buffer_size() + kernel_queue(proto.transport.get_extra_info("socket"))
+
+
+def reset(transport: Any) -> None:
+    """Close a connection with a TCP reset: what the server and the kernel still hold for it is dropped, not sent."""
+    import socket
+
+    sock = transport.get_extra_info("socket")
+    try:
+        if sock is not None:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    except OSError:
+        pass
+    transport.abort()
+
+
 class _Entry:
     """What the registry knows of one connection."""
 
-    __slots__ = ("host", "waiting_since", "cycle", "head_at")
+    __slots__ = ("key", "waiting_since", "cycle", "head_at", "authenticated", "held", "probation", "depth", "acked", "progress_at")
 
-    def __init__(self, host: str, now: float) -> None:
-        self.host, self.waiting_since, self.cycle, self.head_at = host, now, None, now
+    def __init__(self, key: str, now: float, probation: bool) -> None:
+        self.key, self.waiting_since, self.cycle, self.head_at = key, now, None, now
+        self.authenticated = self.held = False
+        self.probation = probation
+        self.depth, self.acked, self.progress_at = 0, -1, now
 
 
-class _Registry:
+class Registry:
     """The open connections of one server, by protocol object; enforces the caps and deadlines."""
 
     def __init__(self, limits: ConnectionLimits) -> None:
         self.limits, self.cap = limits, limits.connection_cap()
         self.open: dict[Any, _Entry] = {}
-        self.per_host: dict[str, int] = {}
+        self.unauthenticated: dict[str, int] = {}
         self.sweeping = False
 
-    def admit(self, proto: Any) -> None:
-        """Register a new connection, or close it (or the longest-waiting one) when a cap is reached."""
-        host = proto.client[0] if proto.client else ""
-        if self.limits.max_per_client and self.per_host.get(host, 0) >= self.limits.max_per_client:
-            proto.transport.write(REFUSED)
-            proto.transport.close()
-            return
-        if self.cap and len(self.open) >= self.cap:
-            victim = min((p for p in self.open if _waiting(p)), key=lambda p: self.open[p].waiting_since, default=None)
-            if victim is None:
-                proto.transport.write(REFUSED)
-                proto.transport.close()
-                return
-            self.close(victim)
-        self.open[proto] = _Entry(host, time.monotonic())
-        self.per_host[host] = self.per_host.get(host, 0) + 1
+    def admit(self, proto: Any) -> bool:
+        """Register a new connection, closing an evictable one when a cap is reached; False (and the new one refused) when none is."""
+        now = time.monotonic()
+        key = address_key(proto.client[0] if proto.client else "")
+        probation = False
+        if self.limits.max_per_client and self.unauthenticated.get(key, 0) >= self.limits.max_per_client:
+            probation = not self._evict(now, lambda e: e.key == key and not e.authenticated, grace=STALLED_S)
+        if self.cap and len(self.open) >= self.cap and not self._evict(now):
+            return _refuse(proto)
+        self.open[proto] = _Entry(key, now, probation)
+        self.unauthenticated[key] = self.unauthenticated.get(key, 0) + 1
         if not self.sweeping:
             self.sweeping = True
             proto.loop.call_later(SWEEP_S, self.sweep, proto.loop)
+        return True
+
+    def _evict(self, now: float, among: Callable[[_Entry], bool] = lambda e: True, grace: float = 0.0) -> bool:
+        """Close the most evictable connection ``among`` those given: held, then stalled, then the longest waiting (for at
+        least ``grace`` seconds) whose next request has not already arrived unread; False if none is."""
+        ranked = []
+        for proto, entry in self.open.items():
+            if not among(entry):
+                continue
+            if entry.held:
+                ranked.append(((0, entry.waiting_since), proto))
+            elif not _waiting(proto):
+                if now - entry.progress_at >= STALLED_S:
+                    ranked.append(((1, entry.progress_at), proto))
+            elif now - entry.waiting_since >= grace:
+                ranked.append(((2, entry.waiting_since), proto))
+        for (rank, _), proto in sorted(ranked, key=lambda item: item[0]):
+            if rank == 2 and kernel_inbound(proto.transport.get_extra_info("socket")):
+                continue  # a request sent and not yet read (a busy server): not idle
+            self.close(proto)
+            return True
+        return False
+
+    def authenticate(self, proto: Any) -> None:
+        """The connection carried a valid invite token: it no longer counts toward its address's cap."""
+        entry = self.open.get(proto)
+        if entry is not None and not entry.authenticated:
+            entry.authenticated, entry.probation = True, False
+            self._uncount(entry.key)
+
+    def on_probation(self, proto: Any) -> bool:
+        """True for a connection admitted over its address's cap that has not yet carried a valid token."""
+        entry = self.open.get(proto)
+        return entry is not None and entry.probation
+
+    def _uncount(self, key: str) -> None:
+        left = self.unauthenticated[key] - 1
+        if left:
+            self.unauthenticated[key] = left
+        else:
+            del self.unauthenticated[key]
 
     def drop(self, proto: Any) -> None:
         """Forget a connection (idempotent)."""
         entry = self.open.pop(proto, None)
-        if entry is not None:
-            left = self.per_host[entry.host] - 1
-            if left:
-                self.per_host[entry.host] = left
-            else:
-                del self.per_host[entry.host]
+        if entry is not None and not entry.authenticated:
+            self._uncount(entry.key)
 
     def close(self, proto: Any) -> None:
-        """Close a connection now and forget it."""
+        """Close a connection now and forget it. With bytes still unacknowledged (in the server's buffer or the kernel's queue)
+        it is reset: a graceful close would queue its end behind bytes the client does not take, and keep them."""
         self.drop(proto)
-        if not proto.transport.is_closing():
-            proto.transport.close()
+        proto.cancel_sending()  # a transfer by sendfile first lets go of the socket (asyncio would fail on it as it closes)
+        transport = proto.transport
+        if transport.is_closing() or pending_bytes(proto):
+            reset(transport)
+        else:
+            transport.close()
 
-    def observe(self, proto: Any) -> None:
-        """After the protocol handled incoming data: note when a new request's head arrived."""
+    def started(self, proto: Any, queued: bool) -> bool:
+        """A request head arrived (``queued``: it waited behind the previous response); True when it must be the connection's last."""
         entry = self.open.get(proto)
-        if entry is not None and proto.cycle is not None and proto.cycle is not entry.cycle:
-            entry.cycle, entry.head_at = proto.cycle, time.monotonic()
+        if entry is None:
+            return False
+        entry.cycle = proto.cycle
+        entry.head_at = entry.progress_at = time.monotonic()
+        entry.depth = entry.depth + 1 if queued else 0
+        return bool(self.limits.max_pipelined) and entry.depth >= self.limits.max_pipelined
+
+    def holding(self, proto: Any, held: bool) -> None:
+        """The connection is (or no longer is) held back by the rate limits after its response."""
+        entry = self.open.get(proto)
+        if entry is not None:
+            entry.held = held
 
     def responded(self, proto: Any) -> None:
         """A response is complete: the connection waits for its next request head from now."""
         entry = self.open.get(proto)
         if entry is not None:
-            entry.waiting_since = time.monotonic()
+            entry.waiting_since, entry.held = time.monotonic(), False
 
     def sweep(self, loop: Any) -> None:
         """Close every connection past its deadline; runs every SWEEP_S seconds while any is open."""
         now = time.monotonic()
         for proto, entry in list(self.open.items()):
-            if _waiting(proto):
-                late = now - entry.waiting_since > self.limits.header_timeout
-            else:
-                late = proto.cycle.more_body and now - entry.head_at > self.limits.body_timeout
-            if late:
+            if self._late(proto, entry, now):
                 self.close(proto)
         if self.open:
             loop.call_later(SWEEP_S, self.sweep, loop)
         else:
             self.sweeping = False
+
+    def _late(self, proto: Any, entry: _Entry, now: float) -> bool:
+        """True when the connection is past a deadline: its responses stalled, its head or its body late.
+
+        While the client is still taking a response only the write deadline applies: the header deadline of a connection
+        waiting for its next request counts from when its last response was taken.
+        """
+        if entry.held:
+            return False
+        draining, stalled = self._draining(proto, entry, now)
+        if stalled > self.limits.write_timeout:
+            return True
+        if _waiting(proto):
+            if draining:
+                entry.waiting_since = now
+            return now - entry.waiting_since > self.limits.header_timeout
+        return bool(proto.cycle.more_body) and now - entry.head_at > self.limits.body_timeout
+
+    @staticmethod
+    def _draining(proto: Any, entry: _Entry, now: float) -> tuple[bool, float]:
+        """(whether bytes of the connection's responses wait to be acknowledged, seconds since they last made progress).
+
+        Progress: the kernel's count of acknowledged bytes grew (Linux), else the server's own buffer shrank.
+        """
+        if pending_bytes(proto) == 0:
+            entry.progress_at, entry.acked = now, -1
+            return False, 0.0
+        acked = acknowledged_total(proto.transport.get_extra_info("socket"))
+        if acked is None:
+            acked = -proto.transport.get_write_buffer_size()
+        if acked > entry.acked:
+            entry.progress_at = now
+        entry.acked = acked
+        return True, now - entry.progress_at
 
 
 def _waiting(proto: Any) -> bool:
@@ -143,38 +347,9 @@ def _waiting(proto: Any) -> bool:
     return proto.cycle is None or proto.cycle.response_complete
 
 
-def guarded_protocol(limits: ConnectionLimits) -> type:
-    """uvicorn's h11 protocol class with ``limits`` enforced; one registry per class (per server)."""
-    from uvicorn.protocols.http.h11_impl import H11Protocol
+def _refuse(proto: Any) -> bool:
+    """Answer 503 (with Retry-After) and close; False."""
+    proto.transport.write(REFUSED)
+    proto.transport.close()
+    return False
 
-    registry = _Registry(limits)
-
-    class GuardedH11Protocol(H11Protocol):
-        """H11Protocol whose connections are admitted, timed and closed by the registry."""
-
-        def connection_made(self, transport: Any) -> None:  # type: ignore[override]
-            super().connection_made(transport)
-            registry.admit(self)
-
-        def connection_lost(self, exc: Exception | None) -> None:
-            registry.drop(self)
-            super().connection_lost(exc)
-
-        def handle_events(self) -> None:
-            super().handle_events()
-            registry.observe(self)
-
-        def on_response_complete(self) -> None:
-            registry.responded(self)
-            super().on_response_complete()
-
-    GuardedH11Protocol.registry = registry  # type: ignore[attr-defined]
-    return GuardedH11Protocol
-
-
-def run(app: Any, host: str, port: int, limits: ConnectionLimits, log_level: str = "warning") -> None:
-    """Serve ``app`` under uvicorn with ``limits`` until interrupted."""
-    import uvicorn
-
-    uvicorn.run(app, host=host, port=port, log_level=log_level, http=guarded_protocol(limits), timeout_keep_alive=limits.keep_alive,
-                backlog=BACKLOG)

@@ -17,6 +17,7 @@ from typing import Any
 from reeljudge.ab.assignment import ASSIGNMENT_ID, QCOptions, assignment_by_id, next_task, progress
 from reeljudge.ab.bodies import BodyError, check_declared, parse_bounded, read_capped
 from reeljudge.ab.evidence import MAX_SPEED, RangeError, requested_spans
+from reeljudge.ab.fair_share import FairShare, RateLimits
 from reeljudge.ab.limits import ConnectionLimits
 from reeljudge.ab.protocol import SIDES
 from reeljudge.ab.submit import Submitter
@@ -40,6 +41,7 @@ class ServeOptions:
         max_speed: the fastest playback speed the page offers; a submit needs at least
             ``min_full_plays`` × the longer clip's duration ÷ this many seconds after the task was handed out.
         limits: connection deadlines and caps (``reeljudge.ab.limits``).
+        rates: requests per invite token and per address without one (``reeljudge.ab.fair_share``).
         parse_slots: submit bodies parsed at once (off the event loop); the others wait their turn.
     """
 
@@ -50,11 +52,12 @@ class ServeOptions:
     break_minutes: float = 25.0
     max_speed: float = MAX_SPEED
     limits: ConnectionLimits = field(default_factory=ConnectionLimits)
+    rates: RateLimits = field(default_factory=RateLimits)
     parse_slots: int = 2
 
 
 def create_app(workspace: Workspace, options: ServeOptions = ServeOptions()) -> Any:
-    """The ASGI app for one workspace."""
+    """The ASGI app for one workspace, every request charged to its rater's or its address's fair share first."""
     require("the A/B rating server", "starlette")
     from starlette.applications import Starlette
     from starlette.routing import Mount, Route
@@ -75,7 +78,7 @@ def create_app(workspace: Workspace, options: ServeOptions = ServeOptions()) -> 
         Mount("/static", app=StaticFiles(directory=STATIC_DIR), name="static"),
         *admin.routes(workspace, options),
     ]
-    return Starlette(routes=routes)
+    return FairShare(Starlette(routes=routes), lambda token: workspace.store.rater_for_token(token) is not None, options.rates)
 
 
 def _json(data: Any, status: int = 200) -> Any:

@@ -64,6 +64,27 @@ def make_study(
     return ws
 
 
+def byte_study(root: Path, clip_bytes: int, n_pairs: int = 2) -> Workspace:
+    """A workspace of ``n_pairs`` pairs whose clips are two files of ``clip_bytes`` random bytes (served, never decoded: for
+    what the server does with the bytes, not for a browser to play)."""
+    import os
+
+    from reeljudge.ab.samples import Clip, make_sample
+
+    ws = Workspace(root)
+    ws.fix_protocol()
+    ws.clips.root.mkdir(parents=True, exist_ok=True)
+    for name in ("bytes-a.mp4", "bytes-b.mp4"):
+        (ws.clips.root / name).write_bytes(os.urandom(clip_bytes))
+    samples, clips = [], []
+    for i in range(n_pairs):
+        shas = (f"{2 * i:064x}", f"{2 * i + 1:064x}")
+        clips += [Clip(sha, name, clip_bytes, "video/mp4", 1.0, 24.0, 1280, 720) for sha, name in zip(shas, ("bytes-a.mp4", "bytes-b.mp4"))]
+        samples.append(make_sample("text-to-video", f"A red ball rolls past a wall, take {i}", ("sys-x", shas[0]), ("sys-y", shas[1])))
+    ws.store.add_samples(samples, clips)
+    return ws
+
+
 def invite(ws: Workspace, rater: str) -> str:
     """Add a rater; their invite token."""
     token = new_invite_token()
@@ -79,13 +100,18 @@ def free_port() -> int:
 
 
 @contextmanager
-def running_server(ws: Workspace, qc: QCOptions = QCOptions(gold_every=0)) -> Iterator[str]:
-    """The real app under uvicorn on a free port in a background thread; yields its base URL."""
+def running_server(ws: Workspace, qc: QCOptions = QCOptions(gold_every=0), **options: Any) -> Iterator[str]:
+    """The real app under uvicorn with ``ab serve``'s connection protocol, on a free port in a background thread; yields its
+    base URL. ``options``: other ServeOptions fields (``limits``, ``rates``)."""
     import httpx
     import uvicorn
 
+    from reeljudge.ab.connection import guarded_protocol
+
     port = free_port()
-    config = uvicorn.Config(create_app(ws, ServeOptions(port=port, qc=qc)), host="127.0.0.1", port=port, log_level="warning")
+    serve = ServeOptions(port=port, qc=qc, **options)
+    config = uvicorn.Config(create_app(ws, serve), host="127.0.0.1", port=port, log_level="warning", http=guarded_protocol(serve.limits),
+                            timeout_keep_alive=serve.limits.keep_alive)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -209,6 +235,65 @@ def raw_post(port: int, path: str, total: int, chunked: bool = False) -> tuple[s
     finally:
         sock.close()
     return ("" if answer == b"closed" else answer.split(b"\r\n", 1)[0].decode(errors="replace")), sent
+
+
+def first_answer(sock: Any, within: float) -> bytes:
+    """What the server sends before it closes or ``within`` seconds pass (b'' when it closed without a word)."""
+    sock.settimeout(within)
+    got = b""
+    try:
+        while True:
+            piece = sock.recv(65536)
+            if not piece:
+                return got or b""
+            got += piece
+            if b"\r\n\r\n" in got:
+                return got
+    except ConnectionResetError:
+        return got
+    except TimeoutError:
+        return got or b"(still open)"
+
+
+def closed_within(sock: Any, seconds: float) -> float | None:
+    """Seconds until the server closed ``sock`` (reading and discarding), or None if it is still open after ``seconds``."""
+    start = time.monotonic()
+    sock.settimeout(0.2)
+    while time.monotonic() - start < seconds:
+        try:
+            if not sock.recv(65536):
+                return time.monotonic() - start
+        except TimeoutError:
+            continue
+        except ConnectionResetError:
+            return time.monotonic() - start
+    return None
+
+
+def peer_closed(sock: Any, seconds: float) -> bool:
+    """True once the server has closed (or reset) ``sock``, read from the kernel's TCP state without reading any data; False if
+    it is still open after ``seconds`` (Linux ``TCP_INFO``)."""
+    import socket
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        state = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 8)[0]
+        if state != 1:  # no longer TCP_ESTABLISHED: a FIN (CLOSE_WAIT) or a reset (CLOSE) came
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def never_reading(port: int, payload: bytes, source: str = "127.0.0.1", receive_buffer: int = 4096) -> Any:
+    """A connection with a small receive buffer that sends ``payload`` (say, pipelined requests) and then never reads."""
+    import socket
+
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
+    sock.bind((source, 0))
+    sock.connect(("127.0.0.1", port))
+    sock.sendall(payload)
+    return sock
 
 
 def serve_process(data: Path, port: int, log: Path, *flags: str, open_files: int | None = None) -> Any:
