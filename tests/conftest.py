@@ -17,6 +17,9 @@ safe next to any other, in another process, in any order:
   file lock, then read-only), like the wheel, npm tarball and user project of ``support/user_project.py``;
 - a module- or session-scoped fixture that runs promptfoo follows the process's ``REELJUDGE_PROMPTFOO``
   (the pass selects the release); tests see it too: ``clean_env`` keeps it;
+- no outcome depends on how fast or loaded the machine is: every deadline, backoff and poll interval
+  of the code the test runs in its own process is measured on :class:`support.clock.FakeClock`
+  (fixture ``fake_clock``, for every test), which moves only when that code sleeps;
 - nothing leaves 127.0.0.1: every HTTP(S) client the tests start (promptfoo and the Node it runs, npm,
   uv, google-genai's httpx, urllib) is sent to a local port that refuses connections
   (:data:`REFUSING_PROXY`), except for loopback hosts. promptfoo posts a "telemetry disabled" event
@@ -32,7 +35,9 @@ from typing import Iterator
 
 import pytest
 
+from reeljudge.retry import use_clock
 from support import promptfoo_run
+from support.clock import FakeClock
 from support.fake_gemini import FakeGemini
 from support.fake_stock import PEXELS_KEY, PIXABAY_KEY, FakeStock
 
@@ -82,6 +87,14 @@ def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPath
         if name in CREDENTIAL_VARS or (name.startswith("REELJUDGE_") and name != "REELJUDGE_PROMPTFOO"):
             monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("REELJUDGE_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+
+
+@pytest.fixture(autouse=True)
+def fake_clock() -> Iterator[FakeClock]:
+    """The clock of every deadline, backoff and poll interval in this process during the test: one
+    that moves only when the code under test sleeps (``clock.sleeps`` lists the waits it asked for)."""
+    with use_clock(FakeClock()) as clock:
+        yield clock
 
 
 @pytest.fixture
