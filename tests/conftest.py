@@ -19,7 +19,9 @@ safe next to any other, in another process, in any order:
   (the pass selects the release); tests see it too: ``clean_env`` keeps it;
 - no outcome depends on how fast or loaded the machine is: every deadline, backoff and poll interval
   of the code the test runs in its own process is measured on :class:`support.clock.FakeClock`
-  (fixture ``fake_clock``, for every test), which moves only when that code sleeps;
+  (fixture ``fake_clock``, for every test), which moves only when that code sleeps; a fake server
+  that must not answer holds the request until the client gives up (``fake_gemini.unanswered_reply``);
+  a reply that must arrive has a per-attempt timeout far above any stall of a loaded machine;
 - nothing leaves 127.0.0.1: every HTTP(S) client the tests start (promptfoo and the Node it runs, npm,
   uv, google-genai's httpx, urllib) is sent to a local port that refuses connections
   (:data:`REFUSING_PROXY`), except for loopback hosts. promptfoo posts a "telemetry disabled" event
@@ -123,12 +125,15 @@ def stock_env(stock: FakeStock, monkeypatch: pytest.MonkeyPatch) -> FakeStock:
 
 @pytest.fixture
 def gemini_env(fake: FakeGemini, monkeypatch: pytest.MonkeyPatch) -> FakeGemini:
-    """The environment of a user with a (fake) key, pointed at the fake server, with fast retries."""
+    """The environment of a user with a (fake) key, pointed at the fake server, with fast retries.
+
+    The per-attempt timeout stays the default (60 s): a reply the test expects must never lose a
+    race with the HTTP client's timer on a loaded machine; a test of timeouts sets ``timeout_s``
+    and an ``unanswered_reply``."""
     monkeypatch.setenv("GEMINI_API_KEY", "test-key-not-real")
     monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", fake.url)
     monkeypatch.setenv("REELJUDGE_BACKOFF_INITIAL_S", "0.01")
     monkeypatch.setenv("REELJUDGE_BACKOFF_MAX_S", "0.05")
-    monkeypatch.setenv("REELJUDGE_TIMEOUT_S", "2")
     return fake
 
 

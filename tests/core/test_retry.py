@@ -11,7 +11,7 @@ import time
 import pytest
 
 from support.clock import FakeClock
-from support.fake_gemini import error_reply, json_reply, slow_reply, text_reply
+from support.fake_gemini import error_reply, json_reply, unanswered_reply
 from reeljudge.errors import JudgeError
 from reeljudge.retry import GaveUp, Problem, RetryPolicy, SystemClock, call, clock, deadline_in, poll, use_clock
 from support.paths import ROOT
@@ -170,9 +170,9 @@ def test_judge_calls_stop_at_the_deadline_counted_on_the_clock(gemini_env, fake_
 
 
 def test_judge_calls_retry_a_timeout_then_give_up_naming_it(gemini_env):
-    gemini_env.on("retry me", slow_reply(3, text_reply('{"ok": true}')))
+    gemini_env.on("retry me", unanswered_reply())
     with pytest.raises(JudgeError) as caught:
-        _ask({"timeout_s": 0.5, "max_attempts": 2})
+        _ask({"timeout_s": 0.2, "max_attempts": 2})
     assert caught.value.kind == "timeout" and "gave up after 2 attempts: the request timed out" in caught.value.message
 
 
