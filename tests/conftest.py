@@ -21,7 +21,9 @@ safe next to any other, in another process, in any order:
   of the code the test runs in its own process is measured on :class:`support.clock.FakeClock`
   (fixture ``fake_clock``, for every test), which moves only when that code sleeps; a fake server
   that must not answer holds the request until the client gives up (``fake_gemini.unanswered_reply``);
-  a reply that must arrive has a per-attempt timeout far above any stall of a loaded machine;
+  a reply that must arrive has a per-attempt timeout far above any stall of a loaded machine. That
+  timeout is an HTTP client's real timer, and the retry policy gives an attempt at most the time left
+  before the deadline: a test's deadlines are long (100 s, not 0.5 s), which costs nothing on the clock;
 - nothing leaves 127.0.0.1: every HTTP(S) client the tests start (promptfoo and the Node it runs, npm,
   uv, google-genai's httpx, urllib) is sent to a local port that refuses connections
   (:data:`REFUSING_PROXY`), except for loopback hosts. promptfoo posts a "telemetry disabled" event

@@ -162,11 +162,11 @@ def test_judge_calls_retry_429_with_its_retry_delay_and_5xx(gemini_env, fake_clo
 
 
 def test_judge_calls_stop_at_the_deadline_counted_on_the_clock(gemini_env, fake_clock):
-    gemini_env.on("retry me", error_reply(503, retry_delay_s=4))
+    gemini_env.on("retry me", error_reply(503, retry_delay_s=40))  # 40 s on the clock: no real wait
     with pytest.raises(JudgeError) as caught:
-        _ask({"deadline_s": 10, "max_attempts": 100, "backoff_max_s": 4})
+        _ask({"deadline_s": 100, "max_attempts": 100, "backoff_max_s": 40})
     assert caught.value.kind == "api_error" and "gave up after 3 attempt(s): the deadline passed" in caught.value.message
-    assert fake_clock.sleeps == [4, 4] and len(gemini_env.calls()) == 3
+    assert fake_clock.sleeps == [40, 40] and len(gemini_env.calls()) == 3
 
 
 def test_judge_calls_retry_a_timeout_then_give_up_naming_it(gemini_env):

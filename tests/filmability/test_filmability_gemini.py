@@ -120,10 +120,12 @@ def test_an_unanswered_request_then_a_good_reply_is_retried(gemini_env):
 
 
 def test_the_total_deadline_bounds_retries(gemini_env, fake_clock):
-    gemini_env.on("Grade these search terms", error_reply(503, retry_delay_s=0.2))
-    result = get_assert(TERMS, ctx(deadline_s=0.5, max_attempts=100, backoff_max_s=0.2))
+    # seconds on the tests' clock: the waits take no real time, and each attempt still gets 20 s or more
+    # of the deadline as its (real) per-attempt timeout
+    gemini_env.on("Grade these search terms", error_reply(503, retry_delay_s=40))
+    result = get_assert(TERMS, ctx(deadline_s=100, max_attempts=100, backoff_max_s=40))
     assert result["pass"] is False and "gave up after 3 attempt(s): the deadline passed" in result["reason"]
-    assert len(gemini_env.calls()) == 3 and fake_clock.sleeps == [0.2, 0.2]  # a third wait would end past 0.5 s
+    assert len(gemini_env.calls()) == 3 and fake_clock.sleeps == [40, 40]  # a third wait would end past 100 s
 
 
 def test_damaged_json_is_repaired_without_a_second_call(gemini_env):

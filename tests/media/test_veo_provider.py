@@ -207,10 +207,12 @@ def test_operation_done_without_video(project: Path, gemini_env: FakeGemini) -> 
 def test_deadline_while_polling_then_rerun_resumes_the_same_operation(project: Path, gemini_env: FakeGemini,
                                                                      fake_clock: FakeClock) -> None:
     gemini_env.script_operation(polls_before_done=10**6)
-    response = run(deadline_s=0.3, poll_interval_s=0.04)
-    assert_failed(response, "deadline of 0.3 s passed while polling Veo operation models/", "(7 polls, not done)",
+    # seconds on the tests' clock: 7 waits of 40 s fit in 300 s on any machine, in no real time, and each
+    # poll still gets 20 s or more of the deadline as its (real) per-attempt timeout
+    response = run(deadline_s=300, poll_interval_s=40)
+    assert_failed(response, "deadline of 300 s passed while polling Veo operation models/", "(7 polls, not done)",
                   "re-run to resume")
-    assert traffic(gemini_env)["poll"] == 7 and fake_clock.sleeps == [0.04] * 7  # 7 waits fit in 0.3 s, on any machine
+    assert traffic(gemini_env)["poll"] == 7 and fake_clock.sleeps == [40] * 7
     (op_id,) = gemini_env.operations
     gemini_env.operations[op_id]["polls_before_done"] = 0  # the server finished it meanwhile
     again = run()
