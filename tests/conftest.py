@@ -17,6 +17,13 @@ safe next to any other, in another process, in any order:
   file lock, then read-only), like the wheel, npm tarball and user project of ``support/user_project.py``;
 - a module- or session-scoped fixture that runs promptfoo follows the process's ``REELJUDGE_PROMPTFOO``
   (the pass selects the release); tests see it too: ``clean_env`` keeps it;
+- no outcome depends on how fast or loaded the machine is: every deadline, backoff and poll interval
+  of the code the test runs in its own process is measured on :class:`support.clock.FakeClock`
+  (fixture ``fake_clock``, for every test), which moves only when that code sleeps; a fake server
+  that must not answer holds the request until the client gives up (``fake_gemini.unanswered_reply``);
+  a reply that must arrive has a per-attempt timeout far above any stall of a loaded machine. That
+  timeout is an HTTP client's real timer, and the retry policy gives an attempt at most the time left
+  before the deadline: a test's deadlines are long (100 s, not 0.5 s), which costs nothing on the clock;
 - nothing leaves 127.0.0.1: every HTTP(S) client the tests start (promptfoo and the Node it runs, npm,
   uv, google-genai's httpx, urllib) is sent to a local port that refuses connections
   (:data:`REFUSING_PROXY`), except for loopback hosts. promptfoo posts a "telemetry disabled" event
@@ -32,7 +39,9 @@ from typing import Iterator
 
 import pytest
 
+from reeljudge.retry import use_clock
 from support import promptfoo_run
+from support.clock import FakeClock
 from support.fake_gemini import FakeGemini
 from support.fake_stock import PEXELS_KEY, PIXABAY_KEY, FakeStock
 
@@ -84,6 +93,14 @@ def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPath
     monkeypatch.setenv("REELJUDGE_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
 
 
+@pytest.fixture(autouse=True)
+def fake_clock() -> Iterator[FakeClock]:
+    """The clock of every deadline, backoff and poll interval in this process during the test: one
+    that moves only when the code under test sleeps (``clock.sleeps`` lists the waits it asked for)."""
+    with use_clock(FakeClock()) as clock:
+        yield clock
+
+
 @pytest.fixture
 def fake() -> Iterator[FakeGemini]:
     """A running fake Gemini server, stopped after the test."""
@@ -110,12 +127,15 @@ def stock_env(stock: FakeStock, monkeypatch: pytest.MonkeyPatch) -> FakeStock:
 
 @pytest.fixture
 def gemini_env(fake: FakeGemini, monkeypatch: pytest.MonkeyPatch) -> FakeGemini:
-    """The environment of a user with a (fake) key, pointed at the fake server, with fast retries."""
+    """The environment of a user with a (fake) key, pointed at the fake server, with fast retries.
+
+    The per-attempt timeout stays the default (60 s): a reply the test expects must never lose a
+    race with the HTTP client's timer on a loaded machine; a test of timeouts sets ``timeout_s``
+    and an ``unanswered_reply``."""
     monkeypatch.setenv("GEMINI_API_KEY", "test-key-not-real")
     monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", fake.url)
     monkeypatch.setenv("REELJUDGE_BACKOFF_INITIAL_S", "0.01")
     monkeypatch.setenv("REELJUDGE_BACKOFF_MAX_S", "0.05")
-    monkeypatch.setenv("REELJUDGE_TIMEOUT_S", "2")
     return fake
 
 

@@ -38,7 +38,7 @@ from reeljudge.gemini.request import Usage
 from reeljudge.gemini.parsers import NamedParser, rebuild
 from reeljudge.gemini.pricing import estimate_cost
 from reeljudge.gemini.replies import ReplyInvalid
-from reeljudge.retry import GaveUp, poll
+from reeljudge.retry import GaveUp, deadline_in, poll
 
 SUCCEEDED = frozenset({"JOB_STATE_SUCCEEDED", "JOB_STATE_PARTIALLY_SUCCEEDED"})
 SYNC_EVERY = 500  # cache entries written between two syncs (a planned request goes only once its reply is on disk)
@@ -81,7 +81,7 @@ def wait(client: JudgeClient, submission: dict[str, Any], *, interval_s: float, 
 
     try:
         job, _ = poll(fetch, lambda j: job_state(j) in FINAL_STATES, client.settings.retry, client.classify,
-                      interval_s=interval_s, deadline=time.monotonic() + deadline_s, sleep=client.sleep)
+                      interval_s=interval_s, deadline=deadline_in(deadline_s))
     except GaveUp as gave_up:
         raise JudgeError(f"waiting for {submission['job']}: {gave_up}", kind="timeout" if gave_up.problem.timed_out else "api_error") from None
     finally:

@@ -24,7 +24,7 @@ def planner_for(settings: "JudgeSettings") -> "Planner | None":
 
 
 def judge_client(settings: "JudgeSettings", **fields: Any) -> "JudgeClient":
-    """A judge client under ``settings`` with the planner they call for (``fields``: JudgeClient's others, e.g. ``sleep``)."""
+    """A judge client under ``settings`` with the planner they call for (``fields``: JudgeClient's others, e.g. ``cache``)."""
     from reeljudge.gemini.client import JudgeClient
 
     return JudgeClient(settings, planner=planner_for(settings), **fields)

@@ -153,7 +153,7 @@ def _upload_input(client: JudgeClient, path: os.PathLike[str], display_name: str
     upload = lambda _t: client.genai().files.upload(  # noqa: E731
         file=str(path), config={"mime_type": "application/jsonl", "display_name": display_name})
     try:
-        file, _ = call(upload, client.settings.retry, client.classify, sleep=client.sleep)
+        file, _ = call(upload, client.settings.retry, client.classify)
     except GaveUp as gave_up:
         raise JudgeError(f"uploading the batch input file failed: {gave_up}", kind="api_error") from None
     return str(file.name)
@@ -168,7 +168,7 @@ def _create(client: JudgeClient, model: str, src: Any, display_name: str) -> Any
 
     create = lambda _t: client.genai().batches.create(model=model, src=src, config={"display_name": display_name})  # noqa: E731
     try:
-        return call(create, client.settings.retry, classify, sleep=client.sleep)[0]
+        return call(create, client.settings.retry, classify)[0]
     except GaveUp as gave_up:
         hint = " (it may exist: the next `reeljudge batch submit` looks for it first)" if gave_up.problem.timed_out else ""
         raise JudgeError(f"creating the batch job failed: {gave_up}{hint}", kind="api_error") from None
@@ -178,7 +178,7 @@ def _find_job(client: JudgeClient, display_name: str) -> Any:
     """The job with ``display_name`` among the account's batch jobs, or None."""
     try:
         jobs = call(lambda _t: list(client.genai().batches.list(config={"page_size": 100})),
-                    client.settings.retry, client.classify, sleep=client.sleep)[0]
+                    client.settings.retry, client.classify)[0]
     except GaveUp as gave_up:
         raise JudgeError(f"listing batch jobs failed: {gave_up}", kind="api_error") from None
     return next((j for j in jobs if getattr(j, "display_name", None) == display_name), None)

@@ -77,7 +77,6 @@ class JudgeClient:
 
     settings: JudgeSettings
     cache: JudgeCache | None = None
-    sleep: Callable[[float], None] = time.sleep
     planner: Planner | None = None
     _genai: Any = field(default=None, repr=False)
     #: entries ``is_cached`` found, by key, handed to the ``ask`` that follows (a hit reads its entry once);
@@ -120,7 +119,9 @@ class JudgeClient:
         require_credentials(self.settings, f"the {request.kind} request",
                             "; or run with cache: replay on replies recorded earlier")
         from reeljudge.gemini.replies import ReplyInvalid  # here: a cache hit reads no reply
-        deadline = started + self.settings.deadline_s
+        from reeljudge.retry import deadline_in
+
+        deadline = deadline_in(self.settings.deadline_s)
         contents = [wire.user_content(request.parts)]
         call_ = self._generate(request, contents, deadline)
         usage, attempts, feedback = call_.usage, call_.attempts, None
@@ -181,7 +182,7 @@ class JudgeClient:
             )
 
         try:
-            response, attempts = call(once, self.settings.retry, self.classify, deadline=deadline, sleep=self.sleep)
+            response, attempts = call(once, self.settings.retry, self.classify, deadline=deadline)
         except GaveUp as gave_up:
             kind = "timeout" if gave_up.problem.timed_out else "api_error"
             if gave_up.why == "not retryable":

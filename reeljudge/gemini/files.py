@@ -19,7 +19,6 @@ upload is wasted.
 from __future__ import annotations
 
 import os
-import time
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
@@ -30,7 +29,7 @@ from reeljudge.gemini.request import MediaInput
 from reeljudge.gemini.settings import require_credentials
 from reeljudge.gemini.wire import describe_error
 from reeljudge.media.refs import ContentRef, portable_path
-from reeljudge.retry import GaveUp, call, poll
+from reeljudge.retry import GaveUp, call, deadline_in, poll
 
 if TYPE_CHECKING:  # the clock is loaded when a file is uploaded or checked, never on a cache hit
     from datetime import datetime
@@ -142,7 +141,7 @@ class FileUploads:
     def _files_call(self, fn: Callable[[float], Any], what: str) -> Any:
         """One Files API call under the retry policy; _Gone on 403/404, JudgeError when it gives up."""
         try:
-            return call(fn, self.client.settings.retry, self._classify, sleep=self.client.sleep)[0]
+            return call(fn, self.client.settings.retry, self._classify)[0]
         except GaveUp as gave_up:
             cause = gave_up.__cause__
             if isinstance(cause, (FileNotFoundError, PermissionError, IsADirectoryError)):
@@ -157,11 +156,11 @@ class FileUploads:
 
     def _wait_active(self, file: Any, path: Path) -> Any:
         """Poll ``files.get`` until the file is ACTIVE; MediaError on FAILED, JudgeError past the deadline."""
-        deadline = time.monotonic() + self.client.settings.deadline_s
+        deadline = deadline_in(self.client.settings.deadline_s)
         fetch = lambda _t: self.client.genai().files.get(name=file.name)  # noqa: E731
         try:
             file, _ = poll(fetch, lambda f: _state(f) != "PROCESSING", self.client.settings.retry, self._classify,
-                           interval_s=self.poll_s, deadline=deadline, first=file, sleep=time.sleep)
+                           interval_s=self.poll_s, deadline=deadline, first=file)
         except GaveUp as gave_up:
             if gave_up.why == "deadline" and gave_up.problem.timed_out:
                 raise JudgeError(

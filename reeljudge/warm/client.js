@@ -31,6 +31,9 @@ const path = require('node:path');
 
 const MAX_STARTS = 3;
 const START_TIMEOUT_MS = 120000;
+// Bounds after a broken connection (see settled): for a living worker's answer, for a dead one's exit
+const ANSWER_BOUND_MS = 10000;
+const EXIT_BOUND_MS = 60000;
 // Where this file sits: in a clone, the repository (whose reeljudge/ joins PYTHONPATH, so the clone's
 // own code runs); in the npm package, node_modules/reeljudge (no Python there: the installed one runs).
 const PROJECT_ROOT = path.resolve(__dirname, '..', '..');
@@ -203,11 +206,31 @@ function refuseUnsupported(label, isMine, context) {
   }
 }
 
-// Wait (at most 1 s) for a broken worker's exit to be reported; the timer is a live handle, so
-// Node keeps running meanwhile (every handle of the worker itself is unref'd).
+// After a broken connection: settled once the worker still answers (alive: it dropped that one
+// request) or has exited (its exit, always reported, says how it died). The kernel decides, not a
+// timer racing the exit: a dead worker's socket refuses at once, however loaded the machine. The
+// bounds only keep a hung worker from hanging the eval; their timers are live handles, so Node keeps
+// running meanwhile (every handle of the worker itself is unref'd).
 async function settled(worker) {
+  if (!(await answers(worker))) await within(worker.exited, EXIT_BOUND_MS);
+}
+
+// Whether the worker answers GET /health (a request it holds past ANSWER_BOUND_MS counts as alive).
+function answers(worker) {
+  return new Promise((resolve) => {
+    const request = http.get({ socketPath: worker.socket, path: '/health', timeout: ANSWER_BOUND_MS }, (response) => {
+      response.resume();
+      resolve(true);
+    });
+    request.on('timeout', () => { resolve(true); request.destroy(); });
+    request.on('error', () => resolve(false));
+  });
+}
+
+// `promise`, or nothing once `ms` have passed.
+async function within(promise, ms) {
   let timer;
-  await Promise.race([worker.exited, new Promise((resolve) => { timer = setTimeout(resolve, 1000); })]);
+  await Promise.race([promise, new Promise((resolve) => { timer = setTimeout(resolve, ms); })]);
   clearTimeout(timer);
 }
 

@@ -225,7 +225,7 @@ def test_a_cache_hit_makes_no_call_and_imports_nothing_heavy(gemini_env):
         "print(json.dumps([r['pass'], r['metadata']['cache_hit'], heavy]))\n"
     )
     env = {**os.environ, "GOOGLE_GEMINI_BASE_URL": "http://127.0.0.1:9"}  # nothing listens: a call would fail
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert json.loads(out.stdout.strip().splitlines()[-1]) == [True, True, []], out.stderr
     assert len(gemini_env.calls()) == 2
 

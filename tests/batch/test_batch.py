@@ -34,7 +34,7 @@ def ctx(narration, **config):
 
 def client(**config) -> JudgeClient:
     settings = load_settings(config)
-    return judge_client(settings, sleep=lambda _s: None)
+    return judge_client(settings)
 
 
 def plan_all(monkeypatch, narrations=NARRATIONS):

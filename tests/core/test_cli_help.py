@@ -71,7 +71,7 @@ def test_every_argument_and_option_says_what_it_is(path):
 
 def test_version_and_help_through_the_installed_command():
     version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
-    shown = subprocess.run([str(SCRIPT), "--version"], capture_output=True, text=True, timeout=60)
+    shown = subprocess.run([str(SCRIPT), "--version"], capture_output=True, text=True, timeout=300)
     assert (shown.returncode, shown.stdout.strip()) == (0, f"reeljudge {version}"), shown.stderr
-    helped = subprocess.run([str(SCRIPT), "--help"], capture_output=True, text=True, timeout=60)
+    helped = subprocess.run([str(SCRIPT), "--help"], capture_output=True, text=True, timeout=300)
     assert helped.returncode == 0 and "batch" in helped.stdout and helped.stderr == "", helped.stderr

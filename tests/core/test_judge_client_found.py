@@ -22,12 +22,12 @@ def test_checks_never_followed_by_an_ask_do_not_grow_the_client(gemini_env, tmp_
     for n in range(total):
         gemini_env.on(f"question <{n}>", json_reply({"n": n}))
     settings = load_settings({"cache_dir": str(tmp_path)})
-    first = JudgeClient(settings, sleep=lambda s: None)
+    first = JudgeClient(settings)
     for n in range(total):
         assert first.ask(_request(n), json_parser(SCHEMA)).value == {"n": n}
     assert len(gemini_env.calls()) == total
 
-    warm = JudgeClient(settings, sleep=lambda s: None)
+    warm = JudgeClient(settings)
     assert all(warm.is_cached(_request(n)) for n in range(total))  # e.g. A/B orders whose pair failed before asking
     assert len(warm._found) == FOUND_KEPT
     assert warm.is_cached(_request(total - 1)) and len(warm._found) == FOUND_KEPT  # found again: still one entry

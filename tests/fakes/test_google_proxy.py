@@ -27,7 +27,7 @@ def proxied(fake: FakeGemini, tmp_path: Path) -> Iterator[tuple[GoogleProxy, Pat
 
 def client(proxy: GoogleProxy, ca: Path) -> httpx.Client:
     """An HTTPS client that goes through the proxy and trusts only ``ca``."""
-    return httpx.Client(proxy=proxy.url, verify=ssl.create_default_context(cafile=str(ca)), trust_env=False, timeout=10)
+    return httpx.Client(proxy=proxy.url, verify=ssl.create_default_context(cafile=str(ca)), trust_env=False, timeout=60)
 
 
 def test_a_veo_round_trip_goes_through_the_tunnel_and_comes_back_on_the_google_host(proxied, fake: FakeGemini) -> None:
@@ -72,7 +72,7 @@ def test_plain_requests_to_the_proxy_are_refused(proxied) -> None:
 def test_a_body_over_the_bound_is_refused_before_it_is_read(proxied, fake: FakeGemini) -> None:
     proxy, ca = proxied
     host, port = proxy.url.removeprefix("http://").split(":")
-    with socket.create_connection((host, int(port)), timeout=10) as raw:
+    with socket.create_connection((host, int(port)), timeout=60) as raw:
         raw.sendall(f"CONNECT {GOOGLE_HOST}:443 HTTP/1.1\r\nHost: {GOOGLE_HOST}:443\r\n\r\n".encode())
         assert raw.recv(4096).startswith(b"HTTP/1.1 200")
         context = ssl.create_default_context(cafile=str(ca))

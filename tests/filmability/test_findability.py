@@ -21,7 +21,7 @@ TERMS = ["server room", "computer RAM", "data center lights", "fast motion blur"
 COUNTS = {"server room": 812, "computer ram": 140, "data center lights": 37, "fast motion blur": 0}
 
 
-FAST = RetryPolicy(max_attempts=3, timeout_s=2, deadline_s=10, backoff_initial_s=0.01, backoff_max_s=0.05)
+FAST = RetryPolicy(max_attempts=3, timeout_s=60, deadline_s=240, backoff_initial_s=0.01, backoff_max_s=0.05)  # no reply races a timer
 
 
 def _settings(tmp_path: Path, **kw) -> SearchSettings:

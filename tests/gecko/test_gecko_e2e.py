@@ -59,6 +59,6 @@ def test_cache_hit_rerun_makes_no_call_and_never_imports_google_genai(gemini_env
         "print(json.dumps([r['pass'], r['metadata']['cache_hit'], 'google.genai' in sys.modules, 'jsonschema' in sys.modules]))"
     )
     env = {**os.environ, "GOOGLE_GEMINI_BASE_URL": "http://127.0.0.1:9"}  # nothing listens: a call would fail
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert json.loads(out.stdout.strip().splitlines()[-1]) == [True, True, False, False], out.stderr
     assert len(gemini_env.requests) == calls

@@ -190,7 +190,7 @@ def test_cli_refuses_an_unknown_option_in_the_options_file(library: Path, tmp_pa
 
 
 def test_a_download_that_fails_once_is_retried_and_a_404_is_not(library: Path, tmp_path: Path) -> None:
-    fast = RetryPolicy(max_attempts=3, timeout_s=10, deadline_s=30, backoff_initial_s=0.01, backoff_max_s=0.02)
+    fast = RetryPolicy(max_attempts=3, timeout_s=60, deadline_s=240, backoff_initial_s=0.01, backoff_max_s=0.02)
     with ClipServer(library) as server:
         manifest = tmp_path / "urls.txt"
         manifest.write_text(f"{server.url}/flaky/frozen.mp4\n{server.url}/missing/frozen.mp4\n")

@@ -154,7 +154,7 @@ def test_a_hash_is_not_remembered_for_a_file_too_fresh_or_small_or_with_the_cach
         large_clip: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from reeljudge.media.refs import MEMO_MIN_BYTES, content_ref, remembered_sha256
 
-    remembered_sha256(large_clip, settle_s=60)  # changed within the last minute: a write in its clock tick could hide
+    remembered_sha256(large_clip, settle_s=10**9)  # changed within the settle time (a write in its clock tick could hide)
     small = tmp_path / "small.mp4"
     small.write_bytes(b"x" * (MEMO_MIN_BYTES - 1))
     content_ref(resolve_media(small))

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from support.clock import FakeClock
 from support.fake_gemini import FakeGemini, error_reply, tiny_mp4
 from reeljudge.providers.veo.provider import DEFAULT_MODEL, call_api
 from reeljudge.gemini.pricing import estimate_video_cost
@@ -203,10 +204,15 @@ def test_operation_done_without_video(project: Path, gemini_env: FakeGemini) -> 
     assert_failed(run(), "finished with no video and no filter reason")
 
 
-def test_deadline_while_polling_then_rerun_resumes_the_same_operation(project: Path, gemini_env: FakeGemini) -> None:
+def test_deadline_while_polling_then_rerun_resumes_the_same_operation(project: Path, gemini_env: FakeGemini,
+                                                                     fake_clock: FakeClock) -> None:
     gemini_env.script_operation(polls_before_done=10**6)
-    response = run(deadline_s=0.3, poll_interval_s=0.02)
-    assert_failed(response, "deadline of 0.3 s passed while polling Veo operation models/", "re-run to resume")
+    # seconds on the tests' clock: 7 waits of 40 s fit in 300 s on any machine, in no real time, and each
+    # poll still gets 20 s or more of the deadline as its (real) per-attempt timeout
+    response = run(deadline_s=300, poll_interval_s=40)
+    assert_failed(response, "deadline of 300 s passed while polling Veo operation models/", "(7 polls, not done)",
+                  "re-run to resume")
+    assert traffic(gemini_env)["poll"] == 7 and fake_clock.sleeps == [40] * 7
     (op_id,) = gemini_env.operations
     gemini_env.operations[op_id]["polls_before_done"] = 0  # the server finished it meanwhile
     again = run()

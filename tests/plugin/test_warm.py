@@ -95,24 +95,47 @@ def entry_pair(folder: Path, name: str, body: str) -> Path:
     return js
 
 
+# t6's provider: once the worker t5 ended has died (pid in the var's file; at most 60 s), the prompt as
+# the output. So t6 is judged after that death whatever the machine's speed (a fixed delay raced the kill).
+AFTER_DEATH = """const fs = require('node:fs');
+const alive = (pid) => { try { process.kill(pid, 0); return true; } catch { return false; } };
+module.exports = class {
+  id() { return 'after-death'; }
+  async callApi(prompt, context) {
+    const file = context.vars.after_death;
+    if (file) {
+      const pid = Number(fs.readFileSync(file, 'utf8'));
+      for (let i = 0; i < 6000 && alive(pid); i += 1) await new Promise((r) => setTimeout(r, 10));
+    }
+    return { output: String(prompt) };
+  }
+};
+"""
+
+
 @pytest.mark.e2e
 def test_a_worker_that_dies_fails_the_test_it_was_judging_and_the_next_test_gets_a_new_worker(tmp_path):
     js = entry_pair(tmp_path, "dies", (
-        "import os, signal, threading\n"
+        "import os, pathlib, signal, threading\n"
         "def get_assert(output, context):\n"
         "    if context['vars'].get('die'):\n"
         "        os.kill(os.getpid(), signal.SIGKILL)\n"
         "    if context['vars'].get('die_after'):\n"
+        "        pathlib.Path(context['vars']['die_after']).write_text(str(os.getpid()))\n"
         "        threading.Timer(0.05, os.kill, (os.getpid(), signal.SIGKILL)).start()\n"
         "    if context['vars'].get('raise'):\n"
         "        raise ValueError('a bug in the judge')\n"
         "    return {'pass': True, 'score': 1.0, 'reason': f'judged in pid {os.getpid()}'}\n"
     ))
-    tests = [{"description": f"t{n}", "vars": {"n": n, "die": n == 2, "raise": n == 4, "die_after": n == 5}} for n in range(1, 7)]
-    config = {"prompts": ["{{n}}"], "providers": ["echo"], "defaultTest": {"assert": [{"type": "javascript", "value": f"file://{js}"}]}, "tests": tests}
+    (tmp_path / "after_death.js").write_text(AFTER_DEATH)
+    pid_file = str(tmp_path / "t5.pid")
+    tests = [{"description": f"t{n}", "vars": {"n": n, "die": n == 2, "raise": n == 4, "die_after": pid_file if n == 5 else "",
+                                              "after_death": pid_file if n == 6 else ""}} for n in range(1, 7)]
+    config = {"prompts": ["{{n}}"], "providers": [f"file://{tmp_path / 'after_death.js'}"],
+              "defaultTest": {"assert": [{"type": "javascript", "value": f"file://{js}"}]}, "tests": tests}
     path = tmp_path / "dies.yaml"
     path.write_text(yaml.safe_dump(config))
-    code, results, output = run_promptfoo_eval(str(path), tmp_path, "-j", "1", "--delay", "300")
+    code, results, output = run_promptfoo_eval(str(path), tmp_path, "-j", "1")
     assert results, output[-3000:]
     by = {r["testCase"]["description"]: r for r in rows(results)}
     assert by["t1"]["success"] and by["t3"]["success"] and by["t5"]["success"], output[-2000:]

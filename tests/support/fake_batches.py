@@ -217,8 +217,8 @@ class FakeBatches:
         from support.fake_gemini import candidate_json, request_text
 
         reply = job.script.item_errors.get(index) or self.fake._reply_for(item["request"], request_text(item["request"]))
-        while reply["kind"] == "slow":
-            reply = reply["then"]
+        if reply["kind"] == "unanswered":  # a batch has no per-request timeout: the service reports the request's end
+            return {"error": {"code": 504, "message": "fake gemini: the request was never answered"}}
         if reply["kind"] == "error":
             return {"error": {"code": reply["code"], "message": reply["message"]}}
         if reply["kind"] == "blocked":

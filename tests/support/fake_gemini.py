@@ -10,8 +10,8 @@ with ``script_operation``, and the Batch API (``:batchGenerateContent``, ``batch
 cancel, delete; inline and file input and output; scripted per job with ``fake.batches.script``:
 see ``tests/support/fake_batches.py``). Replies are scripted per test: rules match a
 substring of the request's text (or a predicate) and play their replies in order, the last one
-repeating. Faults are replies too: HTTP errors, slow replies, blocked prompts, SAFETY and MAX_TOKENS
-finishes, damaged JSON.
+repeating. Faults are replies too: HTTP errors, requests never answered (the client's timeout fires,
+however slow or fast the machine), blocked prompts, SAFETY and MAX_TOKENS finishes, damaged JSON.
 
 Use in tests::
 
@@ -33,7 +33,6 @@ import re
 import sys
 import tempfile
 import threading
-import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any, Callable
@@ -84,9 +83,15 @@ def error_reply(code: int, message: str | None = None, *, retry_delay_s: float |
     return {"kind": "error", "code": code, "message": message or f"fake {code}", "retry_delay_s": retry_delay_s}
 
 
-def slow_reply(seconds: float, then: Reply | None = None) -> Reply:
-    """Wait ``seconds`` before answering (with ``then``, default a short text)."""
-    return {"kind": "slow", "seconds": seconds, "then": then or text_reply("{}")}
+def unanswered_reply() -> Reply:
+    """No answer: the request is held until the client hangs up (its per-attempt timeout fired), so the
+    timeout fires whatever the timeout and however loaded the machine (a reply that is merely late
+    would race it). Held at most ``UNANSWERED_HOLD_S``."""
+    return {"kind": "unanswered"}
+
+
+#: the longest an unanswered request is held (a bound for a client that never hangs up)
+UNANSWERED_HOLD_S = 120.0
 
 
 def blocked_reply(reason: str = "PROHIBITED_CONTENT") -> Reply:
@@ -365,6 +370,16 @@ def _make_handler(fake: FakeGemini) -> type[BaseHTTPRequestHandler]:
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the client gave up (timeout tests)
 
+        def _hold_until_hung_up(self) -> None:
+            """Answer nothing: wait until the client closes the connection (or UNANSWERED_HOLD_S pass)."""
+            self.close_connection = True
+            self.connection.settimeout(UNANSWERED_HOLD_S)
+            try:
+                while self.connection.recv(65536):
+                    pass
+            except OSError:
+                pass  # reset by the client, or held long enough
+
         def _error(self, code: int, message: str, retry_delay_s: float | None = None) -> None:
             error: dict[str, Any] = {"code": code, "message": message, "status": STATUS_NAMES.get(code, "UNKNOWN")}
             if retry_delay_s is not None:
@@ -429,9 +444,8 @@ def _make_handler(fake: FakeGemini) -> type[BaseHTTPRequestHandler]:
 
         def _play(self, reply: Reply, model: str) -> None:
             kind = reply["kind"]
-            if kind == "slow":
-                time.sleep(reply["seconds"])
-                return self._play(reply["then"], model)
+            if kind == "unanswered":
+                return self._hold_until_hung_up()
             if kind == "error":
                 return self._error(reply["code"], reply["message"], reply.get("retry_delay_s"))
             if kind == "blocked":

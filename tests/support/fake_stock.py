@@ -57,7 +57,6 @@ class FakeStock(LocalServer):
     counts: dict[str, int] = field(default_factory=dict)
     default_count: int = 0
     limit: dict[str, int] = field(default_factory=dict)
-    delay_s: float = 0.0
 
     def __post_init__(self) -> None:
         self._faults: dict[str, list[_Fault]] = {"pexels": [], "pixabay": []}
@@ -109,8 +108,6 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:  # noqa: N802 - http.server's name
         parts = urlsplit(self.path)
         params = {k: v[-1] for k, v in parse_qs(parts.query).items()}
-        if self.fake.delay_s:
-            time.sleep(self.fake.delay_s)
         if parts.path.rstrip("/") in ("/videos/search", "/v1/videos/search"):
             self._pexels(params)
         elif parts.path.rstrip("/") == "/api/videos":

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -30,11 +29,10 @@ class OperationGone(Exception):
 class VeoOperations:
     """Starts, waits for and downloads Veo operations for one set of settings."""
 
-    def __init__(self, veo: VeoSettings, transport: JudgeSettings, genai: Callable[[], Any], sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(self, veo: VeoSettings, transport: JudgeSettings, genai: Callable[[], Any]) -> None:
         self.veo = veo
         self.transport = transport
         self.genai = genai
-        self.sleep = sleep
 
     def _classify(self, exc: BaseException) -> Problem:
         return classify_error(exc, self.transport.timeout_s)
@@ -47,7 +45,7 @@ class VeoOperations:
             return replace(problem, retryable=False) if problem.timed_out else problem
 
         try:
-            return call(lambda _t: self._start_once(prompt), self.transport.retry, no_timeouts, sleep=self.sleep)[0]
+            return call(lambda _t: self._start_once(prompt), self.transport.retry, no_timeouts)[0]
         except GaveUp as gave_up:
             if isinstance(gave_up.__cause__, JudgeError):
                 raise gave_up.__cause__ from None
@@ -98,7 +96,7 @@ class VeoOperations:
         try:
             if resuming:
                 try:
-                    operation = call(fetch, self.transport.retry, self._classify, deadline=deadline, sleep=self.sleep)[0]
+                    operation = call(fetch, self.transport.retry, self._classify, deadline=deadline)[0]
                 except GaveUp as gave_up:
                     if gave_up.why == "not retryable":
                         raise OperationGone(gave_up.problem.text) from None
@@ -106,7 +104,7 @@ class VeoOperations:
                 polls = 1
             fetch = lambda _t: self.genai().operations.get(operation)  # noqa: E731
             operation, more = poll(fetch, lambda op: bool(op.done), self.transport.retry, self._classify,
-                                   interval_s=self.veo.poll_interval_s, deadline=deadline, first=operation, sleep=self.sleep)
+                                   interval_s=self.veo.poll_interval_s, deadline=deadline, first=operation)
         except GaveUp as gave_up:
             raise self._wait_error(operation, gave_up, polls) from None
         return operation, polls + more
@@ -138,7 +136,7 @@ class VeoOperations:
             )
         once = lambda _t: self.genai().files.download(file=f"files/{match.group(1)}", destination=str(destination))  # noqa: E731
         try:
-            call(once, self.transport.retry, self._classify, sleep=self.sleep)
+            call(once, self.transport.retry, self._classify)
         except GaveUp as gave_up:
             raise JudgeError(
                 f"downloading the video of operation {operation} ({uri}) failed: {gave_up.problem.text}",

@@ -16,7 +16,7 @@ import hashlib
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
 from reeljudge.atomic import atomic_path, move
 from reeljudge.cache import JudgeCache, open_cache
@@ -54,12 +54,10 @@ class Outcome:
 class VeoGenerator:
     """Generates (or finds in the cache) one clip per prompt under one set of settings."""
 
-    def __init__(self, veo: VeoSettings, transport: JudgeSettings, *, cache: JudgeCache | None = None,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(self, veo: VeoSettings, transport: JudgeSettings, *, cache: JudgeCache | None = None) -> None:
         self.veo = veo
         self.transport = transport
         self.cache = cache if cache is not None else open_cache(transport.cache_dir, transport.cache_mode)
-        self.sleep = sleep
         self._client: Any = None
 
     def identity(self, prompt: str) -> dict[str, Any]:
@@ -109,16 +107,17 @@ class VeoGenerator:
                 self._client = JudgeClient(self.transport, cache=self.cache).genai()
             return self._client
 
-        return VeoOperations(self.veo, self.transport, genai, self.sleep)
+        return VeoOperations(self.veo, self.transport, genai)
 
     def _generate(self, prompt: str, pending: str | None) -> Outcome:
         """Start (or resume) an operation, wait for it, fetch and store its video, record it in the cache."""
         from google.genai import types
 
         from reeljudge.providers.veo.operation import OperationGone, the_video
+        from reeljudge.retry import deadline_in
 
         ops = self._operations()
-        deadline = time.monotonic() + self.veo.deadline_s
+        deadline = deadline_in(self.veo.deadline_s)
         operation: Any = None
         resumed, polls = False, 0
         if pending:
