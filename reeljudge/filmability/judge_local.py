@@ -24,13 +24,16 @@ from __future__ import annotations
 
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reeljudge.filmability.lexicon import DEFAULT_THRESHOLD
 from reeljudge.filmability.relevance import STOPWORDS  # noqa: F401  (re-exported: the term generators use it)
 from reeljudge.filmability.score_table import Breakdown
 from reeljudge.filmability.senses import NarrationDomain, narration_domain
 from reeljudge.filmability.term_reading import DEFAULT_MIN_VISUAL, TermConcreteness, term_concreteness
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from reeljudge.cache import JudgeCache
 
 @dataclass(frozen=True)
 class LocalJudgeOptions:
@@ -64,13 +67,22 @@ class LocalJudgeOptions:
     topic_loose: float = 0.25
     #: highest relevance level an abstract or unknown term can contribute
     abstract_relevance_cap: int = 1
+    #: a background narration this close (sentence cosine) to the narration is about the same thing: not ranked against
+    background_same_topic: float = 0.50
+    #: a term's level is at most 3 / 2 / 1 when at most this many background narrations (about other things)
+    #: fit it better than its own narration; more than ``rank_loose``: unrelated (0). Calibrated on the train
+    #: splits with an off-topic pass costing far more than a one-level miss (docs/decisions.md, issue 35)
+    rank_direct: int = 1000
+    rank_general: int = 1000
+    rank_loose: int = 10
     #: filmability 2 also when at least this share of terms is filmable
     mostly_filmable_share: float = 0.75
     #: filmability 1 ("a mix") needs at least this share of filmable terms
     mix_filmable_share: float = 0.5
     #: variety 1 needs the mean pairwise similarity of the filmable terms below this
     variety_max_mean_similarity: float = 0.70
-    #: relevance is rated only when at least this share of narration words is in the English norms
+    #: the judge judges only when at least this share of the narration's words, and of the terms' words, is in
+    #: the English norms; else it does not judge ("the offline judge reads English", issue 35)
     min_narration_coverage: float = 0.5
     #: embedding backend (see reeljudge.filmability.embeddings)
     backend: str = "minilm"
@@ -122,12 +134,14 @@ def _clean_terms(terms: list[str]) -> list[str]:
 
 
 def judge_terms_locally(
-    narration: str, terms: list[str], *, options: LocalJudgeOptions | None = None
+    narration: str, terms: list[str], *, options: LocalJudgeOptions | None = None, cache: "JudgeCache | None" = None
 ) -> LocalJudgement:
-    """Score B-roll search terms for a narration with the spec's rubric, offline."""
+    """Score B-roll search terms for a narration with the spec's rubric, offline (``cache`` keeps the background
+    narrations' vectors between processes)."""
     o = options or LocalJudgeOptions()
     narration = (narration or "").strip()
     clean = _clean_terms(list(terms or []))
+    require_english(narration, clean, o)
     conc, domain = read_terms(narration, clean, o)
     filmable = [c.term for c in conc if c.status == "filmable"]
     abstract = [c.term for c in conc if c.status == "abstract"]
@@ -156,7 +170,7 @@ def judge_terms_locally(
         )
         return LocalJudgement(bd, details)
 
-    rel, rel_reason, var, var_reason = _embedding_criteria(narration, clean, conc, o, details, domain)
+    rel, rel_reason, var, var_reason = _embedding_criteria(narration, clean, conc, o, details, domain, cache)
     bd = Breakdown(
         relevance=rel,
         filmability=film,
@@ -166,6 +180,33 @@ def judge_terms_locally(
         criterion_reasons={"relevance": rel_reason, "filmability": film_reason, "variety": var_reason},
     )
     return LocalJudgement(bd, details)
+
+
+def _repeated_note(terms: list[str]) -> str:
+    """A note when a term is given more than once: variety 0 costs one point, not the top band (issue 35)."""
+    seen: dict[str, int] = {}
+    for t in terms:
+        seen[t.casefold()] = seen.get(t.casefold(), 0) + 1
+    repeated = [f"'{t}' {n} times" for t, n in seen.items() if n > 1]
+    if not repeated:
+        return ""
+    return (f" Repeated: {', '.join(repeated)}. Variety 0 costs one point only: the spec's table gives relevance 3 and "
+            "filmability 3 six points, 1.0, even with variety 0 (the labelled sets score lists of near-identical shots so).")
+
+
+def require_english(narration: str, terms: list[str], o: LocalJudgeOptions) -> None:
+    """JudgeError (kind ``not_english``) when the narration or the terms are mostly words the English norms do not
+    hold: the offline judge reads English, and a judge that did not judge never passes."""
+    from reeljudge.errors import JudgeError
+    from reeljudge.filmability.lexicon import coverage
+
+    for what, text in (("narration's", narration), ("terms'", " ".join(terms))):
+        share = coverage(text) if text else 1.0
+        if share < o.min_narration_coverage:
+            raise JudgeError(
+                f"not judged: the offline judge reads English, and only {share:.0%} of the {what} words are in its "
+                f"English lexicon (needs {o.min_narration_coverage:.0%}; another language, or words it does not know). "
+                "Judge them with Gemini (judge: gemini) or give English text", kind="not_english")
 
 
 def _filmability_reason(conc: list[TermConcreteness], points: int, o: LocalJudgeOptions, domain: NarrationDomain) -> str:
@@ -190,7 +231,7 @@ def _filmability_reason(conc: list[TermConcreteness], points: int, o: LocalJudge
 
 def _embedding_criteria(
     narration: str, terms: list[str], conc: list[TermConcreteness], o: LocalJudgeOptions, details: dict[str, Any],
-    domain: NarrationDomain,
+    domain: NarrationDomain, cache: "JudgeCache | None" = None,
 ) -> tuple[int, str, int, str]:
     """Relevance and variety (points and reasons) from sentence-embedding similarities."""
     from reeljudge.filmability.embeddings import get_embedder
@@ -217,26 +258,16 @@ def _embedding_criteria(
             f"{o.variety_max_mean_similarity} → {var}/1" + (" (different visual options)." if var else " (too similar).")
         )
     details["variety_mean_similarity"] = None if mean_sim is None else round(mean_sim, 4)
+    var_reason += _repeated_note(terms)
 
     # relevance
     if not narration:
         details["relevance"] = []
         return 0, "no narration was given, so the terms relate to nothing → 0/3.", var, var_reason
-    from reeljudge.filmability.lexicon import coverage
-
-    share = coverage(narration)
-    details["narration_english_coverage"] = round(share, 3)
-    if share < o.min_narration_coverage:
-        details["relevance"] = []
-        return 0, (
-            f"only {share:.0%} of the narration's words are in the English norms (needs "
-            f"{o.min_narration_coverage:.0%}): it looks non-English, and the offline English model cannot "
-            "rate relevance → 0/3."
-        ), var, var_reason
     from reeljudge.filmability.relevance import describe, list_level, read_relevance
 
     jargon = list(domain.evidence)
-    readings = read_relevance(model, narration, terms, [c.status == "filmable" for c in conc], domain.software, o)
+    readings = read_relevance(model, narration, terms, [c.status == "filmable" for c in conc], domain.software, o, cache)
     details["relevance"] = [r.as_dict() for r in readings]
     details["tech_jargon"] = jargon
     rel = list_level(readings)

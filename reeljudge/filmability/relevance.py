@@ -38,6 +38,7 @@ from reeljudge.filmability.lexicon import tokenize
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import numpy as np
 
+    from reeljudge.cache import JudgeCache
     from reeljudge.filmability.embeddings import Embedder
 
 STOPWORDS = frozenset(
@@ -75,6 +76,10 @@ class RelevanceThresholds(Protocol):
     topic_general: float
     topic_loose: float
     abstract_relevance_cap: int
+    background_same_topic: float
+    rank_direct: int
+    rank_general: int
+    rank_loose: int
 
 
 @dataclass(frozen=True)
@@ -92,6 +97,10 @@ class TermRelevance:
     background: float  # mean cosine to all the everyday topics
     gloss: float  # similarity to a programming gloss (0.0 outside software explainers)
     why: str
+    rank: int = 0  # background narrations whose match beats this narration's (the evidence, issue 35)
+    bank: int = 0  # background narrations it was ranked among (those not about this narration's own subject)
+    closer: str = ""  # the background narration that fits the term best
+    margin_level: int = 0  # the level the match against the everyday topics alone gives
 
     @property
     def margin(self) -> float:
@@ -105,7 +114,8 @@ class TermRelevance:
                 "rival_topic": self.rival,
                 "rival_similarity": round(self.rival_similarity, 4), "match": round(self.match, 4),
                 "margin": round(self.margin, 4), "topics_mean": round(self.background, 4),
-                "topic": round(self.gloss, 4), "why": self.why}
+                "topic": round(self.gloss, 4), "background_rank": self.rank, "background_size": self.bank,
+                "closer_narration": self.closer, "margin_level": self.margin_level, "why": self.why}
 
 
 def narration_chunks(narration: str) -> list[str]:
@@ -162,32 +172,80 @@ def _gloss_level(gloss: float, o: RelevanceThresholds) -> int:
     return 2 if gloss >= o.topic_general else 1 if gloss >= o.topic_loose else 0
 
 
-def _why(plain: int, level: int, capped: bool, t: "TermRelevance", o: RelevanceThresholds) -> str:
-    """One clause: why the term was read as related or not (``plain``: the level before gloss and cap)."""
+def _rank_words(t: "TermRelevance") -> str:
+    """The background evidence in plain words."""
+    if t.rank == 0:
+        return f"no other of {t.bank} background narrations fits it better"
+    return f"{t.rank} of {t.bank} background narrations fit it better"
+
+
+def _why(plain: int, margin: int, level: int, capped: bool, t: "TermRelevance", o: RelevanceThresholds) -> str:
+    """One clause: why the term was read as related or not (``margin``: the level the match against the
+    everyday topics gives; ``plain``: that level after the background evidence, before gloss and cap)."""
     rival_txt = f"other topic '{t.rival}' {t.rival_similarity:.2f}" if t.rival else "no other topic"
     views = f"'{t.best_chunk}' {t.similarity:.2f}, sentence {t.sentence:.2f} → match {t.match:.2f}"
     if capped:
         return f"relates to '{t.best_chunk}' {t.similarity:.2f} but is not a visual, so at most {level}"
     if level > plain:
-        return f"a programming visual in a software narration (gloss {t.gloss:.2f}); {views}, {rival_txt}"
+        return f"a programming visual in a software narration (gloss {t.gloss:.2f}); {views}, {_rank_words(t)}"
+    if plain < margin:
+        if plain == 0:
+            return (f"about something else: it fits {t.rank} other narrations better than this one "
+                    f"(of {t.bank} background narrations; closest: \"{t.closer}\"); {views}")
+        return f"{_rank_words(t)}, so at most {LEVEL_NAMES[plain]} ({views})"
     if level == 3:
-        return f"the narration fits it about as well as any other topic: {views}, {rival_txt}"
+        return f"the narration fits it about as well as any other topic: {views}, {rival_txt}; {_rank_words(t)}"
     if level == 2 and plain == 2 and t.margin >= o.direct_margin:
         return (f"fits one word of the narration, not what it says: '{t.best_chunk}' {t.similarity:.2f} "
                 f"(match {t.match:.2f}, {rival_txt}), but sentence {t.sentence:.2f} against its mean "
                 f"{t.background:.2f} over everyday topics")
     if level == 2:
-        return f"{views}, nearly as close to the {rival_txt}"
+        return f"{views}, nearly as close to the {rival_txt}; {_rank_words(t)}"
     if level == 1:
-        return f"about something else: the {rival_txt} beats {views}"
+        return f"loosely: the {rival_txt} beats {views}; {_rank_words(t)}"
     return f"unrelated: best '{t.best_chunk}' {t.similarity:.2f}, sentence {t.sentence:.2f}, {rival_txt}"
+
+
+@dataclass(frozen=True)
+class BackgroundEvidence:
+    """Where the narration ranks, for each term, among the background narrations about other things."""
+
+    ranks: list[int]  # per term: background narrations whose match beats this narration's
+    size: int  # background narrations ranked against (those not about the narration's own subject)
+    closer: list[str]  # per term: the background narration that fits it best
+
+
+def background_evidence(model: "Embedder", tv: "np.ndarray", own_match: "np.ndarray", sentence_vector: "np.ndarray",
+                        o: RelevanceThresholds, cache: "JudgeCache | None" = None) -> BackgroundEvidence:
+    """Each term's match to every background narration (two views, as to its own), ranked against its own
+    match; background narrations within ``background_same_topic`` (sentence cosine) of the narration are
+    about the same thing and are left out."""
+    import numpy as np
+
+    from reeljudge.filmability.background import bank_vectors
+
+    bank = bank_vectors(model, narration_chunks, cache)
+    keep = (bank.sentences @ sentence_vector) < o.background_same_topic
+    chunk_best = np.maximum.reduceat(tv @ bank.chunks.T, bank.starts, axis=1)[:, keep]
+    matches = two_view_match(chunk_best, (tv @ bank.sentences.T)[:, keep], o)
+    kept = [n.text for n, k in zip(bank.narrations, keep) if k]
+    ranks = [int(r) for r in (matches > own_match[:, None]).sum(axis=1)]
+    closer = [kept[int(i)] for i in matches.argmax(axis=1)] if kept else [""] * len(ranks)
+    return BackgroundEvidence(ranks, len(kept), closer)
+
+
+def evidence_level(rank: int, o: RelevanceThresholds) -> int:
+    """The highest level a term's background rank allows: 3, 2, 1 for ranks within ``rank_direct``,
+    ``rank_general``, ``rank_loose``; 0 when more narrations about other things fit it better."""
+    return 3 if rank <= o.rank_direct else 2 if rank <= o.rank_general else 1 if rank <= o.rank_loose else 0
 
 
 def read_relevance(
     model: "Embedder", narration: str, terms: Sequence[str], filmable: Sequence[bool], software: bool,
-    o: RelevanceThresholds,
+    o: RelevanceThresholds, cache: "JudgeCache | None" = None,
 ) -> list[TermRelevance]:
-    """Each term's relevance to the narration (see module doc); ``filmable`` caps abstract terms."""
+    """Each term's relevance to the narration (see module doc); ``filmable`` caps abstract terms; ``cache``
+    keeps the background narrations' vectors between processes."""
     chunks = narration_chunks(narration)
     tv = model.embed(list(terms))
     cv = model.embed(chunks)
@@ -196,22 +254,25 @@ def read_relevance(
     rsim = tv @ rivals.T if names else None
     background = (tv @ fixed_vectors(model, "topics", OTHER_TOPICS).T).mean(axis=1)
     gloss = (tv @ fixed_vectors(model, "glosses", TECH_GLOSSES).T).max(axis=1) if software else None
+    own = two_view_match(sim.max(axis=1), sim[:, 0], o)  # chunk 0 is the whole narration
+    evidence = background_evidence(model, tv, own, cv[0], o, cache)
     out = []
     for i, term in enumerate(terms):
         j = int(sim[i].argmax())
         k = int(rsim[i].argmax()) if rsim is not None else None
-        s, whole = float(sim[i, j]), float(sim[i, 0])  # chunk 0 is the whole narration
+        s, whole = float(sim[i, j]), float(sim[i, 0])
         r = float(rsim[i, k]) if k is not None else -1.0
         g = float(gloss[i]) if gloss is not None else 0.0
-        match = two_view_match(s, whole, o)
-        plain = _margin_level(s, whole, match, r, float(background[i]), o, software)
+        match = float(own[i])
+        margin = _margin_level(s, whole, match, r, float(background[i]), o, software)
+        plain = min(margin, evidence_level(evidence.ranks[i], o))
         level = max(plain, _gloss_level(g, o))
         capped = not filmable[i] and level > o.abstract_relevance_cap
         if not filmable[i]:
             level = min(level, o.abstract_relevance_cap)
         reading = TermRelevance(term, level, chunks[j], s, whole, match, names[k] if k is not None else None, r,
-                                float(background[i]), g, "")
-        out.append(replace(reading, why=_why(plain, level, capped, reading, o)))
+                                float(background[i]), g, "", evidence.ranks[i], evidence.size, evidence.closer[i], margin)
+        out.append(replace(reading, why=_why(plain, margin, level, capped, reading, o)))
     return out
 
 
