@@ -35,6 +35,10 @@ RECORD_FORMAT = 1
 BATCH = 64
 
 
+#: the bank's domains about computing: a software explainer's own subject, so never "other things" for it
+SOFTWARE_DOMAINS = frozenset(("software development", "computers networks and cloud", "cybersecurity and privacy"))
+
+
 @dataclass(frozen=True)
 class BackgroundNarration:
     """One narration of the bank and its domain."""

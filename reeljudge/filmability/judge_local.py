@@ -69,12 +69,13 @@ class LocalJudgeOptions:
     abstract_relevance_cap: int = 1
     #: a background narration this close (sentence cosine) to the narration is about the same thing: not ranked against
     background_same_topic: float = 0.50
-    #: a term's level is at most 3 / 2 / 1 when at most this many background narrations (about other things)
-    #: fit it better than its own narration; more than ``rank_loose``: unrelated (0). Calibrated on the train
-    #: splits with an off-topic pass costing far more than a one-level miss (docs/decisions.md, issue 35)
-    rank_direct: int = 1000
-    rank_general: int = 1000
-    rank_loose: int = 10
+    #: a term is related at all (level above 0) only when at most this many background narrations about other
+    #: things fit it better than its own narration; calibrated on the train splits with an off-topic pass costing
+    #: far more than a one-level miss (docs/decisions.md, issue 35)
+    max_background_rank: int = 15
+    #: … in a software explainer (its abstract sentence fits no visual well; calibrated on the spec's worked examples
+    #: and the software cases of datasets/relevance_off_topic.yaml, which are few: docs/decisions.md)
+    max_background_rank_software: int = 60
     #: filmability 2 also when at least this share of terms is filmable
     mostly_filmable_share: float = 0.75
     #: filmability 1 ("a mix") needs at least this share of filmable terms

@@ -77,9 +77,8 @@ class RelevanceThresholds(Protocol):
     topic_loose: float
     abstract_relevance_cap: int
     background_same_topic: float
-    rank_direct: int
-    rank_general: int
-    rank_loose: int
+    max_background_rank: int
+    max_background_rank_software: int
 
 
 @dataclass(frozen=True)
@@ -216,16 +215,18 @@ class BackgroundEvidence:
 
 
 def background_evidence(model: "Embedder", tv: "np.ndarray", own_match: "np.ndarray", sentence_vector: "np.ndarray",
-                        o: RelevanceThresholds, cache: "JudgeCache | None" = None) -> BackgroundEvidence:
+                        software: bool, o: RelevanceThresholds, cache: "JudgeCache | None" = None) -> BackgroundEvidence:
     """Each term's match to every background narration (two views, as to its own), ranked against its own
-    match; background narrations within ``background_same_topic`` (sentence cosine) of the narration are
-    about the same thing and are left out."""
+    match. Background narrations about the same thing are left out: those within ``background_same_topic``
+    (sentence cosine) of the narration and, for a software explainer, those about computing."""
     import numpy as np
 
-    from reeljudge.filmability.background import bank_vectors
+    from reeljudge.filmability.background import SOFTWARE_DOMAINS, bank_vectors
 
     bank = bank_vectors(model, narration_chunks, cache)
     keep = (bank.sentences @ sentence_vector) < o.background_same_topic
+    if software:
+        keep &= np.array([n.domain not in SOFTWARE_DOMAINS for n in bank.narrations])
     chunk_best = np.maximum.reduceat(tv @ bank.chunks.T, bank.starts, axis=1)[:, keep]
     matches = two_view_match(chunk_best, (tv @ bank.sentences.T)[:, keep], o)
     kept = [n.text for n, k in zip(bank.narrations, keep) if k]
@@ -234,10 +235,11 @@ def background_evidence(model: "Embedder", tv: "np.ndarray", own_match: "np.ndar
     return BackgroundEvidence(ranks, len(kept), closer)
 
 
-def evidence_level(rank: int, o: RelevanceThresholds) -> int:
-    """The highest level a term's background rank allows: 3, 2, 1 for ranks within ``rank_direct``,
-    ``rank_general``, ``rank_loose``; 0 when more narrations about other things fit it better."""
-    return 3 if rank <= o.rank_direct else 2 if rank <= o.rank_general else 1 if rank <= o.rank_loose else 0
+def evidence_level(rank: int, o: RelevanceThresholds, software: bool = False) -> int:
+    """The highest level a term's background rank allows: any (3) when at most ``max_background_rank``
+    background narrations about other things fit it better than its own, else 0 (no evidence). A software
+    explainer's abstract sentence fits no visual well, so it is allowed ``max_background_rank_software``."""
+    return 3 if rank <= (o.max_background_rank_software if software else o.max_background_rank) else 0
 
 
 def read_relevance(
@@ -255,7 +257,7 @@ def read_relevance(
     background = (tv @ fixed_vectors(model, "topics", OTHER_TOPICS).T).mean(axis=1)
     gloss = (tv @ fixed_vectors(model, "glosses", TECH_GLOSSES).T).max(axis=1) if software else None
     own = two_view_match(sim.max(axis=1), sim[:, 0], o)  # chunk 0 is the whole narration
-    evidence = background_evidence(model, tv, own, cv[0], o, cache)
+    evidence = background_evidence(model, tv, own, cv[0], software, o, cache)
     out = []
     for i, term in enumerate(terms):
         j = int(sim[i].argmax())
@@ -265,7 +267,7 @@ def read_relevance(
         g = float(gloss[i]) if gloss is not None else 0.0
         match = float(own[i])
         margin = _margin_level(s, whole, match, r, float(background[i]), o, software)
-        plain = min(margin, evidence_level(evidence.ranks[i], o))
+        plain = min(margin, evidence_level(evidence.ranks[i], o, software))
         level = max(plain, _gloss_level(g, o))
         capped = not filmable[i] and level > o.abstract_relevance_cap
         if not filmable[i]:
@@ -287,16 +289,23 @@ def half_level(readings: Sequence[TermRelevance]) -> int:
 
 
 def list_level(readings: Sequence[TermRelevance]) -> int:
-    """The list's relevance: :func:`half_level`, at most 2 when a term is read as unrelated (level 0)."""
+    """The list's relevance: :func:`half_level`, at most 2 when a term is unrelated by the everyday topics alone
+    (its ``margin_level`` 0; a term that only lacks background evidence does not cap a list its others make direct)."""
     level = half_level(readings)
-    return min(level, UNRELATED_TERM_CAP) if any(r.level == 0 for r in readings) else level
+    return min(level, UNRELATED_TERM_CAP) if any(r.margin_level == 0 for r in readings) else level
 
 
 def describe(readings: Sequence[TermRelevance], rel: int, o: RelevanceThresholds) -> str:
-    """The relevance criterion's reason: the list level (and the cap, when it applied), then each term and why."""
+    """The relevance criterion's reason: the list level (and why: the cap, or terms that fit other narrations
+    better), then each term and why."""
     parts = [f"'{r.term}' {LEVEL_NAMES[r.level]} ({r.why})" for r in readings]
-    unrelated = [r.term for r in readings if r.level == 0]
-    head = (f"a term is unrelated ({', '.join(unrelated)}), so the list is at most generally related → {rel}/3"
-            if unrelated and half_level(readings) > rel
-            else f"at least half the terms reach level {rel} → {rel}/3")
+    unrelated = [r.term for r in readings if r.margin_level == 0]
+    elsewhere = [r for r in readings if r.level == 0 and r.bank and r.margin_level > 0]
+    if unrelated and half_level(readings) > rel:
+        head = f"a term is unrelated ({', '.join(unrelated)}), so the list is at most generally related → {rel}/3"
+    elif rel == 0 and elsewhere:
+        head = (f"about something else: {len([r for r in readings if r.level == 0])} of {len(readings)} terms fit "
+                f"other narrations better than this one → 0/3")
+    else:
+        head = f"at least half the terms reach level {rel} → {rel}/3"
     return head + ": " + "; ".join(parts) + "."

@@ -1,12 +1,15 @@
 """Off-topic never passes (issue 27): ``min_relevance`` on the offline judge, and its cap on a list
-holding a term it reads as unrelated (the Gemini path is in test_filmability_gemini.py)."""
+holding a term it reads as unrelated (the Gemini path is in test_filmability_gemini.py); issue 35: a term is
+related only on evidence that its narration explains it better than narrations about other things."""
 
 from __future__ import annotations
 
 import json
 
+import pytest
+
 from reeljudge.assertions.filmability import get_assert
-from reeljudge.filmability.judge_local import judge_terms_locally
+from reeljudge.filmability.judge_local import LocalJudgeOptions, judge_terms_locally
 from reeljudge.filmability.relevance import TermRelevance, list_level
 
 TEACHER = "A good teacher notices when a student is falling behind."
@@ -20,7 +23,7 @@ def _ctx(narration: str, **config) -> dict:
 
 
 def _reading(level: int) -> TermRelevance:
-    return TermRelevance(f"t{level}", level, "", 0.0, 0.0, 0.0, None, 0.0, 0.0, 0.0, "")
+    return TermRelevance(f"t{level}", level, "", 0.0, 0.0, 0.0, None, 0.0, 0.0, 0.0, "", margin_level=level)
 
 
 def test_an_unrelated_list_fails_offline_with_the_reason(model) -> None:
@@ -47,3 +50,68 @@ def test_the_offline_reason_says_the_cap_applied(model) -> None:
     j = judge_terms_locally(WHALES, ["food chain", "ocean temperature", "migration route", "whale tail"])
     assert j.breakdown.relevance == 2  # the labelled set says 1; it read 3 before the cap
     assert j.breakdown.criterion_reasons["relevance"].startswith("a term is unrelated (food chain), so the list is at most generally related → 2/3")
+
+
+#: issue 35's five examples: concrete lists for another narration, each passed at 0.8 with relevance 2 before
+ISSUE_EXAMPLES = [
+    ("Marathon runners hit the wall around mile twenty, when their legs run out of fuel.",
+     ["birthday cake", "cat sleeping on a sofa", "snowy mountains"]),
+    ("Sear the steak in a hot cast-iron pan until a brown crust forms.",
+     ["city skyline at night", "golden retriever on a beach", "server rack"]),
+    ("Vaccines train the immune system to recognise a virus before you ever meet it.",
+     ["skateboarder doing a kickflip", "pizza coming out of an oven", "hot air balloons at sunrise"]),
+    ("The Roman empire built roads that connected its provinces across Europe.",
+     ["smartphone on a desk", "kids playing video games", "sushi platter"]),
+    ("Kubernetes restarts a container automatically when its health check fails.",
+     ["horse galloping in a field", "wedding ceremony", "autumn leaves falling"]),
+]
+
+
+@pytest.mark.parametrize("narration,terms", ISSUE_EXAMPLES, ids=[n.split()[0] for n, _ in ISSUE_EXAMPLES])
+def test_the_issues_off_topic_lists_are_read_as_unrelated_and_fail(model, narration, terms) -> None:
+    import reeljudge
+
+    verdict = reeljudge.judge_terms(narration, terms, judge="local", findability="off")
+    assert verdict.breakdown.relevance == 0 and verdict.passed is False  # 0.8 PASS with relevance 2 before issue 35
+    assert "relevance 0/3 is under min_relevance 1" in verdict.reason()
+
+
+def test_the_reason_names_per_term_how_many_other_narrations_fit_it_better(model) -> None:
+    """Reasons a person can check: the narration's rank among the background narrations, in plain words."""
+    narration, terms = ISSUE_EXAMPLES[0]
+    j = judge_terms_locally(narration, terms)
+    reason = j.breakdown.criterion_reasons["relevance"]
+    assert reason.startswith("about something else: ") and "terms fit other narrations better than this one → 0/3" in reason
+    for r in j.details["relevance"]:
+        assert r["background_rank"] > LocalJudgeOptions().max_background_rank and r["background_size"] > 300
+        if r["level"] == 0 and r["margin_level"] > 0:
+            assert f"'{r['term']}' none (about something else: it fits {r['background_rank']} other narrations better than this one" in reason
+    cake = next(r for r in j.details["relevance"] if r["term"] == "birthday cake")
+    assert cake["closer_narration"] and cake["closer_narration"] in reason
+
+
+def test_a_software_explainers_programming_visuals_stay_related(model) -> None:
+    """The spec's "developer coding" for a closures narration stays generally related, and the spec's 1.0 holds."""
+    b = judge_terms_locally("You need to understand how closures work", ["developer coding", "computer screen code",
+                                                                          "programmer thinking"]).breakdown
+    assert b.relevance == 2
+    b = judge_terms_locally("Redis stores everything in memory, making it blazingly fast",
+                            ["server room", "computer RAM", "data center lights", "fast motion blur"]).breakdown
+    assert (b.relevance, b.filmability, b.variety) == (3, 3, 1)
+
+
+def test_the_generators_off_by_one_fails_every_narration(model) -> None:
+    """The bug a new user planted: every narration gets the next one's terms (7 of 8 tests passed before issue 35).
+    The on-topic lists of the first eight narrations of datasets/relevance_off_topic.yaml each pass for their own
+    narration and fail for the previous one's."""
+    import yaml
+
+    import reeljudge
+    from support.paths import ROOT
+
+    rows = yaml.safe_load((ROOT / "datasets" / "relevance_off_topic.yaml").read_text())["narrations"][:8]
+    shots = [(n["narration"], next(lst["terms"] for lst in n["lists"] if lst["kind"] == "on-topic")) for n in rows]
+    for i, (narration, terms) in enumerate(shots):
+        assert reeljudge.judge_terms(narration, terms, judge="local", findability="off").passed is True, narration
+        swapped = shots[(i + 1) % len(shots)][1]
+        assert reeljudge.judge_terms(narration, swapped, judge="local", findability="off").passed is False, narration
