@@ -70,7 +70,7 @@ def reread(j: JudgedCase, o: LocalJudgeOptions) -> Breakdown:
         return j.breakdown
     levels = []
     for t in j.terms:
-        level = min(t["margin_level"], evidence_level(t["rank"], o, j.software))
+        level = min(t["margin_level"], evidence_level(t["rank"], o))
         if j.software:
             level = max(level, _gloss_level(t["gloss"], o))
         levels.append(level if t["filmable"] else min(level, o.abstract_relevance_cap))

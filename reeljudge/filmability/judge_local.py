@@ -73,9 +73,6 @@ class LocalJudgeOptions:
     #: things fit it better than its own narration; calibrated on the train splits with an off-topic pass costing
     #: far more than a one-level miss (docs/decisions.md, issue 35)
     max_background_rank: int = 15
-    #: … in a software explainer (its abstract sentence fits no visual well; calibrated on the spec's worked examples
-    #: and the software cases of datasets/relevance_off_topic.yaml, which are few: docs/decisions.md)
-    max_background_rank_software: int = 60
     #: filmability 2 also when at least this share of terms is filmable
     mostly_filmable_share: float = 0.75
     #: filmability 1 ("a mix") needs at least this share of filmable terms

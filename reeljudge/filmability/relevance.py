@@ -78,7 +78,6 @@ class RelevanceThresholds(Protocol):
     abstract_relevance_cap: int
     background_same_topic: float
     max_background_rank: int
-    max_background_rank_software: int
 
 
 @dataclass(frozen=True)
@@ -235,11 +234,10 @@ def background_evidence(model: "Embedder", tv: "np.ndarray", own_match: "np.ndar
     return BackgroundEvidence(ranks, len(kept), closer)
 
 
-def evidence_level(rank: int, o: RelevanceThresholds, software: bool = False) -> int:
+def evidence_level(rank: int, o: RelevanceThresholds) -> int:
     """The highest level a term's background rank allows: any (3) when at most ``max_background_rank``
-    background narrations about other things fit it better than its own, else 0 (no evidence). A software
-    explainer's abstract sentence fits no visual well, so it is allowed ``max_background_rank_software``."""
-    return 3 if rank <= (o.max_background_rank_software if software else o.max_background_rank) else 0
+    background narrations about other things fit it better than its own, else 0 (no evidence)."""
+    return 3 if rank <= o.max_background_rank else 0
 
 
 def read_relevance(
@@ -267,7 +265,7 @@ def read_relevance(
         g = float(gloss[i]) if gloss is not None else 0.0
         match = float(own[i])
         margin = _margin_level(s, whole, match, r, float(background[i]), o, software)
-        plain = min(margin, evidence_level(evidence.ranks[i], o, software))
+        plain = min(margin, evidence_level(evidence.ranks[i], o))
         level = max(plain, _gloss_level(g, o))
         capped = not filmable[i] and level > o.abstract_relevance_cap
         if not filmable[i]:

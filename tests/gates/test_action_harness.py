@@ -352,8 +352,9 @@ def test_a_generator_returning_another_narrations_terms_turns_the_keyless_gate_r
 
     job, report, comment, output = repo.pull_request("off-by-one", off_by_one)
     assert job.failed and report["verdict"] == "regression" and report["exit_code"] == 1, output[-4000:]
-    newly = [t["test"] for s in report["suites"] for f in s.get("flips", []) for t in f["tests"] if t["kind"] == "newly failing"]
-    assert len(newly) >= len(tests) - 1 and set(newly) <= set(tests), newly  # the tests, not only a metric, say what broke
+    listed = [t["test"] for s in report["suites"] for f in s.get("flips", []) for t in f["tests"] if t["kind"] == "newly failing"]
+    newly = [name.split(" [")[0] for name in listed]  # "narration 1 [python:terms_generator.py:default]": test and provider
+    assert len(newly) >= len(tests) - 1 and set(newly) <= set(tests), listed  # the tests, not only a metric, say what broke
     assert all(name in comment for name in newly)
     # the same suite alone (its own evaluation in the pull request's job, no baseline): those tests fail on their own
     alone = json.loads((repo.tmp / "off-by-one" / "reeljudge-results" / "filmability.json").read_text())["results"]["results"]
