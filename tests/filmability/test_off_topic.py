@@ -115,3 +115,31 @@ def test_the_generators_off_by_one_fails_every_narration(model) -> None:
         assert reeljudge.judge_terms(narration, terms, judge="local", findability="off").passed is True, narration
         swapped = shots[(i + 1) % len(shots)][1]
         assert reeljudge.judge_terms(narration, swapped, judge="local", findability="off").passed is False, narration
+
+
+@pytest.fixture(scope="module")
+def off_topic_test(model) -> dict:
+    """The off-topic section's figures on the test split, by the benchmark's own code (judged once)."""
+    from benchmarks.off_topic_set import build_cases
+    from benchmarks.relevance_off_topic import judge_cases, metrics, term_auc
+
+    judged = judge_cases([c for c in build_cases() if c.split == "test"])
+    return {**metrics(judged, "test"), "auc": term_auc(judged, "test")[0]}
+
+
+def test_the_off_topic_figures_do_not_drop(off_topic_test) -> None:
+    """Issue 35's measurement is a floor: at least 300 off-topic lists; 98 % read as 0 (before: 23 %), 6 pass (before:
+    274 of 354); 58 of 73 related lists still pass (before: 70)."""
+    m = off_topic_test
+    assert m["off_topic"] >= 300 and m["swapped"] >= 300
+    assert m["off_topic_zero"] / m["off_topic"] >= 0.95  # the target, met: 348/354
+    assert m["off_topic_pass"] <= 6 and m["related_pass"] >= 58 and m["near_related"] >= 7
+    assert m["auc"] >= 0.94  # 0.948 measured
+
+
+@pytest.mark.xfail(strict=True, reason="issue 35's targets are not all met with the shipped MiniLM: off-topic passes 6/354 "
+                                       "(target <= 1 %), related lists passing 58/73 (target >= 95 %): docs/decisions.md")
+def test_the_off_topic_targets_hold(off_topic_test) -> None:
+    from benchmarks.relevance_off_topic import shortfalls
+
+    assert shortfalls(off_topic_test) == []
