@@ -12,8 +12,11 @@ labelled pairs in ``benchmarks/embeddings_compare.py``; see docs/decisions.md):
   it could be about (:mod:`reeljudge.filmability.relevance`; the match is its best narration chunk
   and the whole narration together): 3 when the narration fits it about as well as any other
   topic, 2 nearly as well, 1 loosely; in a software explainer a programming
-  visual is at least generally related. Abstract or unknown terms count at most 1 ("related
-  concepts but not visuals"). The criterion is the level that at least half the terms reach.
+  visual is at least generally related. A term is related at all only when at most
+  ``max_background_rank`` background narrations about other things fit it better than its own
+  (issue 35). Abstract or unknown terms count at most 1 ("related concepts but not visuals"). The
+  criterion is the level that at least half the terms reach.
+- not judged: when fewer than half the narration's or the terms' words are English words of the norms.
 - variety (0–1): 1 when at least two terms are filmable and their mean pairwise cosine similarity
   is below ``variety_max_mean_similarity``.
 

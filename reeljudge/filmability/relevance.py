@@ -26,6 +26,14 @@ mean similarity to all the topics (small models rate some phrases close to every
 related (the spec's "developer coding" for a closures narration). Terms read as abstract or unknown
 count at most ``abstract_relevance_cap`` ("related concepts but not visuals"). The list's relevance
 is the level that at least half its terms reach.
+
+**Evidence first** (issue 35): a term reaches any level above 0 only when its narration explains it
+better than narrations about other things would. Its match is ranked against the same two-view
+match to each of a few hundred background narrations (:mod:`reeljudge.filmability.background`;
+those about the narration's own subject left out); when more than ``max_background_rank`` of them fit
+it better, it is read as 0, "about something else", and the reason says how many. Without that,
+"cat sleeping on a sofa" against a marathon narration (cosines 0.09 and 0.00) read as generally
+related because no everyday topic fitted it much better either.
 """
 
 from __future__ import annotations
