@@ -22,7 +22,7 @@ and ``second-test``, only reported).
 Section "off-topic" (issue 35, :mod:`benchmarks.relevance_off_topic`): lists about something else (the
 labelled lists swapped to narrations of other domains, hand-written off-topic lists) must be read as
 unrelated and fail, while related lists still pass; ``--no-off-topic`` leaves it out, ``--calibrate``
-prints the train-split search of its rank threshold.
+prints the train-split search of its list rule and the frontier of the rules compared.
 """
 
 from __future__ import annotations
@@ -165,7 +165,7 @@ def main() -> None:
     parser.add_argument("--split", metavar="SPLIT", help="judge and report this split only (tuning: train)")
     parser.add_argument("--dataset", type=Path, default=DATASET, help="the labelled lists (default: %(default)s)")
     parser.add_argument("--no-off-topic", action="store_true", help="leave out the off-topic section (issue 35)")
-    parser.add_argument("--calibrate", action="store_true", help="off-topic section: search the rank threshold on train")
+    parser.add_argument("--calibrate", action="store_true", help="off-topic section: search the list rule on train and print the frontier")
     args = parser.parse_args()
     judged = judge_lists([i for i in load_lists(args.dataset) if args.split in (None, i["split"])])
     metrics = split_metrics(judged)

@@ -10,11 +10,14 @@ near misses, and the labelled on-topic lists), per split:
 - **related lists that still pass**: on-topic lists labelled 0.8 or above (the labelled sets; the new
   narrations' concrete lists) that pass; target >= 95 %; near misses read as related (>= 1);
 - **term AUC**: ROC AUC of the term-level evidence (minus the background rank) between the terms of
-  on-topic lists (relevance >= 2) in their own narration and the same terms in swapped narrations.
+  on-topic lists (relevance >= 2) in their own narration and the same terms in swapped narrations;
+  **list AUC**: the same for the list-level evidence (minus the list rank) between related lists and
+  off-topic lists.
 
-:func:`calibrate` re-reads every judged list under other rank thresholds from its per-term evidence
-(no re-embedding) and picks the thresholds of least cost on the train split, with the cost of
-:data:`COSTS` (docs/decisions.md, issue 35). Run: ``.venv/bin/python -m benchmarks.relevance_off_topic``
+:func:`calibrate` re-reads every judged list under other list-rule parameters from its stored
+evidence (no re-embedding) and picks those of least cost on the train split, with the cost of
+:data:`COSTS` (docs/decisions.md, issue 35); :func:`frontier` prints the rules compared there (issue
+35's per-term rule among them) on both splits. Run: ``.venv/bin/python -m benchmarks.relevance_off_topic``
 (``--calibrate`` prints the train-split search; ``--errors SPLIT`` lists the off-topic lists that pass
 and the related lists that fail).
 """
@@ -36,8 +39,11 @@ TARGETS = {"off_topic_pass": 0.01, "off_topic_zero": 0.95, "related_pass": 0.95}
 #: the asymmetric cost the thresholds are calibrated with: an off-topic list that passes costs far more
 #: than a related list that fails, which costs more than a one-level miss of relevance
 COSTS = {"off_topic_pass": 10.0, "related_fail": 2.0, "level_miss": 1.0}
-#: the rank thresholds searched (``max_background_rank``; 1000: no evidence asked, today's reading before issue 35)
-GRID = (0, 2, 4, 6, 8, 10, 12, 15, 18, 20, 25, 30, 40, 60, 100, 1000)
+#: the list-rule parameters searched: ``list_rank_joined_weight``, ``max_list_rank`` (1000: no evidence asked, the
+#: reading before issue 35), ``max_second_term_rank`` (1000: no cap)
+GRID = {"list_rank_joined_weight": (0.4, 0.5, 0.6, 0.7),
+        "max_list_rank": (6.0, 8.0, 10.0, 12.0, 13.0, 14.0, 16.0, 20.0, 30.0, 1000.0),
+        "max_second_term_rank": (12, 16, 20, 25, 1000)}
 
 
 @dataclass(frozen=True)
@@ -48,6 +54,7 @@ class JudgedCase:
     breakdown: Breakdown
     terms: tuple[dict[str, Any], ...]  # per term: margin_level, background_rank, topic, filmable
     software: bool
+    evidence: dict[str, Any]  # the list-level evidence (``details.relevance_list``)
 
 
 def judge_cases(cases: Sequence[Case], options: LocalJudgeOptions | None = None) -> list[JudgedCase]:
@@ -58,25 +65,48 @@ def judge_cases(cases: Sequence[Case], options: LocalJudgeOptions | None = None)
         status = {t["term"]: t["status"] for t in local.details["terms"]}
         terms = tuple({"margin_level": r["margin_level"], "rank": r["background_rank"], "gloss": r["topic"],
                        "filmable": status.get(r["term"]) == "filmable"} for r in local.details.get("relevance", []))
-        out.append(JudgedCase(case, local.breakdown, terms, bool(local.details.get("software_narration"))))
+        out.append(JudgedCase(case, local.breakdown, terms, bool(local.details.get("software_narration")),
+                              dict(local.details.get("relevance_list", {}))))
     return out
 
 
+def _term_readings(j: JudgedCase, o: LocalJudgeOptions, max_term_rank: int | None = None) -> list[Any]:
+    """The case's term readings rebuilt from its evidence (``max_term_rank``: issue 35's first, per-term rule, which
+    read a term fitted better by more background narrations as 0; kept to compare with)."""
+    from reeljudge.filmability.relevance import TermRelevance, _gloss_level
+
+    readings = []
+    for t in j.terms:
+        level = t["margin_level"] if max_term_rank is None or t["rank"] <= max_term_rank else 0
+        if j.software:
+            level = max(level, _gloss_level(t["gloss"], o))
+        level = level if t["filmable"] else min(level, o.abstract_relevance_cap)
+        readings.append(TermRelevance("", level, "", 0.0, 0.0, 0.0, None, 0.0, 0.0, t["gloss"] if j.software else 0.0, "",
+                                      t["rank"], margin_level=t["margin_level"]))
+    return readings
+
+
 def reread(j: JudgedCase, o: LocalJudgeOptions) -> Breakdown:
-    """The case's breakdown with its relevance re-read under ``o``'s rank thresholds."""
-    from reeljudge.filmability.relevance import TermRelevance, _gloss_level, evidence_level, list_level
+    """The case's breakdown with its relevance re-read under ``o``'s list-rule parameters."""
+    from reeljudge.filmability.relevance import BackgroundEvidence, list_evidence, list_level
+
+    if not j.terms or not j.evidence:
+        return j.breakdown
+    readings = _term_readings(j, o)
+    e = j.evidence
+    evidence = list_evidence(readings, BackgroundEvidence([t["rank"] for t in j.terms], e["background_size"], [],
+                                                          e["joined_rank"], e["mean_rank"]), o)
+    return replace(j.breakdown, relevance=list_level(readings, evidence, o))
+
+
+def reread_per_term(j: JudgedCase, o: LocalJudgeOptions, max_term_rank: int) -> Breakdown:
+    """The case's breakdown under issue 35's first rule: a term fitted better by more than ``max_term_rank``
+    background narrations reads 0, and the list's level comes from its terms (for the frontier only)."""
+    from reeljudge.filmability.relevance import topic_level
 
     if not j.terms:
         return j.breakdown
-    levels = []
-    for t in j.terms:
-        level = min(t["margin_level"], evidence_level(t["rank"], o))
-        if j.software:
-            level = max(level, _gloss_level(t["gloss"], o))
-        levels.append(level if t["filmable"] else min(level, o.abstract_relevance_cap))
-    readings = [TermRelevance("", lv, "", 0.0, 0.0, 0.0, None, 0.0, 0.0, 0.0, "", margin_level=t["margin_level"])
-                for lv, t in zip(levels, j.terms)]
-    return replace(j.breakdown, relevance=list_level(readings))
+    return replace(j.breakdown, relevance=topic_level(_term_readings(j, o, max_term_rank)))
 
 
 def passes(b: Breakdown) -> bool:
@@ -111,14 +141,32 @@ def cost(m: dict[str, Any]) -> float:
 
 
 def calibrate(judged: Sequence[JudgedCase], base: LocalJudgeOptions | None = None) -> list[tuple[float, LocalJudgeOptions, dict[str, Any]]]:
-    """Every threshold of :data:`GRID` with its train cost, best first (ties: the stricter)."""
+    """Every parameter set of :data:`GRID` with its train cost, best first (ties: the stricter list rank)."""
+    import itertools
+
     base = base or LocalJudgeOptions()
     out = []
-    for rank in GRID:
-        o = replace(base, max_background_rank=rank)
+    for values in itertools.product(*GRID.values()):
+        o = replace(base, **dict(zip(GRID, values)))
         m = metrics(judged, "train", [reread(j, o) for j in judged])
         out.append((cost(m), o, m))
-    return sorted(out, key=lambda x: (x[0], x[1].max_background_rank))
+    return sorted(out, key=lambda x: (x[0], x[1].max_list_rank, -x[1].max_second_term_rank))
+
+
+#: the rules the frontier compares: issue 35's first rule (per term) at thresholds, and the list rule at list ranks
+FRONTIER_TERM_RANKS = (15, 40)
+FRONTIER_LIST_RANKS = (8.0, 10.0, 13.0, 16.0, 20.0, 30.0)
+
+
+def frontier(judged: Sequence[JudgedCase], base: LocalJudgeOptions | None = None) -> list[tuple[str, str, dict[str, Any]]]:
+    """(rule, split, figures) for the rules compared in docs/decisions.md: before issue 35, the per-term rule, and the
+    list rule at several list ranks (the shipped weights and second-term cap), on both splits."""
+    base = base or LocalJudgeOptions()
+    rules: list[tuple[str, Any]] = [("before issue 35 (no evidence)", lambda j: reread(j, replace(base, max_list_rank=1000.0,
+                                                                                                   max_second_term_rank=1000)))]
+    rules += [(f"per term: rank > {r} reads 0", lambda j, r=r: reread_per_term(j, base, r)) for r in FRONTIER_TERM_RANKS]
+    rules += [(f"list: list rank > {t:g}", lambda j, t=t: reread(j, replace(base, max_list_rank=t))) for t in FRONTIER_LIST_RANKS]
+    return [(name, split, {**metrics(judged, split, [rule(j) for j in judged])}) for name, rule in rules for split in ("train", "test")]
 
 
 def term_auc(judged: Sequence[JudgedCase], split: str) -> tuple[float, int, int]:
@@ -130,9 +178,25 @@ def term_auc(judged: Sequence[JudgedCase], split: str) -> tuple[float, int, int]
     import numpy as np
 
     a, b = np.asarray(own, dtype=float), np.asarray(swapped, dtype=float)
-    b.sort()
+    return _auc(a, b), len(a), len(b)
+
+
+def _auc(a: Any, b: Any) -> float:
+    """ROC AUC: the chance that a value of ``a`` exceeds one of ``b`` (ties count half)."""
+    import numpy as np
+
+    b = np.sort(b)
     wins = np.searchsorted(b, a, side="left").sum() + 0.5 * (np.searchsorted(b, a, side="right") - np.searchsorted(b, a, side="left")).sum()
-    return float(wins / (len(a) * len(b))), len(a), len(b)
+    return float(wins / (len(a) * len(b)))
+
+
+def list_auc(judged: Sequence[JudgedCase], split: str) -> float:
+    """ROC AUC of minus the list rank: related lists (labelled 0.8 or above) against off-topic lists."""
+    import numpy as np
+
+    related = [-j.evidence["list_rank"] for j in judged if j.case.split == split and _related_should_pass(j.case) and j.evidence]
+    off = [-j.evidence["list_rank"] for j in judged if j.case.split == split and j.case.kind in ("swap", "off-topic") and j.evidence]
+    return _auc(np.asarray(related, dtype=float), np.asarray(off, dtype=float)) if related and off else float("nan")
 
 
 def shortfalls(m: dict[str, Any]) -> list[str]:
@@ -159,6 +223,7 @@ def report(judged: Sequence[JudgedCase], splits: Sequence[str] = ("train", "test
         print(f"  related lists that pass  {share(m['related_pass'], m['related'])}")
         print(f"  near misses read >= 1    {share(m['near_related'], m['near'])} (pass {m['near_pass']})")
         print(f"  term AUC own vs swapped  {auc:.3f} ({n_own} own terms, {n_swap} swapped)")
+        print(f"  list AUC related vs off  {list_auc(judged, split):.3f}")
         misses = shortfalls(m)
         print(f"  targets: {'all met' if not misses else '; '.join(misses)}")
 
@@ -174,15 +239,21 @@ def _errors(judged: Sequence[JudgedCase], split: str) -> None:
 
 
 def off_topic_section(split: str | None = None, search: bool = False, errors: str | None = None) -> None:
-    """Judge the off-topic set and print its figures (optionally the calibration search or the errors)."""
+    """Judge the off-topic set and print its figures (optionally the calibration search and frontier, or the errors)."""
     cases = [c for c in build_cases() if split in (None, c.split)]
     judged = judge_cases(cases)
     report(judged, [split] if split else ("train", "test"))
     if search:
-        for total, o, m in calibrate([j for j in judged if j.case.split == "train"]):
-            print(f"  cost {total:6.1f}: max_background_rank {o.max_background_rank:4d} → "
-                  f"off-topic pass {m['off_topic_pass']}/{m['off_topic']}, related pass {m['related_pass']}/{m['related']}, "
-                  f"level misses {m['level_misses']}")
+        for total, o, m in calibrate([j for j in judged if j.case.split == "train"])[:15]:
+            print(f"  cost {total:6.1f}: joined weight {o.list_rank_joined_weight}, max_list_rank {o.max_list_rank:g}, "
+                  f"max_second_term_rank {o.max_second_term_rank} → off-topic pass {m['off_topic_pass']}/{m['off_topic']}, "
+                  f"related pass {m['related_pass']}/{m['related']}, level misses {m['level_misses']}")
+        if split is None:
+            print("  frontier (the rules compared; chosen on train cost only):")
+            for name, part, m in frontier(judged):
+                print(f"    {name:34s} {part:5s} off-topic pass {m['off_topic_pass']:3d}/{m['off_topic']} read 0 "
+                      f"{m['off_topic_zero']:3d}, related pass {m['related_pass']:3d}/{m['related']}, near related "
+                      f"{m['near_related']}/{m['near']}, level misses {m['level_misses']}, cost {cost(m):.0f}")
     if errors:
         _errors(judged, errors)
 
@@ -190,7 +261,7 @@ def off_topic_section(split: str | None = None, search: bool = False, errors: st
 def main() -> None:
     """Command line of the section alone."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--calibrate", action="store_true", help="search the rank threshold on the train split")
+    parser.add_argument("--calibrate", action="store_true", help="search the list rule on the train split, then print the frontier")
     parser.add_argument("--errors", metavar="SPLIT", help="list the off-topic passes and related failures of this split")
     parser.add_argument("--split", metavar="SPLIT", help="judge this split only (tuning: train)")
     args = parser.parse_args()

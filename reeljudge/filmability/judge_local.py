@@ -12,10 +12,11 @@ labelled pairs in ``benchmarks/embeddings_compare.py``; see docs/decisions.md):
   it could be about (:mod:`reeljudge.filmability.relevance`; the match is its best narration chunk
   and the whole narration together): 3 when the narration fits it about as well as any other
   topic, 2 nearly as well, 1 loosely; in a software explainer a programming
-  visual is at least generally related. A term is related at all only when at most
-  ``max_background_rank`` background narrations about other things fit it better than its own
-  (issue 35). Abstract or unknown terms count at most 1 ("related concepts but not visuals"). The
-  criterion is the level that at least half the terms reach.
+  visual is at least generally related. Abstract or unknown terms count at most 1 ("related concepts
+  but not visuals"). The criterion is the level that at least half the terms reach, unless the list
+  lacks evidence (issue 35): when more than ``max_list_rank`` background narrations about other
+  things fit the list better than its own (a weighted geometric mean of the joined list's rank and
+  of its terms' mean rank), it is 0; when fewer than two terms have clear evidence, at most 1.
 - not judged: when fewer than half the narration's or the terms' words are English words of the norms.
 - variety (0–1): 1 when at least two terms are filmable and their mean pairwise cosine similarity
   is below ``variety_max_mean_similarity``.
@@ -72,10 +73,17 @@ class LocalJudgeOptions:
     abstract_relevance_cap: int = 1
     #: a background narration this close (sentence cosine) to the narration is about the same thing: not ranked against
     background_same_topic: float = 0.50
-    #: a term is related at all (level above 0) only when at most this many background narrations about other
-    #: things fit it better than its own narration; calibrated on the train splits with an off-topic pass costing
-    #: far more than a one-level miss (docs/decisions.md, issue 35)
-    max_background_rank: int = 15
+    #: a list is related at all (relevance above 0) only when its list rank is at most this: the weighted geometric mean
+    #: of (1 + the background narrations that fit the joined list better than its own) and (1 + those that fit its
+    #: terms better on average), minus 1; calibrated on the train splits with an off-topic pass costing 10 and a
+    #: related list failing 2 one-level misses (docs/decisions.md, issue 35)
+    max_list_rank: float = 13.0
+    #: weight of the joined list's rank in the list rank (the terms' mean rank has the rest); a logistic fit on the
+    #: train split's off-topic and related lists, rounded
+    list_rank_joined_weight: float = 0.6
+    #: a list is at most loosely related (1) when its second-best term is fitted better by more than this many
+    #: background narrations (at most one term has clear evidence)
+    max_second_term_rank: int = 16
     #: filmability 2 also when at least this share of terms is filmable
     mostly_filmable_share: float = 0.75
     #: filmability 1 ("a mix") needs at least this share of filmable terms
@@ -268,13 +276,15 @@ def _embedding_criteria(
     from reeljudge.filmability.relevance import describe, list_level, read_relevance
 
     jargon = list(domain.evidence)
-    readings = read_relevance(model, narration, terms, [c.status == "filmable" for c in conc], domain.software, o, cache)
+    readings, evidence = read_relevance(model, narration, terms, [c.status == "filmable" for c in conc], domain.software,
+                                        o, cache)
     details["relevance"] = [r.as_dict() for r in readings]
+    details["relevance_list"] = evidence.as_dict()
     details["tech_jargon"] = jargon
-    rel = list_level(readings)
+    rel = list_level(readings, evidence, o)
     capped = [c.term for c in conc if c.status != "filmable"]
     rel_reason = (
-        describe(readings, rel, o)
+        describe(readings, rel, o, evidence)
         + (f" Abstract/unknown terms count at most {o.abstract_relevance_cap}: " + ", ".join(capped) + "." if capped else "")
         + (f" Software jargon in the narration ({', '.join(jargon)}) lets programming visuals count as related." if jargon else "")
     )
