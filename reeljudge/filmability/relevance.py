@@ -281,7 +281,7 @@ class ListEvidence:
         import math
 
         w = self.joined_weight
-        return math.exp(w * math.log1p(self.joined_rank) + (1 - w) * math.log1p(self.mean_rank)) - 1
+        return round(math.exp(w * math.log1p(self.joined_rank) + (1 - w) * math.log1p(self.mean_rank)) - 1, 6)  # equal ranks: exact
 
     def as_dict(self) -> dict[str, object]:
         """JSON-serialisable evidence (rounded)."""
