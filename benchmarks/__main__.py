@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-BENCHMARKS = ("filmability_cache", "gecko_calls", "probes", "probes_corpus", "ab_load", "term_accuracy",
+BENCHMARKS = ("filmability_cache", "gecko_calls", "probes", "probes_corpus", "ab_load", "term_accuracy", "relevance",
               "library_probes", "filmability_bulk", "compare_speed", "ab_judge_calls", "batch", "warm_path", "media_resolver")
 
 

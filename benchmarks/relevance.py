@@ -18,6 +18,11 @@ shows held-out figures). ``--dataset datasets/relevance_second_author.yaml`` mea
 the set a second author wrote and labelled (splits ``second-train``, which rules may be tuned on,
 and ``second-test``, only reported).
 :func:`held_out_shortfalls` is the quality gate the tests keep.
+
+Section "off-topic" (issue 35, :mod:`benchmarks.relevance_off_topic`): lists about something else (the
+labelled lists swapped to narrations of other domains, hand-written off-topic lists) must be read as
+unrelated and fail, while related lists still pass; ``--no-off-topic`` leaves it out, ``--calibrate``
+prints the train-split search of its list rule and the frontier of the rules compared.
 """
 
 from __future__ import annotations
@@ -159,6 +164,8 @@ def main() -> None:
     parser.add_argument("--errors", metavar="SPLIT", help="list the disagreements of this split (train, test, second-train, second-test)")
     parser.add_argument("--split", metavar="SPLIT", help="judge and report this split only (tuning: train)")
     parser.add_argument("--dataset", type=Path, default=DATASET, help="the labelled lists (default: %(default)s)")
+    parser.add_argument("--no-off-topic", action="store_true", help="leave out the off-topic section (issue 35)")
+    parser.add_argument("--calibrate", action="store_true", help="off-topic section: search the list rule on train and print the frontier")
     args = parser.parse_args()
     judged = judge_lists([i for i in load_lists(args.dataset) if args.split in (None, i["split"])])
     metrics = split_metrics(judged)
@@ -176,6 +183,10 @@ def main() -> None:
         print("held-out targets: " + ("all met" if not misses else "; ".join(misses)))
     if args.errors:
         _errors(judged, args.errors)
+    if not args.no_off_topic and args.dataset == DATASET:
+        from benchmarks.relevance_off_topic import off_topic_section
+
+        off_topic_section(args.split, args.calibrate, args.errors)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """Where reeljudge's run-time data lives: inside the installed package, found through the package.
 
 The one place that knows it. The judge prompts and schemas (``data/rubrics/``), the A/B protocol
-(``data/protocols/``), the ``reeljudge init`` templates (``data/init/``), the rating page's static
+(``data/protocols/``), the ``reeljudge init`` templates (``data/init/``), the offline judge's background
+narrations (``data/background_narrations.txt``), the rating page's static
 files (``ab/static/``) and the warm path's JavaScript client (``warm/client.js``) are package data,
 declared in ``pyproject.toml`` and shipped in the wheel. In a clone, ``data/rubrics`` and
 ``data/protocols`` are symbolic links to the top-level ``rubrics/`` and ``protocols/`` (the one
@@ -50,3 +51,8 @@ def rating_page_folder() -> Path:
 def warm_client_path() -> Path:
     """The warm path's JavaScript client (also the npm package's)."""
     return package_path("warm", "client.js")
+
+
+def background_narrations_path() -> Path:
+    """The offline filmability judge's background narrations (what narrations about other things say)."""
+    return package_path("data", "background_narrations.txt")

@@ -198,6 +198,11 @@ def _main_head(units: list[UnitMatch], main: list[int], roles: dict[int, str], t
     last = main[-1]
     if len(main) > 1 and "ADV" in word_classes(units[last]) and verb_form(units[main[-2]].text) == "VBG":
         roles[last] = "modifier"  # "developer typing fast": the adverb describes the action
+        if len(main) > 2 and "NOUN" in word_classes(units[main[-3]]):  # "airplane taking off": a particle makes
+            agent, action = main[-3], main[-2]                        # the -ing word a verb, its noun the agent
+            roles.update({i: "modifier" for i in main[:-3]})
+            roles.update({agent: "head", action: "action"})
+            return HeadParse(agent, "agent-action", roles, units[action].text)
         return _main_head(units, main[:-1], roles, threshold)
     if (pair := _agent_before_action(units, main, threshold)) is not None:
         agent, action = pair

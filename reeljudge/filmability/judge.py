@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Mapping
 
-from reeljudge.cache import open_cache, request_key
+from reeljudge.cache import JudgeCache, open_cache, request_key
 from reeljudge.errors import BadInputError
 from reeljudge.filmability.local_version import LOCAL_JUDGE_VERSION, SOURCES_SHA256
 from reeljudge.filmability.options import FilmabilityOptions
@@ -191,7 +191,7 @@ def _local(narration: str, terms: list[str], options: FilmabilityOptions, settin
     key = request_key({"kind": LOCAL_KIND, "version": [LOCAL_JUDGE_VERSION, SOURCES_SHA256], "narration": narration, "terms": terms})
     entry = cache.get(key)
     if entry is None:
-        value = _run_local(narration, terms)
+        value = _run_local(narration, terms, cache)
         cache.put(key, LOCAL_KIND, {"value": value})
         cache_hit = False
     else:
@@ -201,11 +201,12 @@ def _local(narration: str, terms: list[str], options: FilmabilityOptions, settin
     return _verdict(terms, value, options, "local", meta, None, trusted_total=True)
 
 
-def _run_local(narration: str, terms: list[str]) -> dict[str, Any]:
-    """The offline judge's breakdown as a reply-shaped dict (what the cache keeps)."""
+def _run_local(narration: str, terms: list[str], cache: JudgeCache) -> dict[str, Any]:
+    """The offline judge's breakdown as a reply-shaped dict (what the cache keeps; ``cache`` also keeps the
+    background narrations' vectors)."""
     from reeljudge.filmability.judge_local import judge_terms_locally
 
-    local = judge_terms_locally(narration, terms)
+    local = judge_terms_locally(narration, terms, cache=cache)
     b = local.breakdown
     return {
         "breakdown": {"relevance": b.relevance, "filmability": b.filmability, "variety": b.variety},

@@ -12,8 +12,12 @@ labelled pairs in ``benchmarks/embeddings_compare.py``; see docs/decisions.md):
   it could be about (:mod:`reeljudge.filmability.relevance`; the match is its best narration chunk
   and the whole narration together): 3 when the narration fits it about as well as any other
   topic, 2 nearly as well, 1 loosely; in a software explainer a programming
-  visual is at least generally related. Abstract or unknown terms count at most 1 ("related
-  concepts but not visuals"). The criterion is the level that at least half the terms reach.
+  visual is at least generally related. Abstract or unknown terms count at most 1 ("related concepts
+  but not visuals"). The criterion is the level that at least half the terms reach, unless the list
+  lacks evidence (issue 35): when more than ``max_list_rank`` background narrations about other
+  things fit the list better than its own (a weighted geometric mean of the joined list's rank and
+  of its terms' mean rank), it is 0; when fewer than two terms have clear evidence, at most 1.
+- not judged: when fewer than half the narration's or the terms' words are English words of the norms.
 - variety (0–1): 1 when at least two terms are filmable and their mean pairwise cosine similarity
   is below ``variety_max_mean_similarity``.
 
@@ -24,13 +28,16 @@ from __future__ import annotations
 
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reeljudge.filmability.lexicon import DEFAULT_THRESHOLD
 from reeljudge.filmability.relevance import STOPWORDS  # noqa: F401  (re-exported: the term generators use it)
 from reeljudge.filmability.score_table import Breakdown
 from reeljudge.filmability.senses import NarrationDomain, narration_domain
 from reeljudge.filmability.term_reading import DEFAULT_MIN_VISUAL, TermConcreteness, term_concreteness
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from reeljudge.cache import JudgeCache
 
 @dataclass(frozen=True)
 class LocalJudgeOptions:
@@ -64,13 +71,27 @@ class LocalJudgeOptions:
     topic_loose: float = 0.25
     #: highest relevance level an abstract or unknown term can contribute
     abstract_relevance_cap: int = 1
+    #: a background narration this close (sentence cosine) to the narration is about the same thing: not ranked against
+    background_same_topic: float = 0.50
+    #: a list is related at all (relevance above 0) only when its list rank is at most this: the weighted geometric mean
+    #: of (1 + the background narrations that fit the joined list better than its own) and (1 + those that fit its
+    #: terms better on average), minus 1; calibrated on the train splits with an off-topic pass costing 10 and a
+    #: related list failing 2 one-level misses (docs/decisions.md, issue 35)
+    max_list_rank: float = 13.0
+    #: weight of the joined list's rank in the list rank (the terms' mean rank has the rest); a logistic fit on the
+    #: train split's off-topic and related lists, rounded
+    list_rank_joined_weight: float = 0.6
+    #: a list is at most loosely related (1) when its second-best term is fitted better by more than this many
+    #: background narrations (at most one term has clear evidence)
+    max_second_term_rank: int = 16
     #: filmability 2 also when at least this share of terms is filmable
     mostly_filmable_share: float = 0.75
     #: filmability 1 ("a mix") needs at least this share of filmable terms
     mix_filmable_share: float = 0.5
     #: variety 1 needs the mean pairwise similarity of the filmable terms below this
     variety_max_mean_similarity: float = 0.70
-    #: relevance is rated only when at least this share of narration words is in the English norms
+    #: the judge judges only when at least this share of the narration's words, and of the terms' words, is in
+    #: the English norms; else it does not judge ("the offline judge reads English", issue 35)
     min_narration_coverage: float = 0.5
     #: embedding backend (see reeljudge.filmability.embeddings)
     backend: str = "minilm"
@@ -122,12 +143,14 @@ def _clean_terms(terms: list[str]) -> list[str]:
 
 
 def judge_terms_locally(
-    narration: str, terms: list[str], *, options: LocalJudgeOptions | None = None
+    narration: str, terms: list[str], *, options: LocalJudgeOptions | None = None, cache: "JudgeCache | None" = None
 ) -> LocalJudgement:
-    """Score B-roll search terms for a narration with the spec's rubric, offline."""
+    """Score B-roll search terms for a narration with the spec's rubric, offline (``cache`` keeps the background
+    narrations' vectors between processes)."""
     o = options or LocalJudgeOptions()
     narration = (narration or "").strip()
     clean = _clean_terms(list(terms or []))
+    require_english(narration, clean, o)
     conc, domain = read_terms(narration, clean, o)
     filmable = [c.term for c in conc if c.status == "filmable"]
     abstract = [c.term for c in conc if c.status == "abstract"]
@@ -156,7 +179,7 @@ def judge_terms_locally(
         )
         return LocalJudgement(bd, details)
 
-    rel, rel_reason, var, var_reason = _embedding_criteria(narration, clean, conc, o, details, domain)
+    rel, rel_reason, var, var_reason = _embedding_criteria(narration, clean, conc, o, details, domain, cache)
     bd = Breakdown(
         relevance=rel,
         filmability=film,
@@ -166,6 +189,33 @@ def judge_terms_locally(
         criterion_reasons={"relevance": rel_reason, "filmability": film_reason, "variety": var_reason},
     )
     return LocalJudgement(bd, details)
+
+
+def _repeated_note(terms: list[str]) -> str:
+    """A note when a term is given more than once: variety 0 costs one point, not the top band (issue 35)."""
+    seen: dict[str, int] = {}
+    for t in terms:
+        seen[t.casefold()] = seen.get(t.casefold(), 0) + 1
+    repeated = [f"'{t}' {n} times" for t, n in seen.items() if n > 1]
+    if not repeated:
+        return ""
+    return (f" Repeated: {', '.join(repeated)}. Variety 0 costs one point only: the spec's table gives relevance 3 and "
+            "filmability 3 six points, 1.0, even with variety 0 (the labelled sets score lists of near-identical shots so).")
+
+
+def require_english(narration: str, terms: list[str], o: LocalJudgeOptions) -> None:
+    """JudgeError (kind ``not_english``) when the narration or the terms are mostly words the English norms do not
+    hold: the offline judge reads English, and a judge that did not judge never passes."""
+    from reeljudge.errors import JudgeError
+    from reeljudge.filmability.lexicon import coverage
+
+    for what, text in (("narration's", narration), ("terms'", " ".join(terms))):
+        share = coverage(text) if text else 1.0
+        if share < o.min_narration_coverage:
+            raise JudgeError(
+                f"not judged: the offline judge reads English, and only {share:.0%} of the {what} words are in its "
+                f"English lexicon (needs {o.min_narration_coverage:.0%}; another language, or words it does not know). "
+                "Judge them with Gemini (judge: gemini) or give English text", kind="not_english")
 
 
 def _filmability_reason(conc: list[TermConcreteness], points: int, o: LocalJudgeOptions, domain: NarrationDomain) -> str:
@@ -190,7 +240,7 @@ def _filmability_reason(conc: list[TermConcreteness], points: int, o: LocalJudge
 
 def _embedding_criteria(
     narration: str, terms: list[str], conc: list[TermConcreteness], o: LocalJudgeOptions, details: dict[str, Any],
-    domain: NarrationDomain,
+    domain: NarrationDomain, cache: "JudgeCache | None" = None,
 ) -> tuple[int, str, int, str]:
     """Relevance and variety (points and reasons) from sentence-embedding similarities."""
     from reeljudge.filmability.embeddings import get_embedder
@@ -217,32 +267,24 @@ def _embedding_criteria(
             f"{o.variety_max_mean_similarity} → {var}/1" + (" (different visual options)." if var else " (too similar).")
         )
     details["variety_mean_similarity"] = None if mean_sim is None else round(mean_sim, 4)
+    var_reason += _repeated_note(terms)
 
     # relevance
     if not narration:
         details["relevance"] = []
         return 0, "no narration was given, so the terms relate to nothing → 0/3.", var, var_reason
-    from reeljudge.filmability.lexicon import coverage
-
-    share = coverage(narration)
-    details["narration_english_coverage"] = round(share, 3)
-    if share < o.min_narration_coverage:
-        details["relevance"] = []
-        return 0, (
-            f"only {share:.0%} of the narration's words are in the English norms (needs "
-            f"{o.min_narration_coverage:.0%}): it looks non-English, and the offline English model cannot "
-            "rate relevance → 0/3."
-        ), var, var_reason
     from reeljudge.filmability.relevance import describe, list_level, read_relevance
 
     jargon = list(domain.evidence)
-    readings = read_relevance(model, narration, terms, [c.status == "filmable" for c in conc], domain.software, o)
+    readings, evidence = read_relevance(model, narration, terms, [c.status == "filmable" for c in conc], domain.software,
+                                        o, cache)
     details["relevance"] = [r.as_dict() for r in readings]
+    details["relevance_list"] = evidence.as_dict()
     details["tech_jargon"] = jargon
-    rel = list_level(readings)
+    rel = list_level(readings, evidence, o)
     capped = [c.term for c in conc if c.status != "filmable"]
     rel_reason = (
-        describe(readings, rel, o)
+        describe(readings, rel, o, evidence)
         + (f" Abstract/unknown terms count at most {o.abstract_relevance_cap}: " + ", ".join(capped) + "." if capped else "")
         + (f" Software jargon in the narration ({', '.join(jargon)}) lets programming visuals count as related." if jargon else "")
     )

@@ -26,6 +26,22 @@ mean similarity to all the topics (small models rate some phrases close to every
 related (the spec's "developer coding" for a closures narration). Terms read as abstract or unknown
 count at most ``abstract_relevance_cap`` ("related concepts but not visuals"). The list's relevance
 is the level that at least half its terms reach.
+
+**Evidence first** (issue 35): a list is related at all only on positive evidence that its narration
+explains it better than narrations about other things would. Each term's match is ranked against the
+same two-view match to each of a few hundred background narrations
+(:mod:`reeljudge.filmability.background`; those about the narration's own subject left out): its
+*rank* is how many of them fit it better. The decision is the list's, not each term's (a swapped list
+is about something else in all its terms; a loosely related one usually has one term with clear
+evidence): the list's rank is the weighted geometric mean of two list-level ranks, how many background
+narrations fit the joined list ("a, b, c" embedded as one phrase) better than this narration, and
+how many fit its terms better on average (:class:`ListEvidence`). Above ``max_list_rank`` the list
+is read as 0, "about something else", and the reason names the ranks, per term too (not a software
+explainer's list that is at least half programming visuals: their gloss decides, as before). Below it, when
+fewer than two terms have clear evidence (the second-best term's rank above
+``max_second_term_rank``), the list is at most loosely related (1). Without that, "cat sleeping on a
+sofa" against a marathon narration (cosines 0.09 and 0.00) read as generally related because no
+everyday topic fitted it much better either.
 """
 
 from __future__ import annotations
@@ -38,6 +54,7 @@ from reeljudge.filmability.lexicon import tokenize
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import numpy as np
 
+    from reeljudge.cache import JudgeCache
     from reeljudge.filmability.embeddings import Embedder
 
 STOPWORDS = frozenset(
@@ -75,6 +92,10 @@ class RelevanceThresholds(Protocol):
     topic_general: float
     topic_loose: float
     abstract_relevance_cap: int
+    background_same_topic: float
+    max_list_rank: float
+    list_rank_joined_weight: float
+    max_second_term_rank: int
 
 
 @dataclass(frozen=True)
@@ -92,6 +113,10 @@ class TermRelevance:
     background: float  # mean cosine to all the everyday topics
     gloss: float  # similarity to a programming gloss (0.0 outside software explainers)
     why: str
+    rank: int = 0  # background narrations whose match beats this narration's (the evidence, issue 35)
+    bank: int = 0  # background narrations it was ranked among (those not about this narration's own subject)
+    closer: str = ""  # the background narration that fits the term best
+    margin_level: int = 0  # the level the match against the everyday topics alone gives
 
     @property
     def margin(self) -> float:
@@ -105,7 +130,8 @@ class TermRelevance:
                 "rival_topic": self.rival,
                 "rival_similarity": round(self.rival_similarity, 4), "match": round(self.match, 4),
                 "margin": round(self.margin, 4), "topics_mean": round(self.background, 4),
-                "topic": round(self.gloss, 4), "why": self.why}
+                "topic": round(self.gloss, 4), "background_rank": self.rank, "background_size": self.bank,
+                "closer_narration": self.closer, "margin_level": self.margin_level, "why": self.why}
 
 
 def narration_chunks(narration: str) -> list[str]:
@@ -162,32 +188,123 @@ def _gloss_level(gloss: float, o: RelevanceThresholds) -> int:
     return 2 if gloss >= o.topic_general else 1 if gloss >= o.topic_loose else 0
 
 
+def _rank_words(t: "TermRelevance") -> str:
+    """The background evidence in plain words."""
+    if t.rank == 0:
+        return f"no other of {t.bank} background narrations fits it better"
+    return f"{t.rank} of {t.bank} background narrations fit it better"
+
+
 def _why(plain: int, level: int, capped: bool, t: "TermRelevance", o: RelevanceThresholds) -> str:
-    """One clause: why the term was read as related or not (``plain``: the level before gloss and cap)."""
+    """One clause: why the term was read as related or not (``plain``: the level before gloss and cap), with its
+    background rank (the evidence the list-level decision uses)."""
     rival_txt = f"other topic '{t.rival}' {t.rival_similarity:.2f}" if t.rival else "no other topic"
     views = f"'{t.best_chunk}' {t.similarity:.2f}, sentence {t.sentence:.2f} → match {t.match:.2f}"
     if capped:
-        return f"relates to '{t.best_chunk}' {t.similarity:.2f} but is not a visual, so at most {level}"
+        return f"relates to '{t.best_chunk}' {t.similarity:.2f} but is not a visual, so at most {level}; {_rank_words(t)}"
     if level > plain:
-        return f"a programming visual in a software narration (gloss {t.gloss:.2f}); {views}, {rival_txt}"
+        return f"a programming visual in a software narration (gloss {t.gloss:.2f}); {views}, {_rank_words(t)}"
     if level == 3:
-        return f"the narration fits it about as well as any other topic: {views}, {rival_txt}"
+        return f"the narration fits it about as well as any other topic: {views}, {rival_txt}; {_rank_words(t)}"
     if level == 2 and plain == 2 and t.margin >= o.direct_margin:
         return (f"fits one word of the narration, not what it says: '{t.best_chunk}' {t.similarity:.2f} "
                 f"(match {t.match:.2f}, {rival_txt}), but sentence {t.sentence:.2f} against its mean "
-                f"{t.background:.2f} over everyday topics")
+                f"{t.background:.2f} over everyday topics; {_rank_words(t)}")
     if level == 2:
-        return f"{views}, nearly as close to the {rival_txt}"
+        return f"{views}, nearly as close to the {rival_txt}; {_rank_words(t)}"
     if level == 1:
-        return f"about something else: the {rival_txt} beats {views}"
-    return f"unrelated: best '{t.best_chunk}' {t.similarity:.2f}, sentence {t.sentence:.2f}, {rival_txt}"
+        return f"loosely: the {rival_txt} beats {views}; {_rank_words(t)}"
+    return f"unrelated: best '{t.best_chunk}' {t.similarity:.2f}, sentence {t.sentence:.2f}, {rival_txt}; {_rank_words(t)}"
+
+
+@dataclass(frozen=True)
+class BackgroundEvidence:
+    """Where the narration ranks among the background narrations about other things: for each term, and for the
+    list as a whole (its joined phrase; its terms' mean match)."""
+
+    ranks: list[int]  # per term: background narrations whose match beats this narration's
+    size: int  # background narrations ranked against (those not about the narration's own subject)
+    closer: list[str]  # per term: the background narration that fits it best
+    joined_rank: int = 0  # background narrations that fit the joined list better than this narration
+    mean_rank: int = 0  # background narrations whose mean match over the terms beats this narration's
+
+
+def background_evidence(model: "Embedder", tv: "np.ndarray", own_match: "np.ndarray", sentence_vector: "np.ndarray",
+                        software: bool, o: RelevanceThresholds, cache: "JudgeCache | None" = None,
+                        joined: "tuple[np.ndarray, float] | None" = None) -> BackgroundEvidence:
+    """Each term's match to every background narration (two views, as to its own), ranked against its own
+    match; likewise the list's mean match and, given ``joined`` (the joined list's vector and its own match), the
+    joined list. Background narrations about the same thing are left out: those within ``background_same_topic``
+    (sentence cosine) of the narration and, for a software explainer, those about computing."""
+    import numpy as np
+
+    from reeljudge.filmability.background import SOFTWARE_DOMAINS, bank_vectors
+
+    bank = bank_vectors(model, narration_chunks, cache)
+    keep = (bank.sentences @ sentence_vector) < o.background_same_topic
+    if software:
+        keep &= np.array([n.domain not in SOFTWARE_DOMAINS for n in bank.narrations])
+
+    def matches(vectors: "np.ndarray") -> "np.ndarray":
+        chunk_best = np.maximum.reduceat(vectors @ bank.chunks.T, bank.starts, axis=1)[:, keep]
+        return two_view_match(chunk_best, (vectors @ bank.sentences.T)[:, keep], o)
+
+    per_term = matches(tv)
+    kept = [n.text for n, k in zip(bank.narrations, keep) if k]
+    ranks = [int(r) for r in (per_term > own_match[:, None]).sum(axis=1)]
+    closer = [kept[int(i)] for i in per_term.argmax(axis=1)] if kept else [""] * len(ranks)
+    mean_rank = int((per_term.mean(axis=0) > own_match.mean()).sum()) if len(own_match) else 0
+    joined_rank = int((matches(joined[0][None, :])[0] > joined[1]).sum()) if joined is not None else mean_rank
+    return BackgroundEvidence(ranks, len(kept), closer, joined_rank, mean_rank)
+
+
+@dataclass(frozen=True)
+class ListEvidence:
+    """The list-level evidence (issue 35): how many background narrations fit the list better than its own."""
+
+    joined_rank: int  # background narrations that fit the joined list better
+    mean_rank: int  # background narrations that fit its terms better on average
+    second_rank: int  # the second-best term's rank (a programming visual of a software explainer counts 0)
+    size: int  # background narrations ranked against
+    joined_weight: float  # weight of the joined rank in :attr:`rank`
+    visuals: int = 0  # programming visuals of a software explainer (related by their gloss, whatever the background)
+    terms: int = 0  # terms in the list
+
+    @property
+    def by_gloss(self) -> bool:
+        """At least half the terms are programming visuals of a software explainer: their gloss decides, as before."""
+        return self.terms > 0 and 2 * self.visuals >= self.terms
+
+    @property
+    def rank(self) -> float:
+        """The list's rank: the weighted geometric mean of (1 + joined rank) and (1 + mean rank), minus 1."""
+        import math
+
+        w = self.joined_weight
+        return round(math.exp(w * math.log1p(self.joined_rank) + (1 - w) * math.log1p(self.mean_rank)) - 1, 6)  # equal ranks: exact
+
+    def as_dict(self) -> dict[str, object]:
+        """JSON-serialisable evidence (rounded)."""
+        return {"joined_rank": self.joined_rank, "mean_rank": self.mean_rank, "list_rank": round(self.rank, 2),
+                "second_term_rank": self.second_rank, "background_size": self.size, "joined_weight": self.joined_weight,
+                "programming_visuals": self.visuals, "terms": self.terms}
+
+
+def list_evidence(readings: Sequence["TermRelevance"], evidence: BackgroundEvidence, o: RelevanceThresholds) -> ListEvidence:
+    """The list-level evidence of a reading (the second-best term's rank counts a programming visual as 0)."""
+    visual = [_gloss_level(r.gloss, o) >= 1 for r in readings]
+    ranks = sorted(0 if v else r.rank for r, v in zip(readings, visual))
+    second = ranks[1] if len(ranks) > 1 else (ranks[0] if ranks else 0)
+    return ListEvidence(evidence.joined_rank, evidence.mean_rank, second, evidence.size, o.list_rank_joined_weight,
+                        sum(visual), len(readings))
 
 
 def read_relevance(
     model: "Embedder", narration: str, terms: Sequence[str], filmable: Sequence[bool], software: bool,
-    o: RelevanceThresholds,
-) -> list[TermRelevance]:
-    """Each term's relevance to the narration (see module doc); ``filmable`` caps abstract terms."""
+    o: RelevanceThresholds, cache: "JudgeCache | None" = None,
+) -> tuple[list[TermRelevance], ListEvidence]:
+    """Each term's relevance to the narration and the list-level evidence (see module doc); ``filmable`` caps
+    abstract terms; ``cache`` keeps the background narrations' vectors between processes."""
     chunks = narration_chunks(narration)
     tv = model.embed(list(terms))
     cv = model.embed(chunks)
@@ -196,23 +313,28 @@ def read_relevance(
     rsim = tv @ rivals.T if names else None
     background = (tv @ fixed_vectors(model, "topics", OTHER_TOPICS).T).mean(axis=1)
     gloss = (tv @ fixed_vectors(model, "glosses", TECH_GLOSSES).T).max(axis=1) if software else None
+    own = two_view_match(sim.max(axis=1), sim[:, 0], o)  # chunk 0 is the whole narration
+    jv = model.embed([", ".join(terms)])[0]  # the list as one phrase (embedded alone: no padding to other phrases)
+    jsim = cv @ jv
+    evidence = background_evidence(model, tv, own, cv[0], software, o, cache,
+                                   joined=(jv, float(two_view_match(jsim.max(), jsim[0], o))))
     out = []
     for i, term in enumerate(terms):
         j = int(sim[i].argmax())
         k = int(rsim[i].argmax()) if rsim is not None else None
-        s, whole = float(sim[i, j]), float(sim[i, 0])  # chunk 0 is the whole narration
+        s, whole = float(sim[i, j]), float(sim[i, 0])
         r = float(rsim[i, k]) if k is not None else -1.0
         g = float(gloss[i]) if gloss is not None else 0.0
-        match = two_view_match(s, whole, o)
+        match = float(own[i])
         plain = _margin_level(s, whole, match, r, float(background[i]), o, software)
         level = max(plain, _gloss_level(g, o))
         capped = not filmable[i] and level > o.abstract_relevance_cap
         if not filmable[i]:
             level = min(level, o.abstract_relevance_cap)
         reading = TermRelevance(term, level, chunks[j], s, whole, match, names[k] if k is not None else None, r,
-                                float(background[i]), g, "")
+                                float(background[i]), g, "", evidence.ranks[i], evidence.size, evidence.closer[i], plain)
         out.append(replace(reading, why=_why(plain, level, capped, reading, o)))
-    return out
+    return out, list_evidence(out, evidence, o)
 
 
 #: the highest list level when a term is read as unrelated: a list holding an off-topic term is not "directly related"
@@ -225,17 +347,65 @@ def half_level(readings: Sequence[TermRelevance]) -> int:
     return ranked[(len(ranked) + 1) // 2 - 1] if ranked else 0
 
 
-def list_level(readings: Sequence[TermRelevance]) -> int:
-    """The list's relevance: :func:`half_level`, at most 2 when a term is read as unrelated (level 0)."""
+def topic_level(readings: Sequence[TermRelevance]) -> int:
+    """The list's level from its terms' readings: :func:`half_level`, at most 2 when a term is unrelated by the
+    everyday topics (its ``margin_level`` 0: one off-topic term is not "directly related", issue 27)."""
     level = half_level(readings)
-    return min(level, UNRELATED_TERM_CAP) if any(r.level == 0 for r in readings) else level
+    return min(level, UNRELATED_TERM_CAP) if any(r.margin_level == 0 for r in readings) else level
 
 
-def describe(readings: Sequence[TermRelevance], rel: int, o: RelevanceThresholds) -> str:
-    """The relevance criterion's reason: the list level (and the cap, when it applied), then each term and why."""
+#: the list level when fewer than two terms have clear background evidence: loosely related at most
+ONE_TERM_EVIDENCE_CAP = 1
+
+
+def list_level(readings: Sequence[TermRelevance], evidence: ListEvidence | None = None,
+               o: RelevanceThresholds | None = None) -> int:
+    """The list's relevance: :func:`topic_level`; with ``evidence`` (issue 35), 0 when the list's rank exceeds
+    ``max_list_rank`` (about something else), at most 1 when the second-best term's rank exceeds
+    ``max_second_term_rank`` (one term at most has clear evidence). A software explainer's list that is at least
+    half programming visuals keeps the gloss rule: its background rank does not zero it."""
+    level = topic_level(readings)
+    if evidence is None or o is None:
+        return level
+    if evidence.rank > o.max_list_rank and not evidence.by_gloss:
+        return 0
+    return min(level, ONE_TERM_EVIDENCE_CAP) if evidence.second_rank > o.max_second_term_rank else level
+
+
+def _elsewhere(r: TermRelevance) -> str:
+    """One term's background evidence, in plain words, for a list read as about something else."""
+    if r.rank == 0:
+        return f"'{r.term}' fits no other of {r.bank} background narrations better than this one"
+    return f"'{r.term}' fits {r.rank} other narrations better than this one (closest: \"{r.closer}\")"
+
+
+def _list_words(e: ListEvidence) -> str:
+    """The list-level evidence in plain words."""
+    return (f"{e.joined_rank} of {e.size} background narrations fit the whole list better than this one, "
+            f"{e.mean_rank} fit its terms better on average (list rank {e.rank:.1f})")
+
+
+def describe(readings: Sequence[TermRelevance], rel: int, o: RelevanceThresholds, evidence: ListEvidence | None = None) -> str:
+    """The relevance criterion's reason: the list level and why (about something else, one term of evidence, the
+    unrelated-term cap), then each term and why."""
     parts = [f"'{r.term}' {LEVEL_NAMES[r.level]} ({r.why})" for r in readings]
-    unrelated = [r.term for r in readings if r.level == 0]
-    head = (f"a term is unrelated ({', '.join(unrelated)}), so the list is at most generally related → {rel}/3"
-            if unrelated and half_level(readings) > rel
-            else f"at least half the terms reach level {rel} → {rel}/3")
+    unrelated = [r.term for r in readings if r.margin_level == 0]
+    topic = topic_level(readings)
+    if evidence is not None and o is not None and rel == 0 and evidence.rank > o.max_list_rank and not evidence.by_gloss:
+        return (f"about something else: {_list_words(evidence)}, above {o.max_list_rank:g} → 0/3: "
+                + "; ".join(_elsewhere(r) for r in readings) + ". Read by the topics alone: " + "; ".join(parts) + ".")
+    if evidence is not None and o is not None and rel < topic and evidence.second_rank > o.max_second_term_rank:
+        best = min(readings, key=lambda r: r.rank)
+        head = (f"at most one term has clear evidence ('{best.term}'; the second-best fits {evidence.second_rank} other "
+                f"narrations better than this one, above {o.max_second_term_rank}), so the list is at most loosely "
+                f"related → {rel}/3 ({_list_words(evidence)})")
+    elif unrelated and half_level(readings) > rel:
+        head = f"a term is unrelated ({', '.join(unrelated)}), so the list is at most generally related → {rel}/3"
+    else:
+        head = f"at least half the terms reach level {rel} → {rel}/3"
+        if evidence is not None:
+            head += f" ({_list_words(evidence)}"
+            if o is not None and evidence.rank > o.max_list_rank and evidence.by_gloss:
+                head += "; most terms are programming visuals of a software explainer, so their gloss decides"
+            head += ")"
     return head + ": " + "; ".join(parts) + "."

@@ -35,7 +35,7 @@ SHOW_PASS_REASONS = "localStorage.setItem('eval-settings', JSON.stringify({state
 #: per test: the var ``case`` that names its row, its vars, its assertion (entry, config)
 CASES: dict[str, tuple[dict[str, str], str, dict[str, Any]]] = {
     "film-pass": ({"narration": "Closures capture variables from the surrounding scope",
-                   "terms": '["laptop screen code", "programmer typing", "coffee cup desk"]'}, "filmability", {"judge": "local"}),
+                   "terms": '["laptop screen code", "programmer typing", "developer coding"]'}, "filmability", {"judge": "local"}),
     "film-fail": ({"narration": "Trust takes years to build and seconds to lose", "terms": '["trust", "reputation", "loyalty"]'},
                   "filmability", {"judge": "local"}),
     "probes-pass": ({"terms": "clip", "video": "clips/gen_clean.mp4"}, "video_probes", {}),

@@ -263,3 +263,14 @@ def test_min_relevance_2_fails_a_loosely_related_list(gemini_env):
     assert get_assert(TERMS, ctx())["pass"] is True
     result = get_assert(TERMS, ctx(min_relevance=2))
     assert result["pass"] is False and "relevance 1/3 is under min_relevance 2" in result["reason"]
+
+
+def test_the_prompt_says_0_means_about_something_else_and_such_a_reading_fails(gemini_env):
+    """Issue 35: the Gemini judge is told what relevance 0 means (unrelated: shots for another narration, however
+    concrete), and an off-topic list it reads as 0 fails."""
+    gemini_env.on("Grade these search terms", json_reply(reply(0, 3, 1, points=4, score=0.8)))
+    narration = "Marathon runners hit the wall around mile twenty, when their legs run out of fuel."
+    result = get_assert(OFF_TOPIC, ctx(narration))
+    sent = json.dumps(gemini_env.calls()[0].body)  # the rubric, wherever the request carries it
+    assert "0 unrelated to the narration: the terms are" in sent and "about something else" in sent
+    assert result["pass"] is False and "relevance 0/3 is under min_relevance 1" in result["reason"]

@@ -82,13 +82,31 @@ def test_empty_narration_gives_zero_relevance_with_reason(model) -> None:
     assert b.filmability == 3
 
 
-def test_non_english_input_is_explicitly_unknown(model) -> None:
-    j = judge_terms_locally("La base de datos guarda todo en memoria", ["base de datos", "memoria rápida"])
-    b = j.breakdown
-    assert b.relevance == 0 and "non-English" in b.criterion_reasons["relevance"]
-    assert b.filmability == 0 and "unknown" in b.criterion_reasons["filmability"]
-    assert j.details["unknown_terms"] == ["base de datos", "memoria rápida"]
-    assert "No lexicon coverage" in b.reason
+def test_non_english_input_is_not_judged() -> None:
+    """Issue 35: the offline judge reads English; Spanish terms (or a Spanish narration) are not judged, never POOR."""
+    from reeljudge.errors import JudgeError
+
+    with pytest.raises(JudgeError, match="not judged: the offline judge reads English") as caught:
+        judge_terms_locally("La base de datos guarda todo en memoria", ["base de datos", "memoria rápida"])
+    assert caught.value.kind == "not_english" and "narration's words" in str(caught.value)
+    with pytest.raises(JudgeError, match="terms' words are in its English lexicon"):
+        judge_terms_locally("A dog runs on the beach at sunset", ["perro corriendo en la playa", "atardecer en el mar"])
+
+
+def test_spanish_terms_fail_as_not_judged_through_the_python_face() -> None:
+    import reeljudge
+
+    verdict = reeljudge.judge_terms("A dog runs on the beach at sunset", ["perro corriendo en la playa", "atardecer en el mar",
+                                                                           "arena dorada"], judge="local")
+    assert verdict.judged is False and verdict.passed is False
+    assert verdict.reason.startswith("not judged: the offline judge reads English")
+
+
+def test_repeated_terms_say_what_variety_0_costs(model) -> None:
+    """Three identical terms: variety 0, and the reason says the table still gives 1.0 (the labelled sets score so)."""
+    b = judge_terms_locally(REDIS_FAST, ["server room", "server room", "server room"]).breakdown
+    assert b.variety == 0 and "'server room' 3 times" in b.criterion_reasons["variety"]
+    assert "1.0, even with variety 0" in b.criterion_reasons["variety"]
 
 
 def test_two_hundred_terms_are_judged(model) -> None:

@@ -24,7 +24,10 @@ def _levels(narration: str, terms: list[str]) -> dict[str, int]:
 def test_scenes_of_saving_money_are_directly_related(model) -> None:
     terms = ["coins in a jar", "calculator and bills", "piggy bank", "person counting cash"]
     levels = _levels(SAVING, terms)
-    assert levels["coins in a jar"] >= 2 and levels["calculator and bills"] >= 2  # were 0 and 2 (issue 20)
+    assert levels["calculator and bills"] == 3 and levels["person counting cash"] == 3
+    # issue 35 decides "about something else" for the list, not per term: "coins in a jar" fits the background's mint
+    # narration better than this one (a term-level rule read it as 0), yet the list as a whole has clear evidence
+    assert levels["coins in a jar"] >= 2
     b = judge_terms_locally(SAVING, terms).breakdown
     assert (b.relevance, b.filmability, b.variety) == (3, 3, 1)
     assert score_breakdown(b).score == 1.0
@@ -116,8 +119,8 @@ def held_out(model) -> dict:
     return split_metrics(judge_lists([i for i in load_lists() if i["split"] == "test"]))["test"]
 
 
-@pytest.mark.xfail(strict=True, reason="issue 20 held-out targets not all met yet (docs/decisions.md, issue 20): "
-                                       "relevance exact 35/47, one abstract list at 0.8")
+@pytest.mark.xfail(strict=True, reason="issue 20 held-out targets not all met yet (docs/decisions.md, issues 20 and 35): "
+                                       "relevance exact 34/47 (35 before issue 35's background evidence)")
 def test_held_out_targets_hold(held_out) -> None:
     """Quality gate of issue 20 on the held-out split (not a timing); strict xfail turns red once it passes."""
     from benchmarks.relevance import held_out_shortfalls
@@ -129,12 +132,16 @@ def test_held_out_figures_do_not_drop(held_out) -> None:
     """The held-out figures of the last measurement are a floor (pass/fail and pair order meet their targets)."""
     share = {k: held_out[k][0] / held_out[k][1] for k in ("pass_fail", "pair_order", "relevance_exact", "relevance_within_one")}
     assert share["pass_fail"] >= 0.95 and share["pair_order"] >= 0.90
-    assert held_out["pair_order"][0] >= 46 and held_out["relevance_exact"][0] >= 35  # sixth pass: 46/49, 35/47
-    assert share["relevance_within_one"] >= 0.95
+    # issue 35 (a list needs background evidence) costs a little exactness: 35/47 before, 34/47 after (the list-level
+    # rule; 31/47 with the first, per-term rule: docs/decisions.md); pair order held at 46/49
+    assert held_out["pair_order"][0] >= 46 and held_out["relevance_exact"][0] >= 34
+    assert share["relevance_within_one"] >= 0.95  # 45/47 (47/47 before issue 35)
     assert len(held_out["abstract_at_pass"]) <= 1
 
 
 SECOND_AUTHOR = "datasets/relevance_second_author.yaml"
+#: the offline judge's relevance agreement with the second author's labels of the train lists (issue 35's measurement)
+JUDGE_VS_AUTHOR_2 = 97
 
 
 @pytest.fixture(scope="module")
@@ -148,8 +155,11 @@ def second_author(model) -> dict:
 def test_second_author_figures_do_not_drop(second_author) -> None:
     """Lists the judge was never tuned on, by another author: today's figures are a floor (far below the targets)."""
     assert set(second_author) == {"second-train", "second-test"}
-    floors = {"second-train": {"relevance_exact": 21, "pass_fail": 37, "pair_order": 34},
-              "second-test": {"relevance_exact": 25, "pass_fail": 35, "pair_order": 39}}
+    # issue 35 (background evidence, list level): exactness fell (second-train 22 → 21, second-test 25 → 21: loose lists
+    # read as 0), pass/fail held on second-test (35) and fell on second-train (37 → 35), pair order rose (34 → 35,
+    # 39 → 41); docs/decisions.md
+    floors = {"second-train": {"relevance_exact": 21, "pass_fail": 35, "pair_order": 35},
+              "second-test": {"relevance_exact": 21, "pass_fail": 35, "pair_order": 41}}
     for split, floor in floors.items():
         for name, least in floor.items():
             assert second_author[split][name][0] >= least, (split, name, second_author[split][name])
@@ -178,5 +188,6 @@ def test_the_labeller_benchmark_reads_both_authors_and_the_judge(model) -> None:
     assert 0.85 < people["relevance_kappa"] < 0.95 and 0.9 < people["relevance_alpha_ordinal"] <= 1.0
     judge = pair_figures(by["offline judge"], by["author 2"], ("offline judge", "author 2"))
     # the judge against the author it was not tuned on: 110/138 before issue 27's cap (a list holding a term read as
-    # unrelated is at most 2/3), 108/138 with it (hist-moon/concrete and sci-dna/concrete, which both authors rate 3)
-    assert judge["relevance_exact"][0] >= 108
+    # unrelated is at most 2/3), 108/138 with it (hist-moon/concrete and sci-dna/concrete, which both authors rate 3);
+    # issue 35's background evidence reads loose lists as unrelated: see the measured floor in docs/decisions.md
+    assert judge["relevance_exact"][0] >= JUDGE_VS_AUTHOR_2

@@ -9,6 +9,7 @@ import pytest
 from benchmarks.term_accuracy import DATASET, accuracy_table, judge_items, load_items
 from reeljudge.filmability.judge_local import LocalJudgeOptions, read_terms
 from reeljudge.filmability.senses import narration_domain
+from reeljudge.filmability.term_reading import term_concreteness
 
 GENERAL = "Households in the city changed how they live over the last ten years"
 SOFTWARE = "A memory leak slowly eats the server's RAM until the service crashes"
@@ -179,3 +180,15 @@ def test_accuracy_on_the_labelled_set_holds() -> None:
         ok, total = table[split]
         assert ok / total >= 0.9, (split, ok, total)  # before issue 11: 0.73 on both (docs/decisions.md)
 
+
+
+@pytest.mark.parametrize("term,status,anchor", [
+    ("airplane taking off", "filmable", "airplane"),  # was abstract: the head taken as "taking"
+    ("business meeting in glass office", "filmable", "business meeting"),  # was abstract: "meeting" 3.31
+    ("tire pressure gauge", "filmable", "tire pressure gauge"),  # was abstract: the norms rate the phrase 3.30
+    ("HTTP status codes", "abstract", "status codes"),  # was filmable through "code" (program text on a screen)
+])
+def test_the_term_reading_misses_a_new_user_found(term, status, anchor) -> None:
+    """Issue 35, each also a labelled case of datasets/terms_labelled.yaml."""
+    reading = term_concreteness(term)
+    assert (reading.status, reading.anchor) == (status, anchor), reading.why

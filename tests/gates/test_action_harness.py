@@ -438,3 +438,80 @@ def test_a_second_run_restores_the_install_and_does_not_reinstall(first_day):
     print(f"\ninstall wall time: the adding pull request (cold) {runs['add-gate'][3]:.0f} s, the first push to main (cold: a pull "
           f"request's cache is its own) {runs['main-1'][3]:.0f} s; a second run without the cache {before:.0f} s, with it {warm:.0f} s "
           f"({steps})")
+
+#: issue 35: a term generator for eight narrations of different domains; the pull request's off-by-one bug
+#: gives every narration the next one's terms (concrete, filmable, about something else)
+GENERATOR = '''"""A term generator (a lookup table standing in for a model): narration in, B-roll search terms out."""
+import json
+
+SHOTS = [
+    ("Marathon runners hit the wall around mile twenty, when their legs run out of fuel.",
+     ["exhausted runner slowing down", "marathon runners on a city road", "runner grabbing an energy gel"]),
+    ("Sear the steak in a hot cast-iron pan until a brown crust forms.",
+     ["steak sizzling in cast-iron pan", "browned crust close-up", "chef pressing steak with tongs"]),
+    ("Vaccines train the immune system to recognise a virus before you ever meet it.",
+     ["nurse giving a vaccine injection", "syringe and vial", "child with bandage on arm"]),
+    ("The Roman empire built roads that connected its provinces across Europe.",
+     ["ancient stone road", "Roman soldiers marching reenactment", "old map of the Roman empire"]),
+    ("The conductor lifts the baton and the orchestra begins the symphony.",
+     ["conductor raising a baton", "violin section playing", "concert hall stage"]),
+    ("Residents board up their windows as the hurricane approaches the coast.",
+     ["man nailing plywood over a window", "palm trees bending in wind", "storm clouds over the coast"]),
+    ("The jury returned its verdict after three days of deliberation.",
+     ["jury box in a courtroom", "judge with a gavel", "lawyers outside the courthouse"]),
+    ("Farmers race to bring in the wheat harvest before the autumn rain.",
+     ["combine harvester in a wheat field", "grain pouring into a trailer", "golden wheat close-up"]),
+]
+OFFSET = 0
+
+
+def call_api(prompt, options, context):
+    narrations = [n for n, _ in SHOTS]
+    i = narrations.index(prompt.strip())
+    return {"output": json.dumps(SHOTS[(i + OFFSET) % len(SHOTS)][1])}
+'''
+
+
+def _generator_suite(repo: Path) -> list[str]:
+    """Main's filmability suite judges the generator's terms for each narration (init's assertion, its keyless judge)."""
+    (repo / "terms_generator.py").write_text(GENERATOR)
+    path = repo / "promptfooconfig.filmability.yaml"
+    suite = yaml.safe_load(path.read_text())
+    namespace: dict = {}
+    exec(compile(GENERATOR, "terms_generator.py", "exec"), namespace)
+    narrations = [n for n, _ in namespace["SHOTS"]]
+    suite.update(prompts=["{{narration}}"], providers=["file://terms_generator.py"],
+                 tests=[{"description": f"narration {i + 1}", "vars": {"narration": n}} for i, n in enumerate(narrations)])
+    path.write_text(yaml.safe_dump(suite, sort_keys=False))
+    return [f"narration {i + 1}" for i in range(len(narrations))]
+
+
+def test_a_generator_returning_another_narrations_terms_turns_the_keyless_gate_red_with_the_tests_listed(
+        tmp_path_factory, sources, user_python):  # noqa: F811
+    """Issue 35: the offline judge reads another narration's concrete terms as unrelated, so the tests fail on their
+    own (not only a metric that moved) and the keyless gate lists them."""
+    tmp = tmp_path_factory.mktemp("off-topic")
+    repo = Repo(tmp, user_repo(tmp / "reels", user_python, sources[2], "--judges", "filmability"), sources)
+    tests = _generator_suite(repo.repo)
+    _git(repo.repo, "add", "-A")
+    _git(repo.repo, "commit", "-qm", "our term generator")
+    job, workspace, output = repo.run("main-gen", "push")
+    assert not job.failed, output[-6000:]
+    rows = json.loads((workspace / "reeljudge-results" / "filmability.json").read_text())["results"]["results"]
+    assert len(rows) == len(tests) and all(r["success"] for r in rows), [r["gradingResult"]["reason"] for r in rows if not r["success"]]
+
+    def off_by_one(r: Path) -> None:
+        (r / "terms_generator.py").write_text(GENERATOR.replace("OFFSET = 0", "OFFSET = 1"))
+
+    job, report, comment, output = repo.pull_request("off-by-one", off_by_one)
+    assert job.failed and report["verdict"] == "regression" and report["exit_code"] == 1, output[-4000:]
+    listed = [t["test"] for s in report["suites"] for f in s.get("flips", []) for t in f["tests"] if t["kind"] == "newly failing"]
+    newly = [name.split(" [")[0] for name in listed]  # "narration 1 [python:terms_generator.py:default]": test and provider
+    assert len(newly) >= len(tests) - 1 and set(newly) <= set(tests), listed  # the tests, not only a metric, say what broke
+    assert all(name in comment for name in newly)
+    # the same suite alone (its own evaluation in the pull request's job, no baseline): those tests fail on their own
+    alone = json.loads((repo.tmp / "off-by-one" / "reeljudge-results" / "filmability.json").read_text())["results"]["results"]
+    failing = {r["testCase"]["description"] for r in alone if not r["success"]}
+    assert set(newly) <= failing and len(failing) >= len(tests) - 1
+    reasons = " ".join(r["gradingResult"]["reason"] for r in alone if not r["success"])
+    assert "relevance 0/3 is under min_relevance 1" in reasons

@@ -12,7 +12,7 @@ from reeljudge.package_data import protocols_folder, rubrics_folder, warm_client
 from support.user_project import ROOT, artifacts  # noqa: F401 - the session fixture that builds them
 
 EDITED = {"rubrics": "reeljudge/data/rubrics", "protocols": "reeljudge/data/protocols"}
-SHIPPED = ("reeljudge/ab/static", "reeljudge/warm/client.js", "reeljudge/data/init")
+SHIPPED = ("reeljudge/ab/static", "reeljudge/warm/client.js", "reeljudge/data/init", "reeljudge/data/background_narrations.txt")
 
 
 def expected_data() -> dict[str, bytes]:
@@ -28,7 +28,7 @@ def expected_data() -> dict[str, bytes]:
 def test_the_wheel_holds_every_data_file_equal_to_its_source(artifacts):  # noqa: F811
     expected = expected_data()
     assert {"reeljudge/data/rubrics/filmability.md", "reeljudge/data/protocols/ab-v1.yaml", "reeljudge/ab/static/rater.html",
-            "reeljudge/data/init/workflow.yml"} <= set(expected)
+            "reeljudge/data/init/workflow.yml", "reeljudge/data/background_narrations.txt"} <= set(expected)
     with zipfile.ZipFile(artifacts.wheel) as wheel:
         names = set(wheel.namelist())
         assert sorted(set(expected) - names) == []
