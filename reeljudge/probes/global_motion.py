@@ -1,0 +1,171 @@
+"""The global motion of each frame pair: the optical flow's reading, checked against whole-picture evidence.
+
+DIS optical flow works coarse to fine, and at its coarse scales a repeating texture aliases: over
+40-px bricks a 2 px/frame pan reads −3.85 and −0.16 on alternate pairs, over fine stripes a whole
+period off. Each pair's reading is therefore checked against other candidate motions — the shift
+phase correlation finds (``shift``; across a texture that runs one way, the shift of its profile),
+the best other correlation peak when the flow explains little, and the previous pair's motion (a
+pan goes on) — by how much of the picture one shift by each leaves unexplained (the *rigid
+residual*: the mean absolute difference from the median, frame i moved back onto frame i−1 at the
+inner sample grid). When another candidate explains the picture better, the flow is measured again
+on frame i moved back by that candidate in whole pixels, at the flow's finest scale alone (no
+coarser scale left to alias), and kept when its motion explains the picture better than the first
+reading (or, when the dense field itself explains less than that one shift, as well and with a
+better field). Where two repeats fit equally (a pan by half the period), the one the camera was
+already moving by is kept. On a texture that runs one way (stripes, slats, a fence) only the motion across
+it can be seen: only that component is read.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from reeljudge.probes.measures import difference_stats, flow_sample, quartiles
+from reeljudge.probes.options import ProbeOptions
+from reeljudge.probes.shift import Shift, ShiftMeter
+
+
+@dataclass(frozen=True)
+class PairMotion:
+    """One pair's global motion and what it explains."""
+
+    flow: Any  # the dense flow field kept (H × W × 2, px)
+    x: float  # the global motion (median flow at the textured points; across a one-way texture, its normal part)
+    y: float
+    spread: float  # the flow field's interquartile range (px; across a one-way texture, of its normal part)
+    delta: float  # median brightness change after warping by the flow (levels)
+    residual: float  # what warping by the flow leaves: mean abs difference from that median (levels)
+    rigid: float  # what one shift of the whole picture by (x, y) leaves: median abs difference from the median
+    realigned: bool  # the flow was measured again from another candidate motion
+    one_way: bool  # the texture runs one way: only the motion across it was read
+    coherence: float  # how much frame i−1's texture runs one way (0–1)
+    shift: Shift  # the correlated shift the flow was checked against (of the profile, on a one-way texture)
+
+
+class MotionReader:
+    """Reads the global motion of consecutive analysis-size luma frames of one size."""
+
+    def __init__(self, width: int, height: int, options: ProbeOptions) -> None:
+        import cv2
+        import numpy as np
+
+        self.options = options
+        self.w, self.h = width, height
+        self.dis = cv2.DISOpticalFlow_create(cv2.DISOPTICAL_FLOW_PRESET_ULTRAFAST)
+        self.near_dis = cv2.DISOpticalFlow_create(cv2.DISOPTICAL_FLOW_PRESET_ULTRAFAST)
+        self.near_dis.setCoarsestScale(self.near_dis.getFinestScale())  # one scale: small motions only
+        margin = max(2, height // 16)
+        self.inner = (slice(margin, -margin, 2), slice(margin, -margin, 2))  # where residuals are read
+        grid = np.dstack(np.meshgrid(np.arange(width, dtype=np.float32), np.arange(height, dtype=np.float32)))
+        self.inner_grid = np.ascontiguousarray(grid[self.inner])
+        self.shifts = ShiftMeter(width, height)
+        self.last: tuple[float, float] | None = None
+
+    def first(self, luma: Any) -> None:
+        """Take the clip's first frame."""
+        self.shifts.add(luma)
+
+    def pair(self, prev_y: Any, y: Any, textured: Any, diff_mean: float) -> PairMotion:
+        """The global motion from frame i−1 (``prev_y``) to frame i (``y``); ``textured``: frame i−1's
+        textured sample points, ``diff_mean``: the pair's mean abs difference (levels)."""
+        shift = self.shifts.add(y)
+        assert shift is not None, "first() takes the clip's first frame"
+        coherence, normal = shift.coherence, shift.normal
+        one_way = coherence >= self.options.one_way_coherence
+        if one_way:
+            shift = self.shifts.across(normal)
+        read = (lambda f: self._across(f, textured, normal)) if one_way else (lambda f: self._median(f, textured))
+        flow = self.dis.calc(prev_y, y, None)
+        motion = read(flow)
+        rigid = self._rigid(prev_y, y, motion[0], motion[1])
+        delta, residual, _ = difference_stats(self._warped(y, flow), prev_y[self.inner])
+        best, favoured = self._best_candidate(prev_y, y, motion, rigid, shift, diff_mean)
+        broken = residual > 1.5 * rigid[0] + 1.0  # the dense field explains less than one shift of the whole picture
+        realigned = False
+        if best is not None or broken:
+            flow2 = self._aligned_flow(prev_y, y, best or (motion[0], motion[1]))
+            motion2 = read(flow2)
+            rigid2 = self._rigid(prev_y, y, motion2[0], motion2[1])
+            delta2, residual2, _ = difference_stats(self._warped(y, flow2), prev_y[self.inner])
+            near = rigid2[0] <= 1.05 * rigid[0] + 0.05
+            if rigid2[0] < rigid[0] or (near and (favoured or (best is None and residual2 < residual))):
+                flow, motion, rigid, delta, residual, realigned = flow2, motion2, rigid2, delta2, residual2, True
+        self.last = (motion[0], motion[1])
+        return PairMotion(flow, motion[0], motion[1], motion[2], delta, residual, rigid[1], realigned, one_way, coherence, shift)
+
+    def _best_candidate(self, prev_y: Any, y: Any, motion: tuple[float, float, float], rigid: tuple[float, float],
+                        shift: Shift, diff_mean: float) -> tuple[tuple[float, float] | None, bool]:
+        """The candidate motion that explains the picture better than the flow's reading (or as well, for
+        the previous pair's motion, then favoured), or None; and whether it is the favoured one. Candidates differ from the reading by > ``shift_check_px``:
+        the correlated shift when it is sure (peak ≥ ``shift_sure_peak``) or the reading leaves over half
+        of the pair's difference unexplained, then also the best other correlation peak; the previous
+        pair's motion."""
+        options, check = self.options, self.options.shift_check_px
+        doubtful = rigid[0] > 0.5 * diff_mean
+        candidates: list[tuple[float, float, bool]] = []
+        if shift.peak >= options.shift_sure_peak or doubtful:
+            candidates.append((shift.x, shift.y, False))
+        if doubtful:
+            candidates.append((shift.rival_x, shift.rival_y, False))
+        if self.last is not None:
+            candidates.append((self.last[0], self.last[1], True))
+        scored = [(rigid[0], None, False)] + [
+            (self._rigid(prev_y, y, x, y_shift)[0], (x, y_shift), favoured)
+            for x, y_shift, favoured in candidates
+            if math.hypot(motion[0] - x, motion[1] - y_shift) > check
+        ]
+        least = min(score for score, _, _ in scored)
+        near = [(where, favoured) for score, where, favoured in scored if score <= 1.05 * least + 0.05]
+        kept = next((c for c in near if c[1]), None)  # where repeats fit alike, the motion the camera had
+        if kept is None:
+            kept = next((where, favoured) for score, where, favoured in scored if score == least)
+        return kept
+
+
+    def _median(self, flow: Any, textured: Any) -> tuple[float, float, float]:
+        """(x, y, spread) of the flow at the textured points: the median of each, and the length of the
+        vector of their interquartile ranges."""
+        fx, fy = flow_sample(flow, textured)
+        x1, x, x3 = quartiles(fx)
+        y1, y, y3 = quartiles(fy)
+        return x, y, math.hypot(x3 - x1, y3 - y1)
+
+    def _across(self, flow: Any, textured: Any, normal: float) -> tuple[float, float, float]:
+        """(x, y, spread) of the flow's component across a texture that runs one way (``normal``: the
+        direction across it): its median as a vector along the normal, and its interquartile range."""
+        fx, fy = flow_sample(flow, textured)
+        nx, ny = math.cos(normal), math.sin(normal)
+        low, middle, high = quartiles(fx * nx + fy * ny)
+        return middle * nx, middle * ny, high - low
+
+    def _warped(self, y: Any, flow: Any) -> Any:
+        """Frame i warped back onto frame i−1 by ``flow``, at the inner sample grid."""
+        import cv2
+
+        return cv2.remap(y, self.inner_grid + flow[self.inner], None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+    def _rigid(self, prev_y: Any, y: Any, x: float, y_shift: float) -> tuple[float, float]:
+        """What one shift of the whole picture by (``x``, ``y_shift``) leaves unexplained: (mean, median)
+        absolute difference from the median difference, at the inner sample grid."""
+        import cv2
+        import numpy as np
+
+        moved = cv2.remap(y, self.inner_grid + np.float32([x, y_shift]), None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        _, mean, median = difference_stats(moved, prev_y[self.inner])
+        return mean, median
+
+    def _aligned_flow(self, prev_y: Any, y: Any, guess: tuple[float, float]) -> Any:
+        """The flow from frame i−1 to frame i measured on frame i moved back by ``guess`` in whole pixels,
+        at the flow's finest scale alone, the whole pixels added back."""
+        import cv2
+        import numpy as np
+
+        dx, dy = int(round(guess[0])), int(round(guess[1]))
+        back = cv2.warpAffine(y, np.float32([[1, 0, dx], [0, 1, dy]]), (self.w, self.h),
+                              flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
+        flow = self.near_dis.calc(prev_y, back, None)
+        flow[..., 0] += dx
+        flow[..., 1] += dy
+        return flow
