@@ -74,9 +74,12 @@ def abrupt_changes(signals: Signals, options: ProbeOptions) -> tuple[list[int], 
 
 def explained_by_motion(signals: Signals, pair: int, options: ProbeOptions) -> bool:
     """Whether one shift of the whole picture by the pair's global motion leaves under
-    ``cut_unexplained`` of its mean difference and under ``cut_min_residual`` levels unexplained."""
+    ``cut_unexplained`` of its mean difference and under ``cut_min_residual`` levels unexplained,
+    while its brightness moves by under half ``flash_min_luma`` (a flash is a change of light, left
+    to the flash check, however well a shift matches a flat or dark picture's few edges)."""
     left = signals.rigid_residual[pair]
-    return left < options.cut_unexplained * signals.diff_mean[pair] and left < options.cut_min_residual
+    steady = abs(signals.luma[pair] - signals.luma[pair - 1]) < options.flash_min_luma / 2
+    return steady and left < options.cut_unexplained * signals.diff_mean[pair] and left < options.cut_min_residual
 
 
 def _mean(series: list[float], frames: list[int]) -> float:
