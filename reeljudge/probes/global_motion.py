@@ -62,16 +62,19 @@ class MotionReader:
         self.inner_grid = np.ascontiguousarray(grid[self.inner])
         self.shifts = ShiftMeter(width, height)
         self.last: tuple[float, float] | None = None
+        self.soft: tuple[Any, Any] = (None, None)  # frames i−1 and i softened: a shift between pixels is judged fairly
 
     def first(self, luma: Any) -> None:
         """Take the clip's first frame."""
         self.shifts.add(luma)
+        self.soft = (None, _soften(luma))
 
     def pair(self, prev_y: Any, y: Any, textured: Any, diff_mean: float) -> PairMotion:
         """The global motion from frame i−1 (``prev_y``) to frame i (``y``); ``textured``: frame i−1's
         textured sample points, ``diff_mean``: the pair's mean abs difference (levels)."""
         shift = self.shifts.add(y)
         assert shift is not None, "first() takes the clip's first frame"
+        self.soft = (self.soft[1], _soften(y))
         coherence, normal = shift.coherence, shift.normal
         one_way = coherence >= self.options.one_way_coherence
         if one_way:
@@ -79,50 +82,41 @@ class MotionReader:
         read = (lambda f: self._across(f, textured, normal)) if one_way else (lambda f: self._median(f, textured))
         flow = self.dis.calc(prev_y, y, None)
         motion = read(flow)
-        rigid = self._rigid(prev_y, y, motion[0], motion[1])
         delta, residual, _ = difference_stats(self._warped(y, flow), prev_y[self.inner])
-        best, favoured = self._best_candidate(prev_y, y, motion, rigid, shift, diff_mean)
-        broken = residual > 1.5 * rigid[0] + 1.0  # the dense field explains less than one shift of the whole picture
-        realigned = False
-        if best is not None or broken:
-            flow2 = self._aligned_flow(prev_y, y, best or (motion[0], motion[1]))
+        scored = [(self._rigid(motion[0], motion[1])[0], motion[0], motion[1], False)]
+        scored += [(self._rigid(x, y_shift)[0], x, y_shift, favoured) for x, y_shift, favoured in self._candidates(motion, scored[0][0], shift, diff_mean)]
+        best = _choice(scored)
+        if best is not scored[0] or residual > 1.5 * scored[0][0] + 1.0:  # another motion fits better, or the dense field is broken
+            flow2 = self._aligned_flow(prev_y, y, (best[1], best[2]))
             motion2 = read(flow2)
-            rigid2 = self._rigid(prev_y, y, motion2[0], motion2[1])
             delta2, residual2, _ = difference_stats(self._warped(y, flow2), prev_y[self.inner])
-            near = rigid2[0] <= 1.05 * rigid[0] + 0.05
-            if rigid2[0] < rigid[0] or (near and (favoured or (best is None and residual2 < residual))):
-                flow, motion, rigid, delta, residual, realigned = flow2, motion2, rigid2, delta2, residual2, True
-        self.last = (motion[0], motion[1])
-        return PairMotion(flow, motion[0], motion[1], motion[2], delta, residual, rigid[1], realigned, one_way, coherence, shift)
+            best = _choice(scored + [(self._rigid(motion2[0], motion2[1])[0], motion2[0], motion2[1], best[3])])
+            if residual2 < residual:
+                flow, motion, delta, residual = flow2, motion2, delta2, residual2
+        realigned = best is not scored[0]
+        x, y_shift = best[1], best[2]
+        if realigned:  # a candidate's reading is coarse (a correlation peak, the last pair's motion): refine it
+            x, y_shift = self._refined(x, y_shift, best[0], (math.cos(normal), math.sin(normal)) if one_way else None)
+        self.last = (x, y_shift)
+        rigid = self._rigid(x, y_shift)[1]
+        return PairMotion(flow, x, y_shift, motion[2], delta, residual, rigid, realigned, one_way, coherence, shift)
 
-    def _best_candidate(self, prev_y: Any, y: Any, motion: tuple[float, float, float], rigid: tuple[float, float],
-                        shift: Shift, diff_mean: float) -> tuple[tuple[float, float] | None, bool]:
-        """The candidate motion that explains the picture better than the flow's reading (or as well, for
-        the previous pair's motion, then favoured), or None; and whether it is the favoured one. Candidates differ from the reading by > ``shift_check_px``:
-        the correlated shift when it is sure (peak ≥ ``shift_sure_peak``) or the reading leaves over half
-        of the pair's difference unexplained, then also the best other correlation peak; the previous
-        pair's motion."""
-        options, check = self.options, self.options.shift_check_px
-        doubtful = rigid[0] > 0.5 * diff_mean
-        candidates: list[tuple[float, float, bool]] = []
+    def _candidates(self, motion: tuple[float, float, float], rigid: float, shift: Shift, diff_mean: float) -> list[tuple[float, float, bool]]:
+        """Motions other than the flow's reading that could explain the pair, each with whether it is
+        favoured when it fits as well as the best: the correlated shift when it is sure (peak ≥
+        ``shift_sure_peak``) or the reading leaves over half of the pair's difference unexplained, and then
+        also the best other correlation peak (a neighbouring repeat); the previous pair's motion, favoured
+        (a pan goes on). Only those that differ from the reading by more than ``shift_check_px``."""
+        options = self.options
+        doubtful = rigid > 0.5 * diff_mean
+        out: list[tuple[float, float, bool]] = []
         if shift.peak >= options.shift_sure_peak or doubtful:
-            candidates.append((shift.x, shift.y, False))
+            out.append((shift.x, shift.y, False))
         if doubtful:
-            candidates.append((shift.rival_x, shift.rival_y, False))
+            out.append((shift.rival_x, shift.rival_y, False))
         if self.last is not None:
-            candidates.append((self.last[0], self.last[1], True))
-        scored = [(rigid[0], None, False)] + [
-            (self._rigid(prev_y, y, x, y_shift)[0], (x, y_shift), favoured)
-            for x, y_shift, favoured in candidates
-            if math.hypot(motion[0] - x, motion[1] - y_shift) > check
-        ]
-        least = min(score for score, _, _ in scored)
-        near = [(where, favoured) for score, where, favoured in scored if score <= 1.05 * least + 0.05]
-        kept = next((c for c in near if c[1]), None)  # where repeats fit alike, the motion the camera had
-        if kept is None:
-            kept = next((where, favoured) for score, where, favoured in scored if score == least)
-        return kept
-
+            out.append((self.last[0], self.last[1], True))
+        return [c for c in out if math.hypot(motion[0] - c[0], motion[1] - c[1]) > options.shift_check_px]
 
     def _median(self, flow: Any, textured: Any) -> tuple[float, float, float]:
         """(x, y, spread) of the flow at the textured points: the median of each, and the length of the
@@ -146,14 +140,29 @@ class MotionReader:
 
         return cv2.remap(y, self.inner_grid + flow[self.inner], None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
-    def _rigid(self, prev_y: Any, y: Any, x: float, y_shift: float) -> tuple[float, float]:
+    def _refined(self, x: float, y: float, score: float, across: tuple[float, float] | None) -> tuple[float, float]:
+        """(``x``, ``y``) moved to where a parabola through what shifts 0.3 px either side leave unexplained
+        bottoms out, along x and y (or only ``across`` a one-way texture, where the other way does not show)."""
+        step = 0.3
+        for dx, dy in ([across] if across else [(1.0, 0.0), (0.0, 1.0)]):
+            minus = self._rigid(x - step * dx, y - step * dy)[0]
+            plus = self._rigid(x + step * dx, y + step * dy)[0]
+            bend = minus - 2 * score + plus
+            if bend > 0:
+                offset = max(-step, min(step, 0.5 * step * (minus - plus) / bend))
+                x, y = x + offset * dx, y + offset * dy
+        return x, y
+
+    def _rigid(self, x: float, y_shift: float) -> tuple[float, float]:
         """What one shift of the whole picture by (``x``, ``y_shift``) leaves unexplained: (mean, median)
-        absolute difference from the median difference, at the inner sample grid."""
+        absolute difference from the median difference, at the inner sample grid, on the pair's two frames
+        softened (``_soften``: else the blur of interpolating between pixels would favour whole-pixel shifts)."""
         import cv2
         import numpy as np
 
-        moved = cv2.remap(y, self.inner_grid + np.float32([x, y_shift]), None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        _, mean, median = difference_stats(moved, prev_y[self.inner])
+        before, after = self.soft
+        moved = cv2.remap(after, self.inner_grid + np.float32([x, y_shift]), None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        _, mean, median = difference_stats(moved, before[self.inner])
         return mean, median
 
     def _aligned_flow(self, prev_y: Any, y: Any, guess: tuple[float, float]) -> Any:
@@ -169,3 +178,22 @@ class MotionReader:
         flow[..., 0] += dx
         flow[..., 1] += dy
         return flow
+
+
+def _soften(luma: Any) -> Any:
+    """``luma`` blurred by a Gaussian of 1 px: linear interpolation between pixels then adds almost no blur
+    of its own, so a shift by a fraction of a pixel is matched as well as a whole one."""
+    import cv2
+
+    return cv2.GaussianBlur(luma, (0, 0), 1.0)
+
+
+def _choice(scored: list[tuple[float, float, float, bool]]) -> tuple[float, float, float, bool]:
+    """Of motions scored (what one shift by each leaves unexplained, x, y, favoured), the one that explains
+    the pair best; where another a pixel or more away fits alike (within 5 %) and is favoured, that one:
+    the motion the camera had, so a pan by half a texture's period does not flip between the two repeats
+    that fit it (nearer than a pixel, the best is the finer reading of the same motion)."""
+    least = min(scored, key=lambda entry: entry[0])
+    alike = [entry for entry in scored if entry[3] and entry[0] <= 1.05 * least[0] + 0.05
+             and math.hypot(entry[1] - least[1], entry[2] - least[2]) >= 1.0]
+    return alike[0] if alike else least
