@@ -10,8 +10,8 @@ residual*: the mean absolute difference from the median, frame i moved back onto
 inner sample grid). When another candidate explains the picture better, the flow is measured again
 on frame i moved back by that candidate in whole pixels, at the flow's finest scale alone (no
 coarser scale left to alias), and kept when its motion explains the picture better than the first
-reading (or, when the dense field itself explains less than that one shift, as well and with a
-better field). Where two repeats fit equally (a pan by half the period), the one the camera was
+reading (or, when the dense field itself is scattered and explains less than that one shift, as
+well and with a better field). Where two repeats fit equally (a pan by half the period), the one the camera was
 already moving by is kept. On a texture that runs one way (stripes, slats, a fence) only the motion across
 it can be seen: only that component is read.
 """
@@ -25,6 +25,11 @@ from typing import Any
 from reeljudge.probes.measures import difference_stats, flow_sample, quartiles
 from reeljudge.probes.options import ProbeOptions
 from reeljudge.probes.shift import Shift, ShiftMeter
+
+
+#: a flow field whose interquartile range exceeds this (px) and that explains less than one shift of the
+#: picture is broken (on fine stripes it scatters by up to 100 px), and is measured again
+BROKEN_SPREAD_PX = 2.0
 
 
 @dataclass(frozen=True)
@@ -86,7 +91,8 @@ class MotionReader:
         scored = [(self._rigid(motion[0], motion[1])[0], motion[0], motion[1], False)]
         scored += [(self._rigid(x, y_shift)[0], x, y_shift, favoured) for x, y_shift, favoured in self._candidates(motion, scored[0][0], shift, diff_mean)]
         best = _choice(scored)
-        if best is not scored[0] or residual > 1.5 * scored[0][0] + 1.0:  # another motion fits better, or the dense field is broken
+        broken = motion[2] > BROKEN_SPREAD_PX and residual > 1.5 * scored[0][0] + 1.0  # a scattered field that explains less than one shift
+        if best is not scored[0] or broken:
             flow2 = self._aligned_flow(prev_y, y, (best[1], best[2]))
             motion2 = read(flow2)
             delta2, residual2, _ = difference_stats(self._warped(y, flow2), prev_y[self.inner])

@@ -132,10 +132,9 @@ def measure_shift(first: Any, second: Any) -> Shift:
     xs = [surface[py, (px + d) % w] for d in (-1, 0, 1)]
     ys = [surface[(py + d) % h, px] for d in (-1, 0, 1)]
     peak = float(sum(xs) + sum(ys) - top)  # the peak and its four neighbours: a shift between pixels splits it
-    mask = np.ones((h, w), np.uint8)
-    for dy in range(-2, 3):
-        mask[(py + dy) % h, [(px + dx) % w for dx in range(-2, 3)]] = 0
-    _, rival, _, (rx, ry) = cv2.minMaxLoc(surface, mask)
+    rows, cols = [(py + d) % h for d in range(-2, 3)], [(px + d) % w for d in range(-2, 3)]
+    surface[np.ix_(rows, cols)] = -np.inf  # the best other peak: beyond the peak's own 5×5
+    _, rival, _, (rx, ry) = cv2.minMaxLoc(surface)
     x = (px if px <= w // 2 else px - w) + _fraction(*xs)
     y = (py if py <= h // 2 else py - h) + _fraction(*ys)
     return Shift(2.0 * x, 2.0 * y, peak, max(0.0, float(rival)), 2.0 * (rx if rx <= w // 2 else rx - w), 2.0 * (ry if ry <= h // 2 else ry - h))
