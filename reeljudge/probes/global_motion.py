@@ -62,9 +62,11 @@ class MotionReader:
         self.near_dis = cv2.DISOpticalFlow_create(cv2.DISOPTICAL_FLOW_PRESET_ULTRAFAST)
         self.near_dis.setCoarsestScale(self.near_dis.getFinestScale())  # one scale: small motions only
         margin = max(2, height // 16)
+        self.margin = margin
         self.inner = (slice(margin, -margin, 2), slice(margin, -margin, 2))  # where residuals are read
         grid = np.dstack(np.meshgrid(np.arange(width, dtype=np.float32), np.arange(height, dtype=np.float32)))
         self.inner_grid = np.ascontiguousarray(grid[self.inner])
+        self.inner_size = (self.inner_grid.shape[1], self.inner_grid.shape[0])
         self.shifts = ShiftMeter(width, height)
         self.last: tuple[float, float] | None = None
         self.soft: tuple[Any, Any] = (None, None)  # frames i−1 and i softened: a shift between pixels is judged fairly
@@ -88,23 +90,23 @@ class MotionReader:
         flow = self.dis.calc(prev_y, y, None)
         motion = read(flow)
         delta, residual, _ = difference_stats(self._warped(y, flow), prev_y[self.inner])
-        scored = [(self._rigid(motion[0], motion[1])[0], motion[0], motion[1], False)]
-        scored += [(self._rigid(x, y_shift)[0], x, y_shift, favoured) for x, y_shift, favoured in self._candidates(motion, scored[0][0], shift, diff_mean)]
+        scored = [(*self._rigid(motion[0], motion[1]), motion[0], motion[1], False)]
+        scored += [(*self._rigid(x, y_shift), x, y_shift, favoured) for x, y_shift, favoured in self._candidates(motion, scored[0][0], shift, diff_mean)]
         best = _choice(scored)
         broken = motion[2] > BROKEN_SPREAD_PX and residual > 1.5 * scored[0][0] + 1.0  # a scattered field that explains less than one shift
         if best is not scored[0] or broken:
-            flow2 = self._aligned_flow(prev_y, y, (best[1], best[2]))
+            flow2 = self._aligned_flow(prev_y, y, (best[2], best[3]))
             motion2 = read(flow2)
             delta2, residual2, _ = difference_stats(self._warped(y, flow2), prev_y[self.inner])
-            best = _choice(scored + [(self._rigid(motion2[0], motion2[1])[0], motion2[0], motion2[1], best[3])])
+            best = _choice(scored + [(*self._rigid(motion2[0], motion2[1]), motion2[0], motion2[1], best[4])])
             if residual2 < residual:
                 flow, motion, delta, residual = flow2, motion2, delta2, residual2
         realigned = best is not scored[0]
-        x, y_shift = best[1], best[2]
+        x, y_shift, rigid = best[2], best[3], best[1]
         if realigned:  # a candidate's reading is coarse (a correlation peak, the last pair's motion): refine it
             x, y_shift = self._refined(x, y_shift, best[0], (math.cos(normal), math.sin(normal)) if one_way else None)
+            rigid = self._rigid(x, y_shift)[1]
         self.last = (x, y_shift)
-        rigid = self._rigid(x, y_shift)[1]
         return PairMotion(flow, x, y_shift, motion[2], delta, residual, rigid, realigned, one_way, coherence, shift)
 
     def _candidates(self, motion: tuple[float, float, float], rigid: float, shift: Shift, diff_mean: float) -> list[tuple[float, float, bool]]:
@@ -167,7 +169,9 @@ class MotionReader:
         import numpy as np
 
         before, after = self.soft
-        moved = cv2.remap(after, self.inner_grid + np.float32([x, y_shift]), None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        m = self.margin  # the inner sample grid (every 2nd pixel inside the margin), moved by (x, y_shift)
+        warp = np.float32([[2, 0, m + x], [0, 2, m + y_shift]])
+        moved = cv2.warpAffine(after, warp, self.inner_size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
         _, mean, median = difference_stats(moved, before[self.inner])
         return mean, median
 
@@ -194,12 +198,12 @@ def _soften(luma: Any) -> Any:
     return cv2.GaussianBlur(luma, (0, 0), 1.0)
 
 
-def _choice(scored: list[tuple[float, float, float, bool]]) -> tuple[float, float, float, bool]:
-    """Of motions scored (what one shift by each leaves unexplained, x, y, favoured), the one that explains
-    the pair best; where another a pixel or more away fits alike (within 5 %) and is favoured, that one:
-    the motion the camera had, so a pan by half a texture's period does not flip between the two repeats
+def _choice(scored: list[tuple[float, float, float, float, bool]]) -> tuple[float, float, float, float, bool]:
+    """Of motions scored (what one shift by each leaves unexplained: mean, median; x, y, favoured), the one that
+    explains the pair best; where another a pixel or more away fits alike (within 5 %) and is favoured, that
+    one: the motion the camera had, so a pan by half a texture's period does not flip between the two repeats
     that fit it (nearer than a pixel, the best is the finer reading of the same motion)."""
     least = min(scored, key=lambda entry: entry[0])
-    alike = [entry for entry in scored if entry[3] and entry[0] <= 1.05 * least[0] + 0.05
-             and math.hypot(entry[1] - least[1], entry[2] - least[2]) >= 1.0]
+    alike = [entry for entry in scored if entry[4] and entry[0] <= 1.05 * least[0] + 0.05
+             and math.hypot(entry[2] - least[2], entry[3] - least[3]) >= 1.0]
     return alike[0] if alike else least
