@@ -1,5 +1,6 @@
 """Shared fixtures: a clean environment (no real keys ever used), the fake Gemini and stock-API servers,
-one embedded PostgreSQL per process, the probes corpus written once per run, the offline embedding model.
+one embedded PostgreSQL per process, the probes corpus and the texture corpus's test split written once per
+run, the offline embedding model.
 
 The tests live in folders by area (``tests/<area>/test_*.py``: no ``__init__.py``, so module names stay
 unique across folders); shared support is ``tests/support`` (``support.<module>``: this file's folder is
@@ -187,6 +188,17 @@ def corpus_v0(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         return {clip.name: path for _, clip, path in write_corpus(folder, (0,))}
 
     return once_per_run(tmp_path_factory, "probes-corpus-v0", build)
+
+
+@pytest.fixture(scope="session")
+def texture_test_split(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, dict]]:
+    """The texture corpus's test split (``reeljudge.synth.texture_corpus``, 180 clips), written and probed
+    once per test run (the probes' and the offline A/B judge's tests share it): clip name → probe →
+    its result as plain data (``passed``, ``gating``, ``reason``, ``details``)."""
+    from support.run_once import once_per_run
+    from support.textures import probe_texture_split
+
+    return once_per_run(tmp_path_factory, "texture-corpus-test", lambda folder: probe_texture_split(folder, "test"))
 
 
 @pytest.fixture(scope="module")

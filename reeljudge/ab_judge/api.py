@@ -57,9 +57,11 @@ def make_pair(prompt: str, systems: tuple[str, str], refs: tuple[str | Candidate
 def pair_of(prompt: str, systems: tuple[str, str], clips: tuple[ContentRef, ContentRef], options: ABJudgeOptions,
             where: Where, *, family: str | None = None, source: str | None = None,
             roles: tuple[str, str] = ("clip A", "clip B")) -> Pair:
-    """The pair of two opened clips (MediaError when they are the same clip or the source clip is unusable)."""
-    if clips[0].sha256 == clips[1].sha256:
-        raise MediaError(f"{roles[0]} and {roles[1]} are the same clip ({clips[0].ref.name}): there is nothing to compare")
+    """The pair of two opened clips (MediaError when the source clip is unusable, or when they are the same
+    clip and the judge is Gemini: the offline probes judge identical clips a tie, having probed them once)."""
+    if clips[0].sha256 == clips[1].sha256 and options.judge != "probes":
+        raise MediaError(f"{roles[0]} and {roles[1]} are the same clip ({clips[0].ref.name}): there is nothing to compare "
+                         "(judge: probes judges two identical clips a tie)")
     src = resolve_clip(source, "source clip", where) if source else None
     return Pair(prompt, family or options.family, systems, clips, src)
 

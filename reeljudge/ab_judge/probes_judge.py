@@ -9,14 +9,19 @@ probes can decide are judged from their faults (gating probes that failed):
 
 Faults are weighed, not counted: each failed probe weighs the share of the clip it ruins (its
 ``ruined_share``: frames black, frozen, flickering or shaking; for cuts, the frames outside the
-longest shot), or 1 (the whole clip) when it has none (nothing moves, a technical fault). A clip
+longest shot), or 1 (the whole clip) when it has none (nothing moves, a technical fault), times how
+bad it is (``severity``: a flicker by its swing, a shake by how far the camera jumps; a black or
+frozen frame, a cut, a technical fault are lost outright). Each probed group's rating is 1 − its
+faults' weight (at least 0): the share of the clip left intact, so it falls as a fault grows. A clip
 black or frozen for most of its length (``RUINED_SHARE``) loses to any clip that is not. Otherwise
 the clips are compared group by group in the protocol's priority order (stability, realism,
 overall): the first group where only one clip has faults, or where one clip's faults weigh more by
 over ``LIKE_WEIGHT``, decides; faults of like weight go on to the next group; none deciding is a tie.
+Two identical clips (the same bytes) are probed once and tie, as "both good" or "both flawed".
 **Prompt adherence, identity consistency and edit precision are abstained**: the probes cannot see
 them, so they are reported as not judged, never guessed, and the verdict says it covers the
-probed dimensions only. The loser's faults give the reason tags (``FAULT_TAGS``).
+probed dimensions only. The loser's faults give the reason tags (``tag_of``: the protocol's tag for
+the fault found).
 """
 
 from __future__ import annotations
@@ -36,11 +41,18 @@ GROUPS: dict[str, tuple[tuple[str, ...], str]] = {
     "motion_physics": (("dynamic_degree", "camera_shake", "motion_smoothness"), "realism"),
     "technical": (("technical",), "overall"),
 }
-#: a failed probe -> the protocol's reason tag for the losing clip
+#: a failed probe -> the protocol's reason tag for the losing clip (a frozen run the picture jumps ahead
+#: from is a reset: see ``tag_of``)
 FAULT_TAGS = {
     "flicker": "flicker", "camera_shake": "flicker", "scene_cuts": "scene_reset", "frozen_frames": "physics_break",
     "dynamic_degree": "physics_break", "motion_smoothness": "physics_break", "black_frames": "artifacts", "technical": "artifacts",
 }
+#: a flicker swinging ±this many luma levels (±25 % of mid grey), or more, is as bad as a flicker gets
+FLICKER_FULL_LEVELS = 32.0
+#: a shake jumping this many px/frame off the camera's path (at a 256-px short side), or more, is as bad as shake gets
+SHAKE_FULL_PX = 16.0
+#: the least severity of a fault that failed its probe: a fault found is never weightless
+LEAST_SEVERITY = 0.25
 #: probes whose fault over this share of the clip ruins it: such a clip loses to any clip that is not ruined
 RUINING_PROBES = ("black_frames", "frozen_frames")
 RUINED_SHARE = 0.5
@@ -63,11 +75,18 @@ class ProbesPairVerdict(Outcome):
     faults: Mapping[str, Mapping[str, tuple[str, ...]]]  # system -> group -> failed probes
     passed_share: Mapping[str, Mapping[str, float]]  # system -> group -> share of its gating probes that passed
     reasons: Mapping[str, Mapping[str, str]]  # system -> failed probe -> its reason
-    weights: Mapping[str, Mapping[str, float]]  # system -> group -> the share of the clip its faults ruin (summed)
+    weights: Mapping[str, Mapping[str, float]]  # system -> group -> its faults' weight (share ruined × severity, summed)
     ruined: Mapping[str, float]  # system -> the largest share of it black or frozen (a failed probe's)
-    fault_weights: Mapping[str, Mapping[str, float]]  # system -> failed probe -> the share of the clip it ruins
+    fault_weights: Mapping[str, Mapping[str, float]]  # system -> failed probe -> its weight (share ruined × severity)
     abstained: tuple[str, ...]
     pass_on: str = "win_or_tie"
+    identical: bool = False  # the two clips are the same bytes (probed once)
+
+    @property
+    def ratings(self) -> dict[str, dict[str, float]]:
+        """System -> probed group -> its rating: 1 − its faults' weight, at least 0 (1: no fault)."""
+        return {system: {group: round(max(0.0, 1.0 - weight), 4) for group, weight in groups.items()}
+                for system, groups in self.weights.items()}
 
     judged = True
 
@@ -86,6 +105,7 @@ class ProbesPairVerdict(Outcome):
         """The verdict in one line: the outcome on the probed dimensions and what decided it, the tags,
         the dimensions not judged, each clip's faults."""
         head = f"{self.outcome()} on the probed dimensions (judge: probes)"
+        head += ": the two clips are the same file" if self.identical else ""
         head += f", decided by {self.decided_by}" if self.decided_by else ""
         weighing = self.weighing()
         head += f": {weighing}" if weighing else ""
@@ -113,16 +133,41 @@ def probe_clip(media: ContentRef, prompt: str, role: str) -> Any:
         raise MediaError(f"{role} {media.ref.name}: {error.message}") from None
 
 
-def fault_weight(result: Any) -> float:
-    """How much of the clip a failed probe ruins: its ``ruined_share``, or 1 (the whole clip) when it has none."""
+def fault_weight(result: Any, info: Any = None) -> float:
+    """How much a failed probe's fault weighs: the share of the clip it ruins (its ``ruined_share``, or 1,
+    the whole clip, when it has none) times how bad it is (``severity``)."""
     share = (result.details or {}).get("ruined_share")
-    return 1.0 if share is None else float(share)
+    return round((1.0 if share is None else float(share)) * severity(result, info), 4)
+
+
+def severity(result: Any, info: Any = None) -> float:
+    """How bad a failed probe's fault is, from ``LEAST_SEVERITY`` to 1: a flicker by its largest swing
+    against ``FLICKER_FULL_LEVELS``, a shake by its largest jump off the camera's path against
+    ``SHAKE_FULL_PX`` (scaled to the clip's short side, from ``info``); any other fault (black or frozen
+    frames, a cut, a technical fault, no motion) 1: the frames it names are lost."""
+    runs = (result.details or {}).get("runs") or []
+    if result.name == "flicker" and runs:
+        amount = max(float(r.get("swing_levels", 0.0)) for r in runs) / 2 / FLICKER_FULL_LEVELS
+    elif result.name == "camera_shake" and runs:
+        short = min(getattr(info, "width", 256) or 256, getattr(info, "height", 256) or 256)
+        amount = max(float(r.get("jitter_px", 0.0)) for r in runs) / (SHAKE_FULL_PX * short / 256.0)
+    else:
+        return 1.0
+    return min(1.0, max(LEAST_SEVERITY, amount))
+
+
+def tag_of(result: Any) -> str | None:
+    """The protocol's reason tag for a failed probe: ``FAULT_TAGS``, but a freeze the picture jumps ahead
+    from is ``scene_reset`` (time went on while the picture stood still: teleporting)."""
+    if result.name == "frozen_frames" and any("jumps ahead" in str(r.get("why", "")) for r in (result.details or {}).get("runs") or []):
+        return "scene_reset"
+    return FAULT_TAGS.get(result.name)
 
 
 def compare_probes(systems: tuple[str, str], verdicts: tuple[Any, Any], family: str, protocol: Protocol | None = None,
-                   pass_on: str = "win_or_tie") -> ProbesPairVerdict:
+                   pass_on: str = "win_or_tie", identical: bool = False) -> ProbesPairVerdict:
     """The comparison of two probe verdicts (``verdicts`` in the order of ``systems``; the default protocol
-    when none), faults weighed."""
+    when none), faults weighed; ``identical`` when both are the verdict on one file."""
     protocol = protocol or load_protocol()
     faults: dict[str, dict[str, tuple[str, ...]]] = {}
     shares: dict[str, dict[str, float]] = {}
@@ -130,12 +175,14 @@ def compare_probes(systems: tuple[str, str], verdicts: tuple[Any, Any], family: 
     reasons: dict[str, dict[str, str]] = {}
     ruined: dict[str, float] = {}
     per_fault: dict[str, dict[str, float]] = {}
+    tags: dict[str, dict[str, str | None]] = {}
     for system, verdict in zip(systems, verdicts):
         results = verdict.by_name()
         faults[system], shares[system], weights[system] = {}, {}, {}
         reasons[system] = {r.name: r.reason for r in verdict.failed}
-        per_fault[system] = {r.name: fault_weight(r) for r in verdict.failed}
-        ruined[system] = max((w for name, w in per_fault[system].items() if name in RUINING_PROBES), default=0.0)
+        per_fault[system] = {r.name: fault_weight(r, verdict.info) for r in verdict.failed}
+        tags[system] = {r.name: tag_of(r) for r in verdict.failed}
+        ruined[system] = max((share_ruined(r) for r in verdict.failed if r.name in RUINING_PROBES), default=0.0)
         for group, (probes, _) in GROUPS.items():
             gating = [results[p] for p in probes if p in results and results[p].gating]
             faults[system][group] = tuple(r.name for r in gating if not r.passed)
@@ -143,11 +190,17 @@ def compare_probes(systems: tuple[str, str], verdicts: tuple[Any, Any], family: 
             weights[system][group] = round(sum((per_fault[system][r.name] for r in gating if not r.passed), 0.0), 4)
     order = sorted(GROUPS, key=lambda g: protocol.priority.index(GROUPS[g][1]))
     winner, decided_by = _weigh(systems, faults, weights, ruined, order)
-    primary, secondary = _tags(winner, systems, faults, per_fault, decided_by, protocol.rules.secondary_tags_max)
+    primary, secondary = _tags(winner, systems, faults, per_fault, tags, decided_by, protocol.rules.secondary_tags_max)
     probed = {"temporal_consistency", "motion_physics"}
     abstained = tuple(d.id for d in protocol.dimensions_for(family) if d.id not in probed)
     return ProbesPairVerdict(systems, winner, decided_by, primary, secondary, faults, shares, reasons, weights, ruined,
-                             per_fault, abstained, pass_on)
+                             per_fault, abstained, pass_on, identical)
+
+
+def share_ruined(result: Any) -> float:
+    """The share of the clip a failed probe's fault ruins (its ``ruined_share``; 1, the whole clip, when it has none)."""
+    share = (result.details or {}).get("ruined_share")
+    return 1.0 if share is None else float(share)
 
 
 def _weigh(systems: tuple[str, str], faults: Mapping[str, Mapping[str, tuple[str, ...]]],
@@ -168,7 +221,8 @@ def _weigh(systems: tuple[str, str], faults: Mapping[str, Mapping[str, tuple[str
 
 
 def _tags(winner: str, systems: tuple[str, str], faults: Mapping[str, Mapping[str, tuple[str, ...]]],
-          per_fault: Mapping[str, Mapping[str, float]], decided_by: str | None, most: int) -> tuple[str, tuple[str, ...]]:
+          per_fault: Mapping[str, Mapping[str, float]], tags: Mapping[str, Mapping[str, str | None]], decided_by: str | None,
+          most: int) -> tuple[str, tuple[str, ...]]:
     """The loser's fault tags (the deciding group's first, its heaviest fault first), or a tie reason."""
     if winner == TIE:
         flawed = any(any(groups.values()) for groups in faults.values())
@@ -176,8 +230,8 @@ def _tags(winner: str, systems: tuple[str, str], faults: Mapping[str, Mapping[st
     loser = systems[1] if winner == systems[0] else systems[0]
     deciding = sorted(faults[loser][decided_by or ""], key=lambda p: -per_fault[loser].get(p, 1.0))
     ordered = deciding + [p for g, ps in faults[loser].items() if g != decided_by for p in ps]
-    tags = list(dict.fromkeys(FAULT_TAGS[p] for p in ordered if p in FAULT_TAGS))
-    return tags[0], tuple(tags[1:1 + most])
+    found = list(dict.fromkeys(tag for p in ordered if (tag := tags[loser].get(p))))
+    return found[0], tuple(found[1:1 + most])
 
 
 def judge_with_probes(prompt: str, systems: tuple[str, str], clips: tuple[ContentRef, ContentRef], family: str,
@@ -185,5 +239,7 @@ def judge_with_probes(prompt: str, systems: tuple[str, str], clips: tuple[Conten
     """Probe both clips and compare them (MediaError when a clip cannot be probed)."""
     protocol = load_protocol(protocol_id)
     protocol.family(family)
-    verdicts = (probe_clip(clips[0], prompt, f"{systems[0]} clip"), probe_clip(clips[1], prompt, f"{systems[1]} clip"))
-    return compare_probes(systems, verdicts, family, protocol, pass_on)
+    first = probe_clip(clips[0], prompt, f"{systems[0]} clip")
+    identical = clips[0].sha256 == clips[1].sha256
+    second = first if identical else probe_clip(clips[1], prompt, f"{systems[1]} clip")
+    return compare_probes(systems, (first, second), family, protocol, pass_on, identical)

@@ -5,8 +5,8 @@ Passes when the new clip wins or ties (``pass_on``); ``expect_fail`` inverts a j
 a new clip with a planted fault. Named scores: ``ab_win`` (1 win, 0.5 tie, 0 loss), ``ab_consistent``
 (both orders agreed, when asked in two) and, with Gemini, ``ab_new_<dimension>`` and
 ``ab_reference_<dimension>`` (the 1–5 ratings, mean over the orders); with ``judge: probes``,
-``ab_probes_new_<group>`` / ``ab_probes_reference_<group>`` (the share of the group's probes
-passed). One line of the breakdown per order (or per clip for the probes); tags in the reason.
+``ab_probes_new_<group>`` / ``ab_probes_reference_<group>`` (the group's rating: 1 − the share of
+the clip its faults ruin, each weighed by how bad it is; 1 without a fault). One line of the breakdown per order (or per clip for the probes); tags in the reason.
 """
 
 from __future__ import annotations
@@ -109,13 +109,14 @@ def probes_result(v: ProbesPairVerdict, options: ABJudgeOptions, test: str) -> R
 
     named: dict[str, float] = {"ab_win": v.score}
     for system in v.systems:
-        named.update({f"ab_probes_{system}_{group}": share for group, share in v.passed_share[system].items()})
+        named.update({f"ab_probes_{system}_{group}": rating for group, rating in v.ratings[system].items()})
     dimensions = {**{g: "judged by the probes" for g in GROUPS}, **{d: "not judged (abstained)" for d in v.abstained}}
     metadata = {
         "judge": JUDGE_NAME, "mode": "probes", "judged": True, "test": test, "winner": v.winner, "decided_by": v.decided_by,
         "primary_tag": v.primary_tag, "secondary_tags": list(v.secondary_tags), "abstained": list(v.abstained),
         "dimensions": dimensions, "faults": {s: {g: list(ps) for g, ps in f.items()} for s, f in v.faults.items()},
         "pass_on": v.pass_on, "fault_weights": {s: dict(w) for s, w in v.fault_weights.items()}, "ruined_share": dict(v.ruined),
+        "ratings": v.ratings, "identical": v.identical,
         IDENTITY_KEY: judge_identity(JUDGE_NAME, PROBES_ENGINE, version=options.protocol),
     }
     return grading_result(passed=v.passed, score=v.score, reason=v.reason(),

@@ -110,4 +110,13 @@ def probe_frozen(signals: Signals, options: ProbeOptions) -> ProbeResult:
         return ProbeResult("frozen_frames", False, score, reason, details=details)
     if frozen:
         return ProbeResult("frozen_frames", True, score, f"near-static (allowed): {'; '.join(parts)}{facts}", details=details)
-    return ProbeResult("frozen_frames", True, 1.0, f"no frozen playback in {signals.count} analysed frames{facts}", details=details)
+    return ProbeResult("frozen_frames", True, 1.0, f"no frozen playback in {signals.count} analysed frames{_seen(signals, options)}{facts}", details=details)
+
+
+def _seen(signals: Signals, options: ProbeOptions) -> str:
+    """What the camera did on the pairs that changed, for a passing reason ("" when none did)."""
+    from reeljudge.probes.camera import describe
+    from reeljudge.probes.motion import camera_pairs
+
+    seen = describe(signals, [i for i, ok in enumerate(camera_pairs(signals, options)) if ok])
+    return f" ({seen})" if seen else ""

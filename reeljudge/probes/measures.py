@@ -127,16 +127,29 @@ def flow_sample(flow: Any, textured: Any) -> tuple[Any, Any]:
     return np.take(grid[..., 0], points), np.take(grid[..., 1], points)
 
 
-def median_difference(first: Any, second: Any) -> float:
-    """The median of ``first − second`` over two uint8 images (numpy's median: the mean of the middle
-    two for an even count), from a histogram of the 511 possible differences instead of a sort."""
+def difference_stats(first: Any, second: Any) -> tuple[float, float, float]:
+    """For ``first − second`` over two uint8 images: the median (numpy's median: the mean of the middle
+    two for an even count), the mean absolute difference from it, and the median absolute difference
+    from it (how far most pixels differ once one brightness offset is taken out: a small object the
+    comparison gets wrong does not move it); all from one histogram of the 511 possible differences."""
     import cv2
     import numpy as np
 
-    counts = np.cumsum(np.bincount((cv2.subtract(first, second, dtype=cv2.CV_16S) + 255).ravel(), minlength=511))
-    n = int(counts[-1])
-    low = int(np.searchsorted(counts, (n - 1) // 2, side="right")) - 255
-    high = int(np.searchsorted(counts, n // 2, side="right")) - 255
+    histogram = np.bincount((cv2.subtract(first, second, dtype=cv2.CV_16S) + 255).ravel(), minlength=511)
+    n = int(histogram.sum())
+    median = _histogram_median(histogram, n) - 255
+    distance = np.abs(np.arange(-255.0, 256.0) - median)  # whole or half levels
+    folded = np.bincount((2 * distance).astype(np.intp), weights=histogram, minlength=1022)
+    return median, float(np.dot(histogram, distance)) / max(1, n), _histogram_median(folded, n) / 2
+
+
+def _histogram_median(histogram: Any, n: int) -> float:
+    """The median of ``n`` values counted in ``histogram`` (bin index = value), as numpy's median."""
+    import numpy as np
+
+    counts = np.cumsum(histogram)
+    low = int(np.searchsorted(counts, (n - 1) // 2, side="right"))
+    high = int(np.searchsorted(counts, n // 2, side="right"))
     return (low + high) / 2
 
 

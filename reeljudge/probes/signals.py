@@ -19,7 +19,8 @@ from typing import Any, Iterator
 
 from reeljudge.errors import MediaError
 from reeljudge.media.container import ClipInfo, ffmpeg_reason, open_info, threaded_decoding
-from reeljudge.probes.measures import flow_sample, median_difference, quartiles, textured_points, thumb_difference, top5
+from reeljudge.probes.global_motion import MotionReader
+from reeljudge.probes.measures import textured_points, thumb_difference, top5
 from reeljudge.probes.options import ProbeOptions
 
 
@@ -41,6 +42,15 @@ class Signals:
     gdy: list[float] = field(default_factory=list)
     gd_spread: list[float] = field(default_factory=list)  # interquartile range (px, x and y combined) of the flow field
     texture: list[float] = field(default_factory=list)  # share of flow points on texture, where flow is reliable
+    shift_x: list[float] = field(default_factory=list)  # the picture's global shift (phase correlation; across a one-way texture, of its profile; px at the analysis size)
+    shift_y: list[float] = field(default_factory=list)
+    shift_peak: list[float] = field(default_factory=list)  # phase correlation's peak (0–1): how much of the picture moves by that shift
+    shift_rival: list[float] = field(default_factory=list)  # the best peak at another shift (a repeat the picture could as well have moved by)
+    residual: list[float] = field(default_factory=list)  # what warping by the flow leaves unexplained: mean abs difference from the median difference (levels, inner frame)
+    rigid_residual: list[float] = field(default_factory=list)  # what one whole-picture shift by the global motion leaves unexplained (median abs difference from the median, inner frame)
+    realigned: list[float] = field(default_factory=list)  # 1 where the flow was measured again on the pair aligned by the global shift
+    coherence: list[float] = field(default_factory=list)  # how much frame i−1's texture runs one way (1: stripes, slats; 0: every way)
+    one_way: list[float] = field(default_factory=list)  # 1 where only the motion across the texture was read (coherence ≥ one_way_coherence)
     moved: list[float] = field(default_factory=list)  # share of 64-px thumbnail pixels changed beyond noise (brightness-compensated)
     change: list[float] = field(default_factory=list)  # mean abs change of the 64-px thumbnails (brightness-compensated)
     thumbs: list[Any] = field(default_factory=list)  # 64-px-wide luma thumbnails (uint8), for run-level checks
@@ -223,19 +233,12 @@ class _FrameAnalyser:
     """Turns analysis-size frames, in order, into the per-frame series of a Signals."""
 
     def __init__(self, signals: Signals, options: ProbeOptions) -> None:
-        import cv2
-        import numpy as np
-
         self.signals, self.options = signals, options
         w, h = signals.info.analysis_width, signals.info.analysis_height
         self.w, self.h = w, h
         self.total_pixels = float(w * h)
         self.small_size = (64, max(8, int(round(64 * h / w))))
-        self.dis = cv2.DISOpticalFlow_create(cv2.DISOPTICAL_FLOW_PRESET_ULTRAFAST)
-        margin = max(2, h // 16)
-        self.inner = (slice(margin, -margin, 2), slice(margin, -margin, 2))  # where the warp residual is read
-        grid = np.dstack(np.meshgrid(np.arange(w, dtype=np.float32), np.arange(h, dtype=np.float32)))
-        self.inner_grid = np.ascontiguousarray(grid[self.inner])
+        self.motion = MotionReader(w, h, options)
         self.ring: dict[int, Any] = {}
         self.prev: tuple[Any, Any, Any] | None = None  # previous frame's luma, standardised thumbnail, chroma
         self.index = 0
@@ -248,7 +251,9 @@ class _FrameAnalyser:
         z = self._frame_stats(y, uv)
         s.times.append(t)
         if self.prev is None:
-            for series in (s.diff_mean, s.diff_max, s.changed, s.content, s.mc_delta, s.gdx, s.gdy, s.gd_spread, s.moved, s.change):
+            self.motion.first(y)
+            for series in (s.diff_mean, s.diff_max, s.changed, s.content, s.mc_delta, s.gdx, s.gdy, s.gd_spread, s.moved, s.change,
+                           s.shift_x, s.shift_y, s.shift_peak, s.shift_rival, s.residual, s.rigid_residual, s.realigned, s.coherence, s.one_way):
                 series.append(0.0)
             s.texture.append(1.0)
         else:
@@ -272,7 +277,7 @@ class _FrameAnalyser:
         return (small - small.mean()) / (small.std() + 4.0)
 
     def _pair_stats(self, y: Any, z: Any, uv: Any) -> None:
-        """Record how frame i differs from frame i−1: pixels, content, and optical-flow motion."""
+        """Record how frame i differs from frame i−1: pixels, content, and the global motion (``global_motion``)."""
         import cv2
         import numpy as np
 
@@ -287,19 +292,16 @@ class _FrameAnalyser:
         moved, change = thumb_difference(s.thumbs[-2], s.thumbs[-1], self.options)
         s.moved.append(moved)
         s.change.append(change)
-        flow = self.dis.calc(prev_y, y, None)
         textured = textured_points(prev_y)
         s.texture.append(float(np.count_nonzero(textured)) / textured.size)
-        fx, fy = flow_sample(flow, textured)
-        x1, gdx, x3 = quartiles(fx)
-        y1, gdy, y3 = quartiles(fy)
-        s.gdx.append(gdx)
-        s.gdy.append(gdy)
-        s.gd_spread.append(math.hypot(x3 - x1, y3 - y1))
-        warped = cv2.remap(y, self.inner_grid + flow[self.inner], None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        s.mc_delta.append(median_difference(warped, prev_y[self.inner]))
+        m = self.motion.pair(prev_y, y, textured, s.diff_mean[-1])
+        for series, value in ((s.gdx, m.x), (s.gdy, m.y), (s.gd_spread, m.spread), (s.mc_delta, m.delta), (s.residual, m.residual),
+                              (s.rigid_residual, m.rigid), (s.realigned, float(m.realigned)), (s.one_way, float(m.one_way)),
+                              (s.coherence, m.coherence), (s.shift_x, m.shift.x), (s.shift_y, m.shift.y), (s.shift_peak, m.shift.peak),
+                              (s.shift_rival, m.shift.rival)):
+            series.append(value)
         if s.dd_interval == 1:
-            s.dd_pairs.append((self.index - 1, self.index, top5(flow)))
+            s.dd_pairs.append((self.index - 1, self.index, top5(m.flow)))
 
     def _sampled_flow(self, y: Any) -> None:
         """When dynamic degree samples every k > 1 frames: record the flow from frame i−k to frame i."""
@@ -309,7 +311,7 @@ class _FrameAnalyser:
         self.ring[i] = y
         self.ring.pop(i - k - 1, None)
         if i % k == 0 and i - k in self.ring:
-            s.dd_pairs.append((i - k, i, top5(self.dis.calc(self.ring[i - k], y, None))))
+            s.dd_pairs.append((i - k, i, top5(self.motion.dis.calc(self.ring[i - k], y, None))))
 
 
 def _tail_end_time(container: Any, stream: Any, declared: float) -> float | None:

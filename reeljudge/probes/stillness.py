@@ -6,6 +6,7 @@ A still run is a fact about the footage. Whether it is a fault (frozen playback)
 
 from __future__ import annotations
 
+import math
 from statistics import median
 from typing import Literal
 
@@ -18,7 +19,11 @@ PairKind = Literal["moving", "duplicate", "still"]
 
 
 def pair_kinds(signals: Signals, options: ProbeOptions) -> list[PairKind]:
-    """Per analysed frame i ≥ 1: how it differs from frame i−1 (index 0 is "moving"; black pairs too)."""
+    """Per analysed frame i ≥ 1: how it differs from frame i−1 (index 0 is "moving"; black pairs too).
+
+    A pair is still when its thumbnail does not change beyond noise, nor by more than
+    ``still_max_change`` on average (a picture that changes alike everywhere, as a checkerboard
+    panned by one square does, has not held), and the picture does not shift as a whole (``shifts``)."""
     black = black_flags(signals, options)
     kinds: list[PairKind] = ["moving"]
     for i in range(1, signals.count):
@@ -26,11 +31,18 @@ def pair_kinds(signals: Signals, options: ProbeOptions) -> list[PairKind]:
             kinds.append("moving")  # left to the black-frame probe
         elif signals.changed[i] <= options.duplicate_changed_fraction and signals.diff_mean[i] <= options.duplicate_mean_diff:
             kinds.append("duplicate")
-        elif signals.moved[i] <= options.still_moved_share:
+        elif signals.moved[i] <= options.still_moved_share and signals.change[i] <= options.still_max_change and not shifts(signals, i, options):
             kinds.append("still")
         else:
             kinds.append("moving")
     return kinds
+
+
+def shifts(signals: Signals, pair: int, options: ProbeOptions) -> bool:
+    """Whether the picture of pair ``pair`` moves as a whole by ≥ ``still_shift_px`` (its global motion):
+    a pan over an even texture (stripes, tiles, water) changes every thumbnail pixel alike, which
+    reads as noise to the thumbnail test, yet the picture moves."""
+    return math.hypot(signals.gdx[pair], signals.gdy[pair]) >= options.still_shift_px
 
 
 def usual_hold(kinds: list[PairKind]) -> int:

@@ -62,7 +62,15 @@ class ClipSpec:
     ``cadence`` holds each drawing for that many frames, camera included, as limited animation does
     (1.25: 24 fps footage shown at 30 fps by repeating every fourth frame); ``ease_frames`` slows the
     pan down to rest over that many frames before ``hold_after`` (both counted from ``pan_from``, the
-    frame the camera starts to pan); ``zoom`` magnifies the view by that share per frame.
+    frame the camera starts to pan); ``zoom`` magnifies the view by that share per frame, ``rotate``
+    turns it by that many degrees per frame, ``tilt_px`` pans it down per frame. ``period`` and
+    ``angle`` shape a repeating world (a scene of ``reeljudge.synth.textures.PATTERNS``: the repeat in
+    px, a stripe's turn in degrees). ``wobble_px`` moves the world's surface in place, as wind moves
+    leaves or people in a crowd shift (a smooth displacement of that amplitude, each patch on its own
+    phase, about a 1.3 s cycle); ``drift_px`` slides the world's surface down by that many px per frame
+    under the camera (waves rolling in; the ``waves`` scene keeps its sky still above them). The
+    ``footage`` scene's world is real footage: the box (x, y, width, height) of the first frame of
+    the clip at ``source``, scaled to the world's height and mirrored end to end.
     """
 
     width: int = 256
@@ -83,6 +91,14 @@ class ClipSpec:
     ease_frames: int = 0
     zoom: float = 0.0
     pan_from: int = 0
+    tilt_px: float = 0.0
+    rotate: float = 0.0
+    period: float = 0.0
+    angle: float = 0.0
+    wobble_px: float = 0.0
+    drift_px: float = 0.0
+    source: str = ""
+    source_box: tuple[int, int, int, int] = (0, 0, 0, 0)
 
     def with_faults(self, *faults: Fault) -> "ClipSpec":
         """The same spec with these faults."""
@@ -101,21 +117,24 @@ class _Renderer:
     """Renders the frames of one ClipSpec, one at a time."""
 
     def __init__(self, spec: ClipSpec) -> None:
-        from reeljudge.synth.scenes import MOVERS, WORLDS
+        from reeljudge.synth.scenes import WORLDS, mover, world_maker
 
         self.spec = spec
-        margin = 64 + int(np.ceil(spec.sway_px))
+        margin = 64 + int(np.ceil(spec.sway_px + 2 * spec.wobble_px))
+        if spec.rotate:
+            margin = max(margin, int(np.hypot(spec.width, spec.height) / 2 - spec.height / 2) + 16)
         self.margin = margin
         pts = spec.pts_ms()
         self.times = [float(i) for i in range(spec.frames)] if pts is None else [p * spec.fps / 1000.0 for p in pts]
         self.drawn = [t if spec.cadence == 1 else spec.cadence * (t // spec.cadence) for t in self.times]  # what each frame shows
-        span = int(abs(spec.pan_px) * (self.times[-1] + 1)) + spec.width * 2 + 2 * margin
-        make = WORLDS[spec.scene]
-        self.worlds = [
-            make(spec.seed, spec.height + 2 * margin, span, spec.texture),
-            make(spec.seed + 1000, spec.height + 2 * margin, span, spec.texture),
-        ]
-        self.mover = MOVERS[spec.scene]
+        travel = self.times[-1] + 1
+        span = int(abs(spec.pan_px) * travel) + spec.width * 2 + 2 * margin
+        tall = int((abs(spec.tilt_px) + abs(spec.drift_px)) * travel) + spec.height + 2 * margin
+        make = world_maker(spec)
+        self.worlds = [make(spec.seed, tall, span, 0), make(spec.seed + 1000, tall, span, 1)]
+        self.wobble = _wobble_phase(spec.seed + 4, tall, span) if spec.wobble_px else None
+        self.mover = mover(spec.scene)
+        self.sharp = spec.scene not in WORLDS  # repeating worlds and footage: a cubic camera, so a pan by a fraction of a pixel keeps its detail
         self.rng = np.random.default_rng(spec.seed + 1)
         self.shake = {
             f.start + i: tuple(int(v) for v in self.rng.integers(-int(8 * f.strength), int(8 * f.strength) + 1, size=2))
@@ -134,18 +153,40 @@ class _Renderer:
         import cv2
 
         spec, m = self.spec, self.margin
-        x, y = m + spec.pan_px * self._travel(t), float(m)
+        travel = self._travel(t)
+        x, y = m + spec.pan_px * travel, m + spec.tilt_px * travel + (abs(spec.tilt_px) * (self.times[-1] + 1) if spec.tilt_px < 0 else 0.0)
         if spec.sway_px:
             x += spec.sway_px * np.sin(2 * np.pi * t / (2.0 * spec.fps))
             y += 0.6 * spec.sway_px * np.sin(2 * np.pi * t / (2.7 * spec.fps))
         x += sum(spec.width * 0.5 * f.strength for f in self._faults("jump") if index >= f.start)
         dx, dy = self.shake.get(index, (0, 0))
         centre = (x + dx + (spec.width - 1) / 2.0, y + dy + (spec.height - 1) / 2.0)
-        if spec.zoom:
+        if spec.wobble_px or spec.drift_px:
+            world = self._moved_surface(world, t)
+        if spec.zoom or spec.rotate or self.sharp:
             scale = 1.0 / (1.0 + spec.zoom * t)  # world pixels per output pixel
-            warp = np.array([[scale, 0, centre[0] - scale * (spec.width - 1) / 2.0], [0, scale, centre[1] - scale * (spec.height - 1) / 2.0]])
-            return cv2.warpAffine(world, warp, (spec.width, spec.height), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
+            turn = np.radians(spec.rotate * t)
+            a, b = scale * np.cos(turn), scale * np.sin(turn)
+            cx, cy = (spec.width - 1) / 2.0, (spec.height - 1) / 2.0
+            warp = np.array([[a, -b, centre[0] - a * cx + b * cy], [b, a, centre[1] - b * cx - a * cy]])
+            how = cv2.INTER_CUBIC if self.sharp else cv2.INTER_LINEAR
+            return cv2.warpAffine(world, warp, (spec.width, spec.height), flags=how | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REFLECT)
         return cv2.getRectSubPix(world, (spec.width, spec.height), centre)
+
+    def _moved_surface(self, world: np.ndarray, t: float) -> np.ndarray:
+        """The world with its surface moved in place at time ``t``: wobbled (wind), slid down (waves)."""
+        import cv2
+
+        spec = self.spec
+        h, w = world.shape[:2]
+        gx, gy = np.meshgrid(np.arange(w, dtype=np.float32), np.arange(h, dtype=np.float32))
+        if self.wobble is not None:
+            cycle = 2 * np.pi * t / (1.3 * spec.fps)
+            gx = gx + spec.wobble_px * np.sin(cycle + self.wobble)
+            gy = gy + 0.5 * spec.wobble_px * np.cos(cycle + self.wobble)
+        if spec.drift_px:  # sampled from further up as time goes on: the surface slides down
+            gy = gy + spec.drift_px * (self.times[-1] + 1 - t)
+        return cv2.remap(world, gx, gy.astype(np.float32), cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
 
     def _travel(self, t: float) -> float:
         """How many frames' worth of pan the camera has made by time ``t`` (it eases to a stop, then holds)."""
@@ -233,6 +274,15 @@ class _Renderer:
     def _last_fade_out(self, fade_in: Fault) -> int:
         """Where the black before ``fade_in`` starts: the last fade-out's end before it, else before the clip."""
         return max((f.end for f in self._faults("fade_out") if f.end < fade_in.start), default=-1)
+
+
+def _wobble_phase(seed: int, height: int, width: int) -> np.ndarray:
+    """A smooth random phase field (radians) over the world: neighbouring patches move nearly together."""
+    import cv2
+
+    rng = np.random.default_rng(seed)
+    coarse = rng.uniform(0, 2 * np.pi, size=(max(2, height // 24), max(2, width // 24))).astype(np.float32)
+    return cv2.resize(coarse, (width, height), interpolation=cv2.INTER_CUBIC)
 
 
 def _add_noise(frame: np.ndarray, rng: np.random.Generator, sigma: float) -> np.ndarray:

@@ -3,7 +3,9 @@
 * ``texture``: a smooth random colour texture with fine detail (the default; a red disc moves);
 * ``flat``: flat-colour animation: a sky, flat hills, a sun; a flat ball and a flat box move;
 * ``night``: a dark street: a dim sky, black buildings with a few lit windows, street lamps; a car
-  with headlights drives by.
+  with headlights drives by;
+* the repeating worlds of ``textures`` (bricks, tiles, stripes, fences, grass, a crowd, …) and
+  ``footage`` (a box of a real clip's first frame): the red disc moves (over the sea, under a sky).
 
 Every function is deterministic for a seed.
 """
@@ -107,5 +109,51 @@ def draw_car(frame: np.ndarray, width: int, height: int, object_px: float, at: f
         cv2.circle(frame, (hx, y + car_h // 2), max(2, car_h // 3), (255, 250, 220), -1, lineType=cv2.LINE_AA)
 
 
+def draw_sky_and_disc(frame: np.ndarray, width: int, height: int, object_px: float, at: float) -> None:
+    """The sea scene's still sky over the top quarter (flat, graded), then the red disc."""
+    rows = max(1, height // 4)
+    frame[:rows] = (np.linspace(170, 215, rows)[:, None, None] * np.array([0.85, 0.95, 1.0])).astype(np.uint8)
+    draw_disc(frame, width, height, object_px, at)
+
+
+def footage_world(source: str, box: tuple[int, int, int, int], height: int, width: int, closer: float = 1.0) -> np.ndarray:
+    """A world made of real footage: the ``box`` (x, y, w, h) of ``source``'s first frame (its middle
+    ``1 / closer`` when seen closer), scaled to ``height`` and mirrored end to end to ``width`` (uint8 RGB)."""
+    import av
+    import cv2
+
+    with av.open(source) as container:
+        first = next(container.decode(video=0)).to_ndarray(format="rgb24")
+    x, y, w, h = box if box[2] and box[3] else (0, 0, first.shape[1], first.shape[0])
+    if closer != 1.0:
+        x, y, w, h = x + int(w * (1 - 1 / closer) / 2), y + int(h * (1 - 1 / closer) / 2), int(w / closer), int(h / closer)
+    crop = first[y : y + h, x : x + w]
+    scaled = cv2.resize(crop, (max(2, int(round(w * height / h))), height), interpolation=cv2.INTER_CUBIC)
+    tile = np.concatenate([scaled, scaled[:, ::-1]], axis=1)
+    return np.ascontiguousarray(np.tile(tile, (1, width // tile.shape[1] + 1, 1))[:, :width])
+
+
 WORLDS: dict[str, Callable[..., np.ndarray]] = {"texture": texture_world, "flat": flat_world, "night": night_world}
-MOVERS: dict[str, Callable[..., None]] = {"texture": draw_disc, "flat": draw_cartoon, "night": draw_car}
+MOVERS: dict[str, Callable[..., None]] = {"texture": draw_disc, "flat": draw_cartoon, "night": draw_car, "waves": draw_sky_and_disc}
+
+
+def world_maker(spec: "ClipSpec") -> Callable[[int, int, int, int], np.ndarray]:  # noqa: F821
+    """``make(seed, height, width, shot)`` for the spec's scene: a built-in world, a repeating pattern
+    (``textures.PATTERNS``, shaped by the spec's period and angle) or real footage. Shot 1 is what a
+    cut switches to: another seed, and for a pattern or footage the same kind of surface seen
+    1.3× closer (so a cut is a change of view, not an invisible one from a repeat to the same repeat)."""
+    from reeljudge.synth.textures import DEFAULT_PERIOD, PATTERNS
+
+    if spec.scene == "footage":
+        return lambda seed, height, width, shot: footage_world(spec.source, spec.source_box, height, width, 1.3 ** shot)
+    if spec.scene in PATTERNS:
+        pattern = PATTERNS[spec.scene]
+        period = spec.period or DEFAULT_PERIOD[spec.scene]
+        return lambda seed, height, width, shot: pattern(seed, height, width, period=period * 1.3 ** shot, angle=spec.angle)
+    world = WORLDS[spec.scene]
+    return lambda seed, height, width, shot: world(seed, height, width, spec.texture)
+
+
+def mover(scene: str) -> Callable[..., None]:
+    """What moves in a scene: its own mover, else the red disc."""
+    return MOVERS.get(scene, draw_disc)

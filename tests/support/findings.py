@@ -42,11 +42,17 @@ def _summary(values: Any) -> dict[str, float]:
     return {"count": int(x.size), **{name: float(f"{value:.6g}") for name, value in stats.items()}}
 
 
+#: per-pair evidence the analysis weighs rather than a measurement of the picture: decisions (realigned,
+#: one_way) and the correlated shift, whose extremes on cut and black pairs are the position of noise
+NOT_SUMMARISED = {"realigned", "one_way", "shift_x", "shift_y", "shift_peak", "shift_rival"}
+
+
 def signal_summaries(signals: Any) -> dict[str, Any]:
-    """A summary per per-frame series of a Signals (thumbnails by their mean), plus the dynamic-degree pairs."""
+    """A summary per per-frame series of a Signals (thumbnails by their mean; not the ``NOT_SUMMARISED``
+    evidence), plus the dynamic-degree pairs."""
     out: dict[str, Any] = {}
     for name, values in sorted(vars(signals).items()):
-        if name == "info" or not isinstance(values, list):
+        if name == "info" or name in NOT_SUMMARISED or not isinstance(values, list):
             continue
         if name == "thumbs":
             values = [float(thumb.mean()) for thumb in values]
