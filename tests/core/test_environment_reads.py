@@ -76,11 +76,13 @@ def test_the_cache_variables_mean_the_same_to_every_class_that_reads_them(monkey
     from reeljudge.cache import CACHE_DIR_ENV, CACHE_MODE_ENV, CacheEnvironment, cache_environment
     from reeljudge.gemini.settings import JudgeSettings, load_settings
 
-    fields = {c: {f.metadata["env"]: f for f in dataclasses.fields(c) if f.metadata.get("env")} for c in (CacheEnvironment, JudgeSettings)}
+    fields = {c: {f.metadata["env"]: f for f in dataclasses.fields(c) if f.metadata.get("env")}
+              for c in (CacheEnvironment, JudgeSettings)}
     for env in (CACHE_MODE_ENV, CACHE_DIR_ENV):
         mine, judges = fields[CacheEnvironment][env], fields[JudgeSettings][env]
         assert (mine.default, mine.metadata["doc"]) == (judges.default, judges.metadata["doc"])
     monkeypatch.setenv(CACHE_MODE_ENV, "replay")
     monkeypatch.setenv(CACHE_DIR_ENV, str(tmp_path))
     settings = load_settings({})
-    assert (cache_environment().mode, cache_environment().cache_dir) == (settings.cache_mode, settings.cache_dir) == ("replay", str(tmp_path))
+    chosen = cache_environment()
+    assert (chosen.mode, chosen.cache_dir) == (settings.cache_mode, settings.cache_dir) == ("replay", str(tmp_path))

@@ -56,7 +56,8 @@ def test_read_table_chooses_the_reader_by_suffix_and_checks_a_csv_header():
     assert (yaml.rows, yaml.unit) == ([(1, "a")], "entry")
     csv = read_table("clip,prompt\na,\n", ".csv", "m", columns=("clip", "url"), what="clips", blank_cells=False)
     assert (csv.rows, csv.unit) == ([(2, {"clip": "a"})], "line")
-    assert read_table("clip,prompt\na,\n", ".csv", "m", columns=("clip",), what="clips").rows == [(2, {"clip": "a", "prompt": ""})]
+    kept = read_table("clip,prompt\na,\n", ".csv", "m", columns=("clip",), what="clips")
+    assert kept.rows == [(2, {"clip": "a", "prompt": ""})]
     assert read_table("a.mp4\n", ".txt", "m", columns=("clip",), what="clips") is None
     with pytest.raises(BadInputError, match=r"^m: the CSV header \['x'\] has no 'narration' column$"):
         read_table("x\n1\n", ".csv", "m", columns=("narration",), what="narrations")
