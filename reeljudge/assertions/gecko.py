@@ -55,7 +55,8 @@ def _identity(outcome: Any, options: GeckoOptions, replayed: bool) -> dict[str, 
     files = (f"gecko_{kind}_generate.md", f"gecko_{kind}_answer.md", "gecko_filter.md", "gecko_questions.schema.json")
     stage = outcome.stages.get("vqa") or next(iter(outcome.stages.values()), {})
     chosen = {k: getattr(options, k, None) for k in ("validity_filter", "scoring", "media_resolution", "fps")}
-    chosen.update({k: True for k in ("dependencies", "shuffle_choices") if getattr(options, k)})  # off: as before issue 30
+    # named only when on: a judge run without them keeps the identity it has always had
+    chosen.update({k: True for k in ("dependencies", "shuffle_choices") if getattr(options, k)})
     return judge_identity(JUDGE_NAME, GEMINI_ENGINE, model=stage.get("model"), version=rubric_version(*files),
                           options=chosen, replayed=replayed)
 

@@ -17,7 +17,7 @@ PACKAGE = ROOT / "reeljudge"
 #: low to high; a unit is a package or a module (longest name wins)
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("reeljudge.errors",),
-    ("reeljudge.extras", "reeljudge.package_data", "reeljudge.moved"),  # package_data: where the packaged data files are; moved: the adapters' old names
+    ("reeljudge.extras", "reeljudge.package_data"),  # package_data: where the packaged data files are
     ("reeljudge.atomic", "reeljudge.options", "reeljudge.not_judged", "reeljudge.stats",
      "reeljudge.rows", "reeljudge.synth"),  # reeljudge.synth: synthetic clips (ab gold, test fixtures), importing no reeljudge layer
     # the promptfoo wing's lower floor: what promptfoo hands us and what we hand back (no media, no judge)

@@ -180,7 +180,7 @@ NOT_JUDGED = {
     "filmability": {"bad_option", "empty_narration", "findability_required_no_keys"},
     "gecko": {"bad_option", "declared_bad", "declared_unanswered", "no_media", "no_prompt"},
     "video_probes": {"bad_option", "bad_probe", "missing", "missing_expect_fail", "no_clip", "not_video"},
-    "ab_judge": {"bad_option", "no_prompt", "no_reference", "probes_missing_ref", "probes_tie"},  # probes_tie: one clip twice
+    "ab_judge": {"bad_option", "no_prompt", "no_reference", "probes_missing_ref"},  # probes_tie (one clip twice) is a judged tie
 }
 
 
