@@ -19,6 +19,7 @@ __all__ = ["PROBE_NAMES", "ProbeOptions", "ProbeResult", "ProbesVerdict", "probe
 
 def probe_signals(signals: "Signals", options: ProbeOptions, prompt: str = "") -> list[ProbeResult]:  # noqa: F821
     """Every selected probe's result for already measured signals, in ``PROBE_NAMES`` order."""
+    from reeljudge.probes.derived import derive
     from reeljudge.probes.black import probe_black
     from reeljudge.probes.colour import probe_black_and_white
     from reeljudge.probes.cuts import probe_cuts
@@ -29,16 +30,17 @@ def probe_signals(signals: "Signals", options: ProbeOptions, prompt: str = "") -
     from reeljudge.probes.technical import probe_technical
     from reeljudge.probes.vbench import probe_vbench_flicker
 
+    derived = derive(signals, options)
     table = {
         "technical": lambda: probe_technical(signals, options),
-        "black_frames": lambda: probe_black(signals, options),
-        "frozen_frames": lambda: probe_frozen(signals, options),
-        "scene_cuts": lambda: probe_cuts(signals, options, prompt),
-        "flicker": lambda: probe_flicker(signals, options),
+        "black_frames": lambda: probe_black(signals, derived, options),
+        "frozen_frames": lambda: probe_frozen(signals, derived, options),
+        "scene_cuts": lambda: probe_cuts(signals, derived, options, prompt),
+        "flicker": lambda: probe_flicker(signals, derived, options),
         "dynamic_degree": lambda: probe_dynamic_degree(signals, options, prompt),
-        "camera_shake": lambda: probe_shake(signals, options),
-        "motion_smoothness": lambda: probe_smoothness(signals, options),
-        "black_and_white": lambda: probe_black_and_white(signals, options, prompt),
+        "camera_shake": lambda: probe_shake(signals, derived, options),
+        "motion_smoothness": lambda: probe_smoothness(signals, derived, options),
+        "black_and_white": lambda: probe_black_and_white(signals, derived, options, prompt),
         "vbench_temporal_flickering": lambda: probe_vbench_flicker(signals, options),
     }
     return [table[name]() for name in PROBE_NAMES if name in options.probes]

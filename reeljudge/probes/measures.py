@@ -46,6 +46,16 @@ def edge_share(first: Any, second: Any, options: ProbeOptions) -> float:
     return (total - inner) / total
 
 
+def thumb_distance(first: Any, second: Any) -> float:
+    """Mean abs difference of two 64-px luma thumbnails once each is standardised (brightness-invariant)."""
+    import numpy as np
+
+    a, b = first.astype(np.float32), second.astype(np.float32)
+    z1 = (a - a.mean()) / (a.std() + 4.0)
+    z2 = (b - b.mean()) / (b.std() + 4.0)
+    return float(np.abs(z1 - z2).mean())
+
+
 TEXTURE_LEVELS = 12  # luma change over 2 px (x plus y) that makes a point textured: flow there is reliable
 
 

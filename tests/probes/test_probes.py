@@ -153,13 +153,15 @@ def _two_layer_frames(frames: int = 72, width: int = 256, height: int = 144, spe
 
 def test_two_motion_layers_swapping_are_not_camera_shake(tmp_path: Path) -> None:
     # bikes.mp4 pattern: a taxi and the street behind it move apart; the median flow flips between them
+    from reeljudge.probes.derived import derive
     from reeljudge.probes.motion import shake_runs
     from reeljudge.probes.signals import measure
     from reeljudge.synth.clips import write_clip
 
     signals = measure(write_clip(tmp_path / "layers.mp4", list(_two_layer_frames()), fps=24))
-    assert shake_runs(signals, ProbeOptions(shake_spread_ratio=0.0)) != []  # the flips do look like jitter …
-    assert shake_runs(signals, ProbeOptions()) == []  # … but no single camera motion is there to shake
+    derived = derive(signals, ProbeOptions())  # the spread ratio is the shake probe's own: the shared readings are alike
+    assert shake_runs(signals, derived, ProbeOptions(shake_spread_ratio=0.0)) != []  # the flips do look like jitter …
+    assert shake_runs(signals, derived, ProbeOptions()) == []  # … but no single camera motion is there to shake
 
 
 def test_one_decoder_thread_gives_the_same_results(clips: dict[str, Path], results: dict[str, dict]) -> None:
