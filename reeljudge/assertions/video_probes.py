@@ -47,25 +47,24 @@ def get_assert(output: Any, context: Mapping[str, Any] | None) -> Result:
     """promptfoo entry: probe the test's clip; a clip that cannot be probed fails with the reason."""
     def body(ctx: TestContext) -> Result:
         from reeljudge.promptfoo.clips import locate_media
-        from reeljudge.probes import probe_signals
-        from reeljudge.probes.signals import measure
+        from reeljudge.probes import probe_clip
 
         assertion, options = load(ctx.config)
         located = locate_media(ctx, output, var=assertion.var, kinds=("video",), base_dir=assertion.base_dir)
         media = located.media.ref
+        prompt = str(ctx.vars.get(assertion.prompt_var) or ctx.prompt or "")
         try:
             if media.path is None:
                 raise MediaError(f"{located.label}: remote clips are not probed offline; download it first")
-            signals = measure(media.path, options)
+            verdict = probe_clip(media.path, options, prompt)
         except MediaError as error:
             raise MediaError(f"{located.described()}: {error.message}") from None
-        prompt = str(ctx.vars.get(assertion.prompt_var) or ctx.prompt or "")
-        verdict = ProbesVerdict(probe_signals(signals, options, prompt), signals.info)
+        info = verdict.info
         metadata = {"judge": JUDGE, "test": ctx.label, "clip": located.opened.file_name(), "media": located.metadata(),
-                    "clip_info": signals.info.as_metadata(),
+                    "clip_info": info.as_metadata(),
                     IDENTITY_KEY: judge_identity(JUDGE, PROBES_ENGINE, options=changed_options(options))}
-        if signals.info.capped:
-            metadata["bounded"] = signals.info.capped
+        if info.capped:
+            metadata["bounded"] = info.capped
         name = _display_name(located)
         result = verdict_result(verdict, name, metadata)
         return invert_verdict(result, expected="a planted fault (expect_fail: true) to be found") if assertion.expect_fail else result

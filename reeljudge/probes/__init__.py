@@ -13,37 +13,15 @@ from typing import Any
 
 from reeljudge.probes.options import PROBE_NAMES, ProbeOptions
 from reeljudge.probes.report import ProbeResult, ProbesVerdict
+from reeljudge.probes.signals import Signals, measure
+from reeljudge.probes.table import run_selected
 
 __all__ = ["PROBE_NAMES", "ProbeOptions", "ProbeResult", "ProbesVerdict", "probe_clip", "probe_signals"]
 
 
-def probe_signals(signals: "Signals", options: ProbeOptions, prompt: str = "") -> list[ProbeResult]:  # noqa: F821
-    """Every selected probe's result for already measured signals, in ``PROBE_NAMES`` order."""
-    from reeljudge.probes.derived import derive
-    from reeljudge.probes.black import probe_black
-    from reeljudge.probes.colour import probe_black_and_white
-    from reeljudge.probes.cuts import probe_cuts
-    from reeljudge.probes.flicker import probe_flicker
-    from reeljudge.probes.frozen import probe_frozen
-    from reeljudge.probes.dynamic import probe_dynamic_degree
-    from reeljudge.probes.motion import probe_shake, probe_smoothness
-    from reeljudge.probes.technical import probe_technical
-    from reeljudge.probes.vbench import probe_vbench_flicker
-
-    derived = derive(signals, options)
-    table = {
-        "technical": lambda: probe_technical(signals, options),
-        "black_frames": lambda: probe_black(signals, derived, options),
-        "frozen_frames": lambda: probe_frozen(signals, derived, options),
-        "scene_cuts": lambda: probe_cuts(signals, derived, options, prompt),
-        "flicker": lambda: probe_flicker(signals, derived, options),
-        "dynamic_degree": lambda: probe_dynamic_degree(signals, options, prompt),
-        "camera_shake": lambda: probe_shake(signals, derived, options),
-        "motion_smoothness": lambda: probe_smoothness(signals, derived, options),
-        "black_and_white": lambda: probe_black_and_white(signals, derived, options, prompt),
-        "vbench_temporal_flickering": lambda: probe_vbench_flicker(signals, options),
-    }
-    return [table[name]() for name in PROBE_NAMES if name in options.probes]
+def probe_signals(signals: Signals, options: ProbeOptions, prompt: str = "") -> list[ProbeResult]:
+    """Every selected probe's result for already measured signals, in the probe table's order."""
+    return run_selected(signals, options, options.probes, prompt)
 
 
 def probe_clip(path: str | Path, options: ProbeOptions | None = None, prompt: str = "", **overrides: Any) -> ProbesVerdict:
@@ -52,8 +30,6 @@ def probe_clip(path: str | Path, options: ProbeOptions | None = None, prompt: st
     ``overrides`` are probe options by name (``probes=["black_frames"]``, ``black_min_frames=3``),
     checked like an assertion's config. Example: ``probe_clip("clip.mp4").passed``.
     """
-    from reeljudge.probes.signals import measure
-
     if overrides:
         from reeljudge.options import load_one
 

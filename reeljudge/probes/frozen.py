@@ -12,7 +12,7 @@ from statistics import median
 
 from reeljudge.probes.camera import describe
 from reeljudge.probes.derived import Derived, PairKind
-from reeljudge.probes.options import ProbeOptions
+from reeljudge.probes.thresholds import Thresholds
 from reeljudge.probes.report import ProbeResult, frame_range, range_details, share_of_clip
 from reeljudge.probes.measures import edge_share
 from reeljudge.probes.signals import Signals
@@ -21,12 +21,12 @@ from reeljudge.probes.stillness import still_runs, usual_hold
 _LABEL = {"duplicate": "exact duplicates", "still": "near-static"}
 
 
-def _context_pairs(signals: Signals, options: ProbeOptions) -> int:
+def _context_pairs(signals: Signals, options: Thresholds) -> int:
     """How many frame pairs ``frozen_context_s`` spans (at least 3)."""
     return max(3, int(round(options.frozen_context_s * (signals.info.fps or 24.0))))
 
 
-def moving_into(signals: Signals, first: int, last: int, skip: set[int], options: ProbeOptions) -> bool:
+def moving_into(signals: Signals, first: int, last: int, skip: set[int], options: Thresholds) -> bool:
     """Whether the footage moved right up to a run ``first``..``last``: over the context before it the
     median pair changed ≥ ``frozen_context_change`` levels and ≥ ``frozen_context_ratio`` × the run's
     own change (its noise), and the last pair into the run did not slow down (nor was something
@@ -42,13 +42,13 @@ def moving_into(signals: Signals, first: int, last: int, skip: set[int], options
     return moving and signals.change[first] >= 0.5 * usual and not _at_edge(signals, first, options)
 
 
-def _at_edge(signals: Signals, pair: int, options: ProbeOptions) -> bool:
+def _at_edge(signals: Signals, pair: int, options: Thresholds) -> bool:
     """Whether pair ``pair``'s change lies at the frame's edge (``frozen_edge_share``): something
     entering or leaving the picture, not a picture that stops or resumes."""
     return edge_share(signals.thumbs[pair - 1], signals.thumbs[pair], options) >= options.frozen_edge_share
 
 
-def jumps_out_of(signals: Signals, last: int, kinds: list[PairKind], skip: set[int], options: ProbeOptions) -> bool:
+def jumps_out_of(signals: Signals, last: int, kinds: list[PairKind], skip: set[int], options: Thresholds) -> bool:
     """Whether the picture jumps on leaving a run that ends at frame ``last``: the next frame changes
     ≥ ``frozen_jump_ratio`` × the usual change of the moving pairs around (a cut, or something
     entering at the frame's edge, is not a jump)."""
@@ -66,7 +66,7 @@ def jumps_out_of(signals: Signals, last: int, kinds: list[PairKind], skip: set[i
     return signals.change[exit_pair] >= options.frozen_jump_ratio * max(median(around), 0.5)
 
 
-def frozen_runs(signals: Signals, derived: Derived, options: ProbeOptions) -> tuple[list[tuple[int, int, PairKind, str]], list[tuple[int, int, PairKind]]]:
+def frozen_runs(signals: Signals, derived: Derived, options: Thresholds) -> tuple[list[tuple[int, int, PairKind, str]], list[tuple[int, int, PairKind]]]:
     """(frozen runs with why, still runs that are properties of the footage)."""
     kinds = derived.kinds
     skip = set(derived.cuts) | {i for i in range(1, signals.count) if not derived.joins(i)}
@@ -84,7 +84,7 @@ def frozen_runs(signals: Signals, derived: Derived, options: ProbeOptions) -> tu
     return frozen, still
 
 
-def probe_frozen(signals: Signals, derived: Derived, options: ProbeOptions) -> ProbeResult:
+def probe_frozen(signals: Signals, derived: Derived, options: Thresholds) -> ProbeResult:
     """Fail on frozen playback (still runs in moving footage); report still scenes as a property."""
     frozen, still = frozen_runs(signals, derived, options)
     failing = [r for r in frozen if r[2] == "duplicate" or options.near_static_fails]

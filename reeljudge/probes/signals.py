@@ -21,7 +21,7 @@ from reeljudge.errors import MediaError
 from reeljudge.media.container import ClipInfo, ffmpeg_reason, open_info, threaded_decoding
 from reeljudge.probes.global_motion import MotionReader
 from reeljudge.probes.measures import textured_points, thumb_difference, top5
-from reeljudge.probes.options import ProbeOptions
+from reeljudge.probes.thresholds import Thresholds
 
 
 @dataclass
@@ -75,14 +75,14 @@ def analysis_size(width: int, height: int, short_side: int) -> tuple[int, int]:
     return w, h
 
 
-def sample_interval(info: ClipInfo, options: ProbeOptions) -> int:
+def sample_interval(info: ClipInfo, options: Thresholds) -> int:
     """Every how many frames VBench's dynamic degree samples a flow pair (about ``dynamic_sample_fps``)."""
     return max(1, int(round((info.fps or 24.0) / options.dynamic_sample_fps)))
 
 
-def measure(path: str | Path, options: ProbeOptions | None = None) -> Signals:
+def measure(path: str | Path, options: Thresholds | None = None) -> Signals:
     """Decode ``path`` once (bounded by the options' caps) and return its per-frame signals."""
-    options = options or ProbeOptions()
+    options = options or Thresholds()
     path = Path(path)
     container, stream, info = open_info(path)
     threaded_decoding(stream)
@@ -105,7 +105,7 @@ def measure(path: str | Path, options: ProbeOptions | None = None) -> Signals:
     return signals
 
 
-def _analyse_frames(container: Any, stream: Any, info: ClipInfo, options: ProbeOptions, analyser: _FrameAnalyser) -> None:
+def _analyse_frames(container: Any, stream: Any, info: ClipInfo, options: Thresholds, analyser: _FrameAnalyser) -> None:
     """Feed every decoded frame within the caps to the analyser; note in ``info`` what decoding found."""
     import av
 
@@ -166,7 +166,7 @@ def _decode_only_what_is_analysed(stream: Any, info: ClipInfo, skip_deblock_scal
 _QUEUE_FRAMES = 8  # analysis-size frames decoded ahead (≈ 175 kB each at 456×256): bounds memory
 
 
-def _decode_ahead(container: Any, stream: Any, info: ClipInfo, options: ProbeOptions) -> Iterator[tuple[float, Any]]:
+def _decode_ahead(container: Any, stream: Any, info: ClipInfo, options: Thresholds) -> Iterator[tuple[float, Any]]:
     """(time, analysis-size yuv420p array) per frame within the caps, decoded ahead by a background thread.
 
     Sets ``info.capped`` when a cap stops the decode; raises a decoding error after the frames
@@ -210,7 +210,7 @@ def _decode_ahead(container: Any, stream: Any, info: ClipInfo, options: ProbeOpt
         worker.join()
 
 
-def _scaled_frames(container: Any, stream: Any, info: ClipInfo, options: ProbeOptions) -> Iterator[tuple[float, Any]]:
+def _scaled_frames(container: Any, stream: Any, info: ClipInfo, options: Thresholds) -> Iterator[tuple[float, Any]]:
     """(time, analysis-size yuv420p array) per decoded frame until the end or a cap (noted in ``info``)."""
     from av.video.reformatter import VideoReformatter
 
@@ -232,7 +232,7 @@ def _scaled_frames(container: Any, stream: Any, info: ClipInfo, options: ProbeOp
 class _FrameAnalyser:
     """Turns analysis-size frames, in order, into the per-frame series of a Signals."""
 
-    def __init__(self, signals: Signals, options: ProbeOptions) -> None:
+    def __init__(self, signals: Signals, options: Thresholds) -> None:
         self.signals, self.options = signals, options
         w, h = signals.info.analysis_width, signals.info.analysis_height
         self.w, self.h = w, h
