@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from reeljudge.errors import MediaError
-from reeljudge.probes.options import load
+from reeljudge.options import flat_values
+from reeljudge.probes.options import ProbeOptions, load
 from reeljudge.probes.report import ProbesVerdict
 from reeljudge.promptfoo.identity import IDENTITY_KEY, PROBES_ENGINE, judge_identity
 from reeljudge.promptfoo.context import TestContext
@@ -36,11 +37,11 @@ def _display_name(located: Any) -> str:
     return media.path.name if media.dataset_id is None else f"{media.dataset_id} ({media.path.name})"
 
 
-def changed_options(options: Any) -> dict[str, Any]:
-    """The probe options that differ from the defaults (what a result records of how it was probed)."""
-    import dataclasses
-
-    return {f.name: getattr(options, f.name) for f in dataclasses.fields(options) if getattr(options, f.name) != f.default}
+def changed_options(options: ProbeOptions) -> dict[str, Any]:
+    """The probe options that differ from the defaults, by the keys a config names them with (what a result
+    records of how it was probed)."""
+    defaults = flat_values(ProbeOptions())
+    return {key: value for key, value in flat_values(options).items() if value != defaults[key]}
 
 
 def get_assert(output: Any, context: Mapping[str, Any] | None) -> Result:

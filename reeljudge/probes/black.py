@@ -9,12 +9,12 @@ transition: reported as a fact. A black run entered or left by a hard cut is a f
 from __future__ import annotations
 
 from reeljudge.probes.derived import Derived
-from reeljudge.probes.thresholds import Thresholds
+from reeljudge.probes.thresholds import BlackOptions
 from reeljudge.probes.report import ProbeResult, list_ranges, range_details, runs, share_of_clip
 from reeljudge.probes.signals import Signals
 
 
-def is_fade(luma: list[float], edge: int, step: int, options: Thresholds) -> bool:
+def is_fade(luma: list[float], edge: int, step: int, options: BlackOptions) -> bool:
     """Whether the frames next to a black run at ``edge`` (walking away from it by ``step``: −1 before
     a run, +1 after it) brighten steadily over at least ``fade_min_frames``, with no frame-to-frame
     step above ``fade_max_step`` of the whole change: a fade, not a hard cut."""
@@ -29,7 +29,7 @@ def is_fade(luma: list[float], edge: int, step: int, options: Thresholds) -> boo
     return total > 0 and max(steps) <= options.fade_max_step * total
 
 
-def black_runs(signals: Signals, derived: Derived, options: Thresholds) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+def black_runs(signals: Signals, derived: Derived, options: BlackOptions) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     """(black runs that are faults, black runs that are fades) of at least ``black_min_frames``."""
     faults, fades = [], []
     last = signals.count - 1
@@ -41,7 +41,7 @@ def black_runs(signals: Signals, derived: Derived, options: Thresholds) -> tuple
     return faults, fades
 
 
-def probe_black(signals: Signals, derived: Derived, options: Thresholds) -> ProbeResult:
+def probe_black(signals: Signals, derived: Derived, options: BlackOptions) -> ProbeResult:
     """Fail on black runs entered or left by a hard cut; report fades to and from black as facts."""
     faults, fades = black_runs(signals, derived, options)
     count = sum(b - a + 1 for a, b in faults)

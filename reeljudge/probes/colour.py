@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from reeljudge.probes.derived import Derived
-from reeljudge.probes.thresholds import Thresholds
+from reeljudge.probes.thresholds import ColourOptions
 from reeljudge.probes.report import ProbeResult, frame_range
 from reeljudge.probes.signals import Signals
 
@@ -17,7 +17,7 @@ def prompt_asks_black_and_white(prompt: str) -> bool:
     return bool(_MONO.search(prompt or ""))
 
 
-def probe_black_and_white(signals: Signals, derived: Derived, options: Thresholds, prompt: str = "") -> ProbeResult:
+def probe_black_and_white(signals: Signals, derived: Derived, options: ColourOptions, prompt: str = "") -> ProbeResult:
     """Detect black-and-white clips; fail one unless allowed by option or asked for by the prompt."""
     lit = [c for c, b in zip(signals.chroma, derived.black) if not b]
     gray = sum(1 for c in lit if c < options.gray_chroma)

@@ -13,7 +13,7 @@ import re
 from reeljudge.probes.camera import describe
 from reeljudge.probes.derived import Derived
 from reeljudge.probes.measures import thumb_distance
-from reeljudge.probes.thresholds import Thresholds
+from reeljudge.probes.thresholds import CutOptions
 from reeljudge.probes.report import ProbeResult, list_ranges, range_details, share_of_clip
 from reeljudge.probes.signals import Signals
 
@@ -29,7 +29,7 @@ def prompt_implies_one_shot(prompt: str) -> bool:
     return not _MULTI_SHOT.search(prompt or "")
 
 
-def flash_ranges(signals: Signals, changes: list[int], options: Thresholds) -> list[tuple[int, int]]:
+def flash_ranges(signals: Signals, changes: list[int], options: CutOptions) -> list[tuple[int, int]]:
     """The flashes among the abrupt ``changes``: (first, last) frame of each.
 
     A flash is the frames strictly between a frame ``before`` and a frame ``after`` around a change,
@@ -48,7 +48,7 @@ def flash_ranges(signals: Signals, changes: list[int], options: Thresholds) -> l
     return sorted(found)
 
 
-def _flash_around(signals: Signals, change: int, options: Thresholds) -> tuple[int, int] | None:
+def _flash_around(signals: Signals, change: int, options: CutOptions) -> tuple[int, int] | None:
     """The shortest flash (first, last frame) whose edges enclose ``change``, or None."""
     luma, times = signals.luma, signals.times
     windows = []
@@ -71,7 +71,7 @@ def _flash_around(signals: Signals, change: int, options: Thresholds) -> tuple[i
 MATCH_FLOOR = 0.05
 
 
-def _same_shot(signals: Signals, before: int, after: int, options: Thresholds) -> bool:
+def _same_shot(signals: Signals, before: int, after: int, options: CutOptions) -> bool:
     """Whether frame ``after`` shows the shot of frame ``before``: their thumbnail distance is at most
     ``flash_match_ratio`` × the change the clip shows over as many frames just before and after
     (that change counted as at least ``MATCH_FLOOR``, for a still, noise-free shot)."""
@@ -82,7 +82,7 @@ def _same_shot(signals: Signals, before: int, after: int, options: Thresholds) -
     return thumb_distance(thumbs[before], thumbs[after]) <= options.flash_match_ratio * max(expected, MATCH_FLOOR)
 
 
-def shot_events(signals: Signals, derived: Derived, options: Thresholds) -> tuple[list[int], list[tuple[int, int]]]:
+def shot_events(signals: Signals, derived: Derived, options: CutOptions) -> tuple[list[int], list[tuple[int, int]]]:
     """The cuts (frames that start a new shot) and the flashes ((first, last) frame), told apart among
     the abrupt changes (``Derived.cuts``)."""
     flashes = flash_ranges(signals, derived.cuts, options)
@@ -96,7 +96,7 @@ def outside_main_shot(cuts: list[int], count: int) -> int:
     return count - max(b - a for a, b in zip(bounds, bounds[1:])) if cuts else 0
 
 
-def probe_cuts(signals: Signals, derived: Derived, options: Thresholds, prompt: str = "") -> ProbeResult:
+def probe_cuts(signals: Signals, derived: Derived, options: CutOptions, prompt: str = "") -> ProbeResult:
     """Report scene cuts; fail them as scene resets when the clip should be one shot. Flashes, and leaps
     of the picture that the camera's motion explains, are facts."""
     cuts, flashes = shot_events(signals, derived, options)

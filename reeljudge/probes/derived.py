@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from reeljudge.probes.measures import thumb_distance
-from reeljudge.probes.thresholds import Thresholds
+from reeljudge.probes.thresholds import BlackOptions, CameraOptions, CutOptions, StillOptions, Thresholds
 from reeljudge.probes.signals import Signals
 
 PairKind = Literal["moving", "duplicate", "still"]
@@ -40,15 +40,15 @@ class Derived:
 
 def derive(signals: Signals, options: Thresholds) -> Derived:
     """Every shared reading of ``signals`` under ``options``, each computed once."""
-    black = black_flags(signals, options)
-    kinds = pair_kinds(signals, black, options)
-    cuts, explained = abrupt_changes(signals, black, kinds, options)
+    black = black_flags(signals, options.black)
+    kinds = pair_kinds(signals, black, options.still)
+    cuts, explained = abrupt_changes(signals, black, kinds, options.cuts)
     speed = velocities(signals, kinds)
-    camera = camera_pairs(signals, black, set(cuts), speed, options)
+    camera = camera_pairs(signals, black, set(cuts), speed, options.camera)
     return Derived(black, kinds, cuts, explained, speed, camera)
 
 
-def black_flags(signals: Signals, options: Thresholds) -> list[bool]:
+def black_flags(signals: Signals, options: BlackOptions) -> list[bool]:
     """Per analysed frame: is it black (dark everywhere and without detail)."""
     return [
         dark >= options.black_dark_fraction and float(thumb.std()) <= options.black_max_detail
@@ -56,7 +56,7 @@ def black_flags(signals: Signals, options: Thresholds) -> list[bool]:
     ]
 
 
-def pair_kinds(signals: Signals, black: list[bool], options: Thresholds) -> list[PairKind]:
+def pair_kinds(signals: Signals, black: list[bool], options: StillOptions) -> list[PairKind]:
     """Per analysed frame i ≥ 1: how it differs from frame i−1 (index 0 is "moving"; black pairs too).
 
     A pair is still when its thumbnail does not change beyond noise, nor by more than
@@ -68,21 +68,23 @@ def pair_kinds(signals: Signals, black: list[bool], options: Thresholds) -> list
             kinds.append("moving")  # left to the black-frame probe
         elif signals.changed[i] <= options.duplicate_changed_fraction and signals.diff_mean[i] <= options.duplicate_mean_diff:
             kinds.append("duplicate")
-        elif signals.moved[i] <= options.still_moved_share and signals.change[i] <= options.still_max_change and not shifts(signals, i, options):
+        elif (signals.moved[i] <= options.still_moved_share and signals.change[i] <= options.still_max_change
+              and not shifts(signals, i, options)):
             kinds.append("still")
         else:
             kinds.append("moving")
     return kinds
 
 
-def shifts(signals: Signals, pair: int, options: Thresholds) -> bool:
+def shifts(signals: Signals, pair: int, options: StillOptions) -> bool:
     """Whether the picture of pair ``pair`` moves as a whole by ≥ ``still_shift_px`` (its global motion):
     a pan over an even texture (stripes, tiles, water) changes every thumbnail pixel alike, which
     reads as noise to the thumbnail test, yet the picture moves."""
     return math.hypot(signals.gdx[pair], signals.gdy[pair]) >= options.still_shift_px
 
 
-def abrupt_changes(signals: Signals, black: list[bool], kinds: list[PairKind], options: Thresholds) -> tuple[list[int], list[int]]:
+def abrupt_changes(signals: Signals, black: list[bool], kinds: list[PairKind],
+                   options: CutOptions) -> tuple[list[int], list[int]]:
     """(frames where the picture changes abruptly and no motion explains it, frames whose content leapt
     as much but whose change one shift of the whole picture explains: a pan over a repeating texture).
 
@@ -119,7 +121,7 @@ def abrupt_changes(signals: Signals, black: list[bool], kinds: list[PairKind], o
     return found, explained
 
 
-def explained_by_motion(signals: Signals, pair: int, options: Thresholds) -> bool:
+def explained_by_motion(signals: Signals, pair: int, options: CutOptions) -> bool:
     """Whether one shift of the whole picture by the pair's global motion leaves under
     ``cut_unexplained`` of its mean difference and under ``cut_min_residual`` levels unexplained,
     while its brightness moves by under half ``flash_min_luma`` (a flash is a change of light, left
@@ -134,7 +136,7 @@ def _mean(series: list[float], frames: list[int]) -> float:
     return sum(series[j] for j in frames) / len(frames) if frames else 0.0
 
 
-def _jumps_beyond_motion(signals: Signals, kinds: list[PairKind], i: int, options: Thresholds) -> bool:
+def _jumps_beyond_motion(signals: Signals, kinds: list[PairKind], i: int, options: CutOptions) -> bool:
     """Whether frame ``i``, right after a held run, differs from the held frame by ≥ ``cut_resume_ratio`` × the
     change the clip shows over the same span of its own motion (mean of the spans just before and after the run).
     When the clip is too short for either span and the run began with the clip, the rest of the clip
@@ -170,13 +172,14 @@ def velocities(signals: Signals, kinds: list[PairKind]) -> list[Velocity | None]
     return out
 
 
-def camera_pairs(signals: Signals, black: list[bool], cuts: set[int], speed: list[Velocity | None], options: Thresholds) -> list[bool]:
+def camera_pairs(signals: Signals, black: list[bool], cuts: set[int], speed: list[Velocity | None],
+                 options: CameraOptions) -> list[bool]:
     """Per pair: whether its camera motion can be judged — the picture changed (not held), no black frame
     or cut in it, texture enough for flow (``shake_min_texture``), and one motion that fits (the
     correlated shift's best other peak under ``shake_ambiguous`` × its own: a pan by half a texture's
     period fits its neighbouring repeat as well, and can be read either way)."""
     return [
-        i > 0 and not black[i] and not black[i - 1] and i not in cuts and speed[i] is not None and signals.texture[i] >= options.shake_min_texture
-        and signals.shift_rival[i] < options.shake_ambiguous * signals.shift_peak[i]
+        i > 0 and not black[i] and not black[i - 1] and i not in cuts and speed[i] is not None
+        and signals.texture[i] >= options.shake_min_texture and signals.shift_rival[i] < options.shake_ambiguous * signals.shift_peak[i]
         for i in range(signals.count)
     ]

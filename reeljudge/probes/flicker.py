@@ -16,7 +16,7 @@ from __future__ import annotations
 from statistics import mean, median, pstdev
 
 from reeljudge.probes.derived import Derived
-from reeljudge.probes.thresholds import Thresholds
+from reeljudge.probes.thresholds import FlickerOptions
 from reeljudge.probes.report import ProbeResult, frame_range, range_details, share_of_clip
 from reeljudge.probes.signals import Signals
 
@@ -34,7 +34,7 @@ def _segments(signals: Signals, derived: Derived) -> list[list[int]]:
     return [s for s in segments if len(s) >= 3]
 
 
-def _detrended(signals: Signals, frames: list[int], options: Thresholds) -> list[float]:
+def _detrended(signals: Signals, frames: list[int], options: FlickerOptions) -> list[float]:
     """The segment's brightness curve minus its moving trimmed mean over one slowest-flicker period."""
     curve = [0.0]
     for i in frames[1:]:
@@ -74,7 +74,7 @@ def turning_points(values: list[float], min_delta: float) -> list[int]:
     return points
 
 
-def flicker_runs(signals: Signals, derived: Derived, options: Thresholds) -> list[tuple[int, int, float | None, float]]:
+def flicker_runs(signals: Signals, derived: Derived, options: FlickerOptions) -> list[tuple[int, int, float | None, float]]:
     """Flicker runs as (first frame, last frame, rate in Hz when periodic else None, swing size in levels)."""
     fps = signals.info.fps or 24.0
     longest = 0.5 / options.flicker_min_hz + 1.0 / fps  # a swing of the slowest flicker, one frame of slack
@@ -95,7 +95,7 @@ def flicker_runs(signals: Signals, derived: Derived, options: Thresholds) -> lis
     return found
 
 
-def _rate(times: list[float], options: Thresholds) -> float | None:
+def _rate(times: list[float], options: FlickerOptions) -> float | None:
     """The flicker's rate from its turning-point times when its periods are regular, else None
     (the first and last periods, cut by the flicker's start and end, are left out when there are four or more)."""
     periods = [times[m + 2] - times[m] for m in range(len(times) - 2)]
@@ -107,7 +107,7 @@ def _rate(times: list[float], options: Thresholds) -> float | None:
     return 1.0 / median(core)
 
 
-def probe_flicker(signals: Signals, derived: Derived, options: Thresholds) -> ProbeResult:
+def probe_flicker(signals: Signals, derived: Derived, options: FlickerOptions) -> ProbeResult:
     """Fail on flicker runs; name their frames, times, swing size and rate."""
     found = [(a, b, round(hz, 2) if hz else None, s) for a, b, hz, s in flicker_runs(signals, derived, options)]
     frames = sum(b - a + 1 for a, b, _, _ in found)

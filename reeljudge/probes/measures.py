@@ -5,10 +5,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from reeljudge.probes.thresholds import Thresholds
+from reeljudge.probes.thresholds import StillOptions
 
 
-def changed_pixels(first: Any, second: Any, options: Thresholds) -> tuple[Any, float]:
+def changed_pixels(first: Any, second: Any, options: StillOptions) -> tuple[Any, float]:
     """Which pixels of two 64-px luma thumbnails changed once a brightness gain is taken out (by more
     than ``still_levels`` + ``still_noise_ratio`` × the median change, the pair's noise), and the
     mean change (levels)."""
@@ -23,7 +23,7 @@ def changed_pixels(first: Any, second: Any, options: Thresholds) -> tuple[Any, f
     return d > options.still_levels + options.still_noise_ratio * noise, float(d.mean())
 
 
-def thumb_difference(first: Any, second: Any, options: Thresholds) -> tuple[float, float]:
+def thumb_difference(first: Any, second: Any, options: StillOptions) -> tuple[float, float]:
     """The share of thumbnail pixels that changed (see ``changed_pixels``) and the mean change."""
     import numpy as np
 
@@ -31,7 +31,7 @@ def thumb_difference(first: Any, second: Any, options: Thresholds) -> tuple[floa
     return float(np.count_nonzero(mask)) / mask.size, change
 
 
-def edge_share(first: Any, second: Any, options: Thresholds) -> float:
+def edge_share(first: Any, second: Any, options: StillOptions) -> float:
     """The share of the changed pixels of two thumbnails that lie in the outer eighth of the frame on
     any side: near 1 when an object enters or leaves the picture, low for a pan or a mid-frame move."""
     import numpy as np

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from reeljudge.probes.camera import clip_scale, describe
 from reeljudge.probes.derived import Derived
-from reeljudge.probes.thresholds import Thresholds
+from reeljudge.probes.thresholds import CameraOptions
 from reeljudge.probes.report import ProbeResult, list_ranges, range_details, runs, share_of_clip
 from reeljudge.probes.signals import Signals
 
 
-def jitter(signals: Signals, derived: Derived, options: Thresholds) -> list[float]:
+def jitter(signals: Signals, derived: Derived, options: CameraOptions) -> list[float]:
     """Per pair: how far the camera's velocity strays from its local trend (px per nominal frame at the
     analysis size; 0 where it is not judged). Only pairs with one dominant motion count (a deviation
     > ``shake_spread_ratio`` × the flow field's interquartile range); the trend is the median of up to
@@ -41,7 +41,7 @@ def jitter(signals: Signals, derived: Derived, options: Thresholds) -> list[floa
     return out
 
 
-def shake_runs(signals: Signals, derived: Derived, options: Thresholds) -> list[tuple[int, int]]:
+def shake_runs(signals: Signals, derived: Derived, options: CameraOptions) -> list[tuple[int, int]]:
     """Frame ranges where the camera's velocity jitters around its local trend (``jitter``) by more
     than ``shake_px`` (at 256 px short side), at least ``shake_min_frames`` long; a single calm pair
     between two jittery ones belongs to the run (shake jitters, it does not deviate on every frame)."""
@@ -56,7 +56,7 @@ def shake_runs(signals: Signals, derived: Derived, options: Thresholds) -> list[
     return runs(filled, options.shake_min_frames)
 
 
-def probe_shake(signals: Signals, derived: Derived, options: Thresholds) -> ProbeResult:
+def probe_shake(signals: Signals, derived: Derived, options: CameraOptions) -> ProbeResult:
     """Fail on runs of camera shake (global motion jitter) of at least ``shake_min_frames`` frames; the
     reason says how far the camera jumps, or what its steady motion was."""
     found = shake_runs(signals, derived, options)
@@ -72,7 +72,7 @@ def probe_shake(signals: Signals, derived: Derived, options: Thresholds) -> Prob
     return ProbeResult("camera_shake", True, 1.0, f"no camera shake in {signals.count} analysed frames" + (f": {seen}" if seen else ""), details=details)
 
 
-def probe_smoothness(signals: Signals, derived: Derived, options: Thresholds) -> ProbeResult:
+def probe_smoothness(signals: Signals, derived: Derived, options: CameraOptions) -> ProbeResult:
     """Smoothness proxy: 1 / (1 + RMS change of the camera's velocity between pairs, px per frame² at 256 short side)."""
     scale = min(signals.info.analysis_width, signals.info.analysis_height) / 256.0 or 1.0
     black, speed = derived.black, derived.velocities

@@ -1,12 +1,16 @@
-"""The probes' options: every threshold (``thresholds.Thresholds``) and which probes to report
-(``probes``, the names of the probe table), with the assertion's own options and their loader."""
+"""The probes' options: every threshold (``thresholds.Thresholds``, grouped per probe) and which probes
+to report (``probes``, the names of the probe table), with the assertion's own options and their loader.
+
+A config names every option flat, as users write it (``black_min_frames: 3``); so do ``ProbeOptions.of``
+and ``reeljudge.run_probes(path, **options)``. The object is grouped: ``options.black.black_min_frames``.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from reeljudge.options import load_options, option
+from reeljudge.options import load_one, load_options, option
 from reeljudge.probes.table import PROBE_NAMES
 from reeljudge.probes.thresholds import Thresholds
 
@@ -18,6 +22,12 @@ class ProbeOptions(Thresholds):
     """Every probe threshold (see ``Thresholds``) and which probes to report."""
 
     probes: tuple[str, ...] = option(PROBE_NAMES, doc="which probes to report")
+
+    @classmethod
+    def of(cls, **options: Any) -> ProbeOptions:
+        """Probe options from flat keyword options, as a config names them (``ProbeOptions.of(black_min_frames=3)``),
+        checked alike; BadInputError on an unknown option or a bad value."""
+        return load_one(options, cls, owner="probe options")
 
     def __post_init__(self) -> None:
         unknown = [p for p in self.probes if p not in PROBE_NAMES]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from statistics import median
 
 from reeljudge.probes.derived import Derived, PairKind
-from reeljudge.probes.thresholds import Thresholds
+from reeljudge.probes.thresholds import FrozenOptions, StillOptions
 from reeljudge.probes.measures import thumb_difference
 from reeljudge.probes.signals import Signals
 
@@ -28,13 +28,14 @@ def usual_hold(kinds: list[PairKind]) -> int:
     return int(median(holds)) if holds else 1
 
 
-def drifts(signals: Signals, start: int, end: int, options: Thresholds) -> bool:
+def drifts(signals: Signals, start: int, end: int, options: StillOptions) -> bool:
     """Whether any frame of ``start``..``end`` has moved away from frame ``start`` (slow motion adds up)."""
     first = signals.thumbs[start]
     return any(thumb_difference(first, signals.thumbs[i], options)[0] > options.still_moved_share for i in range(start + 1, end + 1))
 
 
-def still_runs(signals: Signals, derived: Derived, options: Thresholds) -> list[tuple[int, int, PairKind]]:
+def still_runs(signals: Signals, derived: Derived, options: FrozenOptions,
+               stillness: StillOptions) -> list[tuple[int, int, PairKind]]:
     """Runs of frames that show one still picture, as (first frame, last frame, kind): at least
     ``frozen_min_frames`` long and ``frozen_hold_ratio`` × the clip's usual hold, with no slow drift.
     The kind is "duplicate" when every pair is an exact duplicate."""
@@ -51,7 +52,7 @@ def still_runs(signals: Signals, derived: Derived, options: Thresholds) -> list[
         while j + 1 < signals.count and kinds[j + 1] != "moving":
             j += 1
         first, last = i - 1, j
-        if last - first + 1 >= shortest and not drifts(signals, first, last, options):
+        if last - first + 1 >= shortest and not drifts(signals, first, last, stillness):
             kind: PairKind = "duplicate" if all(kinds[k] == "duplicate" for k in range(i, j + 1)) else "still"
             found.append((first, last, kind))
         i = j + 1
