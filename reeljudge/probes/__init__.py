@@ -2,8 +2,10 @@
 
 ``probe_clip(path, options, prompt=…)`` decodes a clip once and returns a ``ProbesVerdict``: one
 ``ProbeResult`` per probe named in ``options.probes``, or raises MediaError. The public face
-``reeljudge.run_probes`` (``api.py``) is the same call that returns ``NotJudged`` instead of raising. Importing this package is cheap; PyAV, OpenCV and numpy load
-only when a clip is measured.
+``reeljudge.run_probes`` (``api.py``) is the same call that returns ``NotJudged`` instead of raising.
+Inside: the decode's ``Signals`` (``signals``), the shared readings worked out once (``derived``), the
+probe table (``table``), each probe handed its own options group (``thresholds``; docs/probes.md).
+Importing this package is cheap; PyAV, OpenCV and numpy load only when a clip is measured.
 """
 
 from __future__ import annotations
