@@ -122,8 +122,9 @@ def load_options(
     found: dict[str, Leaf] = {}
     for index, cls in enumerate(classes):
         for leaf in leaves(cls):
-            if config_key(leaf.field) not in owners:
-                owners[config_key(leaf.field)], found[config_key(leaf.field)] = (index, leaf.field), leaf
+            key = config_key(leaf.field)
+            if key not in owners:
+                owners[key], found[key] = (index, leaf.field), leaf
     config = _resolve_aliases(_mapping(config, owner), owners, owner)
     unknown = [k for k in config if k not in owners]
     if unknown:
