@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from reeljudge.errors import MediaError
-from reeljudge.probes.options import load
+from reeljudge.options import flat_values
+from reeljudge.probes.options import ProbeOptions, load
 from reeljudge.probes.report import ProbesVerdict
 from reeljudge.promptfoo.identity import IDENTITY_KEY, PROBES_ENGINE, judge_identity
 from reeljudge.promptfoo.context import TestContext
@@ -36,36 +37,35 @@ def _display_name(located: Any) -> str:
     return media.path.name if media.dataset_id is None else f"{media.dataset_id} ({media.path.name})"
 
 
-def changed_options(options: Any) -> dict[str, Any]:
-    """The probe options that differ from the defaults (what a result records of how it was probed)."""
-    import dataclasses
-
-    return {f.name: getattr(options, f.name) for f in dataclasses.fields(options) if getattr(options, f.name) != f.default}
+def changed_options(options: ProbeOptions) -> dict[str, Any]:
+    """The probe options that differ from the defaults, by the keys a config names them with (what a result
+    records of how it was probed)."""
+    defaults = flat_values(ProbeOptions())
+    return {key: value for key, value in flat_values(options).items() if value != defaults[key]}
 
 
 def get_assert(output: Any, context: Mapping[str, Any] | None) -> Result:
     """promptfoo entry: probe the test's clip; a clip that cannot be probed fails with the reason."""
     def body(ctx: TestContext) -> Result:
         from reeljudge.promptfoo.clips import locate_media
-        from reeljudge.probes import probe_signals
-        from reeljudge.probes.signals import measure
+        from reeljudge.probes import probe_clip
 
         assertion, options = load(ctx.config)
         located = locate_media(ctx, output, var=assertion.var, kinds=("video",), base_dir=assertion.base_dir)
         media = located.media.ref
+        prompt = str(ctx.vars.get(assertion.prompt_var) or ctx.prompt or "")
         try:
             if media.path is None:
                 raise MediaError(f"{located.label}: remote clips are not probed offline; download it first")
-            signals = measure(media.path, options)
+            verdict = probe_clip(media.path, options, prompt)
         except MediaError as error:
             raise MediaError(f"{located.described()}: {error.message}") from None
-        prompt = str(ctx.vars.get(assertion.prompt_var) or ctx.prompt or "")
-        verdict = ProbesVerdict(probe_signals(signals, options, prompt), signals.info)
+        info = verdict.info
         metadata = {"judge": JUDGE, "test": ctx.label, "clip": located.opened.file_name(), "media": located.metadata(),
-                    "clip_info": signals.info.as_metadata(),
+                    "clip_info": info.as_metadata(),
                     IDENTITY_KEY: judge_identity(JUDGE, PROBES_ENGINE, options=changed_options(options))}
-        if signals.info.capped:
-            metadata["bounded"] = signals.info.capped
+        if info.capped:
+            metadata["bounded"] = info.capped
         name = _display_name(located)
         result = verdict_result(verdict, name, metadata)
         return invert_verdict(result, expected="a planted fault (expect_fail: true) to be found") if assertion.expect_fail else result
