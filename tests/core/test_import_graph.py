@@ -16,7 +16,7 @@ PACKAGE = ROOT / "reeljudge"
 
 #: low to high; a unit is a package or a module (longest name wins)
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("reeljudge.errors",),
+    ("reeljudge.errors", "reeljudge.judging"),  # judging: the table of judges, importing nothing of the package
     ("reeljudge.extras", "reeljudge.package_data", "reeljudge.moved"),  # package_data: where the packaged data files are; moved: the adapters' old names
     ("reeljudge.atomic", "reeljudge.options", "reeljudge.not_judged", "reeljudge.stats",
      "reeljudge.rows", "reeljudge.synth"),  # reeljudge.synth: synthetic clips (ab gold, test fixtures), importing no reeljudge layer
