@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from reeljudge.errors import BadInputError
-from reeljudge.promptfoo.identity import canonical_identity, is_deterministic, recorded_identity
+from reeljudge.identity import canonical_identity, is_deterministic, recorded_identity
 from reeljudge.promptfoo.results import BREAKDOWN_KEY
 from reeljudge.promptfoo.results_file import Grading, ResultRow, RunFacts, read_results_document, result_rows
 

@@ -26,11 +26,13 @@ def probe_signals(signals: Signals, options: ProbeOptions, prompt: str = "") -> 
     return run_selected(signals, options, options.probes, prompt)
 
 
-def probe_clip(path: str | Path, options: ProbeOptions | None = None, prompt: str = "", **overrides: Any) -> ProbesVerdict:
+def probe_clip(path: str | Path, options: ProbeOptions | None = None, prompt: str = "", *, clip_name: str | None = None,
+               **overrides: Any) -> ProbesVerdict:
     """Decode ``path`` once and run every selected probe; MediaError if it cannot be decoded.
 
     ``overrides`` are probe options by name (``probes=["black_frames"]``, ``black_min_frames=3``),
-    checked like an assertion's config. Example: ``probe_clip("clip.mp4").passed``.
+    checked like an assertion's config; ``clip_name``: how the verdict's reason names the clip (its
+    file name when not given). Example: ``probe_clip("clip.mp4").passed``.
     """
     if overrides:
         from reeljudge.options import load_one
@@ -40,4 +42,4 @@ def probe_clip(path: str | Path, options: ProbeOptions | None = None, prompt: st
         options = load_one(overrides, ProbeOptions, owner="run_probes")
     options = options or ProbeOptions()
     signals = measure(path, options)
-    return ProbesVerdict(probe_signals(signals, options, prompt), signals.info)
+    return ProbesVerdict(probe_signals(signals, options, prompt), signals.info, options, clip_name or Path(path).name)

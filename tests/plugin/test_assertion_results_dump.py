@@ -211,6 +211,6 @@ def test_dump_every_assertion_result(gemini_env, stock, tmp_path: Path) -> None:
     assert count > 70
     text = json.dumps(results, indent=1, sort_keys=True, default=str)
     assert not re.search(r"127\.0\.0\.1:\d+", text)
-    _check(json.loads(text))
-    if DUMP:
+    if DUMP:  # written before the checks, so a run that fails one can still be compared
         Path(DUMP).write_text(text)
+    _check(json.loads(text))
