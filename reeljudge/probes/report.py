@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
+import numpy as np
+
 from reeljudge.identity import PROBES_ENGINE, judge_identity
 from reeljudge.judging import VIDEO_PROBES
 from reeljudge.options import flat_values
@@ -21,6 +23,27 @@ class ProbeResult:
     reason: str
     gating: bool = True
     details: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        """Plain Python values only (a NumPy scalar in a score or a detail would break promptfoo's JSON)."""
+        self.passed = bool(self.passed)
+        self.score = float(self.score)
+        self.details = plain(self.details)
+
+
+def plain(value: Any) -> Any:
+    """``value`` with every NumPy scalar inside it (dicts, lists, tuples) turned into its Python value."""
+    if isinstance(value, dict):
+        return {key: plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [plain(item) for item in value]
+    if isinstance(value, tuple):
+        return tuple(plain(item) for item in value)
+    if isinstance(value, (np.float16, np.float32)):
+        return float(str(value))  # its shortest decimal: round(np.float32(x), 3) stays 1.235, not 1.2350000143
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
 
 
 def runs(flags: Sequence[bool], min_length: int = 1) -> list[tuple[int, int]]:
