@@ -102,7 +102,7 @@ def disagreements(records: Sequence[Judgement], samples: Mapping[str, Sample], p
     by_sample: dict[str, list[Judgement]] = {}
     for j in records:
         by_sample.setdefault(j.sample_id, []).append(j)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for sid, js in by_sample.items():
         winners = {j.winner for j in js}
         if len(js) < 2 or len(winners) < 2:

@@ -225,7 +225,7 @@ def hold_guard(assignment: Assignment, options: QCOptions) -> Callable[[_Tx], No
 def _candidates(db: Any, rater_id: str, options: QCOptions) -> list[tuple[str, str, int, int, int, str]]:
     """(sample id, kind, judged, distinct winners, open tasks, prompt key) of samples the rater may still get."""
     params = (_cutoff(options), rater_id, options.min_raters, options.min_raters, options.max_raters)
-    return _read(db, _CANDIDATES, params)  # type: ignore[return-value]
+    return _read(db, _CANDIDATES, params)
 
 
 def _read(db: Any, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:

@@ -241,7 +241,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_status(args: argparse.Namespace) -> int:
     """Print the admin status JSON."""
     from reeljudge.ab.admin import _Admin
-    from reeljudge.ab.server import ServeOptions
+    from reeljudge.ab.assignment import QCOptions
 
-    print(json.dumps(_Admin(workspace_of(args), ServeOptions()).status(), indent=1))
+    print(json.dumps(_Admin(workspace_of(args), QCOptions()).status(), indent=1))
     return 0

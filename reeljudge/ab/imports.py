@@ -238,8 +238,8 @@ def _clips_of(group: list[ResultRow], systems: tuple[str, str] | None) -> tuple[
             errors.append(f"provider {system!r}: {error.message}")
             continue
         if found is None:
-            error = cell.error or response.get("error")
-            errors.append(f"provider {system!r} has no clip" + (f" ({str(error)[:200]})" if error else
+            failure = cell.error or response.get("error")
+            errors.append(f"provider {system!r} has no clip" + (f" ({str(failure)[:200]})" if failure else
                           " (its response carries no video object, clip path, media link or one-line output)"))
             continue
         meta = cell.response_metadata

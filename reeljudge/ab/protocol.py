@@ -188,7 +188,8 @@ def _build(data: Mapping[str, Any]) -> Protocol:
             if t["id"] in tags:
                 raise BadInputError(f"protocol {data['id']}: tag id {t['id']!r} appears twice")
             tags[t["id"]] = Tag(t["id"], t["label"], group["id"], group.get("scope", "loser"), tuple(group.get("families") or ()))
-    rules = Rules(**{k: tuple(v) if isinstance(v, list) else v for k, v in (data.get("rules") or {}).items()})
+    given: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in (data.get("rules") or {}).items()}
+    rules = Rules(**given)
     for d in dims:
         if d.priority not in data["priority"]:
             raise BadInputError(f"protocol {data['id']}: dimension {d.id} has unknown priority {d.priority!r}")

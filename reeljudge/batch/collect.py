@@ -198,10 +198,11 @@ def _one(store: BatchStore, cache: JudgeCache, parsers: dict[str, NamedParser], 
             raise JudgeError("the batch item carries neither a response nor an error", kind="empty")
         max_tokens = int((record.get("generation") or {}).get("max_output_tokens") or 0)
         text, finish, logprobs = wire.checked_reply(response, max_tokens)
-        value = _parser(parsers, record)(text)
-    except ReplyInvalid as invalid:
-        _fed_back_or_failed(store, record, sid, text, invalid, outcome)
-        return False
+        try:
+            value = _parser(parsers, record)(text)
+        except ReplyInvalid as invalid:
+            _fed_back_or_failed(store, record, sid, text, invalid, outcome)
+            return False
     except (JudgeError, ValueError) as problem:
         reason = f"{getattr(problem, 'kind', 'error')}: {problem}"
         store.write_planned(released(record, sid, reason))

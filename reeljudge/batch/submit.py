@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from reeljudge.batch.requests import ItemProblem, JsonlLines, MediaDelivery, inlined_request, rebuild
@@ -106,7 +107,7 @@ def _send(store: BatchStore, client: JudgeClient, submission: dict[str, Any], op
 
 
 def _write_input(store: BatchStore, client: JudgeClient, submission: dict[str, Any], options: SubmitOptions,
-                 log: Callable[[str], None]) -> tuple[os.PathLike[str], list[Any] | None, int]:
+                 log: Callable[[str], None]) -> tuple[Path, list[Any] | None, int]:
     """Write the JSONL input of a submission and the keys it holds, one request at a time; also the
     inline list while it stays small. (path, inline requests or None, count)."""
     from tqdm import tqdm

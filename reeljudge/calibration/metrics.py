@@ -170,8 +170,7 @@ def _group_result(name: str, x: np.ndarray, y: np.ndarray, settings: Settings) -
     for values, what in ((x, "judge scores"), (y, "human ratings")):
         if np.all(values == values[0]):
             return GroupResult(name, int(x.size), note=f"undefined: {what} are constant ({values[0]:g}) in this group")
-    options = dict(n_resamples=settings.resamples, confidence=settings.confidence, seed=settings.seed)
-    stats = correlations_with_intervals(x, y, **options)
+    stats = correlations_with_intervals(x, y, n_resamples=settings.resamples, confidence=settings.confidence, seed=settings.seed)
     stats["pairwise_accuracy"], epsilon = _pairwise_interval(x, y, settings)
     return GroupResult(name, int(x.size), stats, epsilon)
 

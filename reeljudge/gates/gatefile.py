@@ -100,8 +100,9 @@ def _shares(table: Mapping[str, Any] | None, option_name: str) -> dict[str, floa
     return checked
 
 
-def _by_name(table: Mapping[str, float], name: str, default: float) -> float:
+def _by_name(table: Mapping[str, float] | None, name: str, default: float) -> float:
     """``name``'s exact entry, else the first fnmatch pattern that matches it, else ``default``."""
+    table = table or {}
     if name in table:
         return float(table[name])
     return next((float(v) for pattern, v in table.items() if fnmatch.fnmatchcase(name, pattern)), default)
@@ -134,7 +135,7 @@ def gate_from_mapping(data: Any, name: str = "gate file") -> GateSettings:
 def check_metric_names(settings: GateSettings, metrics: set[str], name: str = "gate file") -> list[str]:
     """Typos in ``tolerances``/``ignore`` (CannotCompare) and notes for names of other suites."""
     notes = []
-    for entry in [*settings.tolerances, *settings.ignore]:
+    for entry in [*(settings.tolerances or {}), *settings.ignore]:
         if any(fnmatch.fnmatchcase(m, entry) for m in metrics):
             continue
         close = difflib.get_close_matches(entry, sorted(metrics), n=1, cutoff=0.8)

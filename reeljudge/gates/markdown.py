@@ -11,6 +11,7 @@ to the full report. Every list is cut, so the text stays under 60 lines for any 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from reeljudge.errors import BadInputError
@@ -101,7 +102,7 @@ def _first_reason(comparison: Comparison) -> str:
     return f"{suite.name}: {suite.reasons()[0]}{also}"
 
 
-def _verdict_lines(reports: list[SuiteReport], failures: list[SuiteFailure], alone: list[AloneReport] = ()) -> list[str]:
+def _verdict_lines(reports: list[SuiteReport], failures: list[SuiteFailure], alone: Sequence[AloneReport] = ()) -> list[str]:
     """One line per suite and group: the verdict, the paired tests and the smallest detectable drop; a suite
     that did not pass first gets a line with its own deciding reasons; a suite without a baseline, its rule."""
     lines = [f"- **{f.name}**: {_ICON[V.CANNOT_COMPARE]}: {_clean(f.message, 400)}" for f in failures]
@@ -230,10 +231,10 @@ def _folded(comparison: Comparison, reports: list[SuiteReport]) -> list[str]:
         for title, items in (("not judged in the base", r.unjudged_base), ("not judged in either run", r.unjudged_both)):
             if items:
                 body.append(f"  - {len(items)} {title}: " + "; ".join(_clean(f"{t}: {why}", 90) for t, why in items[:3]))
-        for title, items in (("added", r.added), ("removed", r.removed)):
-            if items:
-                body.append(f"  - {len(items)} {title}: " + ", ".join(_clean(i, 60) for i in items[:_LIMITS["listed"]])
-                            + (" …" if len(items) > _LIMITS["listed"] else ""))
+        for title, names in (("added", r.added), ("removed", r.removed)):
+            if names:
+                body.append(f"  - {len(names)} {title}: " + ", ".join(_clean(i, 60) for i in names[:_LIMITS["listed"]])
+                            + (" …" if len(names) > _LIMITS["listed"] else ""))
         if r.worst:
             w = r.worst[0]
             body.append(f"  - worst drop: {_clean(w.label, 60)} `{w.metric}` {w.base:.3f} → {w.candidate:.3f}: {_clean(w.reason)}")

@@ -67,6 +67,7 @@ def deliver_media(
         return replace(located, file_uri=uri)
     path = media.ref.path
     size = media.size
+    assert size is not None, "content_ref measures every local file"
     assert client.cache is not None
     if client.cache.mode == "plan":  # delivered when the batch is submitted (reeljudge.batch.submit)
         return replace(located, local_path=portable_path(path), upload=size > inline_max_bytes and not vertex)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import uuid
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Hashable, Iterator, Sequence
 
 import dask
 from distributed import Client, LocalCluster, as_completed
@@ -128,7 +128,7 @@ def _jobs(client: Client, fn: WorkerFn, payloads: Sequence[Any], context: Any, i
         workers = len(client.scheduler_info().get("workers", {}))
         size = group or group_size(len(payloads), workers)
         pending = [list(range(start, min(start + size, len(payloads)))) for start in range(0, len(payloads), size)][::-1]
-        futures: dict[str, list[int]] = {}
+        futures: dict[Hashable, list[int]] = {}  # a task's key (a string we give) -> its jobs
         stream = as_completed()
 
         def submit() -> None:
@@ -141,8 +141,8 @@ def _jobs(client: Client, fn: WorkerFn, payloads: Sequence[Any], context: Any, i
         for _ in range(max(8, 4 * workers)):
             submit()
         for future in stream:
-            group = futures.pop(future.key)
-            outcomes = _group_outcomes(future, group, pending)
+            jobs = futures.pop(future.key)
+            outcomes = _group_outcomes(future, jobs, pending)
             future.release()
             submit()
             yield from outcomes

@@ -190,7 +190,8 @@ def download_policy(env: DownloadEnvironment | None = None) -> Any:
 
     env = env or download_environment()
     changes = {"timeout_s": env.timeout_s, "deadline_s": env.deadline_s}
-    return replace(DOWNLOAD_POLICY, **{k: v for k, v in changes.items() if v is not None})
+    given: dict[str, Any] = {k: v for k, v in changes.items() if v is not None}
+    return replace(DOWNLOAD_POLICY, **given)
 
 
 def max_download_bytes(env: DownloadEnvironment | None = None) -> int:

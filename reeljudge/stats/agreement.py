@@ -15,14 +15,17 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Any, Hashable, Iterable, Mapping, Sequence
+from typing import Any, Hashable, Iterable, Literal, Mapping, Sequence
 
 from dataclasses import replace
 
 from reeljudge.extras import require
 from reeljudge.stats.bootstrap import DEFAULT_RESAMPLES, Interval, bootstrap_weighted
 
-Labels = Mapping[Hashable, Mapping[str, Hashable]]
+#: unit (any hashable id) -> rater -> label
+Labels = Mapping[Any, Mapping[str, Hashable]]
+#: the levels of measurement α is computed for
+Level = Literal["nominal", "ordinal", "interval"]
 
 
 @dataclass(frozen=True)
@@ -186,7 +189,7 @@ def _fleiss_batch(table: Any, m: int, w: Any) -> Any:
         return np.where(expected < 1 - 1e-12, (observed - expected) / (1 - expected), np.nan)
 
 
-def krippendorff_alpha(labels: Labels, level: str = "nominal", *, value_domain: Sequence[Any] | None = None,
+def krippendorff_alpha(labels: Labels, level: Level = "nominal", *, value_domain: Sequence[Any] | None = None,
                        n_resamples: int = DEFAULT_RESAMPLES, seed: int | None = None) -> Interval:
     """Krippendorff's α (``krippendorff`` package; nominal, ordinal, interval) over units with ≥ 2 labels."""
     import numpy as np
@@ -195,7 +198,7 @@ def krippendorff_alpha(labels: Labels, level: str = "nominal", *, value_domain: 
     if len(units) < 2:
         return _nan_interval(len(units))
     raters = sorted({r for u in units for r in labels[u]})
-    domain = list(value_domain) if value_domain is not None else sorted({labels[u][r] for u in units for r in labels[u]}, key=str)
+    domain: list[Any] = list(value_domain) if value_domain is not None else sorted({labels[u][r] for u in units for r in labels[u]}, key=str)
     code = {v: float(i) for i, v in enumerate(domain)} if level == "nominal" else None
     data = np.full((len(raters), len(units)), np.nan)
     row = {r: i for i, r in enumerate(raters)}
@@ -208,7 +211,7 @@ def krippendorff_alpha(labels: Labels, level: str = "nominal", *, value_domain: 
     return replace(interval, estimate=_alpha_of(data, level, numeric_domain))
 
 
-def _alpha_of(data: Any, level: str, domain: list[float]) -> float:
+def _alpha_of(data: Any, level: Level, domain: list[float]) -> float:
     """α (``krippendorff``) of a raters × units matrix (NaN = missing); NaN when it is undefined."""
     require("Krippendorff's alpha", "krippendorff")
     import krippendorff
@@ -223,7 +226,7 @@ def _alpha_of(data: Any, level: str, domain: list[float]) -> float:
         return math.nan
 
 
-def _alpha_batch(counts: Any, domain: list[float], level: str, w: Any) -> Any:
+def _alpha_batch(counts: Any, domain: list[float], level: Level, w: Any) -> Any:
     """α for each row of unit weights ``w``, from per-unit value counts (units × values).
 
     α = 1 − (n − 1) Σ o_ck δ²_ck / Σ n_c n_k δ²_ck over the weighted coincidence matrix o.
@@ -252,7 +255,7 @@ def _alpha_batch(counts: Any, domain: list[float], level: str, w: Any) -> Any:
         return np.where(expected > 0, 1 - (n - 1) * observed / expected, np.nan)
 
 
-def specific_agreement(presence: Mapping[Hashable, Mapping[str, bool]]) -> dict[str, Any]:
+def specific_agreement(presence: Mapping[Any, Mapping[str, bool]]) -> dict[str, Any]:
     """Positive specific agreement of a yes/no label (e.g. "used tag X"): 2·both / (2·both + one only).
 
     Counted over rater pairs on the same unit; pairs where neither said yes do not count.

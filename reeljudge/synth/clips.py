@@ -179,6 +179,8 @@ class _Renderer:
 
         spec = self.spec
         h, w = world.shape[:2]
+        gx: np.ndarray
+        gy: np.ndarray
         gx, gy = np.meshgrid(np.arange(w, dtype=np.float32), np.arange(h, dtype=np.float32))
         if self.wobble is not None:
             cycle = 2 * np.pi * t / (1.3 * spec.fps)

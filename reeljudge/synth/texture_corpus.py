@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Iterator, Literal, Sequence
+from typing import Iterator, Literal, Sequence, TypedDict
 
 from reeljudge.synth.clips import ClipSpec, Fault, make_clip
 
@@ -76,7 +76,21 @@ FAMILIES: tuple[Family, ...] = (
     Family("real_leaves", "footage", boxes=((290, 0, 130, 110), (300, 10, 110, 90), (280, 20, 150, 100), (300, 5, 120, 105))),
 )
 #: what moves a surface in place (wind in grass and leaves, people in a crowd, waves rolling in)
-_SURFACE_MOTION = {"grass": {"wobble_px": 0.8}, "foliage": {"wobble_px": 1.2}, "crowd": {"wobble_px": 0.6},
+class _Surface(TypedDict, total=False):
+    """The surface's own motion in a family's clips (fields of ClipSpec)."""
+
+    wobble_px: float
+    drift_px: float
+
+
+class _Camera(TypedDict, total=False):
+    """The camera's motion (fields of ClipSpec)."""
+
+    pan_px: float
+    tilt_px: float
+
+
+_SURFACE_MOTION: dict[str, _Surface] = {"grass": {"wobble_px": 0.8}, "foliage": {"wobble_px": 1.2}, "crowd": {"wobble_px": 0.6},
                    "waves": {"drift_px": 0.7, "wobble_px": 0.5}}
 
 
@@ -178,7 +192,7 @@ def _faulty(family: Family, split: Split, s: _Setting, excerpt: str, fault: str,
     """The family moving at ``speed`` px/frame (a tilt where a pan would hardly show) with ``fault``
     planted, and where it must be reported."""
     base = _base(family, s, excerpt)
-    move = {"tilt_px": speed} if family.runs_across_pans(s.index) else {"pan_px": speed}
+    move: _Camera = {"tilt_px": speed} if family.runs_across_pans(s.index) else {"pan_px": speed}
     base = replace(base, object_px=3.0 if speed >= 2 else 0.0, **move)
     f = lambda seconds: int(round(seconds * base.fps))  # noqa: E731
     n = base.frames

@@ -222,7 +222,6 @@ def test_the_dashboard_reads_aggregates_never_the_records(tmp_path, engine):
     from reeljudge.ab.evidence import evidence_by_rater
     from reeljudge.ab.admin import _Admin
     from reeljudge.ab.records import build_record
-    from reeljudge.ab.server import ServeOptions
     from support.ab_study import full_watch
 
     ws = make_study(tmp_path, n_pairs=4, gold=2, database=engine)
@@ -244,7 +243,7 @@ def test_the_dashboard_reads_aggregates_never_the_records(tmp_path, engine):
     original = ws.store.query
     ws.store.query = lambda q, p=(): (sql.append(q), original(q, p))[1]
     ws.store.judgements = lambda **kw: pytest.fail("the dashboard read every record")
-    status = _Admin(ws, ServeOptions(qc=qc)).status()  # what /admin and /admin/api/status show
+    status = _Admin(ws, qc).status()  # what /admin and /admin/api/status show
     del ws.store.query, ws.store.judgements
     assert not [q for q in sql if re.search(r"\bbody\b", q) and "judgements" in q], sql  # no record's body is read
     thin = evidence_by_rater(records)

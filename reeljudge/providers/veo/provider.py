@@ -122,7 +122,8 @@ class VeoGenerator:
         resumed, polls = False, 0
         if pending:
             try:
-                operation, polls = ops.wait(types.GenerateVideosOperation(name=pending), deadline, resuming=True)
+                resume = types.GenerateVideosOperation(name=pending)  # type: ignore[call-arg]  # a field of its base Operation
+                operation, polls = ops.wait(resume, deadline, resuming=True)
                 resumed = True
             except OperationGone:
                 operation = None

@@ -1,0 +1,38 @@
+"""The type checker: mypy, configured in pyproject.toml ([tool.mypy]), finds no error in the package.
+
+It runs in both lanes (``npm run test:fast`` and ``npm test``) as this test; a type error fails it with
+mypy's own report. mypy keeps its incremental cache in ``.mypy_cache`` at the top of the clone, so a
+second run checks only what changed (docs/decisions.md, "Type checker").
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tomllib
+
+from support.paths import ROOT
+
+#: the packages issue 36 names: no override may silence the checker's errors in them
+MUST_BE_CHECKED = ("reeljudge.gates", "reeljudge.ab")
+
+
+def mypy_settings() -> dict:
+    """The [tool.mypy] table of pyproject.toml."""
+    return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mypy"]
+
+
+def test_the_checker_covers_the_whole_package_and_silences_none_of_the_named_packages() -> None:
+    settings = mypy_settings()
+    assert settings["packages"] == ["reeljudge"]
+    silenced = [m for o in settings.get("overrides", []) if o.get("ignore_errors") for m in o["module"]]
+    named = [m for m in silenced if any(m == p or m.startswith(p + ".") for p in MUST_BE_CHECKED)]
+    assert named == [], f"errors silenced in {named}"
+
+
+def test_mypy_finds_no_type_error_in_the_package() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "mypy", "--no-color-output", "--no-pretty"],
+        cwd=ROOT, capture_output=True, text=True,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
