@@ -184,7 +184,7 @@ def phase_probes(path: Path, full_decode: bool = False) -> dict[str, Any]:
     from reeljudge.probes import ProbeOptions, probe_signals
     from reeljudge.probes.signals import measure
 
-    options = ProbeOptions(max_frames=10**9, max_seconds=1e9, **({"skip_deblock_scale": 0.0} if full_decode else {}))
+    options = ProbeOptions.of(max_frames=10**9, max_seconds=1e9, **({"skip_deblock_scale": 0.0} if full_decode else {}))
     start = time.perf_counter()
     signals = measure(path, options)
     results = probe_signals(signals, options, "a test pattern")
@@ -203,7 +203,7 @@ def phase_floor(path: Path) -> dict[str, Any]:
     from reeljudge.probes import ProbeOptions
     from reeljudge.probes.signals import _decode_ahead, analysis_size, sample_interval
 
-    options = ProbeOptions(max_frames=10**9, max_seconds=1e9)
+    options = ProbeOptions.of(max_frames=10**9, max_seconds=1e9)
     cv2.setNumThreads(1)
     dis = cv2.DISOpticalFlow_create(cv2.DISOPTICAL_FLOW_PRESET_ULTRAFAST)
     start = time.perf_counter()

@@ -19,16 +19,17 @@ from __future__ import annotations
 
 from typing import Any
 
-__version__ = "0.1.0"
-__all__ = ["judge_terms", "score_gecko", "run_probes", "probe_library_file", "judge_narrations_file", "judge_pair", "NotJudged"]
+from reeljudge.judging import JUDGES
 
+__version__ = "0.1.0"
+#: the faces (held equal to the judge table's faces plus the others by tests/core/test_judge_table.py)
+__all__ = ["judge_terms", "run_probes", "score_gecko", "judge_pair", "probe_library_file", "judge_narrations_file", "NotJudged"]
+
+#: face → the module defining it: each judge's (from ``reeljudge.judging``), then the faces of no one judge's table row
 _FACES = {
-    "judge_terms": "reeljudge.filmability.api",
-    "score_gecko": "reeljudge.gecko.api",
-    "run_probes": "reeljudge.probes.api",
+    **{judge.face: judge.face_module for judge in JUDGES},
     "probe_library_file": "reeljudge.library.probe_library",
     "judge_narrations_file": "reeljudge.filmability.bulk",
-    "judge_pair": "reeljudge.ab_judge.api",
     "NotJudged": "reeljudge.not_judged",
 }
 

@@ -180,12 +180,29 @@ def downloads_dir(root: str | os.PathLike[str]) -> Path:
     return Path(root) / DOWNLOADS
 
 
+#: the environment variables that choose the judge cache, declared once (by the two options below)
+CACHE_MODE_ENV = "REELJUDGE_CACHE"
+CACHE_DIR_ENV = "REELJUDGE_CACHE_DIR"
+
+
+def cache_mode_option(key: str | None = None) -> Any:
+    """The cache mode option (``REELJUDGE_CACHE``), for every options class that chooses a cache."""
+    return option("readwrite", env=CACHE_MODE_ENV, key=key,
+                  doc="readwrite, off, replay (never call; a miss fails), or plan "
+                      "(a miss is recorded for the Batch API and fails as queued for batch)")
+
+
+def cache_dir_option() -> Any:
+    """The cache folder option (``REELJUDGE_CACHE_DIR``), for every options class that chooses a cache."""
+    return option(DEFAULT_CACHE_DIR, env=CACHE_DIR_ENV, doc="where judge replies are cached")
+
+
 @dataclass(frozen=True)
 class CacheEnvironment:
     """The cache the environment chooses for callers given no settings (read by the options loader)."""
 
-    mode: CacheMode = option("readwrite", env="REELJUDGE_CACHE", doc="the cache mode (see MODES)")
-    cache_dir: str = option(DEFAULT_CACHE_DIR, env="REELJUDGE_CACHE_DIR", doc="where judge replies are cached")
+    mode: CacheMode = cache_mode_option()
+    cache_dir: str = cache_dir_option()
 
 
 def cache_environment() -> CacheEnvironment:

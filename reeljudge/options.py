@@ -11,6 +11,9 @@ and bounds). :func:`load_options` fills one or more such classes from a ``config
 - choices (a ``Literal`` type or ``choices=``): case-insensitive, checked;
 - lists (``tuple[str, ...]``): a list, or comma-separated text.
 
+A class may hold groups of options (:func:`group`: a field that is an options class of its own);
+a group's keys are read as the parent's own, so the config stays flat while the object is grouped.
+
 A key that no class declares is an error with a did-you-mean suggestion
 (``unknown option 'treshold' for gecko; did you mean 'threshold'?``). Nothing is silently ignored.
 """
@@ -62,6 +65,46 @@ def option(
     return dataclasses.field(default=default, metadata=metadata)
 
 
+def group(cls: type, *, doc: str) -> Any:
+    """A dataclass field holding a group of options (an options class of its own, at its defaults unless
+    set): its keys are read as the parent's own, so a config stays flat (``black_min_frames: 3``) while the
+    code reads it grouped (``options.black.black_min_frames``)."""
+    return dataclasses.field(default_factory=cls, metadata={"doc": doc, "group": cls})
+
+
+@dataclasses.dataclass(frozen=True)
+class Leaf:
+    """One option of a class, its groups' options included: the path of field names down to it."""
+
+    path: tuple[str, ...]
+    field: dataclasses.Field
+    annotation: Any
+
+
+def leaves(cls: type) -> list[Leaf]:
+    """Every option of ``cls`` in declaration order, each group's options in the group's place."""
+    out: list[Leaf] = []
+    hints = typing.get_type_hints(cls)
+    for f in dataclasses.fields(cls):
+        inner = f.metadata.get("group")
+        if inner is None:
+            out.append(Leaf((f.name,), f, hints[f.name]))
+        else:
+            out += [dataclasses.replace(leaf, path=(f.name, *leaf.path)) for leaf in leaves(inner)]
+    return out
+
+
+def flat_values(instance: Any) -> dict[str, Any]:
+    """Every option of an options object by its config key (its groups' options among them)."""
+    out: dict[str, Any] = {}
+    for leaf in leaves(type(instance)):
+        value = instance
+        for name in leaf.path:
+            value = getattr(value, name)
+        out[config_key(leaf.field)] = value
+    return out
+
+
 def load_options(
     config: Mapping[str, Any] | None,
     *classes: type,
@@ -76,26 +119,25 @@ def load_options(
     """
     env = os.environ if env is None else env
     owners: dict[str, tuple[int, dataclasses.Field]] = {}
+    found: dict[str, Leaf] = {}
     for index, cls in enumerate(classes):
-        for f in dataclasses.fields(cls):
-            owners.setdefault(config_key(f), (index, f))
+        for leaf in leaves(cls):
+            key = config_key(leaf.field)
+            if key not in owners:
+                owners[key], found[key] = (index, leaf.field), leaf
     config = _resolve_aliases(_mapping(config, owner), owners, owner)
     unknown = [k for k in config if k not in owners]
     if unknown:
         raise BadInputError(_unknown_message(unknown[0], owner, owners))
-    values: list[dict[str, Any]] = [{} for _ in classes]
-    for index, cls in enumerate(classes):
-        hints = typing.get_type_hints(cls)
-        for f in dataclasses.fields(cls):
-            name = config_key(f)
-            if owners[name][0] != index:
-                continue
-            if name in config:
-                values[index][f.name] = coerce(config[name], hints[f.name], f, f"{owner} option {name!r}")
-            elif f.metadata.get("env") and env.get(f.metadata["env"], "").strip():
-                var = f.metadata["env"]
-                values[index][f.name] = coerce(env[var].strip(), hints[f.name], f, f"environment variable {var}")
-    return tuple(_build(cls, vals, owner) for cls, vals in zip(classes, values))
+    values: list[dict[tuple[str, ...], Any]] = [{} for _ in classes]
+    for name, (index, f) in owners.items():
+        leaf = found[name]
+        if name in config:
+            values[index][leaf.path] = coerce(config[name], leaf.annotation, f, f"{owner} option {name!r}")
+        elif f.metadata.get("env") and env.get(f.metadata["env"], "").strip():
+            var = f.metadata["env"]
+            values[index][leaf.path] = coerce(env[var].strip(), leaf.annotation, f, f"environment variable {var}")
+    return tuple(_assemble(cls, vals, owner) for cls, vals in zip(classes, values))
 
 
 def load_one(config: Mapping[str, Any] | None, cls: type[T], *, owner: str, env: Mapping[str, str] | None = None) -> T:
@@ -118,11 +160,10 @@ def config_key(f: dataclasses.Field) -> str:
 
 def describe(cls: type) -> list[dict[str, Any]]:
     """Every option of a class: key, type, default, environment variable and explanation (for docs)."""
-    hints = typing.get_type_hints(cls)
     return [
-        {"key": config_key(f), "type": _type_name(hints[f.name]), "default": f.default,
-         "env": f.metadata.get("env"), "doc": f.metadata.get("doc", "")}
-        for f in dataclasses.fields(cls)
+        {"key": config_key(leaf.field), "type": _type_name(leaf.annotation), "default": leaf.field.default,
+         "env": leaf.field.metadata.get("env"), "doc": leaf.field.metadata.get("doc", "")}
+        for leaf in leaves(cls)
     ]
 
 
@@ -281,6 +322,18 @@ def _unknown_message(key: str, owner: str, owners: Mapping[str, tuple[int, datac
     close = difflib.get_close_matches(key, [*owners, *by_name], n=1, cutoff=0.6)
     hint = f"; did you mean {by_name.get(close[0], close[0])!r}?" if close else f" (known options: {', '.join(sorted(owners))})"
     return f"unknown option {key!r} for {owner}{hint}"
+
+
+def _assemble(cls: type[T], values: Mapping[tuple[str, ...], Any], owner: str) -> T:
+    """The instance from values by path (:class:`Leaf`), each group built from its own values."""
+    kwargs: dict[str, Any] = {}
+    for f in dataclasses.fields(cls):
+        inner = f.metadata.get("group")
+        if inner is not None:
+            kwargs[f.name] = _assemble(inner, {path[1:]: v for path, v in values.items() if path[0] == f.name}, owner)
+        elif (f.name,) in values:
+            kwargs[f.name] = values[(f.name,)]
+    return _build(cls, kwargs, owner)
 
 
 def _build(cls: type[T], values: dict[str, Any], owner: str) -> T:

@@ -4,8 +4,9 @@ Every reader returns ``(number, row)`` pairs: the line number for JSONL and CSV 
 starts on, counted as the file has them, so a quoted field over two lines does not shift the numbers after it), the entry number
 (from 1) for a YAML list. A JSONL line that is not JSON is kept as :class:`Unparsed` so the caller
 can report it beside the good rows; a file that cannot be read as a whole raises BadInputError
-naming ``where`` (the file, as the caller names it) and the problem. Standard library, plus PyYAML
-only when a YAML file is read.
+naming ``where`` (the file, as the caller names it) and the problem. ``read_table`` chooses the
+reader by the file's suffix (the one suffix dispatch of the bulk commands). Standard library, plus
+PyYAML only when a YAML file is read.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import csv
 import io
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Sequence
 
 from reeljudge.errors import BadInputError
 
@@ -74,4 +75,38 @@ def yaml_rows(text: str, where: str, *, key: str | None = None, what: str = "ent
     return list(enumerate(data, 1))
 
 
-__all__ = ["Unparsed", "csv_rows", "jsonl_rows", "yaml_document", "yaml_rows"]
+#: the table formats a file's suffix (lower case) selects
+TABLE_SUFFIXES: dict[str, str] = {".jsonl": "jsonl", ".csv": "csv", ".yaml": "yaml", ".yml": "yaml"}
+
+
+@dataclass(frozen=True)
+class Table:
+    """The rows of a table file: ``(number, row)`` pairs, and what the numbers count (``line`` or ``entry``)."""
+
+    rows: list[tuple[int, Any]]
+    unit: str
+
+
+def read_table(text: str, suffix: str, where: str, *, columns: Sequence[str], what: str,
+               key: str | None = None, blank_cells: bool = True) -> Table | None:
+    """The rows of a JSONL, CSV or YAML file chosen by its ``suffix`` (None for any other suffix).
+
+    A CSV needs a header naming one of ``columns`` (BadInputError naming ``where`` otherwise); a YAML
+    file is a list of ``what`` (or a mapping holding it at ``key``). JSONL keeps bad lines as ``Unparsed``.
+    ``blank_cells=False`` leaves a CSV row's empty cells out (a blank cell then reads as an absent field).
+    """
+    kind = TABLE_SUFFIXES.get(suffix.lower())
+    if kind == "jsonl":
+        return Table(jsonl_rows(text), "line")
+    if kind == "csv":
+        fields, rows = csv_rows(text)
+        if not any(c in fields for c in columns):
+            wanted = f"'{columns[0]}' column" if len(columns) == 1 else f"column of {list(columns)}"
+            raise BadInputError(f"{where}: the CSV header {fields} has no {wanted}")
+        return Table(rows if blank_cells else [(n, {k: v for k, v in row.items() if v}) for n, row in rows], "line")
+    if kind == "yaml":
+        return Table(yaml_rows(text, where, key=key, what=what), "entry")
+    return None
+
+
+__all__ = ["TABLE_SUFFIXES", "Table", "Unparsed", "csv_rows", "jsonl_rows", "read_table", "yaml_document", "yaml_rows"]

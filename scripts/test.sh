@@ -7,10 +7,13 @@
 # Runs both passes even when the first fails; exits non-zero when either failed.
 #
 # --fast: the fast lane a developer runs after each change (npm run test:fast): every unit and
-# fake-server test, one pass, no promptfoo process (marker e2e) and no browser (marker browser),
-# two processes per core (REELJUDGE_TEST_WORKERS=N to choose).
+# fake-server test, one pass, no promptfoo process (marker e2e), no browser (marker browser) and
+# nothing that runs set-up, builds packages, clones, runs the workflow harness, builds a corpus or
+# starts a cluster (marker slow), two processes per core (REELJUDGE_TEST_WORKERS=N to choose).
+# npm test runs every test: its first pass selects no marker (tests/core/test_lanes.py holds both).
 set -uo pipefail
 cd "$(dirname "$0")/.."
+FAST_LANE="not e2e and not browser and not slow"
 export PROMPTFOO_DISABLE_TELEMETRY=1 PROMPTFOO_DISABLE_UPDATE=1
 run_dir=$(mktemp -d "${TMPDIR:-/tmp}/reeljudge-test.XXXXXX") || exit 1
 trap 'rm -rf "$run_dir"' EXIT
@@ -35,7 +38,7 @@ if [ "${1:-}" = --fast ]; then
   fast_workers="${REELJUDGE_TEST_WORKERS:-$(.venv/bin/python -c 'import os; print(2 * (os.cpu_count() or 1))')}"
   lane=(-n "$fast_workers" --dist loadscope)
   [ "$fast_workers" = 0 ] && lane=(-p no:xdist)
-  .venv/bin/python -m pytest -q -p no:cacheprovider "${lane[@]}" -m "not e2e and not browser" "$@"
+  .venv/bin/python -m pytest -q -p no:cacheprovider "${lane[@]}" -m "$FAST_LANE" "$@"
   verdict $? "unit or fake-server test" $(( $# > 0 )); exit
 fi
 

@@ -6,8 +6,10 @@ The tests live in folders by area (``tests/<area>/test_*.py``: no ``__init__.py`
 unique across folders); shared support is ``tests/support`` (``support.<module>``: this file's folder is
 on ``sys.path``). A test module imports nothing from a test module of another folder
 (``tests/core/test_tests_layout.py``): what two areas share goes to ``tests/support``. The fast lane
-(``npm run test:fast``) leaves out markers ``e2e`` (runs promptfoo) and ``browser`` (runs Chromium):
-any test that starts a promptfoo process carries ``e2e``.
+(``npm run test:fast``) leaves out markers ``e2e`` (runs promptfoo), ``browser`` (runs Chromium) and ``slow``
+(runs set-up, builds the wheel and npm tarball, clones, runs the workflow harness, builds or judges a corpus,
+starts a cluster or a process pool: what dominated the lane's time, measured in docs/decisions.md): any test that
+starts a promptfoo process carries ``e2e``; a test that uses a fixture of :data:`SLOW_FIXTURES` is ``slow`` by it.
 
 ``npm test`` runs the tests in parallel (pytest-xdist, ``scripts/test.sh``), so every test must be
 safe next to any other, in another process, in any order:
@@ -74,6 +76,19 @@ LOOPBACK = "127.0.0.1,localhost,::1"
 for _name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
     os.environ[_name] = os.environ[_name.lower()] = REFUSING_PROXY
 os.environ["NO_PROXY"] = os.environ["no_proxy"] = LOOPBACK
+
+
+#: session fixtures whose set-up dominated the fast lane (docs/decisions.md, issue 36): the probes corpus, the texture
+#: corpus's test split (written and probed), the wheel, npm tarball and the user project built on them
+SLOW_FIXTURES = frozenset({"corpus_v0", "texture_test_split", "artifacts"})
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark ``slow`` every test that uses a fixture of :data:`SLOW_FIXTURES` (before ``-m`` selects)."""
+    for item in items:
+        if SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -15,7 +15,7 @@ from typing import Any
 
 MAX_BODY = 512 * 1024
 MAX_DEPTH = 16
-#: JSON values a body may hold: the page's longest watch log (500 events of at most 5 fields since issue 39; 2,000 before) and the form fit in 25,000
+#: JSON values a body may hold: the page's longest watch log (500 events of at most 5 fields) and the form fit in 25,000
 MAX_VALUES = 32_768
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
 

@@ -16,6 +16,7 @@ from reeljudge.ab_judge.verdict import PairVerdict
 from reeljudge.errors import JudgeError, MediaError
 from reeljudge.gemini.client import JudgeClient
 from reeljudge.gemini.settings import JudgeSettings
+from reeljudge.judging import AB_JUDGE
 from reeljudge.media.carriers import Where
 from reeljudge.media.refs import ContentRef
 from reeljudge.media.resolver import Candidate, Located, open_candidate
@@ -24,7 +25,6 @@ if TYPE_CHECKING:  # the offline judge and NotJudged are loaded when used, not o
     from reeljudge.ab_judge.probes_judge import ProbesPairVerdict
     from reeljudge.not_judged import NotJudged
 
-JUDGE_NAME = "ab_judge"
 OFFLINE_HINT = "; or choose judge: probes (offline: temporal and technical dimensions from the video probes, adherence not judged)"
 
 
@@ -107,4 +107,4 @@ def judge_pair(prompt: str, clip_a: str, clip_b: str, *, source: str | None = No
     except (JudgeError, MediaError) as error:
         from reeljudge.not_judged import NotJudged
 
-        return NotJudged.from_error(JUDGE_NAME, error)
+        return NotJudged.from_error(AB_JUDGE.name, error)

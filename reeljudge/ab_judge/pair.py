@@ -104,7 +104,8 @@ def judge_pair_media(pair: Pair, options: ABJudgeOptions, client: JudgeClient, m
         verdicts.append(OrderVerdict(shown, reply.value, reply.metadata(), reply.usage))
     if queued:
         raise JudgeError(f"{len(queued)} of {len(layouts)} order(s) recorded for the Batch API: {queued[0].message}", kind=queued[0].kind)
-    return combine(pair.prompt, pair.family, protocol, pair.systems, verdicts, options.pass_on)
+    return combine(pair.prompt, pair.family, protocol, pair.systems, verdicts, options.pass_on, fps=options.fps,
+                   media_resolution=options.media_resolution)
 
 
 def _request(pair: Pair, layout: tuple[int, int], protocol: Protocol, options: ABJudgeOptions, media: MediaParts,

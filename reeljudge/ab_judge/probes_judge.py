@@ -33,6 +33,8 @@ from typing import Any, Mapping
 from reeljudge.ab.protocol import TIE, Protocol, load_protocol
 from reeljudge.ab_judge.verdict import Outcome
 from reeljudge.errors import MediaError
+from reeljudge.identity import PROBES_ENGINE, judge_identity
+from reeljudge.judging import AB_JUDGE
 from reeljudge.media.refs import ContentRef
 
 #: probed group -> (the probes deciding it, the protocol priority group it stands for)
@@ -81,6 +83,7 @@ class ProbesPairVerdict(Outcome):
     abstained: tuple[str, ...]
     pass_on: str = "win_or_tie"
     identical: bool = False  # the two clips are the same bytes (probed once)
+    protocol: str = "ab-v1"  # the A/B protocol's id
 
     @property
     def ratings(self) -> dict[str, dict[str, float]]:
@@ -119,6 +122,36 @@ class ProbesPairVerdict(Outcome):
         """Per system, its clip's failed probes by probed group (``no fault`` for a clean group)."""
         return {system: "; ".join(f"{g}: {', '.join(ps) or 'no fault'}" for g, ps in self.faults[system].items())
                 for system in self.systems}
+
+    def part_reasons(self) -> dict[str, str]:
+        """Each clip's faults by probed group, as ``<system> clip``."""
+        return {f"{system} clip": text for system, text in self.clip_reasons().items()}
+
+    def named_scores(self) -> dict[str, float]:
+        """``ab_win`` and ``ab_probes_<system>_<group>`` (the group's rating: 1 − its faults' weight)."""
+        named: dict[str, float] = {"ab_win": self.score}
+        for system in self.systems:
+            named.update({f"ab_probes_{system}_{group}": rating for group, rating in self.ratings[system].items()})
+        return named
+
+    def tokens_used(self) -> None:
+        """None: the probes are offline."""
+        return None
+
+    def identity(self) -> dict[str, Any]:
+        """Who judged: the probes, by the protocol."""
+        return judge_identity(AB_JUDGE.name, PROBES_ENGINE, version=self.protocol)
+
+    def metadata(self) -> dict[str, Any]:
+        """The outcome on the probed dimensions, what decided it, each clip's faults and their weights, what was abstained."""
+        dimensions = {**{g: "judged by the probes" for g in GROUPS}, **{d: "not judged (abstained)" for d in self.abstained}}
+        return {
+            "judge": AB_JUDGE.name, "mode": "probes", "judged": True, "winner": self.winner, "decided_by": self.decided_by,
+            "primary_tag": self.primary_tag, "secondary_tags": list(self.secondary_tags), "abstained": list(self.abstained),
+            "dimensions": dimensions, "faults": {s: {g: list(ps) for g, ps in f.items()} for s, f in self.faults.items()},
+            "pass_on": self.pass_on, "fault_weights": {s: dict(w) for s, w in self.fault_weights.items()},
+            "ruined_share": dict(self.ruined), "ratings": self.ratings, "identical": self.identical,
+        }
 
 
 def probe_clip(media: ContentRef, prompt: str, role: str) -> Any:
@@ -194,7 +227,7 @@ def compare_probes(systems: tuple[str, str], verdicts: tuple[Any, Any], family: 
     probed = {"temporal_consistency", "motion_physics"}
     abstained = tuple(d.id for d in protocol.dimensions_for(family) if d.id not in probed)
     return ProbesPairVerdict(systems, winner, decided_by, primary, secondary, faults, shares, reasons, weights, ruined,
-                             per_fault, abstained, pass_on, identical)
+                             per_fault, abstained, pass_on, identical, protocol.id)
 
 
 def share_ruined(result: Any) -> float:

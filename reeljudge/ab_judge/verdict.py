@@ -21,6 +21,8 @@ from typing import Any, Mapping
 
 from reeljudge.ab.protocol import TIE, Protocol, load_protocol
 from reeljudge.gemini.request import Usage
+from reeljudge.identity import GEMINI_ENGINE, judge_identity
+from reeljudge.judging import AB_JUDGE
 
 INCONSISTENT_TAG = "tie_both_flawed"
 INCONSISTENT_NOTE = "Position-inconsistent: the verdict changed when the clips swapped sides."
@@ -105,6 +107,10 @@ class Outcome:
         new, ref = self.systems
         return f"{new} ties {ref}" if self.winner == TIE else f"{new} wins against {ref}" if self.winner == new else f"{new} loses to {ref}"
 
+    def part_status(self) -> dict[str, bool]:
+        """The parts (orders, clips) are not checks of their own: none is marked."""
+        return {}
+
 
 @dataclass(frozen=True)
 class PairVerdict(Outcome):
@@ -123,6 +129,8 @@ class PairVerdict(Outcome):
     orders: tuple[OrderVerdict, ...]
     usage: Usage
     pass_on: str = "win_or_tie"
+    fps: float | None = None  # the frames per second sampled from each clip (None: Gemini's default)
+    media_resolution: str | None = None  # the tokens per frame asked for (None: Gemini's default)
 
     judged = True
 
@@ -160,6 +168,44 @@ class PairVerdict(Outcome):
             parts.append(f"note: {self.note}")
         return ". ".join(parts)
 
+    def part_reasons(self) -> dict[str, str]:
+        """Each order's answer, by which system was on which side."""
+        return {f"order {i} ({o.layout})": o.reason() for i, o in enumerate(self.orders, 1)}
+
+    def named_scores(self) -> dict[str, float]:
+        """``ab_win``, ``ab_consistent`` (asked in two orders) and ``ab_<system>_<dimension>`` (the mean ratings)."""
+        named: dict[str, float] = {"ab_win": self.score}
+        if self.consistent is not None:
+            named["ab_consistent"] = 1.0 if self.consistent else 0.0
+        for system in self.systems:
+            named.update({f"ab_{system}_{dim}": float(value) for dim, value in self.ratings[system].items()})
+        return named
+
+    def tokens_used(self) -> dict[str, int] | None:
+        """Gemini's tokens over the orders."""
+        return self.usage.tokens_used()
+
+    def identity(self) -> dict[str, Any]:
+        """Who judged: the model, the protocol's instruction and schema files (hashed), orders and sampling."""
+        from reeljudge.ab_judge.rubric import rubric_name, schema_name
+        from reeljudge.gemini.prompts import rubric_version
+
+        version = f"{self.protocol}-{rubric_version(rubric_name(self.protocol), schema_name(self.protocol))}"
+        chosen = {"orders": len(self.orders), "fps": self.fps, "media_resolution": self.media_resolution}
+        return judge_identity(AB_JUDGE.name, GEMINI_ENGINE, model=self.orders[0].call.get("model"), version=version,
+                              options=chosen, replayed=bool(self.cache_hit))
+
+    def metadata(self) -> dict[str, Any]:
+        """The outcome, how the orders agreed, tags, ratings, every order's answer, the model and its cost."""
+        return {
+            "judge": AB_JUDGE.name, "mode": "gemini", "judged": True, "prompt": self.prompt, "family": self.family,
+            "protocol": self.protocol, "winner": self.winner, "inconsistent": self.inconsistent, "consistent": self.consistent,
+            "orders_asked": len(self.orders), "pass_on": self.pass_on, "primary_tag": self.primary_tag,
+            "secondary_tags": list(self.secondary_tags), "ratings": {s: dict(r) for s, r in self.ratings.items()}, "note": self.note,
+            "orders": [o.as_dict() for o in self.orders], "model": self.orders[0].call.get("model"), "cache_hit": self.cache_hit,
+            "cost_usd_estimate": None if self.usage.cost_usd is None else round(self.usage.cost_usd, 6),
+        }
+
 
 def tag_label(protocol: Protocol, tag: str) -> str:
     """A reason tag with the protocol's label for it: ``flicker (Flicker / temporal jitter)``."""
@@ -168,8 +214,9 @@ def tag_label(protocol: Protocol, tag: str) -> str:
 
 
 def combine(prompt: str, family: str, protocol: Protocol, systems: tuple[str, str], orders: list[OrderVerdict],
-            pass_on: str = "win_or_tie") -> PairVerdict:
-    """The pair's verdict from one or two orders (see the module doc for the rules)."""
+            pass_on: str = "win_or_tie", *, fps: float | None = None, media_resolution: str | None = None) -> PairVerdict:
+    """The pair's verdict from one or two orders (see the module doc for the rules); ``fps`` and
+    ``media_resolution``: how the clips were sampled (recorded in who judged)."""
     first = orders[0]
     winners = {o.winner for o in orders}
     inconsistent = len(winners) > 1
@@ -180,7 +227,7 @@ def combine(prompt: str, family: str, protocol: Protocol, systems: tuple[str, st
         primary, secondary = _tags(orders, protocol.rules.secondary_tags_max)
     usage = sum((o.usage for o in orders), Usage())
     return PairVerdict(prompt, family, protocol.id, systems, winner, primary, secondary, mean_ratings(systems, orders),
-                       note, inconsistent, tuple(orders), usage, pass_on)
+                       note, inconsistent, tuple(orders), usage, pass_on, fps, media_resolution)
 
 
 def _tags(orders: list[OrderVerdict], most: int) -> tuple[str, tuple[str, ...]]:

@@ -5,9 +5,10 @@
 - ``video_probes``: a clip probed offline for visible faults;
 - ``ab_judge``: the provider's clip against a reference clip, by the A/B protocol.
 
-An adapter reads the test (``reeljudge.promptfoo.context``), calls its judge, and assembles the
-promptfoo result (``reeljudge.promptfoo.results``) from the verdict: its pass and score, the reason
-the verdict writes, named scores, breakdown and metadata. Nothing else in the package imports these
-modules: ``index.js``, the warm worker, ``reeljudge init``'s entry files and ``assertions/*.py``
-name them (``reeljudge.assertions.<judge>``).
+One adapter per row of the judge table (``reeljudge.judging``). An adapter only reads the test
+(``reeljudge.promptfoo.context``, the media through ``reeljudge.promptfoo.clips``), calls its judge's
+core, which returns a finished verdict (``reeljudge.verdict.Verdict``), and hands it to the one
+builder of promptfoo's result (``reeljudge.promptfoo.results.verdict_result``). Nothing else in the
+package imports these modules: ``index.js``, the warm worker, ``reeljudge init``'s entry files and
+``assertions/*.py`` name them (``reeljudge.assertions.<judge>``).
 """

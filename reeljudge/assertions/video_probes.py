@@ -1,34 +1,23 @@
-"""promptfoo adapter of the video probes: find the clip a test names, probe it, build the result."""
+"""promptfoo adapter of the video probes: find the clip a test names, probe it (``probe_clip``), and turn
+the verdict into promptfoo's result (``reeljudge.promptfoo.results.verdict_result``)."""
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from reeljudge.errors import MediaError
+from reeljudge.judging import VIDEO_PROBES
 from reeljudge.probes.options import load
-from reeljudge.probes.report import ProbesVerdict
-from reeljudge.promptfoo.identity import IDENTITY_KEY, PROBES_ENGINE, judge_identity
 from reeljudge.promptfoo.context import TestContext
-from reeljudge.promptfoo.results import Result, grading_result, invert_verdict, run_judged
+from reeljudge.promptfoo.results import Result, run_judged, verdict_result
 
-JUDGE = "video_probes"
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from reeljudge.media.resolver import Located
 
-
-def verdict_result(verdict: ProbesVerdict, clip: str, metadata: Mapping[str, Any]) -> Result:
-    """promptfoo's grading result for the probes' verdict on one clip (not judged when no probe could fail it)."""
-    probes = {r.name: {"passed": r.passed, "gating": r.gating, "score": r.score, **r.details} for r in verdict.results}
-    return grading_result(
-        passed=verdict.passed,
-        score=verdict.score,
-        reason=verdict.reason(clip),
-        named_scores={r.name: r.score for r in verdict.results},
-        breakdown=verdict.part_reasons(),
-        part_status={r.name: r.passed for r in verdict.results if r.gating},
-        metadata={**metadata, **({} if verdict.gating else {"judged": False}), "probes": probes},
-    )
+PLANTED_FAULT_EXPECTED = "a planted fault (expect_fail: true) to be found"
 
 
-def _display_name(located: Any) -> str:
+def _display_name(located: Located) -> str:
     """How the clip is named in the reason: its file name (with the dataset id), or its store reference or URL."""
     media = located.media.ref
     if located.opened.carrier != "file" or media.path is None:
@@ -36,38 +25,23 @@ def _display_name(located: Any) -> str:
     return media.path.name if media.dataset_id is None else f"{media.dataset_id} ({media.path.name})"
 
 
-def changed_options(options: Any) -> dict[str, Any]:
-    """The probe options that differ from the defaults (what a result records of how it was probed)."""
-    import dataclasses
-
-    return {f.name: getattr(options, f.name) for f in dataclasses.fields(options) if getattr(options, f.name) != f.default}
-
-
 def get_assert(output: Any, context: Mapping[str, Any] | None) -> Result:
     """promptfoo entry: probe the test's clip; a clip that cannot be probed fails with the reason."""
     def body(ctx: TestContext) -> Result:
+        from reeljudge.probes import probe_clip
         from reeljudge.promptfoo.clips import locate_media
-        from reeljudge.probes import probe_signals
-        from reeljudge.probes.signals import measure
 
         assertion, options = load(ctx.config)
         located = locate_media(ctx, output, var=assertion.var, kinds=("video",), base_dir=assertion.base_dir)
         media = located.media.ref
+        prompt = str(ctx.vars.get(assertion.prompt_var) or ctx.prompt or "")
         try:
             if media.path is None:
                 raise MediaError(f"{located.label}: remote clips are not probed offline; download it first")
-            signals = measure(media.path, options)
+            verdict = probe_clip(media.path, options, prompt, clip_name=_display_name(located))
         except MediaError as error:
             raise MediaError(f"{located.described()}: {error.message}") from None
-        prompt = str(ctx.vars.get(assertion.prompt_var) or ctx.prompt or "")
-        verdict = ProbesVerdict(probe_signals(signals, options, prompt), signals.info)
-        metadata = {"judge": JUDGE, "test": ctx.label, "clip": located.opened.file_name(), "media": located.metadata(),
-                    "clip_info": signals.info.as_metadata(),
-                    IDENTITY_KEY: judge_identity(JUDGE, PROBES_ENGINE, options=changed_options(options))}
-        if signals.info.capped:
-            metadata["bounded"] = signals.info.capped
-        name = _display_name(located)
-        result = verdict_result(verdict, name, metadata)
-        return invert_verdict(result, expected="a planted fault (expect_fail: true) to be found") if assertion.expect_fail else result
+        read = {"test": ctx.label, "clip": located.opened.file_name(), "media": located.metadata()}
+        return verdict_result(verdict, metadata=read, expect_fail=PLANTED_FAULT_EXPECTED if assertion.expect_fail else None)
 
-    return run_judged(JUDGE, context, body)
+    return run_judged(VIDEO_PROBES.name, context, body)

@@ -20,6 +20,7 @@ from typing import Callable
 from reeljudge.batch.collect import collect, report, wait
 from reeljudge.batch.store import BatchStore
 from reeljudge.batch.submit import SubmitOptions, submit
+from reeljudge.cache import CACHE_DIR_ENV, CACHE_MODE_ENV
 from reeljudge.gemini.client import JudgeClient
 
 #: promptfoo exits 100 when tests fail; in a planning eval that is expected (queued for batch)
@@ -50,7 +51,7 @@ def run_rounds(client: JudgeClient, eval_command: list[str], *, max_rounds: int 
                log: Callable[[str], None] = print) -> RoundsResult:
     """Run ``eval_command`` in plan mode and batch what it plans, round after round (see the module doc)."""
     store = BatchStore(client.settings.cache_dir)
-    env = {**os.environ, "REELJUDGE_CACHE": "plan", "REELJUDGE_CACHE_DIR": client.settings.cache_dir}
+    env = {**os.environ, CACHE_MODE_ENV: "plan", CACHE_DIR_ENV: client.settings.cache_dir}
     result = RoundsResult(0, 0, 0, "")
     while True:
         result.evals += 1

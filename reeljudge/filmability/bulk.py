@@ -82,13 +82,13 @@ def judge_row(row: NarrationRow, ctx: BulkContext) -> dict[str, Any]:
         reason=verdict.reason(),
         judge_reason=b.reason,
         criterion_reasons=dict(b.criterion_reasons),
-        cache_hit=bool(verdict.metadata.get("cache_hit")),
+        cache_hit=bool(verdict.record.get("cache_hit")),
         timings={"judge_s": round(time.perf_counter() - started, 4)},
         worker_pid=os.getpid(),
         model_instance=f"{os.getpid()}:{id(get_embedder(BACKEND)):x}",
     )
     if ctx.details:
-        record["details"] = verdict.metadata.get("local_details", {})
+        record["details"] = verdict.record.get("local_details", {})
     return record
 
 

@@ -17,7 +17,7 @@ from typing import Any
 from reeljudge.errors import BadInputError
 from reeljudge.filmability.options import FilmabilityOptions
 from reeljudge.filmability.terms import parse_terms
-from reeljudge.rows import Unparsed, csv_rows, jsonl_rows, yaml_rows
+from reeljudge.rows import Unparsed, read_table
 
 FIELDS = ("id", "narration", "terms")
 
@@ -43,21 +43,20 @@ def read_rows(source: str | Path, *, generator: str | None = None, options: Film
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise BadInputError(f"narrations file {source}: cannot be read ({error})") from None
-    suffix = path.suffix.lower()
-    if suffix == ".jsonl":
-        raw, where = _jsonl(text), "line"
-    elif suffix == ".csv":
-        raw, where = _csv(text, path), "line"
-    elif suffix in (".yaml", ".yml"):
-        raw, where = _yaml(text, path), "entry"
-    else:
+    table = read_table(text, path.suffix, f"narrations file {path}", columns=("narration",), what="narrations",
+                       key="narrations")
+    if table is None:
+        suffix = path.suffix.lower()
         raise BadInputError(f"narrations file {source}: unknown format {suffix or '(no extension)'!r} (use .yaml, .jsonl or .csv)")
     rows: list[NarrationRow] = []
     seen: set[str] = set()
-    for number, data in raw:
-        row = _row(data, f"{path.name} {where} {number}", make_terms, generator, options)
+    for number, data in table.rows:
+        origin = f"{path.name} {table.unit} {number}"
+        if isinstance(data, Unparsed):
+            data = f"not valid JSON ({data.message}): {data.line[:40]}"
+        row = _row(data, origin, make_terms, generator, options)
         if row.id is not None and row.ref in seen:
-            row = NarrationRow(f"{path.name} {where} {number}", row.narration, id=row.id, problem=f"duplicate id {row.id!r}")
+            row = NarrationRow(origin, row.narration, id=row.id, problem=f"duplicate id {row.id!r}")
         seen.add(row.ref)
         rows.append(row)
     return rows
@@ -102,21 +101,3 @@ def _row(data: Any, origin: str, make_terms: Any, generator: str | None, options
     except BadInputError as error:
         return NarrationRow(ref, narration, id=row_id, terms_source=source, problem=f"{origin}: {error.message}")
     return NarrationRow(ref, narration, tuple(terms), row_id, source)
-
-
-def _jsonl(text: str) -> list[tuple[int, Any]]:
-    """(line number, parsed value or the parse error as text) per non-blank line."""
-    return [(n, f"not valid JSON ({r.message}): {r.line[:40]}" if isinstance(r, Unparsed) else r) for n, r in jsonl_rows(text)]
-
-
-def _csv(text: str, path: Path) -> list[tuple[int, Any]]:
-    """(line number, row mapping) per data row; BadInputError when there is no narration column."""
-    fields, rows = csv_rows(text)
-    if "narration" not in fields:
-        raise BadInputError(f"narrations file {path}: the CSV header {fields} has no 'narration' column")
-    return rows
-
-
-def _yaml(text: str, path: Path) -> list[tuple[int, Any]]:
-    """(entry number, entry) per item of a YAML list (or of its ``narrations`` key)."""
-    return yaml_rows(text, f"narrations file {path}", key="narrations", what="narrations")

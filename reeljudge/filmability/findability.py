@@ -1,6 +1,6 @@
 """Findability: will each search term actually find footage? Clip counts from Pexels and Pixabay.
 
-An optional signal beside the filmability rubric (issue 11). For each term it asks the stock-video
+An optional signal beside the filmability rubric. For each term it asks the stock-video
 search APIs whose keys are in the environment (``PEXELS_API_KEY``, ``PIXABAY_API_KEY``; base URLs
 ``PEXELS_API_BASE_URL``, ``PIXABAY_API_BASE_URL`` for a local fake) how many clips the term returns
 (:mod:`reeljudge.stock.search`: cached, retried by the shared policy). A term is *found* when the

@@ -22,32 +22,37 @@ from reeljudge.filmability.score_table import (
     CRITERIA_MAX, Breakdown, TableScore, breakdown_from_reply, judge_disagreements, score_breakdown,
 )
 from reeljudge.gemini.settings import JudgeSettings, answers_without_credentials, has_gemini_credentials
-from reeljudge.promptfoo.identity import GEMINI_ENGINE, IDENTITY_KEY, LOCAL_ENGINE, judge_identity
+from reeljudge.identity import GEMINI_ENGINE, LOCAL_ENGINE, judge_identity
+from reeljudge.judging import FILMABILITY
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from reeljudge.filmability.findability import Findability
 
 LOCAL_KIND = "filmability.local"
+#: the prefix of its named scores and breakdown keys (``film_score``, ``film_relevance`` …)
+METRIC_PREFIX = "film_"
 #: the score table's levels that read as a pass: a failing list's verdict line names its cause instead
 PASSING_LEVELS = frozenset({"EXCELLENT", "GOOD"})
 
 
 @dataclass(frozen=True)
 class FilmabilityVerdict:
-    """One judged term list: the breakdown, our score, pass/fail and how it was obtained."""
+    """One judged term list: the breakdown, our score, pass/fail and how it was obtained (``record``: the
+    judge's reply facts, ``who``: who judged)."""
 
     terms: list[str]
     breakdown: Breakdown
     table: TableScore
     threshold: float
     judge: str
-    metadata: dict[str, Any] = field(default_factory=dict)
+    record: dict[str, Any] = field(default_factory=dict)
     tokens: dict[str, int] | None = None
     judge_reported: dict[str, Any] = field(default_factory=dict)
     disagreements: list[str] = field(default_factory=list)
     findability: Findability | None = None  # clip counts per term (reeljudge.filmability.findability)
     min_findability: float = 0.0
     min_relevance: int = 0
+    who: dict[str, Any] = field(default_factory=dict)
 
     judged = True
 
@@ -92,7 +97,7 @@ class FilmabilityVerdict:
         parts.append(f"unfilmable: {', '.join(self.unfilmable_terms)}" if self.unfilmable_terms else "no unfilmable terms")
         if b.reason and self.judge != "local":  # the offline judge's summary restates the line; its one extra, below
             parts.append(f"judge: {b.reason}")
-        unknown = (self.metadata.get("local_details") or {}).get("unknown_terms") or []
+        unknown = (self.record.get("local_details") or {}).get("unknown_terms") or []
         if unknown:
             parts.append("no lexicon coverage (unknown, e.g. non-English or jargon): " + ", ".join(unknown))
         if self.disagreements:
@@ -116,13 +121,47 @@ class FilmabilityVerdict:
         return "under the threshold"
 
     def part_reasons(self) -> dict[str, str]:
-        """Each criterion's points and the judge's reason for them, then (when counted) the terms' clip counts."""
+        """Each criterion's points and the judge's reason for them, then (when counted) the terms' clip counts,
+        keyed by their named scores (``film_relevance`` …)."""
         b = self.breakdown
         parts = {name: f"{getattr(b, name)}/{top}. {b.criterion_reasons.get(name, '')}".strip() for name, top in CRITERIA_MAX.items()}
         f, gate = self.findability, self.min_findability
         if f is not None and f.score is not None:
             parts["findability"] = f"{f.score:.2f} of terms return clips{f' (min {gate:g})' if gate else ''}. {f.per_term()}"
-        return parts
+        return {f"{METRIC_PREFIX}{name}": text for name, text in parts.items()}
+
+    def part_status(self) -> dict[str, bool]:
+        """The criteria are scored, not checks of their own: none is marked."""
+        return {}
+
+    def named_scores(self) -> dict[str, float]:
+        """Our score, each criterion's share of its points and, when the stock APIs were asked, findability."""
+        b = self.breakdown
+        named = {f"{METRIC_PREFIX}score": self.score, **{f"{METRIC_PREFIX}{name}": getattr(b, name) / top for name, top in CRITERIA_MAX.items()}}
+        if self.findability is not None and self.findability.score is not None:
+            named[f"{METRIC_PREFIX}findability"] = self.findability.score
+        return named
+
+    def tokens_used(self) -> dict[str, int] | None:
+        """Gemini's tokens (None for the offline judge)."""
+        return self.tokens
+
+    def identity(self) -> dict[str, Any]:
+        """Who judged: Gemini (model, rubric hash, replayed or live) or the offline judge (its version)."""
+        return self.who
+
+    def metadata(self) -> dict[str, Any]:
+        """The judge's reply facts, the terms, the table's points and level, what failed the list."""
+        metadata = {
+            **self.record, "terms": self.terms, "points": self.table.points, "level": self.table.level,
+            "capped_at_0_8": self.table.capped, "min_relevance": self.min_relevance, "relevance_short": self.relevance_short,
+            "unfilmable_terms": self.unfilmable_terms, "judge_disagreements": self.disagreements,
+        }
+        if self.judge_reported:
+            metadata["judge_reported"] = self.judge_reported
+        if self.findability is not None:
+            metadata["findability"] = self.findability.as_dict()
+        return metadata
 
 
 def choose_judge(options: FilmabilityOptions, settings: JudgeSettings) -> str:
@@ -162,12 +201,13 @@ def _findability(terms: list[str], options: FilmabilityOptions, settings: JudgeS
 
 
 def _verdict(terms: list[str], reply: Mapping[str, Any], options: FilmabilityOptions, judge_name: str,
-             metadata: dict[str, Any], tokens: dict[str, int] | None, trusted_total: bool) -> FilmabilityVerdict:
+             record: dict[str, Any], tokens: dict[str, int] | None, trusted_total: bool, who: dict[str, Any]) -> FilmabilityVerdict:
     breakdown = breakdown_from_reply(reply)
     table = score_breakdown(breakdown)
     reported = {} if trusted_total else {k: reply.get(k) for k in ("score", "points") if k in reply}
     disagreements = [] if trusted_total else judge_disagreements(reply, table)
-    return FilmabilityVerdict(terms, breakdown, table, options.threshold, judge_name, metadata, tokens, reported, disagreements)
+    return FilmabilityVerdict(terms, breakdown, table, options.threshold, judge_name, record, tokens, reported, disagreements,
+                              who=who)
 
 
 def _gemini(narration: str, terms: list[str], options: FilmabilityOptions, settings: JudgeSettings) -> FilmabilityVerdict:
@@ -179,10 +219,10 @@ def _gemini(narration: str, terms: list[str], options: FilmabilityOptions, setti
     from reeljudge.gemini.prompts import rubric_version
 
     reply = judge_terms_with_gemini(narration, terms, judge_client(settings))
-    meta = {"judge": "gemini", **reply.metadata(),
-            IDENTITY_KEY: judge_identity("filmability", GEMINI_ENGINE, model=reply.model, replayed=reply.cache_hit,
-                                         version=rubric_version(RUBRIC_FILE, SCHEMA_FILE))}
-    return _verdict(terms, reply.value, options, "gemini", meta, reply.usage.tokens_used(), trusted_total=False)
+    who = judge_identity(FILMABILITY.name, GEMINI_ENGINE, model=reply.model, replayed=reply.cache_hit,
+                         version=rubric_version(RUBRIC_FILE, SCHEMA_FILE))
+    return _verdict(terms, reply.value, options, "gemini", {"judge": "gemini", **reply.metadata()}, reply.usage.tokens_used(),
+                    trusted_total=False, who=who)
 
 
 def _local(narration: str, terms: list[str], options: FilmabilityOptions, settings: JudgeSettings) -> FilmabilityVerdict:
@@ -196,9 +236,9 @@ def _local(narration: str, terms: list[str], options: FilmabilityOptions, settin
         cache_hit = False
     else:
         value, cache_hit = entry["value"], True
-    meta = {"judge": "local", "cache_hit": cache_hit, "local_details": value.get("details", {}),
-            IDENTITY_KEY: judge_identity("filmability", LOCAL_ENGINE, version=f"{LOCAL_JUDGE_VERSION}-{SOURCES_SHA256[:12]}")}
-    return _verdict(terms, value, options, "local", meta, None, trusted_total=True)
+    record = {"judge": "local", "cache_hit": cache_hit, "local_details": value.get("details", {})}
+    who = judge_identity(FILMABILITY.name, LOCAL_ENGINE, version=f"{LOCAL_JUDGE_VERSION}-{SOURCES_SHA256[:12]}")
+    return _verdict(terms, value, options, "local", record, None, trusted_total=True, who=who)
 
 
 def _run_local(narration: str, terms: list[str], cache: JudgeCache) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """Like with like: who judged each run, read from the results, and whether two runs are comparable.
 
 Every reeljudge judge records ``metadata.judge_identity`` (judge, engine, model, rubric/protocol
-version, the options that change verdicts; ``reeljudge.promptfoo.identity.judge_identity``). Two runs whose
+version, the options that change verdicts; ``reeljudge.identity.judge_identity``). Two runs whose
 tests in one group were judged by different identities measure different things: a drop may be
 the judge's, not the pipeline's. Results without identities (other assertions, or results written
 before identities were recorded) cannot be checked; that is noted, not refused.
@@ -14,7 +14,7 @@ from collections import defaultdict
 from typing import TYPE_CHECKING, Iterable
 
 from reeljudge.gates.results import CannotCompare
-from reeljudge.promptfoo.identity import LOCAL_ENGINE, PROBES_ENGINE, RecordedIdentity
+from reeljudge.identity import LOCAL_ENGINE, PROBES_ENGINE, RecordedIdentity
 
 if TYPE_CHECKING:
     from reeljudge.gates.units import Unit

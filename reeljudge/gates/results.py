@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from reeljudge.errors import BadInputError
-from reeljudge.promptfoo.identity import canonical_identity, is_deterministic, recorded_identity
+from reeljudge.identity import canonical_identity, is_deterministic, recorded_identity
 from reeljudge.promptfoo.results import BREAKDOWN_KEY
-from reeljudge.promptfoo.results_file import Grading, ResultRow, RunFacts, is_test_result, read_results_document
+from reeljudge.promptfoo.results_file import Grading, ResultRow, RunFacts, read_results_document, result_rows
 
 _NOT_JUDGED = re.compile(r"did not judge \(([\w-]+)\)")
 #: promptfoo assertion types graded by an LLM (their verdicts vary from run to run)
@@ -82,29 +82,13 @@ def read_results(path: str | Path) -> ResultsFile:
 
 
 def parse_results(data: Any, name: str = "results") -> ResultsFile:
-    """The cells of already-parsed results JSON (the shape ``promptfoo eval -o`` writes)."""
-    rows = _result_rows(data, name)
-    cells = [_cell(ResultRow.of(row), i) for i, row in enumerate(rows)]
+    """The cells of already-parsed results JSON (what a results file is: ``results_file.document_rows``)."""
+    cells = [_cell(row, i) for i, row in enumerate(result_rows(data, name))]
     if not cells:
         raise CannotCompare(f"{name}: the results file holds no test results")
     run = RunFacts.of(data)
     return ResultsFile(path=name, cells=cells, promptfoo_version=run.promptfoo_version, description=run.description,
                        eval_id=run.eval_id)
-
-
-def _result_rows(data: Any, name: str) -> list[Mapping[str, Any]]:
-    """``results.results`` of a results file, or a CannotCompare saying what the file is instead."""
-    if not isinstance(data, Mapping):
-        raise CannotCompare(f"{name}: not a promptfoo results file (top level is a {type(data).__name__}, not an object)")
-    inner = data.get("results")
-    rows = inner.get("results") if isinstance(inner, Mapping) else None
-    if not isinstance(rows, list):
-        keys = ", ".join(sorted(map(str, data))[:8]) or "none"
-        raise CannotCompare(f"{name}: not a promptfoo results file (no results.results list; top-level keys: {keys})")
-    for i, row in enumerate(rows):
-        if not is_test_result(row):
-            raise CannotCompare(f"{name}: results.results[{i}] is not a promptfoo test result (no success/testCase/vars)")
-    return rows
 
 
 def _cell(row: ResultRow, index: int) -> Cell:

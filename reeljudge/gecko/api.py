@@ -1,14 +1,31 @@
-"""``reeljudge.score_gecko``: the Gecko judge as one Python call, with a typed result."""
+"""``reeljudge.score_gecko``: the Gecko judge as one Python call, with a typed result; and ``judge``,
+the one place a ``GeckoVerdict`` is made (the face and the promptfoo adapter both call it)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Mapping
 
 from reeljudge.errors import JudgeError, MediaError
+from reeljudge.gecko.options import GeckoOptions
 from reeljudge.gecko.verdict import GeckoVerdict
-from reeljudge.not_judged import NotJudged
+from reeljudge.gemini.settings import JudgeSettings
+from reeljudge.judging import GECKO
 
-__all__ = ["GeckoVerdict", "score_gecko"]
+if TYPE_CHECKING:  # pragma: no cover - typing only (NotJudged is loaded when a face did not judge, not on a cache hit)
+    from reeljudge.gecko.questions import Question
+    from reeljudge.media.refs import ContentRef
+    from reeljudge.not_judged import NotJudged
+
+__all__ = ["GeckoVerdict", "judge", "score_gecko"]
+
+
+def judge(prompt: str, media: ContentRef, options: GeckoOptions, settings: JudgeSettings, *,
+          declared: list[Question] | None = None, found: Mapping[str, Any] | None = None) -> GeckoVerdict:
+    """The verdict on opened ``media`` for ``prompt`` (``found``: how the media was found, for its record);
+    JudgeError/MediaError when it cannot be judged."""
+    from reeljudge.gecko.pipeline import run_gecko
+
+    return GeckoVerdict(run_gecko(prompt, media, options, settings, declared=declared), options, dict(found or {}))
 
 
 def score_gecko(prompt: str, media: str, *, qas: list[dict[str, Any]] | None = None, **options: Any) -> GeckoVerdict | NotJudged:
@@ -24,13 +41,14 @@ def score_gecko(prompt: str, media: str, *, qas: list[dict[str, Any]] | None = N
         verdict.score, verdict.per_tag
     """
     from reeljudge.gecko.options import load
-    from reeljudge.gecko.pipeline import judge_media
+    from reeljudge.gecko.pipeline import open_media
     from reeljudge.gecko.questions import declared_questions
 
     opts, settings = load(options)
     declared = declared_questions(qas, test="score_gecko", var="qas") if qas is not None else None
     try:
-        outcome = judge_media(prompt, media, opts, settings, declared=declared)
+        return judge(prompt, open_media(media, opts, settings), opts, settings, declared=declared)
     except (JudgeError, MediaError) as error:
-        return NotJudged.from_error("gecko", error)
-    return GeckoVerdict(outcome, opts.threshold, opts.min_coverage, opts.questions_file)
+        from reeljudge.not_judged import NotJudged
+
+        return NotJudged.from_error(GECKO.name, error)

@@ -68,22 +68,13 @@ def build_questions(
     return question_set, usage, stages
 
 
-def judge_media(
-    prompt: str,
-    ref: str,
-    options: GeckoOptions,
-    settings: JudgeSettings,
-    *,
-    declared: list[Question] | None = None,
-    source: str = "media",
-) -> GeckoOutcome:
-    """Open and hash the media ``ref`` names (any carrier), then judge it against ``prompt`` (see ``run_gecko``)."""
+def open_media(ref: str, options: GeckoOptions, settings: JudgeSettings, source: str = "media") -> ContentRef:
+    """The media ``ref`` names (any carrier), opened and hashed; MediaError naming ``source`` when unusable."""
     from reeljudge.media.carriers import Where
     from reeljudge.media.resolver import Candidate, open_candidate
 
     where = Where(base_dir=Path(options.base_dir) if options.base_dir else None, memo=settings.judge_cache())
-    located = open_candidate(Candidate(ref, source), media_kinds(options), where)
-    return run_gecko(prompt, located.media, options, settings, declared=declared)
+    return open_candidate(Candidate(ref, source), media_kinds(options), where).media
 
 
 def asked_questions(kept: list[Question], options: GeckoOptions) -> list[Question]:

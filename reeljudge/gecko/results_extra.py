@@ -1,4 +1,4 @@
-"""What issue 30 adds to a Gecko result: questions skipped by DSG's rule, the answer letters, the bias flag.
+"""What a Gecko result carries beside its scores: questions skipped by DSG's rule, the answer letters, the bias flag.
 
 ``metadata.answer_letters`` = ``{"judge": {letter: n}, "truth": {letter: n}}`` over this result's
 kept questions as asked (``reeljudge gecko report`` adds them up per suite). ``metadata.letter_bias``

@@ -10,7 +10,7 @@ import os
 from dataclasses import dataclass
 from typing import Any, Literal, Mapping
 
-from reeljudge.cache import DEFAULT_CACHE_DIR, CacheMode, JudgeCache, open_cache
+from reeljudge.cache import CacheMode, JudgeCache, cache_dir_option, cache_mode_option, open_cache
 from reeljudge.errors import JudgeError
 from reeljudge.options import load_one, option, parse_bool
 from reeljudge.retry import RetryPolicy
@@ -39,10 +39,8 @@ class JudgeSettings:
     max_attempts: int = option(4, env="REELJUDGE_MAX_ATTEMPTS", minimum=1, doc="attempts per request (408, 429, 5xx, timeouts retried)")
     backoff_initial_s: float = option(1.0, env="REELJUDGE_BACKOFF_INITIAL_S", minimum=0, doc="first backoff between attempts")
     backoff_max_s: float = option(20.0, env="REELJUDGE_BACKOFF_MAX_S", minimum=0, doc="longest backoff between attempts")
-    cache_mode: CacheMode = option("readwrite", env="REELJUDGE_CACHE", key="cache",
-                                   doc="readwrite, off, replay (never call; a miss fails), or plan "
-                                       "(a miss is recorded for the Batch API and fails as queued for batch)")
-    cache_dir: str = option(DEFAULT_CACHE_DIR, env="REELJUDGE_CACHE_DIR", doc="where judge replies are cached")
+    cache_mode: CacheMode = cache_mode_option(key="cache")
+    cache_dir: str = cache_dir_option()
 
     def judge_cache(self) -> JudgeCache:
         """The one judge cache these settings choose: folder ``cache_dir`` in mode ``cache_mode``."""

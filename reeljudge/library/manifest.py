@@ -20,7 +20,7 @@ from typing import Any
 
 from reeljudge.errors import BadInputError
 from reeljudge.media.refs import VIDEO_MIME, is_remote_ref
-from reeljudge.rows import Unparsed, csv_rows, jsonl_rows, yaml_rows
+from reeljudge.rows import Table, Unparsed, read_table
 
 CLIP_KEYS = ("clip", "path", "url", "ref")
 
@@ -76,19 +76,13 @@ def read_manifest(path: Path) -> tuple[list[ClipItem], list[BadEntry]]:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise BadInputError(f"manifest {path}: cannot be read ({error})") from None
-    suffix = path.suffix.lower()
-    if suffix == ".jsonl":
-        rows = jsonl_rows(text)
-    elif suffix == ".csv":
-        rows = _csv_rows(text, path)
-    elif suffix in (".yaml", ".yml"):
-        rows = yaml_rows(text, f"manifest {path}", what="clips")
-    else:
-        rows = [(n, line.strip()) for n, line in enumerate(text.splitlines(), 1) if line.strip() and not line.strip().startswith("#")]
+    table = read_table(text, path.suffix, f"manifest {path}", columns=CLIP_KEYS, what="clips", blank_cells=False) or Table(
+        [(n, line.strip()) for n, line in enumerate(text.splitlines(), 1) if line.strip() and not line.strip().startswith("#")],
+        "line")
     items: list[ClipItem] = []
     bad: list[BadEntry] = []
-    for number, row in rows:
-        origin = f"{path.name} {'entry' if suffix in ('.yaml', '.yml') else 'line'} {number}"
+    for number, row in table.rows:
+        origin = f"{path.name} {table.unit} {number}"
         entry = _entry(row, origin, path.parent)
         (items if isinstance(entry, ClipItem) else bad).append(entry)
     return items, bad
@@ -118,11 +112,3 @@ def _entry(row: Any, origin: str, base: Path) -> ClipItem | BadEntry:
     local = Path(ref[len("file://"):] if ref.lower().startswith("file://") else ref).expanduser()
     location = local if local.is_absolute() else base / local
     return ClipItem(ref=ref, location=str(location.resolve()), prompt=prompt, origin=origin)
-
-
-def _csv_rows(text: str, path: Path) -> list[tuple[int, Any]]:
-    """(line number, row mapping without empty cells) per CSV data row; BadInputError when no clip column exists."""
-    fields, rows = csv_rows(text)
-    if not any(k in fields for k in CLIP_KEYS):
-        raise BadInputError(f"manifest {path}: the CSV header {fields} has no clip column (one of {list(CLIP_KEYS)})")
-    return [(number, {k: v for k, v in row.items() if v}) for number, row in rows]

@@ -8,7 +8,6 @@ went wrong; nothing here raises for a bad clip.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import os
@@ -19,6 +18,7 @@ from typing import Any
 
 from reeljudge.errors import MediaError, ReelJudgeError
 from reeljudge.library.manifest import ClipItem
+from reeljudge.options import flat_values
 from reeljudge.package_data import package_path
 from reeljudge.probes.options import ProbeOptions
 from reeljudge.retry import RetryPolicy
@@ -28,8 +28,9 @@ _PROBES_DIR = package_path("probes")
 
 
 def options_hash(options: ProbeOptions) -> str:
-    """A stable fingerprint of every probe option (canonical JSON of the options record)."""
-    text = json.dumps(dataclasses.asdict(options), sort_keys=True, separators=(",", ":"), default=list)
+    """A stable fingerprint of every probe option by its config key (canonical JSON; how options are grouped in
+    Python does not change it)."""
+    text = json.dumps(flat_values(options), sort_keys=True, separators=(",", ":"), default=list)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -120,21 +121,19 @@ def _local_copy(item: ClipItem, ctx: ProbeContext, timings: dict[str, float]) ->
 
 
 def _probe(path: Path, item: ClipItem, ctx: ProbeContext) -> dict[str, Any]:
-    """Decode once, run every selected probe, and lay the results out as a record."""
-    from reeljudge.probes import probe_signals
-    from reeljudge.probes.signals import measure
+    """Decode once, run every selected probe, and lay the verdict out as a record (its pass and faults as
+    the assertion reads them: ``ProbesVerdict``)."""
+    from reeljudge.probes import probe_clip
 
-    signals = measure(path, ctx.options)
-    results = probe_signals(signals, ctx.options, item.prompt)
-    gating = [r for r in results if r.gating]
-    faults = [r.name for r in gating if not r.passed]
+    verdict = probe_clip(path, ctx.options, item.prompt)
     record = base_record(item, ctx)
     record.update(
         status="ok",
-        passed=bool(gating) and not faults,
-        faults=faults,
-        probes={r.name: {"passed": r.passed, "score": r.score, "gating": r.gating, "reason": r.reason, "details": r.details} for r in results},
-        clip_info=signals.info.as_metadata(),
+        passed=verdict.passed,
+        faults=[r.name for r in verdict.failed],
+        probes={r.name: {"passed": r.passed, "score": r.score, "gating": r.gating, "reason": r.reason, "details": r.details}
+                for r in verdict.results},
+        clip_info=verdict.info.as_metadata(),
     )
     text = json.dumps(record, default=_plain)  # numpy scalars and tuples to plain JSON
     # the clip's local path (a machine path, or a download cache file) is named by its reference,

@@ -8,20 +8,13 @@ transition: reported as a fact. A black run entered or left by a hard cut is a f
 
 from __future__ import annotations
 
-from reeljudge.probes.options import ProbeOptions
+from reeljudge.probes.derived import Derived
+from reeljudge.probes.thresholds import BlackOptions
 from reeljudge.probes.report import ProbeResult, list_ranges, range_details, runs, share_of_clip
 from reeljudge.probes.signals import Signals
 
 
-def black_flags(signals: Signals, options: ProbeOptions) -> list[bool]:
-    """Per analysed frame: is it black (dark everywhere and without detail)."""
-    return [
-        dark >= options.black_dark_fraction and float(thumb.std()) <= options.black_max_detail
-        for dark, thumb in zip(signals.dark, signals.thumbs)
-    ]
-
-
-def is_fade(luma: list[float], edge: int, step: int, options: ProbeOptions) -> bool:
+def is_fade(luma: list[float], edge: int, step: int, options: BlackOptions) -> bool:
     """Whether the frames next to a black run at ``edge`` (walking away from it by ``step``: −1 before
     a run, +1 after it) brighten steadily over at least ``fade_min_frames``, with no frame-to-frame
     step above ``fade_max_step`` of the whole change: a fade, not a hard cut."""
@@ -36,11 +29,11 @@ def is_fade(luma: list[float], edge: int, step: int, options: ProbeOptions) -> b
     return total > 0 and max(steps) <= options.fade_max_step * total
 
 
-def black_runs(signals: Signals, options: ProbeOptions) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+def black_runs(signals: Signals, derived: Derived, options: BlackOptions) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     """(black runs that are faults, black runs that are fades) of at least ``black_min_frames``."""
     faults, fades = [], []
     last = signals.count - 1
-    for a, b in runs(black_flags(signals, options), options.black_min_frames):
+    for a, b in runs(derived.black, options.black_min_frames):
         into = a == 0 or is_fade(signals.luma, a, -1, options)
         out_of = b == last or is_fade(signals.luma, b, +1, options)
         whole_clip = a == 0 and b == last
@@ -48,9 +41,9 @@ def black_runs(signals: Signals, options: ProbeOptions) -> tuple[list[tuple[int,
     return faults, fades
 
 
-def probe_black(signals: Signals, options: ProbeOptions) -> ProbeResult:
+def probe_black(signals: Signals, derived: Derived, options: BlackOptions) -> ProbeResult:
     """Fail on black runs entered or left by a hard cut; report fades to and from black as facts."""
-    faults, fades = black_runs(signals, options)
+    faults, fades = black_runs(signals, derived, options)
     count = sum(b - a + 1 for a, b in faults)
     score = 1.0 - count / max(1, signals.count)
     details = {"black_frames": count, "ruined_share": share_of_clip(signals, count), "runs": range_details(signals, faults),

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from reeljudge.probes.black import black_flags
-from reeljudge.probes.options import ProbeOptions
+from reeljudge.probes.derived import Derived
+from reeljudge.probes.thresholds import ColourOptions
 from reeljudge.probes.report import ProbeResult, frame_range
 from reeljudge.probes.signals import Signals
 
@@ -17,10 +17,9 @@ def prompt_asks_black_and_white(prompt: str) -> bool:
     return bool(_MONO.search(prompt or ""))
 
 
-def probe_black_and_white(signals: Signals, options: ProbeOptions, prompt: str = "") -> ProbeResult:
+def probe_black_and_white(signals: Signals, derived: Derived, options: ColourOptions, prompt: str = "") -> ProbeResult:
     """Detect black-and-white clips; fail one unless allowed by option or asked for by the prompt."""
-    black = black_flags(signals, options)
-    lit = [c for c, b in zip(signals.chroma, black) if not b]
+    lit = [c for c, b in zip(signals.chroma, derived.black) if not b]
     gray = sum(1 for c in lit if c < options.gray_chroma)
     share = gray / len(lit) if lit else 0.0
     mono = bool(lit) and share >= options.gray_fraction

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from reeljudge.probes.options import ProbeOptions
+from reeljudge.probes.thresholds import DynamicOptions
 from reeljudge.probes.report import ProbeResult, frame_range
 from reeljudge.probes.signals import Signals
 
@@ -28,13 +28,13 @@ def prompt_asks_for_motion(prompt: str) -> bool:
     return bool(_MOTION.search(prompt or ""))
 
 
-def dynamic_threshold(signals: Signals, options: ProbeOptions) -> float:
+def dynamic_threshold(signals: Signals, options: DynamicOptions) -> float:
     """VBench's flow threshold, 6 · (short side / 256), at the analysis size."""
     short = min(signals.info.analysis_width, signals.info.analysis_height)
     return options.dynamic_threshold * short / 256.0
 
 
-def _requirement(options: ProbeOptions, prompt: str) -> str:
+def _requirement(options: DynamicOptions, prompt: str) -> str:
     """What motion the suite requires ("" for none), in words for the reason."""
     if options.expect_motion:
         return "motion expected (expect_motion)"
@@ -43,7 +43,7 @@ def _requirement(options: ProbeOptions, prompt: str) -> str:
     return ""
 
 
-def probe_dynamic_degree(signals: Signals, options: ProbeOptions, prompt: str = "") -> ProbeResult:
+def probe_dynamic_degree(signals: Signals, options: DynamicOptions, prompt: str = "") -> ProbeResult:
     """VBench dynamic degree: the clip moves when ≥ round(4·N/16) sampled pairs exceed the threshold;
     the score is 1 or 0 as in VBench, ``degree`` the share of sampled pairs above the threshold."""
     thr = dynamic_threshold(signals, options)

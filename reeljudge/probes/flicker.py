@@ -15,21 +15,18 @@ from __future__ import annotations
 
 from statistics import mean, median, pstdev
 
-from reeljudge.probes.black import black_flags
-from reeljudge.probes.options import ProbeOptions
+from reeljudge.probes.derived import Derived
+from reeljudge.probes.thresholds import FlickerOptions
 from reeljudge.probes.report import ProbeResult, frame_range, range_details, share_of_clip
 from reeljudge.probes.signals import Signals
 
 
-def _segments(signals: Signals, options: ProbeOptions) -> list[list[int]]:
+def _segments(signals: Signals, derived: Derived) -> list[list[int]]:
     """Runs of frames joined by pairs whose brightness change is measurable (no black, no cut)."""
-    from reeljudge.probes.cuts import cut_frames
-
-    black = black_flags(signals, options)
-    breaks = set(cut_frames(signals, options))
+    breaks = set(derived.cuts)
     segments: list[list[int]] = []
     for i in range(signals.count):
-        joined = i > 0 and not black[i] and not black[i - 1] and i not in breaks
+        joined = derived.joins(i) and i not in breaks
         if joined and segments:
             segments[-1].append(i)
         else:
@@ -37,7 +34,7 @@ def _segments(signals: Signals, options: ProbeOptions) -> list[list[int]]:
     return [s for s in segments if len(s) >= 3]
 
 
-def _detrended(signals: Signals, frames: list[int], options: ProbeOptions) -> list[float]:
+def _detrended(signals: Signals, frames: list[int], options: FlickerOptions) -> list[float]:
     """The segment's brightness curve minus its moving trimmed mean over one slowest-flicker period."""
     curve = [0.0]
     for i in frames[1:]:
@@ -77,12 +74,12 @@ def turning_points(values: list[float], min_delta: float) -> list[int]:
     return points
 
 
-def flicker_runs(signals: Signals, options: ProbeOptions) -> list[tuple[int, int, float | None, float]]:
+def flicker_runs(signals: Signals, derived: Derived, options: FlickerOptions) -> list[tuple[int, int, float | None, float]]:
     """Flicker runs as (first frame, last frame, rate in Hz when periodic else None, swing size in levels)."""
     fps = signals.info.fps or 24.0
     longest = 0.5 / options.flicker_min_hz + 1.0 / fps  # a swing of the slowest flicker, one frame of slack
     found = []
-    for frames in _segments(signals, options):
+    for frames in _segments(signals, derived):
         values = _detrended(signals, frames, options)
         points = turning_points(values, options.flicker_min_delta)
         times = [signals.times[frames[k]] for k in points]
@@ -98,7 +95,7 @@ def flicker_runs(signals: Signals, options: ProbeOptions) -> list[tuple[int, int
     return found
 
 
-def _rate(times: list[float], options: ProbeOptions) -> float | None:
+def _rate(times: list[float], options: FlickerOptions) -> float | None:
     """The flicker's rate from its turning-point times when its periods are regular, else None
     (the first and last periods, cut by the flicker's start and end, are left out when there are four or more)."""
     periods = [times[m + 2] - times[m] for m in range(len(times) - 2)]
@@ -110,9 +107,9 @@ def _rate(times: list[float], options: ProbeOptions) -> float | None:
     return 1.0 / median(core)
 
 
-def probe_flicker(signals: Signals, options: ProbeOptions) -> ProbeResult:
+def probe_flicker(signals: Signals, derived: Derived, options: FlickerOptions) -> ProbeResult:
     """Fail on flicker runs; name their frames, times, swing size and rate."""
-    found = [(a, b, round(hz, 2) if hz else None, s) for a, b, hz, s in flicker_runs(signals, options)]
+    found = [(a, b, round(hz, 2) if hz else None, s) for a, b, hz, s in flicker_runs(signals, derived, options)]
     frames = sum(b - a + 1 for a, b, _, _ in found)
     details = {
         "ruined_share": share_of_clip(signals, frames),

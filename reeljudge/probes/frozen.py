@@ -10,22 +10,23 @@ from __future__ import annotations
 
 from statistics import median
 
-from reeljudge.probes.black import black_flags
-from reeljudge.probes.options import ProbeOptions
+from reeljudge.probes.camera import describe
+from reeljudge.probes.derived import Derived, PairKind
+from reeljudge.probes.thresholds import FrozenOptions, StillOptions
 from reeljudge.probes.report import ProbeResult, frame_range, range_details, share_of_clip
 from reeljudge.probes.measures import edge_share
 from reeljudge.probes.signals import Signals
-from reeljudge.probes.stillness import PairKind, pair_kinds, still_runs, usual_hold
+from reeljudge.probes.stillness import still_runs, usual_hold
 
 _LABEL = {"duplicate": "exact duplicates", "still": "near-static"}
 
 
-def _context_pairs(signals: Signals, options: ProbeOptions) -> int:
+def _context_pairs(signals: Signals, options: FrozenOptions) -> int:
     """How many frame pairs ``frozen_context_s`` spans (at least 3)."""
     return max(3, int(round(options.frozen_context_s * (signals.info.fps or 24.0))))
 
 
-def moving_into(signals: Signals, first: int, last: int, skip: set[int], options: ProbeOptions) -> bool:
+def moving_into(signals: Signals, first: int, last: int, skip: set[int], options: FrozenOptions, stillness: StillOptions) -> bool:
     """Whether the footage moved right up to a run ``first``..``last``: over the context before it the
     median pair changed ≥ ``frozen_context_change`` levels and ≥ ``frozen_context_ratio`` × the run's
     own change (its noise), and the last pair into the run did not slow down (nor was something
@@ -38,21 +39,22 @@ def moving_into(signals: Signals, first: int, last: int, skip: set[int], options
     usual = median(signals.change[p] for p in pairs)
     own = sum(signals.change[p] for p in range(first + 1, last + 1)) / max(1, last - first)
     moving = usual >= options.frozen_context_change and usual >= options.frozen_context_ratio * own
-    return moving and signals.change[first] >= 0.5 * usual and not _at_edge(signals, first, options)
+    return moving and signals.change[first] >= 0.5 * usual and not _at_edge(signals, first, options, stillness)
 
 
-def _at_edge(signals: Signals, pair: int, options: ProbeOptions) -> bool:
+def _at_edge(signals: Signals, pair: int, options: FrozenOptions, stillness: StillOptions) -> bool:
     """Whether pair ``pair``'s change lies at the frame's edge (``frozen_edge_share``): something
     entering or leaving the picture, not a picture that stops or resumes."""
-    return edge_share(signals.thumbs[pair - 1], signals.thumbs[pair], options) >= options.frozen_edge_share
+    return edge_share(signals.thumbs[pair - 1], signals.thumbs[pair], stillness) >= options.frozen_edge_share
 
 
-def jumps_out_of(signals: Signals, last: int, kinds: list[PairKind], skip: set[int], options: ProbeOptions) -> bool:
+def jumps_out_of(signals: Signals, last: int, kinds: list[PairKind], skip: set[int], options: FrozenOptions,
+                 stillness: StillOptions) -> bool:
     """Whether the picture jumps on leaving a run that ends at frame ``last``: the next frame changes
     ≥ ``frozen_jump_ratio`` × the usual change of the moving pairs around (a cut, or something
     entering at the frame's edge, is not a jump)."""
     exit_pair = last + 1
-    if exit_pair >= signals.count or exit_pair in skip or _at_edge(signals, exit_pair, options):
+    if exit_pair >= signals.count or exit_pair in skip or _at_edge(signals, exit_pair, options, stillness):
         return False
     n = _context_pairs(signals, options)
     around = [
@@ -65,19 +67,17 @@ def jumps_out_of(signals: Signals, last: int, kinds: list[PairKind], skip: set[i
     return signals.change[exit_pair] >= options.frozen_jump_ratio * max(median(around), 0.5)
 
 
-def frozen_runs(signals: Signals, options: ProbeOptions) -> tuple[list[tuple[int, int, PairKind, str]], list[tuple[int, int, PairKind]]]:
+def frozen_runs(signals: Signals, derived: Derived, options: FrozenOptions,
+                stillness: StillOptions) -> tuple[list[tuple[int, int, PairKind, str]], list[tuple[int, int, PairKind]]]:
     """(frozen runs with why, still runs that are properties of the footage)."""
-    from reeljudge.probes.cuts import cut_frames
-
-    kinds = pair_kinds(signals, options)
-    black = black_flags(signals, options)
-    skip = set(cut_frames(signals, options)) | {i for i in range(1, signals.count) if black[i] or black[i - 1]}
+    kinds = derived.kinds
+    skip = set(derived.cuts) | {i for i in range(1, signals.count) if not derived.joins(i)}
     frozen, still = [], []
-    for first, last, kind in still_runs(signals, options):
+    for first, last, kind in still_runs(signals, derived, options, stillness):
         why = []
-        if moving_into(signals, first, last, skip, options):
+        if moving_into(signals, first, last, skip, options, stillness):
             why.append("after moving footage")
-        if jumps_out_of(signals, last, kinds, skip, options):
+        if jumps_out_of(signals, last, kinds, skip, options, stillness):
             why.append("then the picture jumps ahead")
         if why:
             frozen.append((first, last, kind, " and ".join(why)))
@@ -86,9 +86,9 @@ def frozen_runs(signals: Signals, options: ProbeOptions) -> tuple[list[tuple[int
     return frozen, still
 
 
-def probe_frozen(signals: Signals, options: ProbeOptions) -> ProbeResult:
+def probe_frozen(signals: Signals, derived: Derived, options: FrozenOptions, stillness: StillOptions) -> ProbeResult:
     """Fail on frozen playback (still runs in moving footage); report still scenes as a property."""
-    frozen, still = frozen_runs(signals, options)
+    frozen, still = frozen_runs(signals, derived, options, stillness)
     failing = [r for r in frozen if r[2] == "duplicate" or options.near_static_fails]
     count = sum(b - a + 1 for a, b, _, _ in frozen)
     score = 1.0 - count / max(1, signals.count)
@@ -103,20 +103,17 @@ def probe_frozen(signals: Signals, options: ProbeOptions) -> ProbeResult:
         "runs": [d | {"kind": k, "why": w} for d, (_, _, k, w) in zip(range_details(signals, [(a, b) for a, b, _, _ in frozen]), frozen)],
         "still_runs": [d | {"kind": k} for d, (_, _, k) in zip(range_details(signals, [(a, b) for a, b, _ in still]), still)],
         "still_frames": sum(b - a + 1 for a, b, _ in still),
-        "usual_hold_frames": usual_hold(pair_kinds(signals, options)),
+        "usual_hold_frames": usual_hold(derived.kinds),
     }
     if failing:
         reason = f"frozen playback, {count} frame(s): {'; '.join(parts)}{facts}"
         return ProbeResult("frozen_frames", False, score, reason, details=details)
     if frozen:
         return ProbeResult("frozen_frames", True, score, f"near-static (allowed): {'; '.join(parts)}{facts}", details=details)
-    return ProbeResult("frozen_frames", True, 1.0, f"no frozen playback in {signals.count} analysed frames{_seen(signals, options)}{facts}", details=details)
+    return ProbeResult("frozen_frames", True, 1.0, f"no frozen playback in {signals.count} analysed frames{_seen(signals, derived)}{facts}", details=details)
 
 
-def _seen(signals: Signals, options: ProbeOptions) -> str:
+def _seen(signals: Signals, derived: Derived) -> str:
     """What the camera did on the pairs that changed, for a passing reason ("" when none did)."""
-    from reeljudge.probes.camera import describe
-    from reeljudge.probes.motion import camera_pairs
-
-    seen = describe(signals, [i for i, ok in enumerate(camera_pairs(signals, options)) if ok])
+    seen = describe(signals, [i for i, ok in enumerate(derived.camera) if ok])
     return f" ({seen})" if seen else ""

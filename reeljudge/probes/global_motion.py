@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from reeljudge.probes.measures import difference_stats, flow_sample, quartiles
-from reeljudge.probes.options import ProbeOptions
+from reeljudge.probes.thresholds import MotionOptions
 from reeljudge.probes.shift import Shift, ShiftMeter
 
 
@@ -52,7 +52,7 @@ class PairMotion:
 class MotionReader:
     """Reads the global motion of consecutive analysis-size luma frames of one size."""
 
-    def __init__(self, width: int, height: int, options: ProbeOptions) -> None:
+    def __init__(self, width: int, height: int, options: MotionOptions) -> None:
         import cv2
         import numpy as np
 

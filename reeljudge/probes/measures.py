@@ -5,10 +5,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from reeljudge.probes.options import ProbeOptions
+from reeljudge.probes.thresholds import StillOptions
 
 
-def changed_pixels(first: Any, second: Any, options: ProbeOptions) -> tuple[Any, float]:
+def changed_pixels(first: Any, second: Any, options: StillOptions) -> tuple[Any, float]:
     """Which pixels of two 64-px luma thumbnails changed once a brightness gain is taken out (by more
     than ``still_levels`` + ``still_noise_ratio`` × the median change, the pair's noise), and the
     mean change (levels)."""
@@ -23,7 +23,7 @@ def changed_pixels(first: Any, second: Any, options: ProbeOptions) -> tuple[Any,
     return d > options.still_levels + options.still_noise_ratio * noise, float(d.mean())
 
 
-def thumb_difference(first: Any, second: Any, options: ProbeOptions) -> tuple[float, float]:
+def thumb_difference(first: Any, second: Any, options: StillOptions) -> tuple[float, float]:
     """The share of thumbnail pixels that changed (see ``changed_pixels``) and the mean change."""
     import numpy as np
 
@@ -31,7 +31,7 @@ def thumb_difference(first: Any, second: Any, options: ProbeOptions) -> tuple[fl
     return float(np.count_nonzero(mask)) / mask.size, change
 
 
-def edge_share(first: Any, second: Any, options: ProbeOptions) -> float:
+def edge_share(first: Any, second: Any, options: StillOptions) -> float:
     """The share of the changed pixels of two thumbnails that lie in the outer eighth of the frame on
     any side: near 1 when an object enters or leaves the picture, low for a pan or a mid-frame move."""
     import numpy as np
@@ -44,6 +44,16 @@ def edge_share(first: Any, second: Any, options: ProbeOptions) -> float:
     bh, bw = max(1, h // 8), max(1, w // 8)
     inner = int(np.count_nonzero(mask[bh : h - bh, bw : w - bw]))
     return (total - inner) / total
+
+
+def thumb_distance(first: Any, second: Any) -> float:
+    """Mean abs difference of two 64-px luma thumbnails once each is standardised (brightness-invariant)."""
+    import numpy as np
+
+    a, b = first.astype(np.float32), second.astype(np.float32)
+    z1 = (a - a.mean()) / (a.std() + 4.0)
+    z2 = (b - b.mean()) / (b.std() + 4.0)
+    return float(np.abs(z1 - z2).mean())
 
 
 TEXTURE_LEVELS = 12  # luma change over 2 px (x plus y) that makes a point textured: flow there is reliable

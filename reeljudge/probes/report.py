@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
+from reeljudge.identity import PROBES_ENGINE, judge_identity
+from reeljudge.judging import VIDEO_PROBES
+from reeljudge.options import flat_values
 from reeljudge.probes.signals import Signals
 
 
@@ -64,14 +67,30 @@ def range_details(signals: Signals, ranges: Iterable[tuple[int, int]]) -> list[d
     ]
 
 
+def changed_options(options: Any) -> dict[str, Any]:
+    """The probe options that differ from the defaults (what a verdict records of how it was probed)."""
+    if options is None:
+        return {}
+    defaults = flat_values(type(options)())
+    return {key: value for key, value in flat_values(options).items() if value != defaults[key]}
+
+
 @dataclass
 class ProbesVerdict:
-    """Every selected probe's result on one clip, with the clip's facts; iterates over the results."""
+    """Every selected probe's result on one clip, with the clip's facts; iterates over the results.
+
+    ``options``: the ProbeOptions it was probed with; ``clip``: how its reason names the clip.
+    """
 
     results: list[ProbeResult]
     info: Any = None  # the clip's ClipInfo (container facts and what decoding found)
+    options: Any = None
+    clip: str = "the clip"
 
-    judged = True
+    @property
+    def judged(self) -> bool:
+        """Whether any probe could fail the clip (only properties of the shot selected: nothing was checked)."""
+        return bool(self.gating)
 
     def __iter__(self):
         return iter(self.results)
@@ -103,9 +122,11 @@ class ProbesVerdict:
         """The results keyed by probe name."""
         return {r.name: r for r in self.results}
 
-    def reason(self, clip: str) -> str:
-        """The verdict on ``clip`` (how it is named) in one line: how many checks failed and why, or that
-        nothing was checked (only properties of the shot were selected, and no requirement on them)."""
+    def reason(self, clip: str | None = None) -> str:
+        """The verdict on ``clip`` (how it is named; ``self.clip`` when not given) in one line: how many checks
+        failed and why, or that nothing was checked (only properties of the shot were selected, and no
+        requirement on them)."""
+        clip = clip or self.clip
         if not self.gating:
             properties = ", ".join(r.name for r in self.results) or "none"
             return (f"video probes on {clip}: nothing was checked: the selected probes ({properties}) report properties of the "
@@ -117,3 +138,31 @@ class ProbesVerdict:
     def part_reasons(self) -> dict[str, str]:
         """Each probe's reason by name; a probe that only reports says it was not checked."""
         return {r.name: r.reason if r.gating else f"(reported, not checked) {r.reason}" for r in self.results}
+
+    def part_status(self) -> dict[str, bool]:
+        """The checks (gating probes): whether each passed; a probe that only reports is not marked."""
+        return {r.name: r.passed for r in self.results if r.gating}
+
+    def named_scores(self) -> dict[str, float]:
+        """Each probe's score by its name."""
+        return {r.name: r.score for r in self.results}
+
+    def tokens_used(self) -> None:
+        """None: the probes are offline."""
+        return None
+
+    def identity(self) -> dict[str, Any]:
+        """Who judged: the probes, with the options that differ from the defaults."""
+        return judge_identity(VIDEO_PROBES.name, PROBES_ENGINE, options=changed_options(self.options))
+
+    def metadata(self) -> dict[str, Any]:
+        """The clip's facts (and what bounded its decoding), each probe's result and details."""
+        metadata: dict[str, Any] = {"judge": VIDEO_PROBES.name}
+        if self.info is not None:
+            metadata["clip_info"] = self.info.as_metadata()
+            if self.info.capped:
+                metadata["bounded"] = self.info.capped
+        if not self.judged:
+            metadata["judged"] = False
+        metadata["probes"] = {r.name: {"passed": r.passed, "gating": r.gating, "score": r.score, **r.details} for r in self.results}
+        return metadata

@@ -21,7 +21,7 @@ from reeljudge.errors import MediaError
 from reeljudge.media.container import ClipInfo, ffmpeg_reason, open_info, threaded_decoding
 from reeljudge.probes.global_motion import MotionReader
 from reeljudge.probes.measures import textured_points, thumb_difference, top5
-from reeljudge.probes.options import ProbeOptions
+from reeljudge.probes.thresholds import Thresholds
 
 
 @dataclass
@@ -75,20 +75,20 @@ def analysis_size(width: int, height: int, short_side: int) -> tuple[int, int]:
     return w, h
 
 
-def sample_interval(info: ClipInfo, options: ProbeOptions) -> int:
+def sample_interval(info: ClipInfo, options: Thresholds) -> int:
     """Every how many frames VBench's dynamic degree samples a flow pair (about ``dynamic_sample_fps``)."""
-    return max(1, int(round((info.fps or 24.0) / options.dynamic_sample_fps)))
+    return max(1, int(round((info.fps or 24.0) / options.dynamic.dynamic_sample_fps)))
 
 
-def measure(path: str | Path, options: ProbeOptions | None = None) -> Signals:
+def measure(path: str | Path, options: Thresholds | None = None) -> Signals:
     """Decode ``path`` once (bounded by the options' caps) and return its per-frame signals."""
-    options = options or ProbeOptions()
+    options = options or Thresholds()
     path = Path(path)
     container, stream, info = open_info(path)
     threaded_decoding(stream)
-    w, h = analysis_size(info.width, info.height, options.analysis_short_side)
+    w, h = analysis_size(info.width, info.height, options.analysis.analysis_short_side)
     info.analysis_width, info.analysis_height = w, h
-    info.decoder_skips = _decode_only_what_is_analysed(stream, info, options.skip_deblock_scale)
+    info.decoder_skips = _decode_only_what_is_analysed(stream, info, options.analysis.skip_deblock_scale)
     signals = Signals(info=info)
     signals.dd_interval = sample_interval(info, options)
     analyser = _FrameAnalyser(signals, options)
@@ -105,7 +105,7 @@ def measure(path: str | Path, options: ProbeOptions | None = None) -> Signals:
     return signals
 
 
-def _analyse_frames(container: Any, stream: Any, info: ClipInfo, options: ProbeOptions, analyser: _FrameAnalyser) -> None:
+def _analyse_frames(container: Any, stream: Any, info: ClipInfo, options: Thresholds, analyser: _FrameAnalyser) -> None:
     """Feed every decoded frame within the caps to the analyser; note in ``info`` what decoding found."""
     import av
 
@@ -166,7 +166,7 @@ def _decode_only_what_is_analysed(stream: Any, info: ClipInfo, skip_deblock_scal
 _QUEUE_FRAMES = 8  # analysis-size frames decoded ahead (≈ 175 kB each at 456×256): bounds memory
 
 
-def _decode_ahead(container: Any, stream: Any, info: ClipInfo, options: ProbeOptions) -> Iterator[tuple[float, Any]]:
+def _decode_ahead(container: Any, stream: Any, info: ClipInfo, options: Thresholds) -> Iterator[tuple[float, Any]]:
     """(time, analysis-size yuv420p array) per frame within the caps, decoded ahead by a background thread.
 
     Sets ``info.capped`` when a cap stops the decode; raises a decoding error after the frames
@@ -210,20 +210,21 @@ def _decode_ahead(container: Any, stream: Any, info: ClipInfo, options: ProbeOpt
         worker.join()
 
 
-def _scaled_frames(container: Any, stream: Any, info: ClipInfo, options: ProbeOptions) -> Iterator[tuple[float, Any]]:
+def _scaled_frames(container: Any, stream: Any, info: ClipInfo, options: Thresholds) -> Iterator[tuple[float, Any]]:
     """(time, analysis-size yuv420p array) per decoded frame until the end or a cap (noted in ``info``)."""
     from av.video.reformatter import VideoReformatter
 
     scaler = VideoReformatter()  # one scaler for the whole clip: its swscale context is reused
+    bounds = options.analysis
     w, h = info.analysis_width, info.analysis_height
     fps = info.fps or 24.0
     for index, frame in enumerate(container.decode(stream)):
         t = float(frame.time) if frame.time is not None else index / fps
-        if index >= options.max_frames:
-            info.capped = f"analysed the first {index} frames (max_frames={options.max_frames})"
+        if index >= bounds.max_frames:
+            info.capped = f"analysed the first {index} frames (max_frames={bounds.max_frames})"
             return
-        if t > options.max_seconds:
-            info.capped = f"analysed the first {options.max_seconds:g} s (max_seconds={options.max_seconds:g})"
+        if t > bounds.max_seconds:
+            info.capped = f"analysed the first {bounds.max_seconds:g} s (max_seconds={bounds.max_seconds:g})"
             return
         small = scaler.reformat(frame, width=w, height=h, format="yuv420p", interpolation="FAST_BILINEAR", threads=1)
         yield t, small.to_ndarray()
@@ -232,13 +233,13 @@ def _scaled_frames(container: Any, stream: Any, info: ClipInfo, options: ProbeOp
 class _FrameAnalyser:
     """Turns analysis-size frames, in order, into the per-frame series of a Signals."""
 
-    def __init__(self, signals: Signals, options: ProbeOptions) -> None:
+    def __init__(self, signals: Signals, options: Thresholds) -> None:
         self.signals, self.options = signals, options
         w, h = signals.info.analysis_width, signals.info.analysis_height
         self.w, self.h = w, h
         self.total_pixels = float(w * h)
         self.small_size = (64, max(8, int(round(64 * h / w))))
-        self.motion = MotionReader(w, h, options)
+        self.motion = MotionReader(w, h, options.motion)
         self.ring: dict[int, Any] = {}
         self.prev: tuple[Any, Any, Any] | None = None  # previous frame's luma, standardised thumbnail, chroma
         self.index = 0
@@ -269,7 +270,7 @@ class _FrameAnalyser:
 
         s = self.signals
         s.luma.append(float(cv2.mean(y)[0]))
-        s.dark.append(float(np.count_nonzero(y < self.options.black_pixel_level)) / self.total_pixels)
+        s.dark.append(float(np.count_nonzero(y < self.options.black.black_pixel_level)) / self.total_pixels)
         s.chroma.append(float(np.abs(uv.astype(np.int16) - 128).mean() * 2))
         small = cv2.resize(y, self.small_size, interpolation=cv2.INTER_AREA)
         s.thumbs.append(small)
@@ -289,7 +290,7 @@ class _FrameAnalyser:
         s.changed.append(float(np.count_nonzero(d > 6)) / self.total_pixels)
         chroma_change = float(np.abs(uv.astype(np.int16) - prev_uv).mean())
         s.content.append(float(np.abs(z - prev_z).mean()) * 100.0 / 1.13 + 2.0 * chroma_change)
-        moved, change = thumb_difference(s.thumbs[-2], s.thumbs[-1], self.options)
+        moved, change = thumb_difference(s.thumbs[-2], s.thumbs[-1], self.options.still)
         s.moved.append(moved)
         s.change.append(change)
         textured = textured_points(prev_y)

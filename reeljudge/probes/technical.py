@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from reeljudge.probes.options import ProbeOptions
+from reeljudge.probes.thresholds import TechnicalOptions
 from reeljudge.probes.report import ProbeResult
 from reeljudge.probes.signals import Signals
 
 
-def probe_technical(signals: Signals, options: ProbeOptions) -> ProbeResult:
+def probe_technical(signals: Signals, options: TechnicalOptions) -> ProbeResult:
     """Check the container's declared facts against the options and against what decoded."""
     info = signals.info
     problems: list[str] = []
@@ -45,7 +45,7 @@ def probe_technical(signals: Signals, options: ProbeOptions) -> ProbeResult:
     return ProbeResult("technical", True, 1.0, f"decodable: {facts}", details=details)
 
 
-def _truncation(signals: Signals, options: ProbeOptions) -> str:
+def _truncation(signals: Signals, options: TechnicalOptions) -> str:
     """A description of how the clip ends short of what its container declares ("" if it does not)."""
     info = signals.info
     frame_time = 1.0 / info.fps if info.fps else 0.04

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from reeljudge.probes.options import ProbeOptions
 from reeljudge.probes.report import ProbeResult
 from reeljudge.probes.signals import Signals
 
 
-def probe_vbench_flicker(signals: Signals, options: ProbeOptions) -> ProbeResult:
+def probe_vbench_flicker(signals: Signals) -> ProbeResult:
     """VBench temporal flickering on analysis-size luma; meaningful for static scenes; never gates."""
     diffs = signals.diff_mean[1:]
     if not diffs:

@@ -3,8 +3,7 @@
 Two floors. Below the media layer, knowing only promptfoo:
 
 - ``context``: what promptfoo hands a judge, read once into a frozen ``TestContext``;
-- ``results``: the one builder of promptfoo's result format (GradingResult);
-- ``identity``: who judged a result (``metadata.judge_identity``), read by the judges and the gates;
+- ``results``: the one builder of promptfoo's result format (GradingResult), from any verdict;
 - ``results_file``: the one reader of promptfoo's results files (the gates, ``ab import``, Gecko reports and pairs).
 
 One floor above the media layer, on its facts (media types, carriers, store schemes):

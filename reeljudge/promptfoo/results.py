@@ -1,6 +1,7 @@
 """The one builder of promptfoo's result format: an assertion's GradingResult.
 
-- ``grading_result``; ``failure`` (a judge that did not judge: always ``pass: false`` with the
+- ``verdict_result``: any judge's verdict (``reeljudge.verdict.Verdict``) as a result, the one way an
+  adapter builds one; ``grading_result`` beneath it; ``failure`` (a judge that did not judge: always ``pass: false`` with the
   reason); ``run_judged`` (builds the test's context once, runs a grading and turns every
   ReelJudgeError into such a failure); ``invert_verdict`` for tests that expect a judge to fail (a
   counter-prompt, a clip with a planted fault);
@@ -21,7 +22,9 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping
 
 from reeljudge.errors import ReelJudgeError
+from reeljudge.identity import IDENTITY_KEY
 from reeljudge.promptfoo.context import TestContext, test_label
+from reeljudge.verdict import Verdict
 
 Result = dict[str, Any]
 #: the metadata key of a judged result's per-part reasons (read by ``reeljudge compare`` as a metric's reason)
@@ -63,6 +66,22 @@ def grading_result(
     if meta:
         result["metadata"] = meta
     return result
+
+
+def verdict_result(verdict: Verdict, *, metadata: Mapping[str, Any] | None = None, expect_fail: str | None = None) -> Result:
+    """promptfoo's result of any judge's verdict: its pass, score and reason, its parts as the breakdown
+    (marked where they are checks), its named scores and tokens, and its record with who judged it.
+
+    Args:
+        metadata: what the adapter read of the test (its label, where the media was found), added to the record.
+        expect_fail: for a test that expects the judge to fail: what it expects (``invert_verdict``).
+    """
+    result = grading_result(
+        passed=verdict.passed, score=verdict.score, reason=verdict.reason(), named_scores=verdict.named_scores(),
+        breakdown=verdict.part_reasons(), part_status=verdict.part_status(), tokens=verdict.tokens_used(),
+        metadata={**verdict.metadata(), **(metadata or {}), IDENTITY_KEY: verdict.identity()},
+    )
+    return invert_verdict(result, expected=expect_fail) if expect_fail else result
 
 
 def part_lines(breakdown: Mapping[str, str], status: Mapping[str, bool], passed: bool) -> list[str]:

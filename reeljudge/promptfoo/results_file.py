@@ -131,10 +131,33 @@ def is_test_result(row: Any) -> bool:
     return isinstance(row, Mapping) and "success" in row and bool({"testCase", "vars"} & set(row))
 
 
+def document_rows(document: Any, name: str) -> list[Mapping[str, Any]]:
+    """The rows of a parsed results document, or BadInputError naming ``name`` and what the document is
+    instead. The one rule of what a promptfoo results file is, for every reader: an object whose
+    ``results.results`` is a list of test results, as ``promptfoo eval -o x.json`` and ``promptfoo export``
+    write it (and as promptfoo reads its own files back). A bare ``results`` list is refused: promptfoo
+    writes none (it is the shape of an ``afterAll`` hook's context, see ``hook_rows``)."""
+    if not isinstance(document, Mapping):
+        raise BadInputError(f"{name}: not a promptfoo results file (the top level is a {type(document).__name__}, "
+                            "not an object)")
+    results = document.get("results")
+    if isinstance(results, list):
+        raise BadInputError(f"{name}: not a promptfoo results file (results is a bare list; promptfoo eval -o "
+                            "writes the rows at results.results)")
+    rows = results.get("results") if isinstance(results, Mapping) else None
+    if not isinstance(rows, list):
+        keys = ", ".join(sorted(map(str, document))[:8]) or "none"
+        raise BadInputError(f"{name}: not a promptfoo results file (no results.results list; top-level keys: {keys})")
+    for i, row in enumerate(rows):
+        if not is_test_result(row):
+            raise BadInputError(f"{name}: results.results[{i}] is not a promptfoo test result (no success/testCase/vars)")
+    return rows
+
+
 def read_results_document(path: str | Path) -> dict[str, Any]:
     """A whole promptfoo results file (``promptfoo eval -o results.json``: ``results.results`` plus
     ``config``, ``metadata``, ``evalId``); BadInputError naming the file when it is unreadable,
-    truncated or not promptfoo's."""
+    truncated or not promptfoo's (``document_rows``)."""
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
@@ -146,11 +169,7 @@ def read_results_document(path: str | Path) -> dict[str, Any]:
         data = json.loads(text)
     except ValueError as error:
         raise BadInputError(f"{p}: not valid JSON (truncated?): {error}") from None
-    rows = _rows(data) if isinstance(data, Mapping) else None
-    if not isinstance(rows, list) or not all(isinstance(r, Mapping) for r in rows):
-        found = f"top-level keys: {', '.join(sorted(map(str, data))[:8]) or 'none'}" if isinstance(data, Mapping) else (
-            f"the top level is a {type(data).__name__}")
-        raise BadInputError(f"{p}: not a promptfoo results file (no results.results list; {found})")
+    document_rows(data, str(p))
     return data
 
 
@@ -159,15 +178,9 @@ def read_results_file(path: str | Path) -> list[ResultRow]:
     return result_rows(read_results_document(path))
 
 
-def result_rows(document: Mapping[str, Any]) -> list[ResultRow]:
-    """The rows of a results document that ``read_results_document`` accepted."""
-    return [ResultRow.of(r) for r in _rows(document)]
-
-
-def _rows(document: Mapping[str, Any]) -> Any:
-    """What stands where a results document keeps its rows: ``results.results``, or ``results`` itself."""
-    results = document.get("results")
-    return results.get("results") if isinstance(results, Mapping) else results
+def result_rows(document: Mapping[str, Any], name: str = "results") -> list[ResultRow]:
+    """The rows of a results document (BadInputError naming ``name`` when it is not promptfoo's)."""
+    return [ResultRow.of(r) for r in document_rows(document, name)]
 
 
 def provider_label(provider: Any) -> str:

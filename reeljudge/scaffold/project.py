@@ -11,21 +11,17 @@ from dataclasses import dataclass
 from string import Template
 
 from reeljudge.errors import BadInputError
+from reeljudge.judging import BY_INIT_KEY, Judge
 from reeljudge.package_data import init_templates_folder
 
-#: judge name → (npm export, installed assertion module, entry file stem)
-JUDGES: dict[str, tuple[str, str, str]] = {
-    "filmability": ("filmability", "reeljudge.assertions.filmability", "filmability"),
-    "probes": ("videoProbes", "reeljudge.assertions.video_probes", "video_probes"),
-    "gecko": ("gecko", "reeljudge.assertions.gecko", "gecko"),
-    "ab": ("abJudge", "reeljudge.assertions.ab_judge", "ab_judge"),
-}
+#: the judges by the word ``--judges`` takes (``reeljudge.judging``'s table)
+JUDGES: dict[str, Judge] = BY_INIT_KEY
 ENTRY_FOLDER = "reeljudge_entries"
 GATE_FILE = "reeljudge.gate.yaml"
 CLIPS_PROVIDER = f"{ENTRY_FOLDER}/clips.py"
 #: the example clips the clip judges' starters name: path → the reeljudge.synth fixture rendered there
 EXAMPLE_CLIPS: dict[str, str] = {"clips/example.mp4": "clean", "clips/reference.mp4": "flicker"}
-CLIP_JUDGES = ("probes", "gecko", "ab")
+CLIP_JUDGES = tuple(key for key, judge in JUDGES.items() if judge.clips)
 WORKFLOW_FILE = ".github/workflows/reeljudge.yml"
 COMMENT_WORKFLOW_FILE = ".github/workflows/reeljudge-comment.yml"
 _VAR_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -100,10 +96,10 @@ def _template(name: str) -> Template:
 
 def _entry(judge: str, options: InitOptions) -> tuple[str, str]:
     """(assertion type, value) for one judge: the npm package reference, or the Python entry file."""
-    export, _module, stem = JUDGES[judge]
+    row = JUDGES[judge]
     if options.python_entries:
-        return "python", f"file://{ENTRY_FOLDER}/{stem}.py"
-    return "javascript", f"package:reeljudge:{export}"
+        return "python", f"file://{ENTRY_FOLDER}/{row.entry_stem}.py"
+    return "javascript", f"package:reeljudge:{row.npm_export}"
 
 
 def plan_project(options: InitOptions) -> dict[str, str]:
@@ -112,13 +108,13 @@ def plan_project(options: InitOptions) -> dict[str, str]:
     keyless, keyed = gate_suites(options)
     for judge in options.judges:
         kind, value = _entry(judge, options)
-        files[config_name(judge)] = _template(f"{judge}.yaml").substitute(
+        files[config_name(judge)] = _template(JUDGES[judge].init_template).substitute(
             config=config_name(judge), assert_type=kind, entry=value, narration_var=options.narration_var,
             prompt_var=options.prompt_var, video_var=options.video_var, reference_var=options.reference_var,
             film_judge="local" if "filmability" in keyless else "auto", ab_judge=options.ab_judge)
         if options.python_entries:
-            _export, module, stem = JUDGES[judge]
-            files[f"{ENTRY_FOLDER}/{stem}.py"] = _template("entry.py.template").substitute(judge=judge, module=module)
+            row = JUDGES[judge]
+            files[f"{ENTRY_FOLDER}/{row.entry_stem}.py"] = _template("entry.py.template").substitute(judge=judge, module=row.adapter)
     if any(j in CLIP_JUDGES for j in options.judges):
         files[CLIPS_PROVIDER] = _template("clips_provider.py.template").substitute(entry_folder=ENTRY_FOLDER)
     files[GATE_FILE] = _template("reeljudge.gate.yaml").substitute()

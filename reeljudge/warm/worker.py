@@ -8,8 +8,7 @@ ended, however it ended).
 ``POST /assert`` with ``{"entry": <absolute path of a .py entry>, "function": "get_assert",
 "args": [output, context]}`` runs ``entry.function(*args)`` exactly as promptfoo's own Python
 wrapper does (the entry file imported as a module from its own folder, once, then kept); the npm
-package sends ``{"module": "reeljudge.assertions.<judge>", …}`` instead, an installed adapter (the
-names of releases before issue 29, ``reeljudge.<judge>.assertion``, are served by their new modules). It
+package sends ``{"module": "reeljudge.assertions.<judge>", …}`` instead, an installed adapter. It
 answers ``{"ok": true, "data": <result>}`` or ``{"ok": false, "error": <traceback>}``.
 Requests are served on threads, so Gemini calls of several tests overlap as they do when
 promptfoo starts one process per test. ``GET /health`` says how many calls were served.
@@ -30,8 +29,6 @@ from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from types import ModuleType
 from typing import Any
-
-from reeljudge.moved import MOVED
 
 _MODULES: dict[str, ModuleType] = {}
 _FIRST: dict[str, threading.Event] = {}  # set once an entry's first call is done
@@ -59,9 +56,7 @@ def load_entry(path: str) -> ModuleType:
 
 
 def load_module(name: str) -> ModuleType:
-    """The installed adapter ``name`` (``reeljudge.assertions.<judge>``, or its name before issue 29);
-    ImportError for any other module."""
-    name = MOVED.get(name, name)
+    """The installed adapter ``name`` (``reeljudge.assertions.<judge>``); ImportError for any other module."""
     package, _, judge = name.rpartition(".")
     if package != ADAPTERS or not judge.isidentifier():
         raise ImportError(f"the warm worker serves the adapters {ADAPTERS}.<judge>, not {name!r}")

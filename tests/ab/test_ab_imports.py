@@ -94,7 +94,7 @@ def _results(tmp_path, clips, *, sha_override=None, error_cell=False):
         if error_cell and label == "beta":
             response = {"error": "clip provider: test 'x', var 'clip': gone.mp4: file not found"}
         return {"testIdx": idx, "provider": {"id": "file://providers/clips.py", "label": label}, "vars": {"prompt": desc},
-                "prompt": {"raw": desc}, "response": response, "testCase": {"description": desc}}
+                "prompt": {"raw": desc}, "response": response, "testCase": {"description": desc}, "success": True}
 
     cells = [cell(0, "alpha", clips[0], "p0"), cell(0, "beta", clips[1], "p0"), cell(1, "alpha", clips[2], "p1"), cell(1, "beta", clips[3], "p1")]
     path = tmp_path / "results.json"

@@ -54,3 +54,35 @@ def test_the_study_and_gecko_variables_are_read_by_the_loader(tmp_path, monkeypa
     monkeypatch.setenv("REELJUDGE_AB_LOG", "loud")  # uvicorn would have failed later, without naming the variable
     with pytest.raises(BadInputError, match="REELJUDGE_AB_LOG"):
         study_environment()
+
+
+DECLARED = re.compile(r"""env\s*=\s*["'](REELJUDGE_\w+)["']""")
+
+
+def test_each_of_our_variables_is_declared_once():
+    """One ``option(env=…)`` per variable: a second options class that needs it uses the first's declaration
+    (as the Gemini settings use the cache's ``cache_mode_option`` and ``cache_dir_option``)."""
+    places: dict[str, list[str]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for name in DECLARED.findall(path.read_text(encoding="utf-8")):
+            places.setdefault(name, []).append(path.relative_to(PACKAGE.parent).as_posix())
+    assert len(places) >= 25
+    assert {name: where for name, where in places.items() if len(where) > 1} == {}
+
+
+def test_the_cache_variables_mean_the_same_to_every_class_that_reads_them(monkeypatch, tmp_path):
+    import dataclasses
+
+    from reeljudge.cache import CACHE_DIR_ENV, CACHE_MODE_ENV, CacheEnvironment, cache_environment
+    from reeljudge.gemini.settings import JudgeSettings, load_settings
+
+    fields = {c: {f.metadata["env"]: f for f in dataclasses.fields(c) if f.metadata.get("env")}
+              for c in (CacheEnvironment, JudgeSettings)}
+    for env in (CACHE_MODE_ENV, CACHE_DIR_ENV):
+        mine, judges = fields[CacheEnvironment][env], fields[JudgeSettings][env]
+        assert (mine.default, mine.metadata["doc"]) == (judges.default, judges.metadata["doc"])
+    monkeypatch.setenv(CACHE_MODE_ENV, "replay")
+    monkeypatch.setenv(CACHE_DIR_ENV, str(tmp_path))
+    settings = load_settings({})
+    chosen = cache_environment()
+    assert (chosen.mode, chosen.cache_dir) == (settings.cache_mode, settings.cache_dir) == ("replay", str(tmp_path))

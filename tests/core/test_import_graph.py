@@ -16,8 +16,8 @@ PACKAGE = ROOT / "reeljudge"
 
 #: low to high; a unit is a package or a module (longest name wins)
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("reeljudge.errors",),
-    ("reeljudge.extras", "reeljudge.package_data", "reeljudge.moved"),  # package_data: where the packaged data files are; moved: the adapters' old names
+    ("reeljudge.errors", "reeljudge.judging", "reeljudge.identity", "reeljudge.verdict"),  # the contracts every floor reads: the table of judges, who judged, the verdict protocol
+    ("reeljudge.extras", "reeljudge.package_data"),  # package_data: where the packaged data files are
     ("reeljudge.atomic", "reeljudge.options", "reeljudge.not_judged", "reeljudge.stats",
      "reeljudge.rows", "reeljudge.synth"),  # reeljudge.synth: synthetic clips (ab gold, test fixtures), importing no reeljudge layer
     # the promptfoo wing's lower floor: what promptfoo hands us and what we hand back (no media, no judge)
@@ -175,8 +175,8 @@ def test_only_the_promptfoo_wing_reads_promptfoos_shapes():
 
 
 def test_judge_identity_is_spelled_in_its_module_only():
-    """The judges write and the gates read ``metadata.judge_identity`` through ``reeljudge.promptfoo.identity``."""
-    found = sorted(name for name, path in modules().items() if name != "reeljudge.promptfoo.identity"
+    """The judges write and the gates read ``metadata.judge_identity`` through ``reeljudge.identity``."""
+    found = sorted(name for name, path in modules().items() if name != "reeljudge.identity"
                    and promptfoo_keys(path.read_text(encoding="utf-8"), {"judge_identity"}))
     assert found == []
 
@@ -236,3 +236,18 @@ def _reachable(edges: dict[str, set[str]]) -> dict[str, set[str]]:
                     todo.append(nxt)
         out[start] = seen
     return out
+
+
+#: the judges' cores: they return verdicts (reeljudge.verdict) and say who judged (reeljudge.identity), knowing nothing of promptfoo
+JUDGE_CORES = ("reeljudge.filmability", "reeljudge.gecko", "reeljudge.probes", "reeljudge.ab_judge", "reeljudge.library")
+#: what of the wing a judge package may read: promptfoo's results files (the Gecko report, its pairs and afterAll hook)
+RESULTS_FILE_READER = "reeljudge.promptfoo.results_file"
+
+
+def test_no_judge_core_imports_the_promptfoo_wing():
+    """A judge's core builds its verdict and who judged it without promptfoo; only a report of results
+    files reads the wing's reader of them."""
+    found = sorted(f"{m} imports {t}" for m, targets in graph().items()
+                   if any(m == core or m.startswith(core + ".") for core in JUDGE_CORES)
+                   for t in targets if (t == "reeljudge.promptfoo" or t.startswith("reeljudge.promptfoo.")) and t != RESULTS_FILE_READER)
+    assert found == []

@@ -9,7 +9,7 @@ from typing import Literal
 import pytest
 
 from reeljudge.errors import BadInputError
-from reeljudge.options import describe, load_one, load_options, option
+from reeljudge.options import describe, flat_values, group, load_one, load_options, option
 from support.paths import ROOT
 
 CLIP = str(ROOT / "datasets" / "clips" / "gen_clean.mp4")
@@ -96,6 +96,29 @@ def test_two_classes_share_one_config_and_the_first_owns_a_shared_key():
 
     sample, other = load_options({"count": 2, "extra": "z"}, Sample, Other, owner="both", env={})
     assert (sample.count, other.count, other.extra) == (2, 9, "z")
+
+
+@dataclass(frozen=True)
+class Inner:
+    depth: int = option(1, minimum=0, doc="a grouped number")
+    label: str = option("x", doc="a grouped text")
+
+
+@dataclass(frozen=True)
+class Outer:
+    count: int = option(3, doc="a count of its own")
+    inner: Inner = group(Inner, doc="the inner options")
+
+
+def test_a_group_of_options_is_read_flat_and_held_grouped():
+    outer = load_one({"depth": "4", "count": 5}, Outer, owner="grouped", env={})
+    assert outer == Outer(count=5, inner=Inner(depth=4)) and load_one(None, Outer, owner="grouped", env={}) == Outer()
+    assert flat_values(outer) == {"count": 5, "depth": 4, "label": "x"}
+    assert [r["key"] for r in describe(Outer)] == ["count", "depth", "label"]
+    with pytest.raises(BadInputError, match="^unknown option 'dept' for grouped; did you mean 'depth'[?]$"):
+        load_one({"dept": 1}, Outer, owner="grouped", env={})
+    with pytest.raises(BadInputError, match="^grouped option 'depth' must be at least 0"):
+        load_one({"depth": -1}, Outer, owner="grouped", env={})
 
 
 def test_options_are_documented_where_they_are_declared():

@@ -8,7 +8,7 @@ from reeljudge.filmability.judge import FilmabilityVerdict
 from reeljudge.filmability.score_table import Breakdown, score_breakdown
 from reeljudge.promptfoo.results import grading_result
 from reeljudge.probes.report import ProbeResult, ProbesVerdict
-from reeljudge.assertions.video_probes import verdict_result
+from reeljudge.promptfoo.results import verdict_result
 
 
 def _verdict(relevance: int, filmability: int, variety: int, **extra) -> FilmabilityVerdict:
@@ -40,6 +40,6 @@ def test_a_failing_cell_lists_its_failing_checks_first_and_marks_the_passing_one
 def test_the_probes_result_marks_each_probe_and_leaves_reported_ones_unmarked():
     results = [ProbeResult("flicker", True, 1.0, "no flicker"), ProbeResult("black_frames", False, 0.1, "48 black frames"),
                ProbeResult("dynamic_degree", True, 0.5, "moves", gating=False)]
-    reason = verdict_result(ProbesVerdict(results, None), "clip.mp4", {})["reason"].splitlines()
+    reason = verdict_result(ProbesVerdict(results, None, clip="clip.mp4"))["reason"].splitlines()
     assert reason[1] == "✗ black_frames: 48 black frames" and reason[2] == "✓ flicker: no flicker"
     assert reason[3].startswith("dynamic_degree: (reported, not checked)")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from reeljudge.errors import BadInputError
-from reeljudge.rows import Unparsed, csv_rows, jsonl_rows, yaml_rows
+from reeljudge.rows import TABLE_SUFFIXES, Unparsed, csv_rows, jsonl_rows, read_table, yaml_rows
 
 
 def test_jsonl_rows_carry_their_line_numbers_and_keep_a_bad_line_as_unparsed():
@@ -46,3 +46,39 @@ def test_the_library_manifest_and_calibration_inputs_name_the_line_of_a_bad_row(
     assert [n for n, _ in rows] == [2, 4]  # c is on line 4: a's item spans lines 2 and 3
     with pytest.raises(CannotCompare, match="line 2 is not valid JSON"):
         list(_rows(tmp_path / "h.jsonl", '{"item": "a"}\n{"item"\n'))
+
+
+def test_read_table_chooses_the_reader_by_suffix_and_checks_a_csv_header():
+    assert sorted(TABLE_SUFFIXES) == [".csv", ".jsonl", ".yaml", ".yml"]
+    jsonl = read_table('{"clip": "a"}\n', ".JSONL", "m", columns=("clip",), what="clips")
+    assert (jsonl.rows, jsonl.unit) == ([(1, {"clip": "a"})], "line")
+    yaml = read_table("clips:\n  - a\n", ".yml", "m", columns=("clip",), what="clips", key="clips")
+    assert (yaml.rows, yaml.unit) == ([(1, "a")], "entry")
+    csv = read_table("clip,prompt\na,\n", ".csv", "m", columns=("clip", "url"), what="clips", blank_cells=False)
+    assert (csv.rows, csv.unit) == ([(2, {"clip": "a"})], "line")
+    kept = read_table("clip,prompt\na,\n", ".csv", "m", columns=("clip",), what="clips")
+    assert kept.rows == [(2, {"clip": "a", "prompt": ""})]
+    assert read_table("a.mp4\n", ".txt", "m", columns=("clip",), what="clips") is None
+    with pytest.raises(BadInputError, match=r"^m: the CSV header \['x'\] has no 'narration' column$"):
+        read_table("x\n1\n", ".csv", "m", columns=("narration",), what="narrations")
+    with pytest.raises(BadInputError, match=r"has no column of \['clip', 'url'\]$"):
+        read_table("x\n1\n", ".csv", "m", columns=("clip", "url"), what="clips")
+
+
+def test_the_bulk_narrations_and_the_library_manifest_read_tables_alike(tmp_path):
+    """The two bulk commands share the suffix dispatch: the same suffixes, numbers and header check."""
+    from reeljudge.filmability.bulk_rows import read_rows
+    from reeljudge.library.manifest import read_manifest
+
+    (tmp_path / "n.yaml").write_text("- {narration: A kite., terms: [kite]}\n- {narration: ''}\n")
+    (tmp_path / "m.yaml").write_text("- a.mp4\n- ''\n")
+    assert [r.problem is None for r in read_rows(tmp_path / "n.yaml")] == [True, False]
+    assert read_rows(tmp_path / "n.yaml")[1].problem.startswith("n.yaml entry 2: ")
+    items, bad = read_manifest(tmp_path / "m.yaml")
+    assert [i.origin for i in items] == ["m.yaml entry 1"] and [b.origin for b in bad] == ["m.yaml entry 2"]
+    (tmp_path / "n.csv").write_text("text\nx\n")
+    (tmp_path / "m.csv").write_text("text\nx\n")
+    with pytest.raises(BadInputError, match="narrations file .*n.csv: the CSV header"):
+        read_rows(tmp_path / "n.csv")
+    with pytest.raises(BadInputError, match="manifest .*m.csv: the CSV header"):
+        read_manifest(tmp_path / "m.csv")

@@ -12,10 +12,14 @@ import pytest
 from support.paths import TESTS
 from support.promptfoo_run import promptfoo_view, run_promptfoo_eval
 
-#: the areas; a new one is added here (and to the list in README.md's layout)
-AREAS = {"ab", "ab_judge", "batch", "browser", "core", "fakes", "filmability", "gates", "gecko", "library", "media", "plugin", "probes"}
+#: the areas, named for the package (or the folder: ``action``) they test; a new one is added here (and to the
+#: list in README.md's layout). ``providers`` also holds promptfoo_stores.mjs, the promptfoo provider the media suites run
+AREAS = {
+    "ab", "ab_judge", "action", "batch", "browser", "calibration", "core", "fakes", "filmability", "gates", "gecko",
+    "library", "media", "plugin", "probes", "providers", "synth",
+}
 #: folders of data, not tests: what the suites, configs and tests read
-DATA = {"data", "providers", "suites", "support"}
+DATA = {"data", "suites", "support"}
 
 
 def area_test_modules() -> list[Path]:

@@ -7,7 +7,11 @@ import subprocess
 import tomllib
 from pathlib import Path
 
+import pytest
+
 from support.workflow_runner import ROOT, make_workspace
+
+pytestmark = pytest.mark.slow  # runs scripts/setup.sh and uv
 
 
 def _uv(*args: str) -> subprocess.CompletedProcess:

@@ -37,6 +37,7 @@ class Counting:
         return self.model.embed(texts)
 
 
+@pytest.mark.slow  # embeds the whole background bank
 def test_vectors_are_embedded_once_then_read_from_the_judge_cache_bit_for_bit(model, tmp_path, monkeypatch) -> None:
     cache = open_cache(str(tmp_path / "cache"), "readwrite")
     monkeypatch.setattr(background, "_MEMO", {})
@@ -55,6 +56,7 @@ def test_vectors_are_embedded_once_then_read_from_the_judge_cache_bit_for_bit(mo
     assert bank_vectors(again, narration_chunks, cache) is read and again.phrases == 0  # the process keeps them
 
 
+@pytest.mark.slow  # embeds the whole background bank
 def test_a_cache_record_that_does_not_fit_is_embedded_anew(model, tmp_path, monkeypatch) -> None:
     cache = open_cache(str(tmp_path / "cache"), "readwrite")
     identity = {"model": model.info.as_dict(), "bank": bank_digest(read_bank()), "format": background.RECORD_FORMAT}

@@ -39,6 +39,7 @@ def assertion_result(narration: str, terms: list[str]) -> dict:
     return get_assert(json.dumps(terms), context)
 
 
+@pytest.mark.slow  # a process pool, each worker loads the model
 def test_bulk_verdicts_equal_the_assertions(tmp_path: Path) -> None:
     records, stats = judge_narrations_file(write_yaml(tmp_path / "n.yaml", ROWS), tmp_path / "out.jsonl", engine=LocalEngine(workers=2))
     assert stats.written == 4 and stats.errors == 0
@@ -65,6 +66,7 @@ def test_bulk_verdicts_equal_the_assertions(tmp_path: Path) -> None:
     assert by_id["pasta"]["terms"] == ["basil leaves", "pasta plate", "chef hands"]
 
 
+@pytest.mark.slow  # a process pool, each worker loads the model
 def test_the_model_loads_once_per_worker_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     loads: list[int] = []
     real_init = embeddings.MiniLMOnnxEmbedder.__init__
@@ -102,6 +104,7 @@ def test_yaml_jsonl_and_csv_files_give_the_same_records(tmp_path: Path) -> None:
     assert results[0] == results[1] == results[2]
 
 
+@pytest.mark.slow  # a process pool, each worker loads the model
 def test_bad_rows_are_listed_and_the_rest_judged(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     source = tmp_path / "n.jsonl"
     lines = [
@@ -139,6 +142,7 @@ def test_bad_rows_are_listed_and_the_rest_judged(tmp_path: Path, capsys: pytest.
     assert len(read_results(out)) == 9
 
 
+@pytest.mark.slow  # a process pool, each worker loads the model
 def test_a_generator_makes_terms_for_rows_without_any(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from reeljudge.filmability.generators.visual import visual_terms
 

@@ -82,7 +82,7 @@ def test_pair_check_passes_ordered_pairs_and_flags_reversed_or_unjudged_ones():
 def test_check_pairs_cli_exits_1_on_a_reversed_pair(tmp_path, capsys):
     def result(expect, score):
         meta = {"judge": "gecko", "media": {"sha256": "abc", "name": "c.mp4"}, "prompt": expect, "expect": expect, "score": score}
-        return {"testCase": {"description": expect}, "gradingResult": {"componentResults": [{"metadata": meta}]}}
+        return {"testCase": {"description": expect}, "success": True, "gradingResult": {"componentResults": [{"metadata": meta}]}}
 
     path = tmp_path / "results.json"
     path.write_text(json.dumps({"results": {"results": [result("match", 0.3), result("mismatch", 0.6)]}}))

@@ -23,6 +23,7 @@ def test_group_size_keeps_about_twelve_tasks_per_worker_and_at_most_sixteen_jobs
     assert group_size(50, 0) == 4
 
 
+@pytest.mark.slow  # starts a local Dask cluster
 def test_grouped_jobs_on_a_local_cluster_each_report_their_own_outcome() -> None:
     outcomes = dict(DaskEngine(workers=1, group=3).run(echo_raise_or_die, list(range(7)), {"raise": 4}))
     assert sorted(outcomes) == list(range(7))
@@ -44,6 +45,7 @@ class _Worker:
     address = "tcp://127.0.0.1:1"
 
 
+@pytest.mark.slow  # starts a local Dask cluster
 def test_a_killed_group_goes_back_as_single_jobs_and_a_killed_single_job_is_a_dead_worker() -> None:
     pending: list[list[int]] = [[9]]
     assert _group_outcomes(_Killed(), [3, 4, 5], pending) == []
@@ -52,6 +54,7 @@ def test_a_killed_group_goes_back_as_single_jobs_and_a_killed_single_job_is_a_de
     assert index == 4 and isinstance(outcome, WorkerDied) and "died" in str(outcome)
 
 
+@pytest.mark.slow  # starts a local Dask cluster
 @pytest.mark.parametrize("start_method", ["forkserver", "spawn"])
 def test_workers_start_with_one_compute_thread_and_no_malloc_trim(start_method: str) -> None:
     from support.jobs import worker_settings

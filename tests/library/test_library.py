@@ -66,7 +66,7 @@ def test_a_second_run_skips_every_clip_and_changed_options_probe_again(library: 
     _, again = probe_library_file(library, out, engine=SerialEngine())
     assert out.read_bytes() == first
     assert again.written == 0 and again.done_before == 4
-    _, other = probe_library_file(library, out, engine=SerialEngine(), options=ProbeOptions(black_min_frames=20))
+    _, other = probe_library_file(library, out, engine=SerialEngine(), options=ProbeOptions.of(black_min_frames=20))
     assert other.written == 4
     records = read_results(out)
     assert len(records) == 8 and len({r["key"] for r in records}) == 8

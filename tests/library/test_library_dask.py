@@ -24,6 +24,8 @@ from reeljudge.cli import main as cli_main
 from reeljudge.library.jsonl import read_results
 from reeljudge.synth.clips import write_fixtures
 
+pytestmark = pytest.mark.slow  # starts a local Dask cluster for the module
+
 CLIPS = ("clean", "frozen", "black", "cut")
 VOLATILE = ("timings", "worker_pid")
 

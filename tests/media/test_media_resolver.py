@@ -310,7 +310,7 @@ def test_media_errors_are_media_errors():
 def results_file(tmp_path: Path, responses: dict[str, dict]) -> Path:
     """A promptfoo results file with one test and one cell per provider label."""
     cells = [{"testIdx": 0, "vars": {"prompt": "a red ball"}, "provider": {"id": "x", "label": label}, "response": response,
-              "testCase": {"description": "one"}} for label, response in responses.items()]
+              "testCase": {"description": "one"}, "success": True} for label, response in responses.items()]
     path = tmp_path / "results.json"
     path.write_text(json.dumps({"results": {"results": cells}}))
     return path

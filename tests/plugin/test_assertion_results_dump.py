@@ -180,7 +180,7 @@ NOT_JUDGED = {
     "filmability": {"bad_option", "empty_narration", "findability_required_no_keys"},
     "gecko": {"bad_option", "declared_bad", "declared_unanswered", "no_media", "no_prompt"},
     "video_probes": {"bad_option", "bad_probe", "missing", "missing_expect_fail", "no_clip", "not_video"},
-    "ab_judge": {"bad_option", "no_prompt", "no_reference", "probes_missing_ref", "probes_tie"},  # probes_tie: one clip twice
+    "ab_judge": {"bad_option", "no_prompt", "no_reference", "probes_missing_ref"},  # probes_tie (one clip twice) is a judged tie
 }
 
 
@@ -211,6 +211,6 @@ def test_dump_every_assertion_result(gemini_env, stock, tmp_path: Path) -> None:
     assert count > 70
     text = json.dumps(results, indent=1, sort_keys=True, default=str)
     assert not re.search(r"127\.0\.0\.1:\d+", text)
-    _check(json.loads(text))
-    if DUMP:
+    if DUMP:  # written before the checks, so a run that fails one can still be compared
         Path(DUMP).write_text(text)
+    _check(json.loads(text))

@@ -68,15 +68,17 @@ def test_init_appends_missing_gitignore_lines_and_keeps_the_users(tmp_path, caps
     assert lines[:2] == ["node_modules/", "results/"] and lines.count("results/") == 1 and ".promptfoo/" in lines
 
 
-def test_an_entry_written_by_an_earlier_init_fails_naming_the_new_module(tmp_path):
-    """Before issue 29, ``init --python-entries`` wrote ``from reeljudge.<judge>.assertion import get_assert``."""
+def test_an_entry_written_by_an_earlier_init_gets_pythons_import_error_and_the_readme_says_what_to_write(tmp_path):
+    """Before issue 29, ``init --python-entries`` wrote ``from reeljudge.<judge>.assertion import get_assert``:
+    that module is gone, so Python itself refuses it; the README's upgrade note names the line to write."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
     for package, stem in (("filmability", "filmability"), ("probes", "video_probes"), ("gecko", "gecko"), ("ab_judge", "ab_judge")):
         entry = tmp_path / f"old_{stem}.py"
         entry.write_text(f"from reeljudge.{package}.assertion import get_assert\n__all__ = ['get_assert']\n")
         run = subprocess.run([sys.executable, str(entry)], capture_output=True, text=True, cwd=tmp_path)
         assert run.returncode == 1
-        assert (f"ImportError: reeljudge.{package}.assertion has moved to reeljudge.assertions.{stem}: in your promptfoo "
-                f"entry file write `from reeljudge.assertions.{stem} import get_assert`") in run.stderr, run.stderr
+        assert f"ModuleNotFoundError: No module named 'reeljudge.{package}.assertion'" in run.stderr, run.stderr
+        assert f"| `reeljudge.{package}.assertion` | `from reeljudge.assertions.{stem} import get_assert` |" in readme
 
 
 def test_python_entries_are_three_lines_that_import_the_installed_judge(tmp_path, capsys):

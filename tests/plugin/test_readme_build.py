@@ -15,7 +15,11 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from support.paths import ROOT
+
+pytestmark = pytest.mark.slow  # clones the repository and builds in the clone
 
 SETUP = "bash scripts/setup.sh"
 

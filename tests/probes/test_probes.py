@@ -77,7 +77,7 @@ def test_cut_detector_is_robust_to_flicker_and_shake(results: dict) -> None:
 def test_cuts_are_allowed_when_the_prompt_asks_for_several_shots(clips: dict[str, Path]) -> None:
     by_name = {r.name: r for r in probe_clip(clips["cut"], prompt="a montage of city scenes")}
     assert by_name["scene_cuts"].passed and len(by_name["scene_cuts"].details["cuts"]) == 1
-    forced = {r.name: r for r in probe_clip(clips["cut"], ProbeOptions(single_shot=True), prompt="a montage")}
+    forced = {r.name: r for r in probe_clip(clips["cut"], ProbeOptions.of(single_shot=True), prompt="a montage")}
     assert not forced["scene_cuts"].passed and "scene reset / teleporting" in forced["scene_cuts"].reason
 
 
@@ -113,8 +113,75 @@ def test_probe_selection_and_options_from_config() -> None:
     from reeljudge.probes.options import load
 
     assertion, options = load({"probes": ["black_frames"], "black_min_frames": "3", "allow_vfr": "no", "var": "clip"})
-    assert options.probes == ("black_frames",) and options.black_min_frames == 3 and options.allow_vfr is False
+    assert options.probes == ("black_frames",) and options.black.black_min_frames == 3 and options.technical.allow_vfr is False
     assert assertion.var == "clip" and assertion.expect_fail is False
+
+
+#: every key a config may name, as users wrote them before the options were grouped per probe (issue 36)
+CONFIG_KEYS = (
+    "analysis_short_side max_frames max_seconds skip_deblock_scale min_duration_s max_duration_s min_fps min_short_side "
+    "codecs require_audio allow_vfr truncation_tolerance black_pixel_level black_dark_fraction black_max_detail "
+    "black_min_frames fade_min_frames fade_max_step duplicate_changed_fraction duplicate_mean_diff still_levels "
+    "still_noise_ratio still_moved_share still_max_change still_shift_px frozen_min_frames frozen_hold_ratio "
+    "frozen_context_s frozen_context_change frozen_context_ratio frozen_jump_ratio frozen_edge_share near_static_fails "
+    "cut_window cut_ratio cut_min_content cut_unexplained cut_min_residual cut_jump_content cut_sure_residual "
+    "cut_resume_ratio flash_max_s flash_min_luma flash_match_ratio single_shot flicker_min_delta flicker_min_hz "
+    "flicker_min_swings flicker_periodic_cv expect_motion motion_from_prompt min_dynamic_degree dynamic_threshold "
+    "dynamic_sample_fps shift_sure_peak shift_check_px one_way_coherence shake_px shake_min_frames shake_spread_ratio "
+    "shake_min_texture shake_ambiguous min_smoothness gray_chroma gray_fraction allow_black_and_white probes"
+).split()
+
+
+def test_grouped_options_keep_the_keys_users_write() -> None:
+    """The thresholds are grouped per probe in code; a config still names every one flat, by its old key,
+    and an unknown or misspelt key is refused as before."""
+    from reeljudge.errors import BadInputError
+    from reeljudge.options import describe, flat_values
+    from reeljudge.probes.options import load
+
+    assert sorted(r["key"] for r in describe(ProbeOptions)) == sorted(CONFIG_KEYS)
+    given = {"black_min_frames": 2, "cut_window": 3, "shake_px": 1.5, "gray_fraction": 0.9, "max_frames": 10, "codecs": "h264"}
+    _, options = load(given)
+    assert (options.black.black_min_frames, options.cuts.cut_window, options.camera.shake_px) == (2, 3, 1.5)
+    assert (options.colour.gray_fraction, options.analysis.max_frames, options.technical.codecs) == (0.9, 10, ("h264",))
+    assert {k: v for k, v in flat_values(options).items() if k in given} == given | {"codecs": ("h264",)}
+    assert ProbeOptions.of(**given) == options
+    misspelt = "^unknown option 'black_min_frame' for video_probes; did you mean 'black_min_frames'[?]$"
+    with pytest.raises(BadInputError, match=misspelt):
+        load({"black_min_frame": 2})
+    with pytest.raises(BadInputError, match="^video_probes option 'cut_window' must be a whole number"):
+        load({"cut_window": "two"})
+    with pytest.raises(BadInputError, match=r"^video_probes options: unknown probes \['bogus'\]"):
+        load({"probes": ["bogus"]})
+
+
+def test_the_probe_table_names_and_orders_the_results() -> None:
+    from reeljudge.probes.table import PROBES
+
+    assert PROBE_NAMES == tuple(p.name for p in PROBES) and len(set(PROBE_NAMES)) == len(PROBES)
+    clip = REPO / "datasets/clips/gen_cut.mp4"
+    assert [r.name for r in probe_clip(clip)] == list(PROBE_NAMES)
+    picked = ("flicker", "technical", "scene_cuts")
+    assert [r.name for r in probe_clip(clip, probes=list(picked))] == [n for n in PROBE_NAMES if n in picked]
+
+
+def test_the_shared_readings_are_derived_once_per_clip(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Black frames, pair kinds, abrupt changes and the camera's judged pairs are worked out once per clip
+    (``Derived``), however many probes read them."""
+    from reeljudge.probes import derived
+
+    calls: dict[str, int] = {}
+    for name in ("black_flags", "pair_kinds", "abrupt_changes", "velocities", "camera_pairs"):
+        real = getattr(derived, name)
+
+        def counted(*args, _real=real, _name=name, **kwargs):
+            calls[_name] = calls.get(_name, 0) + 1
+            return _real(*args, **kwargs)
+
+        monkeypatch.setattr(derived, name, counted)
+    verdict = probe_clip(REPO / "datasets/clips/gen_cut.mp4", prompt="one continuous shot")
+    assert [r.name for r in verdict.failed] == ["scene_cuts"]
+    assert calls == {"black_flags": 1, "pair_kinds": 1, "abrupt_changes": 1, "velocities": 1, "camera_pairs": 1}
 
 
 def test_cut_right_after_a_near_static_run_is_found_and_a_plain_resume_is_not(tmp_path: Path, results: dict) -> None:
@@ -153,13 +220,15 @@ def _two_layer_frames(frames: int = 72, width: int = 256, height: int = 144, spe
 
 def test_two_motion_layers_swapping_are_not_camera_shake(tmp_path: Path) -> None:
     # bikes.mp4 pattern: a taxi and the street behind it move apart; the median flow flips between them
+    from reeljudge.probes.derived import derive
     from reeljudge.probes.motion import shake_runs
     from reeljudge.probes.signals import measure
     from reeljudge.synth.clips import write_clip
 
     signals = measure(write_clip(tmp_path / "layers.mp4", list(_two_layer_frames()), fps=24))
-    assert shake_runs(signals, ProbeOptions(shake_spread_ratio=0.0)) != []  # the flips do look like jitter …
-    assert shake_runs(signals, ProbeOptions()) == []  # … but no single camera motion is there to shake
+    derived = derive(signals, ProbeOptions())  # the spread ratio is the shake probe's own: the shared readings are alike
+    assert shake_runs(signals, derived, ProbeOptions.of(shake_spread_ratio=0.0).camera) != []  # the flips do look like jitter …
+    assert shake_runs(signals, derived, ProbeOptions().camera) == []  # … but no single camera motion is there to shake
 
 
 def test_one_decoder_thread_gives_the_same_results(clips: dict[str, Path], results: dict[str, dict]) -> None:

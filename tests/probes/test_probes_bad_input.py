@@ -133,7 +133,7 @@ def test_decoding_thread_stops_on_caps_truncation_and_analysis_errors(tmp_path: 
     from reeljudge.probes import signals as signals_module
 
     whole = make_clip(tmp_path / "whole.mp4", BASE)
-    capped = signals_module.measure(whole, ProbeOptions(max_frames=5))
+    capped = signals_module.measure(whole, ProbeOptions.of(max_frames=5))
     assert capped.count == 5 and "max_frames=5" in capped.info.capped and not _decode_threads()
     cut = tmp_path / "truncated.mp4"
     cut.write_bytes(whole.read_bytes()[: int(whole.stat().st_size * 0.55)])

@@ -109,13 +109,13 @@ def test_motion_can_be_required_by_option_prompt_or_degree(paths: dict[str, Path
     def motion(options: ProbeOptions, prompt: str = "a valley at dawn"):
         return next(r for r in probe_clip(still, options, prompt) if r.name == "dynamic_degree")
 
-    assert not motion(ProbeOptions(expect_motion=True)).passed
-    asks = motion(ProbeOptions(motion_from_prompt=True), "a horse gallops across the valley")
+    assert not motion(ProbeOptions.of(expect_motion=True)).passed
+    asks = motion(ProbeOptions.of(motion_from_prompt=True), "a horse gallops across the valley")
     assert not asks.passed and asks.gating and "prompt asks for movement" in asks.reason
-    assert motion(ProbeOptions(motion_from_prompt=True), "a quiet valley at dawn").passed
-    low = motion(ProbeOptions(min_dynamic_degree=0.3))
+    assert motion(ProbeOptions.of(motion_from_prompt=True), "a quiet valley at dawn").passed
+    low = motion(ProbeOptions.of(min_dynamic_degree=0.3))
     assert not low.passed and "min_dynamic_degree" in low.reason
-    moving = next(r for r in probe_clip(paths["clean_pan"], ProbeOptions(min_dynamic_degree=0.3)) if r.name == "dynamic_degree")
+    moving = next(r for r in probe_clip(paths["clean_pan"], ProbeOptions.of(min_dynamic_degree=0.3)) if r.name == "dynamic_degree")
     assert moving.passed and moving.details["degree"] >= 0.3
 
 

@@ -67,5 +67,5 @@ def test_without_the_flash_rule_the_same_clip_has_two_cuts(tmp_path):
     from reeljudge.probes import ProbeOptions
 
     path = make_clip(tmp_path / "flash.mp4", SCENES["slow_pan"].with_faults(FLASHES["one_frame"]))
-    (old,) = probe_clip(path, prompt=ONE_SHOT, options=ProbeOptions(probes=("scene_cuts",), flash_max_s=0.0))
+    (old,) = probe_clip(path, prompt=ONE_SHOT, options=ProbeOptions.of(probes=("scene_cuts",), flash_max_s=0.0))
     assert not old.passed and [c["start_frame"] for c in old.details["cuts"]] == [30, 31]

@@ -24,13 +24,13 @@ def test_turning_points_follow_swings_of_at_least_the_hysteresis() -> None:
 def test_rate_from_turning_points_of_a_sampled_sine(hz: float, fps: int) -> None:
     values = [10 * math.cos(2 * math.pi * hz * k / fps + 0.3 * (hz * 2 != fps)) for k in range(fps)]
     points = turning_points(values, 4)
-    rate = _rate([k / fps for k in points], ProbeOptions())
+    rate = _rate([k / fps for k in points], ProbeOptions().flicker)
     assert rate == pytest.approx(hz, rel=0.1)
 
 
 def test_irregular_swings_have_no_rate() -> None:
     times = [0.0, 0.04, 0.2, 0.24, 0.32, 0.52, 0.56, 0.64]
-    assert _rate(times, ProbeOptions()) is None
+    assert _rate(times, ProbeOptions().flicker) is None
 
 
 def test_usual_hold_is_one_for_live_footage_and_the_cadence_for_animation() -> None:
@@ -43,7 +43,7 @@ def test_usual_hold_is_one_for_live_footage_and_the_cadence_for_animation() -> N
 
 
 def test_a_fade_is_steady_and_a_cut_is_one_step() -> None:
-    options = ProbeOptions()
+    options = ProbeOptions().black
     fade_out = [120, 120, 100, 80, 60, 40, 20, 4, 3, 3]  # black from index 7
     assert is_fade(fade_out, 7, -1, options)
     cut = [120, 121, 119, 120, 4, 3, 3]  # black from index 4

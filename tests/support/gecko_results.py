@@ -1,7 +1,7 @@
 """Gecko results files made by code, in the shape ``promptfoo eval -o`` writes and our assertion fills.
 
 A test is a list of questions ``(tag, truth letter, judge letter or None)``; the row carries what
-``reeljudge.assertions.gecko.outcome_result`` writes (``metadata``: judge, expect, judged, score,
+``reeljudge.gecko.verdict.GeckoVerdict`` records (``metadata``: judge, expect, judged, score,
 coverage, per_tag, questions_kept; ``metadata.questions``, a record per question with its tag and status) and, when
 asked, ``metadata.answer_letters``. ``tests/gecko/test_gecko_report.py`` also feeds a real assertion
 result through the report, so this shape cannot drift from the assertion's unseen.

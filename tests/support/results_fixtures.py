@@ -18,7 +18,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from reeljudge.errors import JudgeError
-from reeljudge.promptfoo.identity import IDENTITY_KEY, judge_identity
+from reeljudge.identity import IDENTITY_KEY, judge_identity
 from reeljudge.promptfoo.results import failure, grading_result
 
 DEFAULT_METRICS = ("film_relevance", "film_filmability", "film_variety")
@@ -44,7 +44,7 @@ class RunSpec:
         threshold: a test passes when its score reaches this.
         description: the config description.
         promptfoo_version: written into ``metadata``.
-        judge: the judge identity each judged result records (``reeljudge.promptfoo.identity.judge_identity``
+        judge: the judge identity each judged result records (``reeljudge.identity.judge_identity``
             arguments); None: none recorded, as promptfoo's own assertions.
     """
 

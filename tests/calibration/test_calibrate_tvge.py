@@ -8,6 +8,8 @@ from __future__ import annotations
 import hashlib
 import json
 
+import pytest
+
 from reeljudge.cli import main
 from support.tvge import TVGE, write_inputs
 
@@ -28,6 +30,7 @@ def test_the_shipped_data_is_the_released_data():
     assert (TVGE / "LICENSE").read_text().split()[:4] == ["Apache", "License", "Version", "2.0,"]
 
 
+@pytest.mark.slow  # calibrates on the whole TVGE release
 def test_published_spearman_and_kendall_are_reproduced_to_three_decimals(tmp_path):
     human, judge = write_inputs(tmp_path)
     out = tmp_path / "report.json"

@@ -11,9 +11,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from reeljudge.gates.markdown import MARKER
 from support.results_fixtures import RunSpec, write_results
 from support.workflow_runner import Runner, load_workflow, make_workspace, new_github_state, push
+
+pytestmark = pytest.mark.slow  # runs the workflow harness
 
 PR = 7
 GATE = "Gate (the reusable action of this repository, action.yml)"

@@ -1,0 +1,69 @@
+"""The two test commands lose no test: ``npm test`` selects every collected test, and the fast lane
+(``npm run test:fast``) is every test but those marked ``e2e``, ``browser`` or ``slow``, so the fast lane
+and the three markers together are the whole suite. The selection is written once, in scripts/test.sh."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import tomllib
+
+import pytest
+
+from support.paths import ROOT
+
+LEFT_OUT = ("e2e", "browser", "slow")
+
+
+def fast_lane_expression() -> str:
+    """The fast lane's ``-m`` expression, as scripts/test.sh declares it."""
+    found = re.findall(r'^FAST_LANE="([^"]+)"$', (ROOT / "scripts" / "test.sh").read_text(encoding="utf-8"), re.M)
+    assert len(found) == 1, "scripts/test.sh declares FAST_LANE once"
+    return found[0]
+
+
+def pytest_lines() -> list[str]:
+    """Every line of scripts/test.sh that starts pytest, in order, from pytest's own arguments on."""
+    return [line.split("-m pytest", 1)[1].strip() for line in (ROOT / "scripts" / "test.sh").read_text(encoding="utf-8").splitlines()
+            if "-m pytest" in line and not line.lstrip().startswith("#")]
+
+
+def test_the_fast_lane_leaves_out_exactly_the_three_markers_and_npm_test_selects_none() -> None:
+    assert fast_lane_expression() == " and ".join(f"not {m}" for m in LEFT_OUT)
+    fast, first, newest = pytest_lines()
+    assert " -m " not in first and first.endswith('"$@"')  # npm test's first pass: every test
+    assert '-m "e2e and not pinned_promptfoo"' in newest  # its second pass repeats the e2e tests on the newest promptfoo
+    assert '-m "$FAST_LANE"' in fast
+    markers = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["pytest"]["ini_options"]["markers"]
+    assert {m.split(":")[0] for m in markers} >= set(LEFT_OUT)
+
+
+def collected(*selection: str) -> subprocess.Popen:
+    """A pytest collection of the whole suite (``--strict-markers``: a misspelt marker is an error), started."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", "--strict-markers",
+         *selection, "tests"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+    )
+
+
+def node_ids(proc: subprocess.Popen) -> set[str]:
+    """The test ids a finished collection listed."""
+    out, err = proc.communicate(timeout=900)
+    assert proc.returncode == 0, out[-2000:] + err[-2000:]
+    return {line for line in out.splitlines() if "::" in line}
+
+
+@pytest.mark.slow  # collects the whole suite three times (about 10 s of CPU each)
+def test_the_fast_lane_and_the_left_out_markers_together_are_every_collected_test() -> None:
+    lane = fast_lane_expression()
+    every, fast, rest = collected(), collected("-m", lane), collected("-m", " or ".join(LEFT_OUT))
+    every, fast, rest = node_ids(every), node_ids(fast), node_ids(rest)
+    assert len(every) >= 1000 and len(fast) >= 1000
+    assert fast | rest == every and not fast & rest
+    # what the lane leaves out is what the markers say: the corpora, set-up, the workflow harness, promptfoo, Chromium
+    for left_out in ("tests/probes/test_probes_textures.py::", "tests/probes/test_probes_corpus.py::test_clean_hard_negative",
+                     "tests/core/test_workflow_setup.py::", "tests/action/test_workflow_steps.py::", "tests/browser/"):
+        assert not {t for t in fast if t.startswith(left_out)} and {t for t in rest if t.startswith(left_out)}, left_out
