@@ -58,11 +58,11 @@ def sections(protocol: Protocol) -> dict[str, str]:
         dimension_lines.append(f"- `{d.id}`: {d.label}{_families(d.families)}")
         dimension_lines += [f"  - {score}: {text}" for score, text in sorted(d.anchors.items(), reverse=True)]
     tag_lines = []
-    for group in protocol.groups:
-        scope = "reasons for a tie; only with winner \"tie\"" if group.get("scope") == "tie" else "failures of the losing clip; only with a winner"
-        families = tuple(group.get("families") or ())
-        tag_lines.append(f"{group['label']} ({scope}" + (f"; {', '.join(families)} tasks only" if families else "") + "):")
-        tag_lines += [f"- `{t['id']}`: {t['label']}" for t in group["tags"]]
+    for tags in protocol.groups:
+        scope = "reasons for a tie; only with winner \"tie\"" if tags.get("scope") == "tie" else "failures of the losing clip; only with a winner"
+        families = tuple(tags.get("families") or ())
+        tag_lines.append(f"{tags['label']} ({scope}" + (f"; {', '.join(families)} tasks only" if families else "") + "):")
+        tag_lines += [f"- `{t['id']}`: {t['label']}" for t in tags["tags"]]
     r = protocol.rules
     winners = ", ".join(f'"{w}"' for w in r.winners)
     rules = [

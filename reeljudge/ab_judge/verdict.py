@@ -220,6 +220,8 @@ def combine(prompt: str, family: str, protocol: Protocol, systems: tuple[str, st
     first = orders[0]
     winners = {o.winner for o in orders}
     inconsistent = len(winners) > 1
+    note: str | None
+    secondary: tuple[str, ...]
     if inconsistent:
         winner, primary, secondary, note = TIE, INCONSISTENT_TAG, (), INCONSISTENT_NOTE
     else:

@@ -10,6 +10,7 @@ class="mark">`` with ``data-tag`` and ``data-series`` and a ``<title>`` tooltip 
 from __future__ import annotations
 
 from html import escape
+from typing import Callable
 
 from reeljudge.gecko.report import GeckoReport, TagMove
 from reeljudge.gecko.report_markdown import bias_text, change_text, interval_text, notes
@@ -146,7 +147,7 @@ def _arrow(move: TagMove, at: float, y: float) -> str:
             f'{"▼" if down else "▲"} {change_text(move).split(" ")[0]}</text>')
 
 
-def _axis(x, ticks: list[float], height: int, fmt: str) -> str:
+def _axis(x: Callable[[float], float], ticks: list[float], height: int, fmt: str) -> str:
     parts = ['<g class="axis">']
     for t in ticks:
         parts.append(f'<line class="grid" x1="{x(t):.1f}" x2="{x(t):.1f}" y1="{_TOP - 6}" y2="{height - 6}"/>'
@@ -167,7 +168,7 @@ def _svg_open(name: str, height: int) -> str:
             f'viewBox="0 0 {_WIDTH} {height}" role="img" aria-label="{name} chart">')
 
 
-def _scale(low: float, high: float):
+def _scale(low: float, high: float) -> Callable[[float], float]:
     """Data value → x pixel over the plotting width."""
     span = _WIDTH - _LEFT - _RIGHT
     return lambda v: _LEFT + (min(max(v, low), high) - low) / (high - low) * span

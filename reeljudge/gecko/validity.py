@@ -9,7 +9,7 @@ ground truth, or that the prompt does not settle, is dropped. Every drop keeps i
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from reeljudge.gecko.questions import Dropped, Question, QuestionSet, choice_map, questions_from_json, questions_to_json
 from reeljudge.gemini.client import JudgeClient, JudgeReply
@@ -86,7 +86,7 @@ _NONE = frozenset({"none", "unknown", "n/a", "not stated", "cannot tell"})
 
 
 @reply_parser("gecko.filter", encode=questions_to_json, decode=questions_from_json)
-def filter_parser(questions: list[Question]):
+def filter_parser(questions: list[Question]) -> Callable[[str], dict[str, Any]]:
     """A parse function for the filter reply: ``{"answers": {number: {"letter", "why"}}}`` for every question.
 
     A reply that answers fewer questions than were asked is refused (``incomplete``); an answer

@@ -20,6 +20,7 @@ from reeljudge.judging import GECKO
 
 if TYPE_CHECKING:  # pragma: no cover - typing only: the verdict is read without loading the pipeline
     from reeljudge.gecko.pipeline import GeckoOutcome
+    from reeljudge.gecko.questions import Dropped
     from reeljudge.gecko.scoring import QuestionOutcome
 
 METRIC = "gecko"
@@ -182,7 +183,7 @@ def _kept_question(o: QuestionOutcome) -> tuple[str, str, dict[str, Any]]:
         "tag": q.tag, "tag_source": q.tag_source, "status": "kept", **extra}
 
 
-def _dropped_question(number: int, d: Any) -> tuple[str, str, dict[str, Any]]:
+def _dropped_question(number: int, d: Dropped) -> tuple[str, str, dict[str, Any]]:
     """A question the filter dropped (not scored): its name, its line of the breakdown, its record."""
     q = d.question
     name = f"dropped {number} [{q.tag}]"
@@ -206,7 +207,7 @@ def question_line(o: QuestionOutcome) -> str:
         f"{q.question} {' | '.join(q.choices)} — truth {q.answer}, verdict {verdict}{detail}{note}")
 
 
-def dropped_line(d: Any) -> str:
+def dropped_line(d: Dropped) -> str:
     """Why a question the filter dropped was not scored."""
     q = d.question
     return f"not scored, dropped by {d.check}: {d.reason} — {q.question} {' | '.join(q.choices)} (truth {q.answer})"

@@ -133,7 +133,7 @@ def _probe(path: Path, item: ClipItem, ctx: ProbeContext) -> dict[str, Any]:
         faults=[r.name for r in verdict.failed],
         probes={r.name: {"passed": r.passed, "score": r.score, "gating": r.gating, "reason": r.reason, "details": r.details}
                 for r in verdict.results},
-        clip_info=verdict.info.as_metadata(),
+        clip_info=verdict.info.as_metadata() if verdict.info is not None else {},  # (probe_clip always sets it)
     )
     text = json.dumps(record, default=_plain)  # numpy scalars and tuples to plain JSON
     # the clip's local path (a machine path, or a download cache file) is named by its reference,

@@ -31,7 +31,8 @@ def is_fade(luma: list[float], edge: int, step: int, options: BlackOptions) -> b
 
 def black_runs(signals: Signals, derived: Derived, options: BlackOptions) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     """(black runs that are faults, black runs that are fades) of at least ``black_min_frames``."""
-    faults, fades = [], []
+    faults: list[tuple[int, int]] = []
+    fades: list[tuple[int, int]] = []
     last = signals.count - 1
     for a, b in runs(derived.black, options.black_min_frames):
         into = a == 0 or is_fade(signals.luma, a, -1, options)

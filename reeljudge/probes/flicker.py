@@ -113,7 +113,7 @@ def probe_flicker(signals: Signals, derived: Derived, options: FlickerOptions) -
     frames = sum(b - a + 1 for a, b, _, _ in found)
     details = {
         "ruined_share": share_of_clip(signals, frames),
-        "runs": [d | {"hz": hz, "swing_levels": round(s, 1)} for d, (_, _, hz, s) in zip(range_details(signals, [(a, b) for a, b, _, _ in found]), found)],
+        "runs": [{**d, "hz": hz, "swing_levels": round(s, 1)} for d, (_, _, hz, s) in zip(range_details(signals, [(a, b) for a, b, _, _ in found]), found)],
         "nyquist_hz": round((signals.info.fps or 24.0) / 2, 2),
     }
     if found:

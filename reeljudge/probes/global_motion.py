@@ -58,8 +58,9 @@ class MotionReader:
 
         self.options = options
         self.w, self.h = width, height
-        self.dis = cv2.DISOpticalFlow_create(cv2.DISOPTICAL_FLOW_PRESET_ULTRAFAST)
-        self.near_dis = cv2.DISOpticalFlow_create(cv2.DISOPTICAL_FLOW_PRESET_ULTRAFAST)
+        # (DISOpticalFlow_create: in OpenCV, missing from its stubs)
+        self.dis = cv2.DISOpticalFlow_create(cv2.DISOPTICAL_FLOW_PRESET_ULTRAFAST)  # type: ignore[attr-defined]
+        self.near_dis = cv2.DISOpticalFlow_create(cv2.DISOPTICAL_FLOW_PRESET_ULTRAFAST)  # type: ignore[attr-defined]
         self.near_dis.setCoarsestScale(self.near_dis.getFinestScale())  # one scale: small motions only
         margin = max(2, height // 16)
         self.margin = margin
@@ -146,7 +147,9 @@ class MotionReader:
         """Frame i warped back onto frame i−1 by ``flow``, at the inner sample grid."""
         import cv2
 
-        return cv2.remap(y, self.inner_grid + flow[self.inner], None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        # one two-channel map and no second one (None), which OpenCV takes and its stubs do not show
+        return cv2.remap(y, self.inner_grid + flow[self.inner], None,  # type: ignore[call-overload]
+                         cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
     def _refined(self, x: float, y: float, score: float, across: tuple[float, float] | None) -> tuple[float, float]:
         """(``x``, ``y``) moved to where a parabola through what shifts 0.3 px either side leave unexplained
@@ -170,7 +173,7 @@ class MotionReader:
 
         before, after = self.soft
         m = self.margin  # the inner sample grid (every 2nd pixel inside the margin), moved by (x, y_shift)
-        warp = np.float32([[2, 0, m + x], [0, 2, m + y_shift]])
+        warp = np.array([[2, 0, m + x], [0, 2, m + y_shift]], np.float32)
         moved = cv2.warpAffine(after, warp, self.inner_size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
         _, mean, median = difference_stats(moved, before[self.inner])
         return mean, median
@@ -182,7 +185,7 @@ class MotionReader:
         import numpy as np
 
         dx, dy = int(round(guess[0])), int(round(guess[1]))
-        back = cv2.warpAffine(y, np.float32([[1, 0, dx], [0, 1, dy]]), (self.w, self.h),
+        back = cv2.warpAffine(y, np.array([[1, 0, dx], [0, 1, dy]], np.float32), (self.w, self.h),
                               flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
         flow = self.near_dis.calc(prev_y, back, None)
         flow[..., 0] += dx

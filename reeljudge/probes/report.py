@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
 from reeljudge.identity import PROBES_ENGINE, judge_identity
 from reeljudge.judging import VIDEO_PROBES
 from reeljudge.options import flat_values
-from reeljudge.probes.signals import Signals
+from reeljudge.probes.signals import ClipInfo, Signals
+
+if TYPE_CHECKING:
+    from reeljudge.probes.thresholds import Thresholds
 
 
 @dataclass
@@ -67,7 +70,7 @@ def range_details(signals: Signals, ranges: Iterable[tuple[int, int]]) -> list[d
     ]
 
 
-def changed_options(options: Any) -> dict[str, Any]:
+def changed_options(options: Thresholds | None) -> dict[str, Any]:
     """The probe options that differ from the defaults (what a verdict records of how it was probed)."""
     if options is None:
         return {}
@@ -83,8 +86,8 @@ class ProbesVerdict:
     """
 
     results: list[ProbeResult]
-    info: Any = None  # the clip's ClipInfo (container facts and what decoding found)
-    options: Any = None
+    info: ClipInfo | None = None  # container facts and what decoding found
+    options: Thresholds | None = None
     clip: str = "the clip"
 
     @property
@@ -92,7 +95,7 @@ class ProbesVerdict:
         """Whether any probe could fail the clip (only properties of the shot selected: nothing was checked)."""
         return bool(self.gating)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[ProbeResult]:
         return iter(self.results)
 
     def __len__(self) -> int:

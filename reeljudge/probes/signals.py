@@ -15,7 +15,7 @@ import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Generator, Iterator
 
 from reeljudge.errors import MediaError
 from reeljudge.media.container import ClipInfo, ffmpeg_reason, open_info, threaded_decoding
@@ -166,7 +166,7 @@ def _decode_only_what_is_analysed(stream: Any, info: ClipInfo, skip_deblock_scal
 _QUEUE_FRAMES = 8  # analysis-size frames decoded ahead (≈ 175 kB each at 456×256): bounds memory
 
 
-def _decode_ahead(container: Any, stream: Any, info: ClipInfo, options: Thresholds) -> Iterator[tuple[float, Any]]:
+def _decode_ahead(container: Any, stream: Any, info: ClipInfo, options: Thresholds) -> Generator[tuple[float, Any], None, None]:
     """(time, analysis-size yuv420p array) per frame within the caps, decoded ahead by a background thread.
 
     Sets ``info.capped`` when a cap stops the decode; raises a decoding error after the frames

@@ -32,7 +32,7 @@ def _film() -> FilmabilityVerdict:
 def _probes(*failed: str) -> ProbesVerdict:
     names = ("black_frames", "flicker", "dynamic_degree")
     results = [ProbeResult(n, n not in failed, 0.2 if n in failed else 1.0, f"{n} found" if n in failed else "ok") for n in names]
-    return ProbesVerdict(results, None, ProbeOptions(black_min_frames=3), "clip.mp4")
+    return ProbesVerdict(results, None, ProbeOptions.of(black_min_frames=3), "clip.mp4")
 
 
 def _pair() -> PairVerdict:
