@@ -94,7 +94,8 @@ class _Admin:
 def render_dashboard(status: dict[str, Any]) -> str:
     """The dashboard page (plain HTML, refreshes itself every 10 s)."""
     rows = "".join(
-        f"<tr><td>{escape(r['rater'])}</td><td>{r['kind']}</td><td>{r['done']}{'' if r['total'] is None else ' of ' + str(r['total'])}</td>"
+        f"<tr><td>{escape(r['rater'])}</td><td>{r['kind']}</td>"
+        f"<td>{r['done']}{'' if r['total'] is None else ' of ' + str(r['total'])}</td>"
         f"<td>{_gold(r['gold'])}</td><td>{r.get('thin_evidence', '–')}</td></tr>"
         for r in status["raters"]
     )
@@ -109,7 +110,8 @@ def render_dashboard(status: dict[str, Any]) -> str:
 <p>{status['samples']} pair samples ({status['complete']} with enough raters), {status['gold_samples']} gold pairs,
 {status['judgements']} judgements.</p>
 <h2>Third-rater queue</h2><ul id="third-rater-queue">{queue}</ul>
-<h2>Raters</h2><table id="raters"><thead><tr><th>rater</th><th>kind</th><th>progress</th><th>gold accuracy</th><th>records with thin evidence of watching</th></tr></thead>
+<h2>Raters</h2><table id="raters"><thead><tr><th>rater</th><th>kind</th><th>progress</th><th>gold accuracy</th><th>records with
+thin evidence of watching</th></tr></thead>
 <tbody>{rows}</tbody></table>
 <h2>Exports</h2><p><a href="/admin/export.jsonl">judgements.jsonl</a> · <a href="/admin/export.csv">judgements.csv</a>
 · report: <code>reeljudge ab report</code></p></body></html>"""

@@ -71,11 +71,13 @@ class ClipResponse:
         if len(self.spans) == 1:
             first, last = self.spans[0]
             return 206, [*base, (b"content-type", self.media_type.encode()), (b"content-length", str(last - first + 1).encode()),
-                         (b"content-range", f"bytes {first}-{last}/{self.size}".encode())], [(first, last - first + 1)], self.spans
+                         (b"content-range", f"bytes {first}-{last}/{self.size}".encode())], [(first, last - first
+                                                                                              + 1)], self.spans
         boundary = secrets.token_hex(13)
         pieces: list[bytes | tuple[int, int]] = []
         for first, last in self.spans:
-            pieces += [f"--{boundary}\r\nContent-Type: {self.media_type}\r\nContent-Range: bytes {first}-{last}/{self.size}\r\n\r\n"
+            pieces += [f"--{boundary}\r\nContent-Type: {self.media_type}\r\nContent-Range: bytes "
+                       f"{first}-{last}/{self.size}\r\n\r\n"
                        .encode("latin-1"), (first, last - first + 1), b"\r\n"]
         pieces.append(f"--{boundary}--".encode("latin-1"))
         length = sum(len(p) if isinstance(p, bytes) else p[1] for p in pieces)
@@ -104,7 +106,8 @@ class ClipResponse:
                 connection.abort()
                 await asyncio.sleep(0)  # the connection's loss is noted before the server asks whether the response ended
 
-    async def _send_all_but_last_byte(self, send: Send, connection: Any, file: BinaryIO, pieces: list[bytes | tuple[int, int]]) -> bytes:
+    async def _send_all_but_last_byte(self, send: Send, connection: Any, file: BinaryIO,
+                                      pieces: list[bytes | tuple[int, int]]) -> bytes:
         """Send the body but its last byte (or the closing boundary); that last piece, for the caller to send."""
         *head, tail = pieces
         if isinstance(tail, tuple):

@@ -192,7 +192,8 @@ def guarded_protocol(limits: ConnectionLimits) -> type:
                 limit_unsent(transport.get_extra_info("socket"))
 
         def timeout_keep_alive_handler(self) -> None:
-            if pending_bytes(self) and not self.transport.is_closing():  # still taking the last response: the write deadline rules
+            # still taking the last response: the write deadline rules
+            if pending_bytes(self) and not self.transport.is_closing():
                 self.timeout_keep_alive_task = self.loop.call_later(SWEEP_S, self.timeout_keep_alive_handler)
                 return
             super().timeout_keep_alive_handler()
@@ -253,5 +254,6 @@ def run(app: Any, host: str, port: int, limits: ConnectionLimits, log_level: str
     """Serve ``app`` under uvicorn with ``limits`` until interrupted."""
     import uvicorn
 
-    uvicorn.run(app, host=host, port=port, log_level=log_level, http=guarded_protocol(limits), timeout_keep_alive=limits.keep_alive,  # type: ignore[arg-type]  # seconds, fractions kept (call_later)
+    uvicorn.run(app, host=host, port=port, log_level=log_level, http=guarded_protocol(limits),
+                timeout_keep_alive=limits.keep_alive,  # type: ignore[arg-type]  # seconds, fractions kept (call_later)
                 backlog=BACKLOG)

@@ -63,7 +63,8 @@ class Contradiction:
                 f"or correct the ratings so they agree with your winner.")
 
 
-def preference(protocol: Protocol, family: str, ratings: Mapping[str, Mapping[str, float]], contestants: tuple[str, str]) -> Preference:
+def preference(protocol: Protocol, family: str, ratings: Mapping[str, Mapping[str, float]],
+               contestants: tuple[str, str]) -> Preference:
     """Which of ``contestants`` the ratings favour by the protocol's priority order (see the module doc)."""
     x, y = contestants
     for group in protocol.priority:

@@ -12,7 +12,8 @@ that ignores ``Retry-After`` costs nothing meanwhile. A token may have ``active_
 requests in progress at once (a page needs a handful: its task, two clip streams, a submit); one
 more is a 429 too, so one rater cannot hold the server's connections with slow clip streams. A
 token is checked against the store once (in a worker thread, after its address's bucket admitted
-the request) and then charged to its own bucket, checked again every ``TOKEN_TTL_S`` (a re-issued link's old token goes back to its
+the request) and then charged to its own bucket, checked again every ``TOKEN_TTL_S`` (a re-issued link's old token goes back to
+its
 address's bucket); a valid one also marks its connection authenticated, so raters behind one
 address (a NAT, an office) are told apart by token and never meet the per-address connection cap;
 a connection admitted on probation over that cap (``limits.Registry.admit``) whose request carries
@@ -181,7 +182,8 @@ async def _answer(scope: Scope, send: Send, status: int, message: str, retry_aft
     api = scope.get("path", "").startswith("/api/")
     body = json.dumps({"error": text, "retry_after": seconds}).encode() if api else text.encode()
     headers = [(b"content-type", b"application/json" if api else b"text/plain; charset=utf-8"),
-               (b"content-length", str(len(body)).encode()), (b"retry-after", str(seconds).encode()), (b"cache-control", b"no-store")]
+               (b"content-length", str(len(body)).encode()), (b"retry-after", str(seconds).encode()),
+               (b"cache-control", b"no-store")]
     if close:
         headers.append((b"connection", b"close"))
     await send({"type": "http.response.start", "status": status, "headers": headers})

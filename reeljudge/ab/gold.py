@@ -39,7 +39,8 @@ FAULTS: tuple[FaultKind, ...] = ("black", "frozen", "flicker", "cut")
 
 
 def make_gold(
-    clip_store: ClipStore, count: int = 4, *, frames: int = 72, fps: int = 24, prompts: Sequence[str] = (), like: Clip | None = None,
+    clip_store: ClipStore, count: int = 4, *, frames: int = 72, fps: int = 24, prompts: Sequence[str] = (),
+    like: Clip | None = None,
     blinding: str = "strip", taken: Sequence[str] = (), first: int = 0,
 ) -> tuple[list[Sample], list[Clip]]:
     """``count`` gold samples (clean beats faulty) and their clips, rendered, blinded as the study's clips are

@@ -104,7 +104,8 @@ def _refused(data: Any, status: int) -> Response:
 def _home(request: Request) -> Response:
     from starlette.responses import HTMLResponse
 
-    return HTMLResponse("<!doctype html><title>reeljudge A/B</title><p>reeljudge A/B rating server. Open your personal invite link.</p>")
+    return HTMLResponse("<!doctype html><title>reeljudge A/B</title><p>reeljudge A/B rating server. Open your "
+                        "personal invite link.</p>")
 
 
 class _RaterApi:
@@ -149,7 +150,8 @@ class _RaterApi:
         for side, sha in assignment.clips.items():
             clip = self.ws.store.clip(sha)
             assert clip is not None
-            clips[side] = {"url": f"{base}/{side}", "duration": clip.duration, "fps": clip.fps, "width": clip.width, "height": clip.height}
+            clips[side] = {"url": f"{base}/{side}", "duration": clip.duration, "fps": clip.fps,
+                           "width": clip.width, "height": clip.height}
         source = None
         if sample.source_clip:
             clip = self.ws.store.clip(sample.source_clip)

@@ -59,7 +59,8 @@ class Submitter:
             return {"stored": False, "violations": problems}, 422
         return self._store(rater, assignment, form, watch, submission_id)
 
-    def _store(self, rater: str, assignment: Assignment, form: dict[str, Any], watch: dict[str, Any], submission_id: str) -> Answer:
+    def _store(self, rater: str, assignment: Assignment, form: dict[str, Any],
+               watch: dict[str, Any], submission_id: str) -> Answer:
         """The record appended, unless the hold was lost meanwhile (checked inside the write transaction)."""
         sample = assignment.sample
         try:
@@ -72,7 +73,8 @@ class Submitter:
         except RecordError as error:
             return {"stored": False, "violations": [{"field": "record", "message": error.message}]}, 422
         except AlreadyJudged:
-            return {"stored": False, "error": "you already submitted another verdict for this task; it stands (records are never changed)"}, 409
+            return {"stored": False,
+                    "error": "you already submitted another verdict for this task; it stands (records are never changed)"}, 409
         except HoldLost as error:
             withdraw(self.ws.store, assignment)  # the rater's next request for work gets the next task, without a second notice
             return {"stored": False, "withdrawn": True, "error": error.message}, 409

@@ -51,7 +51,8 @@ GROUPS: dict[str, tuple[tuple[str, ...], str]] = {
 #: from is a reset: see ``tag_of``)
 FAULT_TAGS = {
     "flicker": "flicker", "camera_shake": "flicker", "scene_cuts": "scene_reset", "frozen_frames": "physics_break",
-    "dynamic_degree": "physics_break", "motion_smoothness": "physics_break", "black_frames": "artifacts", "technical": "artifacts",
+    "dynamic_degree": "physics_break", "motion_smoothness": "physics_break", "black_frames": "artifacts",
+    "technical": "artifacts",
 }
 #: a flicker swinging ±this many luma levels (±25 % of mid grey), or more, is as bad as a flicker gets
 FLICKER_FULL_LEVELS = 32.0
@@ -116,7 +117,8 @@ class ProbesPairVerdict(Outcome):
         head += f", decided by {self.decided_by}" if self.decided_by else ""
         weighing = self.weighing()
         head += f": {weighing}" if weighing else ""
-        parts = [head, f"tags: {', '.join(self.tags)}", "not judged (abstained, the probes cannot see them): " + ", ".join(self.abstained)]
+        parts = [head, f"tags: {', '.join(self.tags)}", "not judged (abstained, the probes cannot see them): "
+                 + ", ".join(self.abstained)]
         for system in self.systems:
             found = [f"{p}: {reason}" for p, reason in self.reasons[system].items()]
             parts.append(f"{system} faults: " + ("; ".join(found) if found else "none"))
@@ -196,12 +198,14 @@ def severity(result: ProbeResult, info: ClipInfo | None = None) -> float:
 def tag_of(result: ProbeResult) -> str | None:
     """The protocol's reason tag for a failed probe: ``FAULT_TAGS``, but a freeze the picture jumps ahead
     from is ``scene_reset`` (time went on while the picture stood still: teleporting)."""
-    if result.name == "frozen_frames" and any("jumps ahead" in str(r.get("why", "")) for r in (result.details or {}).get("runs") or []):
+    if (result.name == "frozen_frames"
+        and any("jumps ahead" in str(r.get("why", "")) for r in (result.details or {}).get("runs") or [])):
         return "scene_reset"
     return FAULT_TAGS.get(result.name)
 
 
-def compare_probes(systems: tuple[str, str], verdicts: tuple[ProbesVerdict, ProbesVerdict], family: str, protocol: Protocol | None = None,
+def compare_probes(systems: tuple[str, str], verdicts: tuple[ProbesVerdict, ProbesVerdict], family: str,
+                   protocol: Protocol | None = None,
                    pass_on: str = "win_or_tie", identical: bool = False) -> ProbesPairVerdict:
     """The comparison of two probe verdicts (``verdicts`` in the order of ``systems``; the default protocol
     when none), faults weighed; ``identical`` when both are the verdict on one file."""

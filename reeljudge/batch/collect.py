@@ -83,7 +83,8 @@ def wait(client: JudgeClient, submission: dict[str, Any], *, interval_s: float, 
         job, _ = poll(fetch, lambda j: job_state(j) in FINAL_STATES, client.settings.retry, client.classify,
                       interval_s=interval_s, deadline=deadline_in(deadline_s))
     except GaveUp as gave_up:
-        raise JudgeError(f"waiting for {submission['job']}: {gave_up}", kind="timeout" if gave_up.problem.timed_out else "api_error") from None
+        raise JudgeError(f"waiting for {submission['job']}: {gave_up}", kind="timeout" if gave_up.problem.timed_out
+                         else "api_error") from None
     finally:
         bar.close()
     return job

@@ -42,11 +42,13 @@ class SubmitOptions:
     progress: bool = True
 
 
-def submit(client: JudgeClient, options: SubmitOptions = SubmitOptions(), log: Callable[[str], None] = print) -> list[dict[str, Any]]:
+def submit(client: JudgeClient, options: SubmitOptions = SubmitOptions(),
+           log: Callable[[str], None] = print) -> list[dict[str, Any]]:
     """Send every planned request not already out; the submission records made (or resumed)."""
     settings = client.settings
     if settings.resolved_backend == "vertex":
-        raise JudgeError("the Batch API input reeljudge writes (inline or a Files API JSONL) is Developer-API only", kind="not_batchable")
+        raise JudgeError("the Batch API input reeljudge writes (inline or a Files API JSONL) is Developer-API only",
+                         kind="not_batchable")
     require_credentials(settings, "submitting a batch")
     store = BatchStore(settings.cache_dir)
     done = [_resume(store, client, s, options, log) for s in store.submissions() if s.get("state") == "creating"]

@@ -131,7 +131,8 @@ def _require_overlap(judge: JudgeScores, human: HumanRatings, matched: list[str]
     judge_ids = ", ".join(repr(i) for i in sorted(judge.items)[:3])
     human_ids = ", ".join(repr(i) for i in sorted(set(human.items) - set(judge.items))[:3])
     if len(matched) < MIN_ITEMS and share >= settings.min_overlap:
-        raise CannotCompare(f"only {len(matched)} items have both judge scores and human ratings; at least {MIN_ITEMS} are needed")
+        raise CannotCompare(f"only {len(matched)} items have both judge scores and human ratings; "
+                            f"at least {MIN_ITEMS} are needed")
     raise CannotCompare(
         f"item ids do not match: {len(matched)} of the {len(human.items)} rated items in {hp} have judge scores in {jp} "
         f"({share:.0%}, min_overlap {settings.min_overlap:.0%}). Judge items look like {judge_ids}; "

@@ -22,7 +22,8 @@ def normalise_reply(value: Any) -> Any:
 
     source = value["unfimableTerms"]
     if "unfilmableTerms" in value and value["unfilmableTerms"] != source:
-        raise ReplyInvalid("the reply gives two different unfilmable-term lists (unfilmableTerms and unfimableTerms)", kind="ambiguous")
+        raise ReplyInvalid("the reply gives two different unfilmable-term lists (unfilmableTerms and unfimableTerms)",
+                           kind="ambiguous")
     rest = {k: v for k, v in value.items() if k != "unfimableTerms"}
     return {**rest, "unfilmableTerms": source}
 

@@ -81,7 +81,8 @@ class GateSettings:
         return _by_name(self.tolerances, metric, self.tolerance)
 
     def min_pass_rate_for(self, suite: str) -> float:
-        """The pass-rate rule of a suite judged alone: its exact entry, else the first matching pattern, else ``min_pass_rate``."""
+        """The pass-rate rule of a suite judged alone: its exact entry, else the first matching pattern, else
+        ``min_pass_rate``."""
         return _by_name(self.min_pass_rates, suite, self.min_pass_rate)
 
     def gated(self, metric: str) -> bool:
@@ -127,7 +128,8 @@ def load_gate(path: str | Path | None) -> GateSettings:
 
 def gate_from_mapping(data: Any, name: str = "gate file") -> GateSettings:
     """Validated settings from a mapping; BadInputError naming the key and the problem."""
-    if isinstance(data, Mapping) and isinstance(data.get("max_newly_failing"), int) and not isinstance(data["max_newly_failing"], bool):
+    if (isinstance(data, Mapping) and isinstance(data.get("max_newly_failing"), int)
+        and not isinstance(data["max_newly_failing"], bool)):
         data = {**data, "max_newly_failing": str(data["max_newly_failing"])}  # a number or the word auto
     return load_one(data, GateSettings, owner=name, env={})
 

@@ -94,7 +94,8 @@ def filter_parser(questions: list[Question]) -> Callable[[str], dict[str, Any]]:
     """
 
     def parse(text: str) -> dict[str, Any]:
-        from reeljudge.gemini.replies import ReplyInvalid, coerce_to_schema, merge_choices, read_json, require_count, schema_errors
+        from reeljudge.gemini.replies import (ReplyInvalid, coerce_to_schema, merge_choices, read_json,
+                                              require_count, schema_errors)
 
         schema = load_schema(SCHEMA_FILE)
         value = read_json(text)
@@ -141,7 +142,9 @@ def apply_filter(question_set: QuestionSet, client: JudgeClient) -> JudgeReply:
             question_set.dropped.append(Dropped(question, why, "not_supported_by_prompt"))
         else:
             question_set.dropped.append(
-                Dropped(question, f"from the prompt text alone the judge answers {got!r}, the question set says {question.answer!r}", "answer_differs")
+                Dropped(question,
+                        f"from the prompt text alone the judge answers {got!r}, the question set says {question.answer!r}",
+                        "answer_differs")
             )
     question_set.kept = kept
     return reply

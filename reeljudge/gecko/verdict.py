@@ -94,7 +94,8 @@ class GeckoVerdict:
             f"{s.correct}/{s.kept} correct, coverage {s.answered}/{s.kept} ({s.scoring} scoring) on {self.outcome.media.ref.name}"
         ]
         if not self.covered:
-            parts.append(f"coverage {s.coverage:.2f} is below min_coverage {self.min_coverage:g}: the judge left too many questions unanswered")
+            parts.append(f"coverage {s.coverage:.2f} is below min_coverage {self.min_coverage:g}: the judge left too many "
+                         "questions unanswered")
         if s.per_tag:
             parts.append("tags: " + ", ".join(f"{t} {v:.2f}" for t, v in s.per_tag.items()))
         origin = {"generated": "questions generated", "declared": "questions declared by the test",
@@ -104,7 +105,8 @@ class GeckoVerdict:
         parts.append(origin)
         skipped = [f"q{o.number} ({skip_reason(o)})" for o in s.outcomes if o.skipped_by is not None]
         if skipped:
-            parts.append(f"{len(skipped)} question(s) scored 0 because a question they depend on failed: " + ", ".join(skipped[:8]))
+            parts.append(f"{len(skipped)} question(s) scored 0 because a question they depend on failed: "
+                         + ", ".join(skipped[:8]))
         unanswered = [f"q{o.number} ({o.note or 'no verdict'})" for o in s.outcomes if o.verdict is None]
         if unanswered:
             parts.append("unanswered: " + ", ".join(unanswered[:8]))
@@ -147,7 +149,8 @@ class GeckoVerdict:
         files = (f"gecko_{kind}_generate.md", f"gecko_{kind}_answer.md", "gecko_filter.md", "gecko_questions.schema.json")
         stage = outcome.stages.get("vqa") or next(iter(outcome.stages.values()), {})
         chosen = {k: getattr(options, k, None) for k in ("validity_filter", "scoring", "media_resolution", "fps")}
-        chosen.update({k: True for k in ("dependencies", "shuffle_choices") if getattr(options, k)})  # off: as before they existed
+        # off: as before they existed
+        chosen.update({k: True for k in ("dependencies", "shuffle_choices") if getattr(options, k)})
         return judge_identity(GECKO.name, GEMINI_ENGINE, model=stage.get("model"), version=rubric_version(*files),
                               options=chosen, replayed=self.cache_hit)
 

@@ -40,7 +40,8 @@ EXPIRY_MARGIN_S = 3600.0
 RECORD_KIND = "gemini.file"
 
 
-def placeholder(media: ContentRef, fps: float | None = None, start_s: float | None = None, end_s: float | None = None) -> MediaInput:
+def placeholder(media: ContentRef, fps: float | None = None, start_s: float | None = None,
+                end_s: float | None = None) -> MediaInput:
     """The media part without location: enough for a cache key, never sent."""
     return MediaInput(media.sha256, media.ref.mime_type, fps=fps, start_offset_s=start_s, end_offset_s=end_s)
 

@@ -92,9 +92,11 @@ class MotionReader:
         motion = read(flow)
         delta, residual, _ = difference_stats(self._warped(y, flow), prev_y[self.inner])
         scored = [(*self._rigid(motion[0], motion[1]), motion[0], motion[1], False)]
-        scored += [(*self._rigid(x, y_shift), x, y_shift, favoured) for x, y_shift, favoured in self._candidates(motion, scored[0][0], shift, diff_mean)]
+        scored += [(*self._rigid(x, y_shift), x, y_shift, favoured) for x, y_shift,
+                   favoured in self._candidates(motion, scored[0][0], shift, diff_mean)]
         best = _choice(scored)
-        broken = motion[2] > BROKEN_SPREAD_PX and residual > 1.5 * scored[0][0] + 1.0  # a scattered field that explains less than one shift
+        # a scattered field that explains less than one shift
+        broken = motion[2] > BROKEN_SPREAD_PX and residual > 1.5 * scored[0][0] + 1.0
         if best is not scored[0] or broken:
             flow2 = self._aligned_flow(prev_y, y, (best[2], best[3]))
             motion2 = read(flow2)
@@ -110,7 +112,8 @@ class MotionReader:
         self.last = (x, y_shift)
         return PairMotion(flow, x, y_shift, motion[2], delta, residual, rigid, realigned, one_way, coherence, shift)
 
-    def _candidates(self, motion: tuple[float, float, float], rigid: float, shift: Shift, diff_mean: float) -> list[tuple[float, float, bool]]:
+    def _candidates(self, motion: tuple[float, float, float], rigid: float,
+                    shift: Shift, diff_mean: float) -> list[tuple[float, float, bool]]:
         """Motions other than the flow's reading that could explain the pair, each with whether it is
         favoured when it fits as well as the best: the correlated shift when it is sure (peak ≥
         ``shift_sure_peak``) or the reading leaves over half of the pair's difference unexplained, and then
@@ -174,7 +177,8 @@ class MotionReader:
         before, after = self.soft
         m = self.margin  # the inner sample grid (every 2nd pixel inside the margin), moved by (x, y_shift)
         warp = np.array([[2, 0, m + x], [0, 2, m + y_shift]], np.float32)
-        moved = cv2.warpAffine(after, warp, self.inner_size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
+        moved = cv2.warpAffine(after, warp, self.inner_size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                               borderMode=cv2.BORDER_REPLICATE)
         _, mean, median = difference_stats(moved, before[self.inner])
         return mean, median
 

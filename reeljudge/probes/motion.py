@@ -64,12 +64,14 @@ def probe_shake(signals: Signals, derived: Derived, options: CameraOptions) -> P
     devs = jitter(signals, derived, options)
     scale = clip_scale(signals)
     worst = [max(devs[a : b + 1]) * scale for a, b in found]
-    details = {"ruined_share": share_of_clip(signals, frames), "runs": [d | {"jitter_px": round(w, 1)} for d, w in zip(range_details(signals, found), worst)]}
+    details = {"ruined_share": share_of_clip(signals, frames),
+               "runs": [d | {"jitter_px": round(w, 1)} for d, w in zip(range_details(signals, found), worst)]}
     if found:
         reason = f"camera shake over {list_ranges(signals, found)}: the camera jumps up to {max(worst):.1f} px/frame off its path"
         return ProbeResult("camera_shake", False, 1.0 - frames / max(1, signals.count), reason, details=details)
     seen = describe(signals, [i for i, ok in enumerate(derived.camera) if ok])
-    return ProbeResult("camera_shake", True, 1.0, f"no camera shake in {signals.count} analysed frames" + (f": {seen}" if seen else ""), details=details)
+    return ProbeResult("camera_shake", True, 1.0, f"no camera shake in {signals.count} analysed frames"
+                       + (f": {seen}" if seen else ""), details=details)
 
 
 def probe_smoothness(signals: Signals, derived: Derived, options: CameraOptions) -> ProbeResult:

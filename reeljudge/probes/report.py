@@ -133,9 +133,11 @@ class ProbesVerdict:
         if not self.gating:
             properties = ", ".join(r.name for r in self.results) or "none"
             return (f"video probes on {clip}: nothing was checked: the selected probes ({properties}) report properties of the "
-                    "shot and fail nothing unless a requirement is set (expect_motion, motion_from_prompt, min_dynamic_degree, min_smoothness)")
+                    "shot and fail nothing unless a requirement is set (expect_motion, motion_from_prompt, "
+                    "min_dynamic_degree, min_smoothness)")
         failed = self.failed
-        head = f"video probes on {clip}: " + (f"{len(failed)} of {len(self.gating)} checks failed" if failed else f"all {len(self.gating)} checks passed")
+        head = (f"video probes on {clip}: "
+                + (f"{len(failed)} of {len(self.gating)} checks failed" if failed else f"all {len(self.gating)} checks passed"))
         return head + "".join(f"; FAIL {r.name}: {r.reason}" for r in failed)
 
     def part_reasons(self) -> dict[str, str]:
@@ -167,5 +169,6 @@ class ProbesVerdict:
                 metadata["bounded"] = self.info.capped
         if not self.judged:
             metadata["judged"] = False
-        metadata["probes"] = {r.name: {"passed": r.passed, "gating": r.gating, "score": r.score, **r.details} for r in self.results}
+        metadata["probes"] = {r.name: {"passed": r.passed, "gating": r.gating, "score": r.score, **r.details}
+                              for r in self.results}
         return metadata

@@ -116,7 +116,8 @@ def cohen_kappa(labels: Labels, rater_a: str, rater_b: str, categories: Sequence
         return _nan_interval(len(units))
     index = {c: i for i, c in enumerate(categories)}
     pairs = np.array([[index[labels[u][rater_a]], index[labels[u][rater_b]]] for u in units])
-    interval = bootstrap_weighted(lambda w: _kappa_batch(pairs, len(categories), w), len(units), n_resamples=n_resamples, **_seed(seed))
+    interval = bootstrap_weighted(lambda w: _kappa_batch(pairs, len(categories), w), len(units),
+                                  n_resamples=n_resamples, **_seed(seed))
     return replace(interval, estimate=_kappa_of(pairs, len(categories)))
 
 
@@ -162,7 +163,8 @@ def fleiss_kappa(labels: Labels, categories: Sequence[Hashable], *, raters_per_u
         for label in labels[u].values():
             table[row, index[label]] += 1
 
-    interval = bootstrap_weighted(lambda w: _fleiss_batch(table, raters_per_unit, w), len(units), n_resamples=n_resamples, **_seed(seed))
+    interval = bootstrap_weighted(lambda w: _fleiss_batch(table, raters_per_unit, w), len(units),
+                                  n_resamples=n_resamples, **_seed(seed))
     return replace(interval, estimate=_fleiss_of(table))
 
 
@@ -198,7 +200,8 @@ def krippendorff_alpha(labels: Labels, level: Level = "nominal", *, value_domain
     if len(units) < 2:
         return _nan_interval(len(units))
     raters = sorted({r for u in units for r in labels[u]})
-    domain: list[Any] = list(value_domain) if value_domain is not None else sorted({labels[u][r] for u in units for r in labels[u]}, key=str)
+    domain: list[Any] = (list(value_domain) if value_domain is not None
+                         else sorted({labels[u][r] for u in units for r in labels[u]}, key=str))
     code = {v: float(i) for i, v in enumerate(domain)} if level == "nominal" else None
     data = np.full((len(raters), len(units)), np.nan)
     row = {r: i for i, r in enumerate(raters)}
@@ -206,8 +209,10 @@ def krippendorff_alpha(labels: Labels, level: Level = "nominal", *, value_domain
         for r, v in labels[u].items():
             data[row[r], col] = code[v] if code is not None else float(v)  # type: ignore[arg-type]
     numeric_domain = [code[v] for v in domain] if code is not None else [float(v) for v in domain]
-    counts = np.stack([(data[:, col][:, None] == np.asarray(numeric_domain)[None, :]).sum(0) for col in range(len(units))]).astype(float)
-    interval = bootstrap_weighted(lambda w: _alpha_batch(counts, numeric_domain, level, w), len(units), n_resamples=n_resamples, **_seed(seed))
+    counts = np.stack([(data[:, col][:, None] == np.asarray(numeric_domain)[None, :]).sum(0)
+                       for col in range(len(units))]).astype(float)
+    interval = bootstrap_weighted(lambda w: _alpha_batch(counts, numeric_domain, level, w), len(units),
+                                  n_resamples=n_resamples, **_seed(seed))
     return replace(interval, estimate=_alpha_of(data, level, numeric_domain))
 
 
@@ -234,7 +239,8 @@ def _alpha_batch(counts: Any, domain: list[float], level: Level, w: Any) -> Any:
     import numpy as np
 
     m = counts.sum(1)
-    per_unit = (counts[:, :, None] * counts[:, None, :] - np.einsum("uc,cd->ucd", counts, np.eye(len(domain)))) / (m - 1)[:, None, None]
+    per_unit = ((counts[:, :, None] * counts[:, None, :] - np.einsum("uc,cd->ucd",
+                                                                     counts, np.eye(len(domain)))) / (m - 1)[:, None, None])
     o = np.einsum("bu,ucd->bcd", w, per_unit)
     n_c = o.sum(2)
     n = n_c.sum(1)
@@ -332,9 +338,11 @@ def agreement_with_majority(labels: Labels, rater: str, *, others: Iterable[str]
         pairs.append((by_rater[rater], majority))
     agree = [float(a == b) for a, b in pairs]
     hits = np.asarray(agree)
-    interval = bootstrap_weighted(lambda w: (w @ hits) / w.sum(1), len(pairs), n_resamples=n_resamples, **_seed(seed)) if pairs else _nan_interval(0)
+    interval = (bootstrap_weighted(lambda w: (w @ hits) / w.sum(1), len(pairs), n_resamples=n_resamples, **_seed(seed)) if pairs
+                else _nan_interval(0))
     categories = sorted({v for p in pairs for v in p}, key=str)
-    kappa = _kappa_of(np.array([[categories.index(a), categories.index(b)] for a, b in pairs]), len(categories)) if len(pairs) >= 2 else math.nan
+    kappa = (_kappa_of(np.array([[categories.index(a), categories.index(b)] for a, b in pairs]), len(categories))
+             if len(pairs) >= 2 else math.nan)
     no_ties = None
     if tie_label is not None:
         kept = {i: {"r": a, "m": b} for i, (a, b) in enumerate(pairs) if a != tie_label and b != tie_label}

@@ -133,7 +133,8 @@ def bradley_terry_intervals(outcomes: Sequence[Outcome], *, n_resamples: int = D
     rng = np.random.default_rng(seed)
     draws = np.empty((n_resamples, len(names)))
     n = len(outcomes)
-    pair_of: dict[tuple[int, int, float], int] = {}  # each outcome's row in the aggregated table, so a resample only re-weights rows
+    # each outcome's row in the aggregated table, so a resample only re-weights rows
+    pair_of: dict[tuple[int, int, float], int] = {}
     rows: list[tuple[int, int, float]] = []
     index = {name: k for k, name in enumerate(names)}
     for a, b, score in outcomes:
@@ -149,7 +150,8 @@ def bradley_terry_intervals(outcomes: Sequence[Outcome], *, n_resamples: int = D
         draws[r] = _fit(table, len(names))
     tail = (1 - confidence) / 2 * 100
     low, high = np.percentile(draws, [tail, 100 - tail], axis=0)
-    return {name: Interval(estimate[name], float(low[k]), float(high[k]), confidence, n, n_resamples) for k, name in enumerate(names)}
+    return {name: Interval(estimate[name], float(low[k]), float(high[k]), confidence, n, n_resamples) for k,
+            name in enumerate(names)}
 
 
 def win_probability(strengths: dict[str, float], a: str, b: str) -> float:

@@ -99,7 +99,8 @@ def _write_tone(container: object, audio: object, seconds: float) -> None:
         container.mux(packet)  # type: ignore[attr-defined]
 
 
-def make_excerpt(source: str | Path, target: str | Path, *, width: int = 480, crf: int = 30, seconds: float | None = None) -> Path:
+def make_excerpt(source: str | Path, target: str | Path, *, width: int = 480, crf: int = 30,
+                 seconds: float | None = None) -> Path:
     """Re-encode a clip smaller (H.264 video, AAC audio copied through a re-encode) for committing."""
     import av
 

@@ -134,7 +134,8 @@ def footage_world(source: str, box: tuple[int, int, int, int], height: int, widt
 
 
 WORLDS: dict[str, Callable[..., np.ndarray]] = {"texture": texture_world, "flat": flat_world, "night": night_world}
-MOVERS: dict[str, Callable[..., None]] = {"texture": draw_disc, "flat": draw_cartoon, "night": draw_car, "waves": draw_sky_and_disc}
+MOVERS: dict[str, Callable[..., None]] = {"texture": draw_disc, "flat": draw_cartoon, "night": draw_car,
+                                          "waves": draw_sky_and_disc}
 
 
 class SceneSpec(Protocol):

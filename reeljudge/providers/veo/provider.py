@@ -134,7 +134,8 @@ class VeoGenerator:
         try:
             video = the_video(operation)
         except JudgeError:
-            self.cache.forget(self.cache.record_key(CACHE_KIND, self.identity(prompt)))  # finished for good: a re-run may try again
+            # finished for good: a re-run may try again
+            self.cache.forget(self.cache.record_key(CACHE_KIND, self.identity(prompt)))
             raise
         path, sha = self._fetch(ops, video, operation.name)
         try:
