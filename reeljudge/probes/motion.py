@@ -83,7 +83,7 @@ def probe_smoothness(signals: Signals, derived: Derived, options: CameraOptions)
         for i in range(2, signals.count)
         if speed[i] is not None and speed[i - 1] is not None and not (black[i] or black[i - 1] or black[i - 2])
     ]
-    rms = (sum(accel) / len(accel)) ** 0.5 if accel else 0.0
+    rms = float((sum(accel) / len(accel)) ** 0.5) if accel else 0.0  # a plain float: the velocities are float32
     value = 1.0 / (1.0 + rms)
     gating = options.min_smoothness is not None
     passed = not gating or value >= float(options.min_smoothness or 0.0)
