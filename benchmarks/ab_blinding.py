@@ -47,7 +47,8 @@ def run(size: str, seconds: float, repeats: int, work: Path) -> str:
     strip = timed(lambda: strip_names(source, stripped), repeats)
     norm = timed(lambda: normalise(source, normalised, work), repeats)
     kib = lambda p: p.stat().st_size / 1024  # noqa: E731
-    return (f"{size:>9} {seconds:g} s: strip {1000 * strip[0] / seconds:7.1f} ms wall, {1000 * strip[1] / seconds:7.1f} ms CPU per clip second; "
+    return (f"{size:>9} {seconds:g} s: strip {1000 * strip[0] / seconds:7.1f} ms wall, "
+            f"{1000 * strip[1] / seconds:7.1f} ms CPU per clip second; "
             f"normalise {1000 * norm[0] / seconds:7.1f} ms wall, {1000 * norm[1] / seconds:7.1f} ms CPU per clip second "
             f"({norm[0] / strip[0]:.0f}× the wall of a strip); source {kib(source):.0f} KiB, stripped {kib(stripped):.0f} KiB, "
             f"normalised {kib(normalised):.0f} KiB")

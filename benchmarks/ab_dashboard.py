@@ -43,7 +43,8 @@ def _record(ws, sample, rater: str, winner: str, log: list, n: int) -> dict:
     a, b = sample.systems if n % 2 else sample.systems[::-1]
     winner = "A" if winner == a else "B" if winner == b else "tie"
     form = {"winner": winner, "primary_tag": "tie_both_good" if winner == "tie" else "flicker", "secondary_tags": [],
-            "ratings": {side: {d: 4 for d in ("prompt_adherence", "temporal_consistency", "identity_consistency", "motion_physics")}
+            "ratings": {side: {d: 4
+                               for d in ("prompt_adherence", "temporal_consistency", "identity_consistency", "motion_physics")}
                         for side in ("A", "B")}, "note": "a short note for hard cases"}
     clips = {"A": sample.clip_of(a), "B": sample.clip_of(b)}
     server = {"served": {s: {"bytes": 8000, "sent": 8000, "responses": 2} for s in ("A", "B")}, "elapsed_s": 12.5,
@@ -63,18 +64,22 @@ def build(root: Path, records: int, raters: int) -> object:
     ws = Workspace(root)
     ws.fix_protocol()
     ws.store._connection().execute("PRAGMA synchronous=OFF")  # building, not measuring: no fsync per record
-    golds = [make_sample("text-to-video", f"gold prompt {i}", ("gold-clean", f"{2 * i:064x}"), ("gold-fault", f"{2 * i + 1:064x}"),
+    golds = [make_sample("text-to-video", f"gold prompt {i}", ("gold-clean", f"{2 * i:064x}"),
+                         ("gold-fault", f"{2 * i + 1:064x}"),
                          kind="gold", expected="gold-clean") for i in range(20)]
     gold_records = records // 10
-    pairs = [make_sample("text-to-video", f"prompt {i}", ("sys-x", f"{10**6 + 2 * i:064x}"), ("sys-y", f"{10**6 + 2 * i + 1:064x}"))
+    pairs = [make_sample("text-to-video", f"prompt {i}", ("sys-x", f"{10**6 + 2 * i:064x}"),
+                         ("sys-y", f"{10**6 + 2 * i + 1:064x}"))
              for i in range((records - gold_records) // 2)]
     ws.store.add_samples([*pairs, *golds], [])
     names = [f"rater{i:03d}" for i in range(raters)]
     for name in names:
         ws.store.add_rater(name, "human", f"token-{name}-000000000000")
     # the second rater of one pair in four disagrees (a tie): a third-rater queue of a quarter of the pairs
-    jobs = [(pair, names[(2 * i + k) % raters], "tie" if k and i % 4 == 0 else "sys-x") for i, pair in enumerate(pairs) for k in range(2)]
-    jobs += [(golds[i % len(golds)], names[(i + i // len(golds)) % raters], "gold-clean" if i % 5 else "gold-fault") for i in range(gold_records)]
+    jobs = [(pair, names[(2 * i + k) % raters], "tie" if k and i % 4 == 0 else "sys-x") for i, pair in enumerate(pairs)
+            for k in range(2)]
+    jobs += [(golds[i % len(golds)], names[(i + i // len(golds)) % raters], "gold-clean" if i % 5 else "gold-fault")
+             for i in range(gold_records)]
     log = _log(20, None)
     seen = set()
     with ws.store.transaction() as db:
@@ -119,7 +124,8 @@ def inflate(ws, count: int) -> tuple[int, int, list[str]]:
     """Append ``count`` records of the finding's shape (2,000 events, 64-character values): (stored, refused, first refusal)."""
     from reeljudge.ab.samples import make_sample
 
-    extra = [make_sample("text-to-video", f"inflated {i}", ("sys-x", f"{10**9 + 2 * i:064x}"), ("sys-y", f"{10**9 + 2 * i + 1:064x}"))
+    extra = [make_sample("text-to-video", f"inflated {i}", ("sys-x", f"{10**9 + 2 * i:064x}"),
+                         ("sys-y", f"{10**9 + 2 * i + 1:064x}"))
              for i in range(count)]
     ws.store.add_samples(extra, [])
     stored, refusals = 0, []
@@ -145,14 +151,16 @@ def child(args: argparse.Namespace) -> None:
         size = lambda: sum(p.stat().st_size for p in (db, db.with_name(db.name + "-wal")) if p.exists())  # noqa: E731
         rss0 = peak_rss_mib()
         wall, cpu, page = dashboard(ws, args.repeats)
-        out = {"code": str(Path(reeljudge.__file__).parents[1]), "records": len(ws.store.query("SELECT record_id FROM judgements")),
+        out = {"code": str(Path(reeljudge.__file__).parents[1]),
+               "records": len(ws.store.query("SELECT record_id FROM judgements")),
                "built_s": built, "db_mib": size() / 2**20, "wall_s": wall, "cpu_s": cpu, "page_bytes": page,
                "rss_before_mib": rss0, "rss_peak_mib": peak_rss_mib()}
         if args.inflated:
             before = size()
             stored, refused, why = inflate(ws, args.inflated)
             wall2, cpu2, _ = dashboard(ws, args.repeats)
-            out.update(inflated_stored=stored, inflated_refused=refused, refusal=why, inflated_growth_mib=(size() - before) / 2**20,
+            out.update(inflated_stored=stored, inflated_refused=refused, refusal=why,
+                       inflated_growth_mib=(size() - before) / 2**20,
                        inflated_wall_s=wall2, inflated_cpu_s=cpu2, rss_peak_after_mib=peak_rss_mib())
         print(json.dumps(out))
 
@@ -168,20 +176,23 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv if argv is not None else sys.argv[1:])
     if args.child:
         return child(args)
-    command = [sys.executable, str(Path(__file__).resolve()), "--child", "--records", str(args.records), "--raters", str(args.raters),
+    command = [sys.executable, str(Path(__file__).resolve()), "--child", "--records", str(args.records), "--raters",
+               str(args.raters),
                "--repeats", str(args.repeats), "--inflated", str(args.inflated)]
-    result = subprocess.run(command, env={**os.environ, "PYTHONPATH": str(args.src)}, cwd=args.src, capture_output=True, text=True, check=False)
+    result = subprocess.run(command, env={**os.environ, "PYTHONPATH": str(args.src)}, cwd=args.src,
+                            capture_output=True, text=True, check=False)
     if result.returncode:
         sys.exit(f"the benchmark's child failed:\n{result.stderr[-3000:]}")
     r = json.loads(result.stdout.strip().splitlines()[-1])
     print(f"code of {args.src}: {r['records']} records from {args.raters} raters (built in {r['built_s']:.0f} s), "
           f"database {r['db_mib']:.1f} MiB")
-    print(f"  dashboard load (status + HTML, median of {args.repeats}): {1000 * r['wall_s']:.0f} ms wall, {1000 * r['cpu_s']:.0f} ms CPU; "
-          f"peak RSS {r['rss_before_mib']:.0f} → {r['rss_peak_mib']:.0f} MiB")
+    print(f"  dashboard load (status + HTML, median of {args.repeats}): {1000 * r['wall_s']:.0f} ms wall, "
+          f"{1000 * r['cpu_s']:.0f} ms CPU; peak RSS {r['rss_before_mib']:.0f} → {r['rss_peak_mib']:.0f} MiB")
     if args.inflated:
         print(f"  {args.inflated} inflated records (2,000 events of 64-character values): {r['inflated_stored']} stored, "
-              f"{r['inflated_refused']} refused{(' (' + r['refusal'][0] + ')') if r['refusal'] else ''}; database +{r['inflated_growth_mib']:.1f} MiB; "
-              f"dashboard after {1000 * r['inflated_wall_s']:.0f} ms wall, {1000 * r['inflated_cpu_s']:.0f} ms CPU; peak RSS {r['rss_peak_after_mib']:.0f} MiB")
+              f"{r['inflated_refused']} refused{(' (' + r['refusal'][0] + ')') if r['refusal'] else ''}; database "
+              f"+{r['inflated_growth_mib']:.1f} MiB; dashboard after {1000 * r['inflated_wall_s']:.0f} ms wall, "
+              f"{1000 * r['inflated_cpu_s']:.0f} ms CPU; peak RSS {r['rss_peak_after_mib']:.0f} MiB")
 
 
 if __name__ == "__main__":

@@ -45,7 +45,8 @@ async def _exchange(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, 
 
 
 async def _flooder(port: int, source: str, path: str, stop: asyncio.Event, statuses: dict[str, int]) -> None:
-    """One keep-alive connection asking for ``path`` again as soon as each answer is read, until ``stop``; reconnects when closed."""
+    """One keep-alive connection asking for ``path`` again as soon as each answer is read, until ``stop``; reconnects when
+    closed."""
     request = f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode()
     while not stop.is_set():
         try:
@@ -63,7 +64,8 @@ async def _flooder(port: int, source: str, path: str, stop: asyncio.Event, statu
 
 
 def flood_process(port: int, path: str, source: str, stop: Any, out: Any) -> None:
-    """In a process of its own: FLOODERS flooders on ``path`` from ``source`` until ``stop``; their answers by status to ``out``."""
+    """In a process of its own: FLOODERS flooders on ``path`` from ``source`` until ``stop``; their answers by status to
+    ``out``."""
     async def flood() -> dict[str, int]:
         done, statuses = asyncio.Event(), {}
         tasks = [asyncio.create_task(_flooder(port, source, path, done, statuses)) for _ in range(FLOODERS)]
@@ -77,7 +79,8 @@ def flood_process(port: int, path: str, source: str, stop: Any, out: Any) -> Non
 
 
 def with_attack(target: Callable[..., None], args: tuple, measure: Callable[[], Any]) -> tuple[Any, dict[str, int]]:
-    """``measure()`` while ``target(*args, stop, out)`` attacks in another process (None: no attack); its result and the attack's statuses."""
+    """``measure()`` while ``target(*args, stop, out)`` attacks in another process (None: no attack); its result and the attack's
+    statuses."""
     if target is None:
         return measure(), {}
     ctx = multiprocessing.get_context("spawn")

@@ -54,7 +54,8 @@ def assertion_runs(fake, clips: list[str], orders: int, cache: str) -> list[dict
         for k in range(len(clips) // 2):
             new, ref = clips[2 * k], clips[2 * k + 1]
             result = get_assert(new, {"vars": {"prompt": PROMPT.format(k=k), "reference": ref},
-                                      "config": {"orders": orders, "inline_max_bytes": 0}, "providerResponse": {"metadata": {"clip_path": new}}})
+                                      "config": {"orders": orders, "inline_max_bytes": 0},
+                                      "providerResponse": {"metadata": {"clip_path": new}}})
             failed += (result.get("metadata") or {}).get("judged") is False
             used = result.get("tokensUsed") or {}
             tokens += used.get("prompt", 0) + used.get("completion", 0)
@@ -114,12 +115,14 @@ def main(argv: list[str] | None = None) -> int:
              f"assertion, {n} pairs of unique clips ({2 * n} clips), orders: 2", line("run 1", two[0]), line("re-run", two[1]),
              "assertion, same pairs, orders: 1 (fresh cache)", line("run 1", one[0]), line("re-run", one[1]),
              f"reeljudge ab judge, one baseline against {n} candidates ({n + 1} clips), orders: 2, 4 workers",
-             line("run 1", batch[0]), line(f"re-run under a new rater name ({batch[1]['cached']} replies from the cache)", batch[1])]
+             line("run 1", batch[0]),
+             line(f"re-run under a new rater name ({batch[1]['cached']} replies from the cache)", batch[1])]
     ok = ((two[0]["calls"], two[0]["uploads"], one[0]["calls"], one[0]["uploads"], batch[0]["calls"], batch[0]["uploads"])
           == (2 * n, 2 * n, n, 2 * n, 2 * n, n + 1)
           and all(r["calls"] == r["uploads"] == r["lookups"] == 0 for r in (two[1], one[1], batch[1]))
           and not any(r["failed"] for r in (*two, *one, *batch)))
-    lines += ["", f"expected counts (2 calls per pair, 1 with orders: 1; one upload per unique clip; re-runs free): {'yes' if ok else 'NO'}"]
+    lines += ["", "expected counts (2 calls per pair, 1 with orders: 1; one upload per unique clip; re-runs free): "
+                  f"{'yes' if ok else 'NO'}"]
     print("\n".join(lines))
     return 0 if ok else 1
 

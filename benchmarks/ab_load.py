@@ -18,8 +18,10 @@
 3. Report: ``--judgements`` (10,000) synthetic judgements (2 families × 4 systems, 2 raters per
    sample) → ``build_report`` with 1,000 bootstrap resamples, then HTML; prints time and sizes.
 
-Usage: ``.venv/bin/python -m benchmarks.ab_load [--raters 50] [--samples 1000] [--judgements 10000] [--src DIR] [--skip-report] [--hostile 128 [--attack-only]]``
-or ``.venv/bin/python -m benchmarks.ab_load --fair [--clip-mb 8] [--downloads 3] [--fair-seconds 12] [--stuck-seconds 20] [--src DIR]``
+Usage: ``.venv/bin/python -m benchmarks.ab_load [--raters 50] [--samples 1000] [--judgements 10000] [--src DIR] [--skip-report]
+[--hostile 128 [--attack-only]]``
+or ``.venv/bin/python -m benchmarks.ab_load --fair [--clip-mb 8] [--downloads 3] [--fair-seconds 12] [--stuck-seconds 20] [--src
+DIR]``
 """
 
 from __future__ import annotations
@@ -43,7 +45,8 @@ DIMS = ("prompt_adherence", "temporal_consistency", "identity_consistency", "mot
 CLIP_BYTES, CLIP_SECONDS = 4096, 0.02
 
 
-def fake_study(root: Path, n_samples: int, systems: tuple[str, ...] = ("sys-a", "sys-b"), families: tuple[str, ...] = ("text-to-video",)):
+def fake_study(root: Path, n_samples: int, systems: tuple[str, ...] = ("sys-a", "sys-b"),
+               families: tuple[str, ...] = ("text-to-video",)):
     """A workspace with ``n_samples`` pair samples whose clips all point at one tiny file (served, never decoded)."""
     from reeljudge.ab.samples import Clip, make_sample
     from reeljudge.ab.workspace import Workspace
@@ -117,7 +120,8 @@ def serve_process(data: Path, port: int, src: Path = ROOT, *extra: str) -> subpr
     import httpx
 
     env = {**os.environ, "PYTHONPATH": str(src)}
-    server = subprocess.Popen([sys.executable, "-m", "reeljudge.cli", "ab", "serve", "--data", str(data), "--port", str(port), *extra],
+    server = subprocess.Popen([sys.executable, "-m", "reeljudge.cli", "ab", "serve", "--data", str(data),
+                               "--port", str(port), *extra],
                               cwd=src, env=env, stdout=subprocess.DEVNULL)
     for _ in range(300):
         try:
@@ -148,8 +152,10 @@ HOSTILE_BODY = b'{"assignment_id":"x","watch":{"log":[' + b",".join([b"{}"] * 17
 
 
 async def _hostile(port: int, source: str, stop: asyncio.Event, statuses: dict[str, int]) -> None:
-    """One hostile client (from address ``source``): POST the body of empty objects to a token that does not exist, until ``stop``."""
-    head = b"POST /api/r/nobody/submit HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(HOSTILE_BODY)
+    """One hostile client (from address ``source``): POST the body of empty objects to a token that does not exist, until
+    ``stop``."""
+    head = (b"POST /api/r/nobody/submit HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Content-Length: %d\r\n\r\n" % len(HOSTILE_BODY))
     while not stop.is_set():
         try:
             reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(source, 0))
@@ -194,7 +200,8 @@ def _attack_process(port: int, hostile: int, stop, out) -> None:
 
 
 def _under_attack(port: int, hostile: int, main) -> tuple[object, dict[str, int]]:
-    """Run the coroutine ``main`` while ``hostile`` clients attack from another process; its result and their answers by status."""
+    """Run the coroutine ``main`` while ``hostile`` clients attack from another process; its result and their answers by
+    status."""
     import multiprocessing
 
     if not hostile:
@@ -252,8 +259,9 @@ def bench_load(raters: int, samples: int, src: Path = ROOT, hostile: int = 0, at
     held = ": the lone rater holds one task" if hostile else ""
     beside = f" beside {hostile} hostile clients ({statuses}), server peak RSS +{peak / 1024:.0f} MiB" if hostile else ""
     print(f"load: {raters} raters, {samples} samples{beside} → {n} submits in {seconds:.1f} s = {n / seconds:.0f} submits/s "
-          f"(task fetch + submit per rating); submit latency p50 {_pct(lat, 0.5):.0f} ms, p99 {_pct(lat, 0.99):.0f} ms, max {1000 * max(lat):.0f} ms; "
-          f"stored {stored} (expected {2 * samples - 1 if hostile else 2 * samples}{held}); server CPU {cpu:.1f} s over {seconds:.1f} s wall; {RETRIED[0]} requests resent after a dropped connection ({src})")
+          f"(task fetch + submit per rating); submit latency p50 {_pct(lat, 0.5):.0f} ms, p99 {_pct(lat, 0.99):.0f} ms, max "
+          f"{1000 * max(lat):.0f} ms; stored {stored} (expected {2 * samples - 1 if hostile else 2 * samples}{held}); server CPU "
+          f"{cpu:.1f} s over {seconds:.1f} s wall; {RETRIED[0]} requests resent after a dropped connection ({src})")
 
 
 def bench_attack_alone(url: str, port: int, pid: int, token: str, hostile: int, seconds: float = 20.0) -> None:
@@ -287,29 +295,34 @@ def bench_fair(src: Path, clip_mb: float, downloads: int, seconds: float) -> Non
         port = free_port()
         url = f"http://127.0.0.1:{port}"
         server = serve_process(ws.root, port, src, "--gold-every", "0")
-        rows = [("alone", None, ()), (f"one token on {FLOODERS} connections", flood_process, (port, f"/api/r/{greedy}/task", "127.0.0.2")),
-                (f"{FLOODERS} tokenless connections", flood_process, (port, f"/api/r/{secrets.token_urlsafe(18)}/task", "127.0.0.3"))]
+        rows = [("alone", None, ()),
+                (f"one token on {FLOODERS} connections", flood_process, (port, f"/api/r/{greedy}/task", "127.0.0.2")),
+                (f"{FLOODERS} tokenless connections", flood_process,
+                 (port, f"/api/r/{secrets.token_urlsafe(18)}/task", "127.0.0.3"))]
         alone = None
         try:
             for name, target, args in rows:
                 cpu0, rss0 = _cpu_seconds(server.pid), _memory_kib(server.pid, "VmRSS")
                 wall0 = time.perf_counter()
-                (times, lat, task_statuses), attack = with_attack(target, args, lambda: measured_rater(url, rater, downloads, seconds))
+                (times, lat, task_statuses), attack = with_attack(target, args,
+                                                                  lambda: measured_rater(url, rater, downloads, seconds))
                 cpu, wall = _cpu_seconds(server.pid) - cpu0, time.perf_counter() - wall0
                 peak = _memory_kib(server.pid, "VmHWM") - rss0
                 median = sorted(times)[len(times) // 2]
                 alone = alone or median
                 ratio = f", {median / alone:.1f}× alone" if target else ""
-                print(f"fair [{name}]: two {clip_mb:g} MB clips in {' / '.join(f'{t:.2f}' for t in times)} s (median {median:.2f} s{ratio}); "
-                      f"/task p50 {_pct(lat, 0.5):.0f} ms, p99 {_pct(lat, 0.99):.0f} ms ({len(lat)} fetches {task_statuses}); "
-                      f"server CPU {cpu:.1f} s over {wall:.1f} s wall, peak RSS +{max(0, peak) / 1024:.0f} MiB (from {rss0 / 1024:.0f}); "
-                      f"attack answers {attack} ({src.name})", flush=True)
+                print(f"fair [{name}]: two {clip_mb:g} MB clips in {' / '.join(f'{t:.2f}' for t in times)} s (median "
+                      f"{median:.2f} s{ratio}); /task p50 {_pct(lat, 0.5):.0f} ms, p99 {_pct(lat, 0.99):.0f} ms ({len(lat)} "
+                      f"fetches {task_statuses}); server CPU {cpu:.1f} s over {wall:.1f} s wall, peak RSS "
+                      f"+{max(0, peak) / 1024:.0f} MiB (from {rss0 / 1024:.0f}); attack answers {attack} ({src.name})",
+                      flush=True)
         finally:
             _stop(server)
 
 
 def bench_stuck(src: Path, seconds: float) -> None:
-    """Row ``stuck`` of ``benchmarks/ab_fair_share.py``: 64 connections pipelining and never reading against --max-connections 64."""
+    """Row ``stuck`` of ``benchmarks/ab_fair_share.py``: 64 connections pipelining and never reading against --max-connections
+    64."""
     import httpx
 
     from benchmarks.ab_fair_share import FLOODERS, stuck_process, with_attack
@@ -337,8 +350,8 @@ def bench_stuck(src: Path, seconds: float) -> None:
             statuses, attack = with_attack(stuck_process, (port, FLOODERS), measure)
         finally:
             _stop(server)
-    print(f"stuck [{FLOODERS} connections pipelining, never reading; --max-connections {FLOODERS}]: the rater's task fetches over "
-          f"{seconds:.0f} s {statuses}; {attack} ({src.name})", flush=True)
+    print(f"stuck [{FLOODERS} connections pipelining, never reading; --max-connections {FLOODERS}]: "
+          f"the rater's task fetches over {seconds:.0f} s {statuses}; {attack} ({src.name})", flush=True)
 
 
 def bench_nat(src: Path, raters: int = 40) -> None:
@@ -379,7 +392,8 @@ def synthetic_records(n: int) -> tuple[list, list]:
     samples, records = [], []
     for i in range(n // 2):
         x, y = rng.sample(list(strength), 2)
-        sample = make_sample(("text-to-video", "image-to-video")[i % 2], f"prompt {i}", (x, f"{2 * i:064x}"), (y, f"{2 * i + 1:064x}"))
+        sample = make_sample(("text-to-video", "image-to-video")[i % 2], f"prompt {i}", (x, f"{2 * i:064x}"),
+                             (y, f"{2 * i + 1:064x}"))
         samples.append(sample)
         p = 1 / (1 + 2.718 ** (strength[y] - strength[x]))
         for rater in rng.sample(raters, 2):
@@ -390,7 +404,8 @@ def synthetic_records(n: int) -> tuple[list, list]:
             good = {d: rng.randint(3, 5) for d in DIMS}
             bad = {d: rng.randint(1, 4) for d in DIMS}
             ratings = {"A": good, "B": bad} if winner == shown["A"] else {"A": bad, "B": good}
-            form = {"winner": "tie" if winner == "tie" else side[winner], "primary_tag": "tie_both_good" if winner == "tie" else rng.choice(["flicker", "artifacts", "missed_constraint"]),
+            form = {"winner": "tie" if winner == "tie" else side[winner], "primary_tag": "tie_both_good" if winner == "tie"
+                    else rng.choice(["flicker", "artifacts", "missed_constraint"]),
                     "secondary_tags": [], "ratings": ratings}
             records.append(build_record(sample_id=sample.sample_id, family=sample.family, protocol="ab-v1", shown=shown,
                                         clips={s: sample.clip_of(shown[s]) for s in "AB"}, form=form, rater_id=rater,
@@ -424,13 +439,17 @@ def main() -> None:
     parser.add_argument("--resamples", type=int, default=1000)
     parser.add_argument("--src", type=Path, default=ROOT, help="run the server from this source tree (default: this one)")
     parser.add_argument("--skip-report", action="store_true", help="the load part only")
-    parser.add_argument("--attack-only", action="store_true", help="with --hostile: the attack beside one rater, not beside the load")
-    parser.add_argument("--hostile", type=int, default=0, help="hostile clients beside the raters (0: none; the issue's attack: 128)")
+    parser.add_argument("--attack-only", action="store_true",
+                        help="with --hostile: the attack beside one rater, not beside the load")
+    parser.add_argument("--hostile", type=int, default=0,
+                        help="hostile clients beside the raters (0: none; the issue's attack: 128)")
     parser.add_argument("--fair", action="store_true", help="the fair-share rows only (issue 39)")
     parser.add_argument("--clip-mb", type=float, default=8.0, help="--fair: the measured rater's clip size in MB (default 8)")
     parser.add_argument("--downloads", type=int, default=3, help="--fair: pair downloads per row (default 3)")
-    parser.add_argument("--fair-seconds", type=float, default=12.0, help="--fair: the least time each row's rater runs (default 12)")
-    parser.add_argument("--stuck-seconds", type=float, default=20.0, help="--fair: the rater's fetches beside the stuck connections")
+    parser.add_argument("--fair-seconds", type=float, default=12.0,
+                        help="--fair: the least time each row's rater runs (default 12)")
+    parser.add_argument("--stuck-seconds", type=float, default=20.0,
+                        help="--fair: the rater's fetches beside the stuck connections")
     args = parser.parse_args()
     if args.fair:
         bench_fair(args.src.resolve(), args.clip_mb, args.downloads, args.fair_seconds)

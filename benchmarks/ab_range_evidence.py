@@ -57,19 +57,22 @@ def run(src: Path, requests: int, ranges: int, submits: int) -> None:
                 rows0, bytes0 = evidence_rows(db), db_bytes(db)
                 header = "bytes=" + ",".join(["0-0"] * ranges)
                 start = time.perf_counter()
-                statuses = {client.get(url + task["clips"]["A"]["url"], headers={"Range": header}).status_code for _ in range(requests)}
+                statuses = {client.get(url + task["clips"]["A"]["url"], headers={"Range": header}).status_code
+                            for _ in range(requests)}
                 flood = time.perf_counter() - start
                 rows1, bytes1 = evidence_rows(db), db_bytes(db)
                 rss0 = peak_rss_mb(server.pid)
-                body = {"assignment_id": task["assignment_id"], "submission_id": "bench-0001", "form": valid_form("A"), "watch": {"log": []}}
+                body = {"assignment_id": task["assignment_id"], "submission_id": "bench-0001",
+                        "form": valid_form("A"), "watch": {"log": []}}
                 start = time.perf_counter()
                 answers = {client.post(f"{url}/api/r/{token}/submit", json=body).status_code for _ in range(submits)}
                 submit_s = time.perf_counter() - start
                 rss1 = peak_rss_mb(server.pid)
             print(f"server from {src}: {requests} requests × {ranges} ranges 0-0 in {flood:.1f} s (answered {sorted(statuses)})")
-            print(f"  evidence rows {rows0} → {rows1} (+{rows1 - rows0}); database {bytes0 / 2**20:.2f} → {bytes1 / 2**20:.2f} MiB "
-                  f"(+{(bytes1 - bytes0) / 2**20:.2f} MiB)")
-            print(f"  {submits} submits (answered {sorted(answers)}) in {submit_s:.2f} s; server peak RSS {rss0:.0f} → {rss1:.0f} MiB")
+            print(f"  evidence rows {rows0} → {rows1} (+{rows1 - rows0}); database {bytes0 / 2**20:.2f} → "
+                  f"{bytes1 / 2**20:.2f} MiB (+{(bytes1 - bytes0) / 2**20:.2f} MiB)")
+            print(f"  {submits} submits (answered {sorted(answers)}) in {submit_s:.2f} s; server peak RSS "
+                  f"{rss0:.0f} → {rss1:.0f} MiB")
         finally:
             server.terminate()
             server.wait(10)
@@ -77,7 +80,8 @@ def run(src: Path, requests: int, ranges: int, submits: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    for flag, default, text in (("--requests", 100, "clip requests"), ("--ranges", 3900, "ranges per request"), ("--submits", 20, "submits after")):
+    for flag, default, text in (("--requests", 100, "clip requests"), ("--ranges", 3900, "ranges per request"),
+                                ("--submits", 20, "submits after")):
         parser.add_argument(flag, type=int, default=default, help=f"{text} (default {default})")
     parser.add_argument("--src", type=Path, default=ROOT, help="run the server from this source tree (default: this one)")
     args = parser.parse_args()

@@ -92,7 +92,8 @@ def phase(name: str, args: argparse.Namespace) -> dict:
         for submission in BatchStore(client.settings.cache_dir).submissions():
             if submission.get("collected"):
                 continue
-            outcome = collect(client, submission, wait(client, submission, interval_s=0.05, deadline_s=3600, progress=False), progress=False)
+            outcome = collect(client, submission,
+                              wait(client, submission, interval_s=0.05, deadline_s=3600, progress=False), progress=False)
             collected, failed = collected + outcome.collected, failed + len(outcome.failed)
             cost, online = cost + (outcome.usage.cost_usd or 0), online + (outcome.online_cost_usd or 0)
         out.update(collected=collected, failed=failed, cost_usd=cost, online_cost_usd=online)
@@ -168,15 +169,16 @@ def main(argv: list[str] | None = None) -> int:
             r = film(fake, work, n)
             p, s, c = r["plan"], r["submit"], r["collect"]
             lines.append(f"filmability, {n} requests ({'/'.join(s['sources'])}): plan {p['wall_s']:.1f} s "
-                         f"({p['wall_s'] / n * 1000:.2f} ms/request), submit {s['wall_s']:.1f} s, wait+collect {c['wall_s']:.1f} s; "
-                         f"peak RSS plan {p['peak_mb']:.0f} MB, submit {s['peak_mb']:.0f} MB, collect {c['peak_mb']:.0f} MB; "
-                         f"1 round; cost ${c['cost_usd']:.2f} batch vs ${c['online_cost_usd']:.2f} online")
+                         f"({p['wall_s'] / n * 1000:.2f} ms/request), submit {s['wall_s']:.1f} s, wait+collect "
+                         f"{c['wall_s']:.1f} s; peak RSS plan {p['peak_mb']:.0f} MB, submit {s['peak_mb']:.0f} MB, collect "
+                         f"{c['peak_mb']:.0f} MB; 1 round; cost ${c['cost_usd']:.2f} batch vs ${c['online_cost_usd']:.2f} online")
         g = gecko(fake, work)
         rows = CLIPS * PROMPTS_PER_CLIP
         lines += ["", f"Gecko, {rows} clip x prompt rows ({CLIPS} clips x {PROMPTS_PER_CLIP} prompts): {g['rounds']} rounds "
                       f"({g['evals']} planning runs; jobs of {g['jobs']} requests), {g['wall_s']:.1f} s in all, "
-                      f"peak RSS of the rounds driver {g['peak_mb']:.0f} MB; {g['collected']} replies, {g['online_calls']} online calls; "
-                      f"cost ${g['cost_usd']:.2f} batch vs ${g['online_cost_usd']:.2f} online; stopped: {g['stopped']}"]
+                      f"peak RSS of the rounds driver {g['peak_mb']:.0f} MB; {g['collected']} replies, "
+                      f"{g['online_calls']} online calls; cost ${g['cost_usd']:.2f} batch vs ${g['online_cost_usd']:.2f} online; "
+                      f"stopped: {g['stopped']}"]
     print("\n".join(lines))
     return 0
 

@@ -39,7 +39,8 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         base = write_results(Path(tmp) / "base.json", RunSpec(n_tests=N_TESTS, metrics=METRICS, seed=1))
-        cand = write_results(Path(tmp) / "cand.json", RunSpec(n_tests=N_TESTS, metrics=METRICS, seed=2, effects={"metric_3": -0.05}))
+        cand = write_results(Path(tmp) / "cand.json",
+                             RunSpec(n_tests=N_TESTS, metrics=METRICS, seed=2, effects={"metric_3": -0.05}))
         size = (base.stat().st_size + cand.stat().st_size) / 1e6
         t_json = min(_timed(lambda: (json.loads(base.read_text()), json.loads(cand.read_text()))) for _ in range(2))
         result = {}

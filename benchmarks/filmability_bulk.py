@@ -63,7 +63,8 @@ def bulk(rows: list[dict[str, Any]], work: Path, workers: int) -> tuple[float, d
     source = work / f"rows-{workers}.yaml"
     source.write_text(yaml.safe_dump(rows))
     started = time.perf_counter()
-    records, stats = judge_narrations_file(source, work / f"bulk-{workers}.jsonl", engine=LocalEngine(workers=workers), config={"cache": "off"})
+    records, stats = judge_narrations_file(source, work / f"bulk-{workers}.jsonl",
+                                           engine=LocalEngine(workers=workers), config={"cache": "off"})
     seconds = time.perf_counter() - started
     if stats.errors or len(records) != len(rows):
         raise SystemExit(f"bulk run with {workers} workers: {stats.errors} errors, {len(records)} of {len(rows)} records")
@@ -109,13 +110,16 @@ def main() -> None:
         for parallel in sorted({1, cores}):
             seconds, single = per_process(sample, work, parallel)
             figures[("process", parallel)] = len(sample) / seconds
-            print(f"one assertion process each, {parallel} at a time: {len(sample):3d} in {seconds:6.1f} s  {len(sample) / seconds:7.2f} narrations/s")
+            print(f"one assertion process each, {parallel} at a time: {len(sample):3d} in {seconds:6.1f} s  "
+                  f"{len(sample) / seconds:7.2f} narrations/s")
             differ = [i for i, s in single.items() if s != scores[i]]
             if differ:
                 raise SystemExit(f"per-process scores differ from the bulk records for {differ}")
         for n in sorted({1, cores}):
-            print(f"speed-up of bulk over one process per narration, {n} at a time: {figures[('bulk', n)] / figures[('process', n)]:.1f}×")
-        print(f"per-process scores equal the bulk records' on all {len(sample)} sampled narrations; load average after {os.getloadavg()[0]:.1f}")
+            print(f"speed-up of bulk over one process per narration, {n} at a time: "
+                  f"{figures[('bulk', n)] / figures[('process', n)]:.1f}×")
+        print(f"per-process scores equal the bulk records' on all {len(sample)} sampled narrations; load average after "
+              f"{os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

@@ -180,7 +180,8 @@ def measure(judge: str, work: Path, entries: list[Path], rounds: int = ROUNDS, f
     trivial = work / "trivial_assert.py"
     trivial.write_text(TRIVIAL)
     # as a user runs it: no key, and Python writing its bytecode (the first round compiles; the median drops it)
-    env = {**{k: v for k, v in os.environ.items() if not k.startswith(("GEMINI", "GOOGLE_API")) and k != "PYTHONDONTWRITEBYTECODE"},
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith(("GEMINI", "GOOGLE_API"))
+              and k != "PYTHONDONTWRITEBYTECODE"},
            "REELJUDGE_CACHE_DIR": str(work / f"cache-{judge}"), "REELJUDGE_CACHE": "replay",
            "GOOGLE_GEMINI_BASE_URL": "http://127.0.0.1:9", "PROMPTFOO_CONFIG_DIR": str(work / "pf")}
     configs = {"trivial": _config(work, tests, f"file://{trivial}", judge, "trivial")}
@@ -202,7 +203,8 @@ def measure(judge: str, work: Path, entries: list[Path], rounds: int = ROUNDS, f
     plain_cpu = statistics.median(c for _, c in runs["trivial"])
     for name, values in runs.items():
         wall, cpu = statistics.median(w for w, _ in values), statistics.median(c for _, c in values)
-        label = {"trivial": "trivial python assertion", "floor": f"trivial python assertion returning {judge}'s cached result"}.get(
+        label = {"trivial": "trivial python assertion",
+                 "floor": f"trivial python assertion returning {judge}'s cached result"}.get(
             name, f"{judge} cache hits, entries from {name}")
         print(f"{label}: {N_TESTS} tests, median wall {wall:.2f} s (runs {[round(w, 2) for w, _ in values]}), "
               f"CPU {cpu:.2f} s; ratio to trivial {wall / plain:.2f}, CPU {cpu / plain_cpu:.2f} (goal ≤ 1.3); "
@@ -216,7 +218,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--entries", action="append", type=Path, default=[],
                         help="another checkout whose assertions/ (and reeljudge) to measure too; repeatable")
     parser.add_argument("--rounds", type=int, default=ROUNDS, help=f"evals of each kind, alternating (default {ROUNDS})")
-    parser.add_argument("--result-floor", action="store_true", help="also time a trivial assertion returning the judge's cached result")
+    parser.add_argument("--result-floor", action="store_true",
+                        help="also time a trivial assertion returning the judge's cached result")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         for judge in args.judges.split(","):

@@ -48,7 +48,8 @@ def run_layout(name: str, rows: list[tuple[str, str, bool]], cache_dir: str) -> 
             matched = next(m for _, p, m in rows if p == prompt)
             script_prompt(fake, prompt, matched=matched)
         os.environ.update(
-            GEMINI_API_KEY="fake-key", GOOGLE_GEMINI_BASE_URL=fake.url, REELJUDGE_CACHE_DIR=cache_dir, REELJUDGE_BACKOFF_INITIAL_S="0.01"
+            GEMINI_API_KEY="fake-key", GOOGLE_GEMINI_BASE_URL=fake.url, REELJUDGE_CACHE_DIR=cache_dir,
+            REELJUDGE_BACKOFF_INITIAL_S="0.01"
         )
         for run in (1, 2):
             start = len(fake.requests)
@@ -73,10 +74,12 @@ def report(name: str, rows: int, prompts: int, clips: int, c: dict[str, int]) ->
     ours2 = c["run2_generate"] + c["run2_filter"] + c["run2_vqa"]
     return [
         f"{name}: {rows} rows = {clips} clips, {prompts} unique prompts",
-        f"  reeljudge run 1: generate {c['run1_generate']}, filter {c['run1_filter']}, vqa {c['run1_vqa']} = {ours1} judge calls; "
-        f"uploads {c['run1_uploads']} (file lookups {c['run1_file_lookups']}); failed tests {c['run1_failures']}",
+        f"  reeljudge run 1: generate {c['run1_generate']}, filter {c['run1_filter']}, vqa {c['run1_vqa']} = "
+        f"{ours1} judge calls; uploads {c['run1_uploads']} (file lookups {c['run1_file_lookups']}); failed tests "
+        f"{c['run1_failures']}",
         f"  reeljudge re-run: {ours2} judge calls, {c['run2_uploads']} uploads, {c['run2_file_lookups']} file lookups",
-        f"  notebook pattern: {2 * rows} calls per run (2 per row: question set + validation), every run; {4 * rows} over both runs vs ours {ours1 + ours2}",
+        f"  notebook pattern: {2 * rows} calls per run (2 per row: question set + validation), every run; {4 * rows} over both "
+        f"runs vs ours {ours1 + ours2}",
     ]
 
 
@@ -89,7 +92,9 @@ def main(argv: list[str] | None = None) -> int:
         clips = make_clips(Path(work), n)
         shared_prompts = ["A red kite flying over a green meadow", "A grey heron standing in a shallow river"]
         shared = [(clip, prompt, i == 0) for clip in clips for i, prompt in enumerate(shared_prompts)]
-        paired = [row for k, clip in enumerate(clips) for row in ((clip, f"Scene {k}: a lighthouse beside stormy cliffs", True), (clip, f"Scene {k}: a tractor ploughing a dusty field", False))]
+        paired = [row for k, clip in enumerate(clips)
+                  for row in ((clip, f"Scene {k}: a lighthouse beside stormy cliffs", True),
+                              (clip, f"Scene {k}: a tractor ploughing a dusty field", False))]
         lines = [f"Gecko judge calls and uploads, {n} videos x 2 prompts, fake Gemini server (tests/support/fake_gemini.py)", ""]
         c = run_layout("shared", shared, f"{work}/cache-shared")
         lines += report("shared prompts", len(shared), 2, n, c)
@@ -98,7 +103,8 @@ def main(argv: list[str] | None = None) -> int:
         lines += [""] + report("paired prompts (notebook demo shape)", len(paired), 2 * n, n, c2)
         expected_paired = (c2["run1_generate"], c2["run1_filter"], c2["run1_vqa"], c2["run1_uploads"]) == (2 * n, 2 * n, 2 * n, n)
         zero = all(v == 0 for k, v in {**c, **{f"p{k}": v for k, v in c2.items()}}.items() if "run2" in k)
-        lines += ["", f"expected counts: shared {'yes' if expected_shared else 'NO'}, paired {'yes' if expected_paired else 'NO'}, re-runs free {'yes' if zero else 'NO'}"]
+        lines += ["", f"expected counts: shared {'yes' if expected_shared else 'NO'}, paired "
+                      f"{'yes' if expected_paired else 'NO'}, re-runs free {'yes' if zero else 'NO'}"]
     print("\n".join(lines))
     return 0 if expected_shared and expected_paired and zero else 1
 

@@ -102,7 +102,8 @@ def main(argv: list[str] | None = None) -> None:
         with tempfile.TemporaryDirectory() as tmp:
             results[str(source)] = figures = measure(source.resolve(), Path(tmp))
         print(f"== {source}: wheel {figures['wheel_kb']:.0f} kB; installed {figures['installed_mb']:.0f} MB in "
-              f"{figures['packages']} packages; install cold {figures['install_cold_s']:.1f} s, warm {figures['install_warm_s']:.1f} s")
+              f"{figures['packages']} packages; install cold {figures['install_cold_s']:.1f} s, warm "
+              f"{figures['install_warm_s']:.1f} s")
         for name, (wall, cpu) in figures["import_ms"].items():
             print(f"   import {name:<12} wall {wall:6.0f} ms  CPU {cpu:6.0f} ms")
     if args.json:

@@ -133,7 +133,8 @@ def main() -> None:
         runs = [("local pool, 1 process", 1, LocalEngine(workers=1)), ("local pool, 2 processes", 2, LocalEngine(workers=2))]
         runs.append((f"local pool, all cores ({cores})", cores, LocalEngine(workers=cores)))
         runs.append((f"dask local cluster, {cores} workers (spawned)", cores, DaskEngine(workers=cores)))
-        runs.append((f"dask local cluster, {cores} workers (fork server)", cores, DaskEngine(workers=cores, start_method="forkserver")))
+        runs.append((f"dask local cluster, {cores} workers (fork server)", cores,
+                     DaskEngine(workers=cores, start_method="forkserver")))
         baseline, reference = None, None
         print(f"{'engine':<42} {'seconds':>8} {'clips/s':>8} {'speed-up':>9} {'efficiency':>11} {'cpu s/clip':>11}  load")
         for index, (label, processes, engine) in enumerate(runs):

@@ -110,7 +110,8 @@ def build_cases(narrations: list[Narration] | None = None) -> list[Case]:
                                   score, n.source))
             if kind == "on-topic" and lst["relevance"] >= 2 and lst.get("filmability", 3) >= 2:
                 list_id = f"{n.id}/{lst['id']}"
-                others = sorted((o for o in narrations if may_swap(n, o, compatible, related)), key=lambda o: _spread(list_id, o.id))
+                others = sorted((o for o in narrations if may_swap(n, o, compatible, related)),
+                                key=lambda o: _spread(list_id, o.id))
                 cases += [Case("swap", o.split, o.id, o.text, list_id, tuple(lst["terms"]), 0, None, n.source)
                           for o in others[:SWAPS_PER_LIST]]
     return cases

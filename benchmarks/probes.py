@@ -277,10 +277,12 @@ def measure_clip(name: str, clip: Path, repeat: int, phases: tuple[str, ...]) ->
         best = max(results, key=lambda r: r["fps"])
         print(f"[{name}] {phase:<12}: {best['frames']} frames, {_spread([r['fps'] for r in results])} fps, "
               f"{_spread([r['cpu_ms'] for r in results])} ms CPU/frame, peak RSS {max(r['peak_rss_mb'] for r in results):.0f} MB"
-              + (f"; gating probes failed: {', '.join(best['failed']) or 'none'}; decoder skipped: {best['decoder_skips'] or 'nothing'}" if "failed" in best else ""))
+              + (f"; gating probes failed: {', '.join(best['failed']) or 'none'}; decoder skipped: "
+                 f"{best['decoder_skips'] or 'nothing'}" if "failed" in best else ""))
     ratios = [p["fps"] / d["fps"] for p, d in zip(runs["probes"], runs["decode"])]
     print(f"[{name}] ratio probes/decode fps (per repeat, side by side): {_spread(ratios)}; "
-          f"CPU per frame probes/decode: {_spread([p['cpu_ms'] / d['cpu_ms'] for p, d in zip(runs['probes'], runs['decode'])])}", flush=True)
+          f"CPU per frame probes/decode: {_spread([p['cpu_ms'] / d['cpu_ms'] for p, d in zip(runs['probes'], runs['decode'])])}",
+          flush=True)
     if "floor" in runs:
         _print_ceiling(name, runs)
     peak = max(r["peak_rss_mb"] for r in runs["probes"])
@@ -309,8 +311,10 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(result))
         return 0
     clips = {
-        "trivial": (lambda path: make_long_clip(path, args.seconds, args.fps), args.seconds, (WIDTH, HEIGHT), ("decode", "probes", "floor")),
-        "realistic": (lambda path: make_realistic_clip(path, args.seconds, args.fps), args.seconds, (WIDTH, HEIGHT), ("decode", "probes", "floor")),
+        "trivial": (lambda path: make_long_clip(path, args.seconds, args.fps), args.seconds, (WIDTH, HEIGHT),
+                    ("decode", "probes", "floor")),
+        "realistic": (lambda path: make_realistic_clip(path, args.seconds, args.fps), args.seconds, (WIDTH, HEIGHT),
+                      ("decode", "probes", "floor")),
         "4k": (lambda path: make_realistic_clip(path, args.seconds_4k, args.fps, (3840, 2160)), args.seconds_4k, (3840, 2160),
                ("decode", "decode_skip", "probes", "probes_full")),
     }
@@ -322,7 +326,8 @@ def main(argv: list[str] | None = None) -> int:
         for name, (make, seconds, (w, h), phases) in clips.items():
             if (args.only and name not in args.only) or not seconds:
                 continue
-            clip = folder / (f"{name}_{seconds:g}s_1080p{args.fps}.mp4" if name != "4k" else f"realistic_{seconds:g}s_4k{args.fps}.mp4")
+            clip = (folder / (f"{name}_{seconds:g}s_1080p{args.fps}.mp4" if name != "4k"
+                              else f"realistic_{seconds:g}s_4k{args.fps}.mp4"))
             if not clip.exists():
                 t0 = time.perf_counter()
                 make(clip)
@@ -352,7 +357,8 @@ def _print_goals(figures: dict[str, dict[str, Any]], seconds: float) -> None:
     for name, goal in GOAL_RATIO.items():
         if name in figures:
             ratio = figures[name]["ratio"]
-            print(f"speed goal {name}: probes fps >= {goal} x decode-alone fps: {ratio:.2f} -> {'met' if ratio >= goal else 'MISSED'}")
+            print(f"speed goal {name}: probes fps >= {goal} x decode-alone fps: {ratio:.2f} -> "
+                  f"{'met' if ratio >= goal else 'MISSED'}")
     hd = [f["peak_rss_mb"] for name, f in figures.items() if name != "4k"]
     if hd:
         print(f"memory goal (<= {GOAL_RSS_MB:.0f} MB peak RSS, {seconds / 60:g}-minute 1080p clips): {max(hd):.0f} MB -> "
@@ -360,10 +366,11 @@ def _print_goals(figures: dict[str, dict[str, Any]], seconds: float) -> None:
     if "4k" in figures:
         runs = figures["4k"]["runs"]
         median = lambda phase, key: sorted(r[key] for r in runs[phase])[len(runs[phase]) // 2]  # noqa: E731
-        print(f"4K: skip_loop_filter saves {1 - median('decode_skip', 'cpu_ms') / median('decode', 'cpu_ms'):.0%} of the decode's CPU "
-              f"({median('decode', 'cpu_ms'):.1f} -> {median('decode_skip', 'cpu_ms'):.1f} ms/frame); probes "
+        print(f"4K: skip_loop_filter saves {1 - median('decode_skip', 'cpu_ms') / median('decode', 'cpu_ms'):.0%} "
+              f"of the decode's CPU ({median('decode', 'cpu_ms'):.1f} -> {median('decode_skip', 'cpu_ms'):.1f} ms/frame); probes "
               f"{median('probes', 'cpu_ms'):.1f} ms CPU/frame with it, {median('probes_full', 'cpu_ms'):.1f} without; peak RSS "
-              f"{figures['4k']['peak_rss_mb']:.0f} MB (decoding alone: {max(r['peak_rss_mb'] for r in runs['decode']):.0f} MB, FFmpeg's 4K frame buffers)")
+              f"{figures['4k']['peak_rss_mb']:.0f} MB (decoding alone: {max(r['peak_rss_mb'] for r in runs['decode']):.0f} MB, "
+              "FFmpeg's 4K frame buffers)")
 
 
 if __name__ == "__main__":

@@ -109,7 +109,8 @@ def flicker_rates(rows: list[dict[str, Any]]) -> list[str]:
         runs = row["results"]["flicker"].details.get("runs", [])
         found = [r.get("hz") for r in runs]
         ok = any(f is not None and abs(f - made[0]) <= 0.2 * made[0] for f in found)
-        lines.append(f"v{row['variant']} {row['clip'].name:<22} made {made[0]:>5.1f} Hz  reported {found}  {'ok' if ok else 'WRONG'}")
+        lines.append(f"v{row['variant']} {row['clip'].name:<22} made {made[0]:>5.1f} Hz  reported {found}  "
+                     f"{'ok' if ok else 'WRONG'}")
     return lines
 
 

@@ -92,8 +92,9 @@ def fault_lines(rows: list[dict[str, Any]]) -> list[str]:
             ok = result is not None and not result.passed and found_at(result.details, planted)
             extra = [n for n in failed(row) if n != planted.probe]
             where = detected_ranges(result.details) if result is not None else []
-            lines.append(f"{'found ' if ok else 'MISSED'} {row['clip'].name:<28} {planted.probe:<13} planted {planted.start}–{planted.end}, "
-                         f"reported {where or ('(whole clip)' if ok else '-')}" + (f"; ALSO FAILED {extra}" if extra else ""))
+            lines.append(f"{'found ' if ok else 'MISSED'} {row['clip'].name:<28} {planted.probe:<13} planted "
+                         f"{planted.start}–{planted.end}, reported {where or ('(whole clip)' if ok else '-')}"
+                         + (f"; ALSO FAILED {extra}" if extra else ""))
     return lines
 
 

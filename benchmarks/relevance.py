@@ -161,11 +161,13 @@ def _errors(judged: list[Judged], split: str) -> None:
 def main() -> None:
     """Print the agreement figures per split; optionally the disagreements of one split."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--errors", metavar="SPLIT", help="list the disagreements of this split (train, test, second-train, second-test)")
+    parser.add_argument("--errors", metavar="SPLIT",
+                        help="list the disagreements of this split (train, test, second-train, second-test)")
     parser.add_argument("--split", metavar="SPLIT", help="judge and report this split only (tuning: train)")
     parser.add_argument("--dataset", type=Path, default=DATASET, help="the labelled lists (default: %(default)s)")
     parser.add_argument("--no-off-topic", action="store_true", help="leave out the off-topic section (issue 35)")
-    parser.add_argument("--calibrate", action="store_true", help="off-topic section: search the list rule on train and print the frontier")
+    parser.add_argument("--calibrate", action="store_true",
+                        help="off-topic section: search the list rule on train and print the frontier")
     args = parser.parse_args()
     judged = judge_lists([i for i in load_lists(args.dataset) if args.split in (None, i["split"])])
     metrics = split_metrics(judged)

@@ -61,7 +61,8 @@ def pair_figures(a: dict[str, dict[str, Any]], b: dict[str, dict[str, Any]], nam
         "relevance_exact": count(lambda x, y: x["relevance"] == y["relevance"]),
         "relevance_within_one": count(lambda x, y: abs(x["relevance"] - y["relevance"]) <= 1),
         "relevance_kappa": cohen_kappa(rel, names[0], names[1], [0, 1, 2, 3], n_resamples=1000, seed=0).estimate,
-        "relevance_alpha_ordinal": krippendorff_alpha(rel, "ordinal", value_domain=[0, 1, 2, 3], n_resamples=200, seed=0).estimate,
+        "relevance_alpha_ordinal": krippendorff_alpha(rel, "ordinal",
+                                                      value_domain=[0, 1, 2, 3], n_resamples=200, seed=0).estimate,
         "filmability_exact": count(lambda x, y: x["filmability"] == y["filmability"]),
         "score_band": count(lambda x, y: abs(x["score"] - y["score"]) < 1e-9),
         "pass_fail": count(lambda x, y: (x["score"] >= PASS_THRESHOLD) == (y["score"] >= PASS_THRESHOLD)),
@@ -72,7 +73,8 @@ def main() -> None:
     """Print the three pairs' agreement on the twice-labelled train lists."""
     by = raters()
     pairs = [("author 1", "author 2"), ("offline judge", "author 1"), ("offline judge", "author 2")]
-    print(f"{'pair':<28} {'lists':>5} {'rel exact':>10} {'within 1':>9} {'κ':>6} {'α ord':>6} {'film':>6} {'score':>6} {'pass':>6}")
+    print(f"{'pair':<28} {'lists':>5} {'rel exact':>10} {'within 1':>9} {'κ':>6} {'α ord':>6} {'film':>6} "
+          f"{'score':>6} {'pass':>6}")
     for x, y in pairs:
         f = pair_figures(by[x], by[y], (x, y))
         share = {k: v[0] / v[1] for k, v in f.items() if isinstance(v, tuple)}

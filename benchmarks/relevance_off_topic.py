@@ -140,7 +140,8 @@ def cost(m: dict[str, Any]) -> float:
             + COSTS["level_miss"] * m["level_misses"])
 
 
-def calibrate(judged: Sequence[JudgedCase], base: LocalJudgeOptions | None = None) -> list[tuple[float, LocalJudgeOptions, dict[str, Any]]]:
+def calibrate(judged: Sequence[JudgedCase],
+              base: LocalJudgeOptions | None = None) -> list[tuple[float, LocalJudgeOptions, dict[str, Any]]]:
     """Every parameter set of :data:`GRID` with its train cost, best first (ties: the stricter list rank)."""
     import itertools
 
@@ -166,12 +167,14 @@ def frontier(judged: Sequence[JudgedCase], base: LocalJudgeOptions | None = None
                                                                                                    max_second_term_rank=1000)))]
     rules += [(f"per term: rank > {r} reads 0", lambda j, r=r: reread_per_term(j, base, r)) for r in FRONTIER_TERM_RANKS]
     rules += [(f"list: list rank > {t:g}", lambda j, t=t: reread(j, replace(base, max_list_rank=t))) for t in FRONTIER_LIST_RANKS]
-    return [(name, split, {**metrics(judged, split, [rule(j) for j in judged])}) for name, rule in rules for split in ("train", "test")]
+    return [(name, split, {**metrics(judged, split, [rule(j) for j in judged])}) for name, rule in rules
+            for split in ("train", "test")]
 
 
 def term_auc(judged: Sequence[JudgedCase], split: str) -> tuple[float, int, int]:
     """ROC AUC of minus the background rank: own terms (on-topic lists, relevance >= 2) against swapped terms."""
-    own = [-t["rank"] for j in judged if j.case.split == split and j.case.kind == "on-topic" and j.case.relevance >= 2 for t in j.terms]
+    own = [-t["rank"] for j in judged if j.case.split == split and j.case.kind == "on-topic" and j.case.relevance >= 2
+           for t in j.terms]
     swapped = [-t["rank"] for j in judged if j.case.split == split and j.case.kind == "swap" for t in j.terms]
     if not own or not swapped:
         return float("nan"), len(own), len(swapped)
@@ -186,7 +189,8 @@ def _auc(a: Any, b: Any) -> float:
     import numpy as np
 
     b = np.sort(b)
-    wins = np.searchsorted(b, a, side="left").sum() + 0.5 * (np.searchsorted(b, a, side="right") - np.searchsorted(b, a, side="left")).sum()
+    wins = (np.searchsorted(b, a, side="left").sum()
+            + 0.5 * (np.searchsorted(b, a, side="right") - np.searchsorted(b, a, side="left")).sum())
     return float(wins / (len(a) * len(b)))
 
 
@@ -195,7 +199,8 @@ def list_auc(judged: Sequence[JudgedCase], split: str) -> float:
     import numpy as np
 
     related = [-j.evidence["list_rank"] for j in judged if j.case.split == split and _related_should_pass(j.case) and j.evidence]
-    off = [-j.evidence["list_rank"] for j in judged if j.case.split == split and j.case.kind in ("swap", "off-topic") and j.evidence]
+    off = [-j.evidence["list_rank"] for j in judged if j.case.split == split
+           and j.case.kind in ("swap", "off-topic") and j.evidence]
     return _auc(np.asarray(related, dtype=float), np.asarray(off, dtype=float)) if related and off else float("nan")
 
 
@@ -217,7 +222,8 @@ def report(judged: Sequence[JudgedCase], splits: Sequence[str] = ("train", "test
         m = metrics(judged, split)
         auc, n_own, n_swap = term_auc(judged, split)
         share = lambda a, b: f"{a}/{b} = {a / b if b else 0:.3f}"  # noqa: E731
-        print(f"off-topic {split}: {m['off_topic']} off-topic lists ({m['swapped']} swapped), {m['related']} related lists, {m['near']} near misses")
+        print(f"off-topic {split}: {m['off_topic']} off-topic lists ({m['swapped']} swapped), {m['related']} related lists, "
+              f"{m['near']} near misses")
         print(f"  off-topic false passes   {share(m['off_topic_pass'], m['off_topic'])}")
         print(f"  off-topic read as 0      {share(m['off_topic_zero'], m['off_topic'])}")
         print(f"  related lists that pass  {share(m['related_pass'], m['related'])}")
@@ -261,7 +267,8 @@ def off_topic_section(split: str | None = None, search: bool = False, errors: st
 def main() -> None:
     """Command line of the section alone."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--calibrate", action="store_true", help="search the list rule on the train split, then print the frontier")
+    parser.add_argument("--calibrate", action="store_true",
+                        help="search the list rule on the train split, then print the frontier")
     parser.add_argument("--errors", metavar="SPLIT", help="list the off-topic passes and related failures of this split")
     parser.add_argument("--split", metavar="SPLIT", help="judge this split only (tuning: train)")
     args = parser.parse_args()

@@ -60,7 +60,8 @@ def main() -> None:
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         tmp_path = Path(tmp)
-        for name, install, cache_var in (("before (pip, ranges)", _before, "PIP_CACHE_DIR"), ("after (uv, lock)", _after, "UV_CACHE_DIR")):
+        for name, install, cache_var in (("before (pip, ranges)", _before, "PIP_CACHE_DIR"),
+                                         ("after (uv, lock)", _after, "UV_CACHE_DIR")):
             cache = tmp_path / f"cache-{cache_var}"
             env = {**os.environ, cache_var: str(cache), "PYTHON": sys.executable}
             for state in ("cold", "warm"):

@@ -108,7 +108,8 @@ def main(argv: list[str] | None = None) -> int:
                                         ("offline judge, cache warm", "local", "readwrite"),
                                         ("Gemini judge, cache hits (replay)", "gemini", "replay")):
             times = {}
-            for path_kind, (kind, entry) in (("python", ("python", "filmability.py")), ("warm", ("javascript", "filmability.js"))):
+            for path_kind, (kind, entry) in (("python", ("python", "filmability.py")),
+                                             ("warm", ("javascript", "filmability.js"))):
                 cache = work / f"cache-{judge_name}-{path_kind}"
                 if judge_name == "gemini" and not cache.exists():
                     fill_gemini_cache(cache, texts)

@@ -43,5 +43,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         p.add_argument("--dir", help="cache folder (default: REELJUDGE_CACHE_DIR or .reeljudge/cache)")
         if name == "clear":
             p.add_argument("--downloads", action="store_true",
-                           help="also delete the downloaded and decoded media (URLs, data: URIs, file:// vars), fetched again when needed")
+                           help="also delete the downloaded and decoded media (URLs, data: URIs, file:// vars), "
+                                "fetched again when needed")
         p.set_defaults(func=func)

@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Literal, Mapping
+from typing import Any, Final, Literal, Mapping
 
 #: the metadata key of a judged result that says who judged it (read by ``reeljudge compare``)
 IDENTITY_KEY = "judge_identity"
 #: the identity's per-answer flag: offline, or replayed from the judge cache
 DETERMINISTIC_KEY = "deterministic"
 #: the engines: our offline judge, the video probes, a Gemini model
-LOCAL_ENGINE, PROBES_ENGINE, GEMINI_ENGINE = "local", "probes", "gemini"
+LOCAL_ENGINE: Final = "local"
+PROBES_ENGINE: Final = "probes"
+GEMINI_ENGINE: Final = "gemini"
 Engine = Literal["local", "probes", "gemini"]
 #: engines whose answers are a pure function of their inputs: a verdict flip is a fact, not noise
 DETERMINISTIC_ENGINES = frozenset({LOCAL_ENGINE, PROBES_ENGINE})

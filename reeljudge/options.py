@@ -24,11 +24,14 @@ import dataclasses
 import os
 import types
 import typing
-from typing import Any, Iterable, Literal, Mapping, TypeVar
+from typing import TYPE_CHECKING, Any, Iterable, Literal, Mapping, TypeVar
 
 from reeljudge.errors import BadInputError
 
-T = TypeVar("T")
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+T = TypeVar("T", bound="DataclassInstance")  # an options class: a dataclass
 _MISSING = dataclasses.MISSING
 _TRUE = frozenset({"true", "yes", "1"})
 _FALSE = frozenset({"false", "no", "0"})

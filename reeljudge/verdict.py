@@ -23,9 +23,12 @@ class Verdict(Protocol):
         score: our score, 0 to 1, computed by our code.
     """
 
-    judged: bool
-    passed: bool
-    score: float
+    @property
+    def judged(self) -> bool: ...
+    @property
+    def passed(self) -> bool: ...
+    @property
+    def score(self) -> float: ...
 
     def reason(self) -> str:
         """Why, in one line, without the verdict word."""

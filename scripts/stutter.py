@@ -25,8 +25,10 @@ import psutil
 def main(argv: list[str] | None = None) -> int:
     """Run the command under stutter; its exit code."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--run", type=float, nargs=2, default=(0.05, 0.4), metavar=("MIN", "MAX"), help="seconds running per cycle")
-    parser.add_argument("--freeze", type=float, nargs=2, default=(0.2, 1.5), metavar=("MIN", "MAX"), help="seconds stopped per cycle")
+    parser.add_argument("--run", type=float, nargs=2, default=(0.05, 0.4), metavar=("MIN", "MAX"),
+                        help="seconds running per cycle")
+    parser.add_argument("--freeze", type=float, nargs=2, default=(0.2, 1.5), metavar=("MIN", "MAX"),
+                        help="seconds stopped per cycle")
     parser.add_argument("--max-s", type=float, default=1800.0, help="stutter for at most this many seconds (default 1800)")
     parser.add_argument("--seed", type=int, default=None, help="seed of the random moments, to repeat a run")
     parser.add_argument("--only", default=None, help="stop only the processes whose command line contains this text")

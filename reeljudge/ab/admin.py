@@ -7,20 +7,26 @@ in a browser (it is then kept in an HttpOnly cookie and dropped from the address
 from __future__ import annotations
 
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from reeljudge.ab.assignment import QCOptions
 from reeljudge.ab.exports import to_csv, to_jsonl
 from reeljudge.ab.status import study_status
 from reeljudge.ab.workspace import Workspace
 
+if TYPE_CHECKING:  # starlette: the rating extra
+    from starlette.requests import Request
+    from starlette.responses import Response
+    from starlette.routing import Route
+
 COOKIE = "reeljudge_ab_admin"
 
 
-def routes(workspace: Workspace, options: Any) -> list[Any]:
+def routes(workspace: Workspace, qc: QCOptions) -> list[Route]:
     """The admin routes for one workspace."""
     from starlette.routing import Route
 
-    pages = _Admin(workspace, options)
+    pages = _Admin(workspace, qc)
     return [
         Route("/admin", pages.dashboard),
         Route("/admin/api/status", pages.status_json),
@@ -30,16 +36,16 @@ def routes(workspace: Workspace, options: Any) -> list[Any]:
 
 
 class _Admin:
-    def __init__(self, workspace: Workspace, options: Any) -> None:
-        self.ws, self.options = workspace, options
+    def __init__(self, workspace: Workspace, qc: QCOptions) -> None:
+        self.ws, self.qc = workspace, qc
 
-    def _token(self, request: Any) -> str | None:
+    def _token(self, request: Request) -> str | None:
         header = request.headers.get("authorization", "")
         if header.lower().startswith("bearer "):
             return header[7:].strip()
         return request.query_params.get("token") or request.cookies.get(COOKIE)
 
-    def _guard(self, request: Any) -> Any | None:
+    def _guard(self, request: Request) -> Response | None:
         """None when the request carries the admin token, else the 401 response."""
         from starlette.responses import PlainTextResponse
 
@@ -49,14 +55,14 @@ class _Admin:
 
     def status(self) -> dict[str, Any]:
         """Counts, per-rater progress and gold accuracy, and the third-rater queue, read as aggregates (``status.py``)."""
-        return study_status(self.ws.store, self.options.qc)
+        return study_status(self.ws.store, self.qc)
 
-    def status_json(self, request: Any) -> Any:
+    def status_json(self, request: Request) -> Response:
         from starlette.responses import JSONResponse
 
         return self._guard(request) or JSONResponse(self.status(), headers={"Cache-Control": "no-store"})
 
-    def export_jsonl(self, request: Any) -> Any:
+    def export_jsonl(self, request: Request) -> Response:
         from starlette.responses import Response
 
         return self._guard(request) or Response(
@@ -64,7 +70,7 @@ class _Admin:
             headers={"Content-Disposition": 'attachment; filename="judgements.jsonl"'},
         )
 
-    def export_csv(self, request: Any) -> Any:
+    def export_csv(self, request: Request) -> Response:
         from starlette.responses import Response
 
         return self._guard(request) or Response(
@@ -72,7 +78,7 @@ class _Admin:
             headers={"Content-Disposition": 'attachment; filename="judgements.csv"'},
         )
 
-    def dashboard(self, request: Any) -> Any:
+    def dashboard(self, request: Request) -> Response:
         from starlette.responses import HTMLResponse, RedirectResponse
 
         denied = self._guard(request)
@@ -88,7 +94,8 @@ class _Admin:
 def render_dashboard(status: dict[str, Any]) -> str:
     """The dashboard page (plain HTML, refreshes itself every 10 s)."""
     rows = "".join(
-        f"<tr><td>{escape(r['rater'])}</td><td>{r['kind']}</td><td>{r['done']}{'' if r['total'] is None else ' of ' + str(r['total'])}</td>"
+        f"<tr><td>{escape(r['rater'])}</td><td>{r['kind']}</td>"
+        f"<td>{r['done']}{'' if r['total'] is None else ' of ' + str(r['total'])}</td>"
         f"<td>{_gold(r['gold'])}</td><td>{r.get('thin_evidence', '–')}</td></tr>"
         for r in status["raters"]
     )
@@ -103,7 +110,8 @@ def render_dashboard(status: dict[str, Any]) -> str:
 <p>{status['samples']} pair samples ({status['complete']} with enough raters), {status['gold_samples']} gold pairs,
 {status['judgements']} judgements.</p>
 <h2>Third-rater queue</h2><ul id="third-rater-queue">{queue}</ul>
-<h2>Raters</h2><table id="raters"><thead><tr><th>rater</th><th>kind</th><th>progress</th><th>gold accuracy</th><th>records with thin evidence of watching</th></tr></thead>
+<h2>Raters</h2><table id="raters"><thead><tr><th>rater</th><th>kind</th><th>progress</th><th>gold accuracy</th><th>records with
+thin evidence of watching</th></tr></thead>
 <tbody>{rows}</tbody></table>
 <h2>Exports</h2><p><a href="/admin/export.jsonl">judgements.jsonl</a> · <a href="/admin/export.csv">judgements.csv</a>
 · report: <code>reeljudge ab report</code></p></body></html>"""

@@ -93,7 +93,8 @@ def contradictions(records: Iterable[Judgement], protocol: Protocol) -> list[dic
     return sorted(found, key=lambda c: (c["kind"] != LOSER_RATED_HIGHER, -c["margin"], c["sample_id"]))
 
 
-def disagreements(records: Sequence[Judgement], samples: Mapping[str, Sample], protocol: Protocol, top: int = 20) -> list[dict[str, Any]]:
+def disagreements(records: Sequence[Judgement], samples: Mapping[str, Sample],
+                  protocol: Protocol, top: int = 20) -> list[dict[str, Any]]:
     """Samples whose raters disagree on the winner, most severe first.
 
     Severity 2: opposite winners; 1: a win against a tie. Within a level, the wider spread of the
@@ -102,7 +103,7 @@ def disagreements(records: Sequence[Judgement], samples: Mapping[str, Sample], p
     by_sample: dict[str, list[Judgement]] = {}
     for j in records:
         by_sample.setdefault(j.sample_id, []).append(j)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for sid, js in by_sample.items():
         winners = {j.winner for j in js}
         if len(js) < 2 or len(winners) < 2:
@@ -114,7 +115,8 @@ def disagreements(records: Sequence[Judgement], samples: Mapping[str, Sample], p
         rows.append({
             "sample_id": sid, "family": sample.family, "prompt": sample.prompt, "severity": severity,
             "kind": "opposite winners" if severity == 2 else "win vs tie", "rating_spread": max(margins) - min(margins),
-            "verdicts": [{"rater": j.rater, "winner": j.winner, "primary_tag": j.primary_tag, "secondary_tags": list(j.secondary_tags),
+            "verdicts": [{"rater": j.rater, "winner": j.winner, "primary_tag": j.primary_tag,
+                          "secondary_tags": list(j.secondary_tags),
                           "note": j.record.get("note")} for j in js],
             "clips": {sample.system_a: sample.clip_a, sample.system_b: sample.clip_b},
         })

@@ -115,12 +115,14 @@ def next_assignment(store: Store, rater_id: str, options: QCOptions = QCOptions(
 def withdraw(store: Store, assignment: Assignment) -> None:
     """Take a task from its rater (its hold was lost): it is no longer their open task."""
     with store.transaction() as db:
-        db.execute("UPDATE assignments SET withdrawn_at = ? WHERE assignment_id = ? AND withdrawn_at IS NULL", (now_iso(), assignment.assignment_id))
+        db.execute("UPDATE assignments SET withdrawn_at = ? WHERE assignment_id = ? AND withdrawn_at IS NULL",
+                   (now_iso(), assignment.assignment_id))
 
 
 def withdrawn_notice(options: QCOptions) -> str:
     """What the page tells a rater whose task was withdrawn."""
-    return (f"Your previous task was withdrawn: it was held for you for {_duration(options.assignment_ttl_s)}, then it went to other "
+    return (f"Your previous task was withdrawn: it was held for you for {_duration(options.assignment_ttl_s)}, "
+            "then it went to other "
             "raters, who have rated it (or are rating it now). Nothing of it was stored. Here is your next task.")
 
 
@@ -196,11 +198,14 @@ def hold_lost(db: _Tx, kind: str, sample_id: str, rater_id: str, served_at: str,
     if served_at > cutoff:
         return False
     expired = _iso(datetime.fromisoformat(served_at.replace("Z", "+00:00")) + timedelta(seconds=options.assignment_ttl_s))
-    if db.rows("SELECT COUNT(*) FROM assignments WHERE sample_id = ? AND rater_id != ? AND served_at > ?", (sample_id, rater_id, expired))[0][0]:
+    if db.rows("SELECT COUNT(*) FROM assignments WHERE sample_id = ? AND rater_id != ? AND served_at > ?",
+               (sample_id, rater_id, expired))[0][0]:
         return True  # re-issued: a late record would count instead of (or beside) the rater it went to
-    judged, winners = db.rows("SELECT COUNT(*), COUNT(DISTINCT winner) FROM human_judgements WHERE sample_id = ?", (sample_id,))[0]
+    judged, winners = db.rows("SELECT COUNT(*), COUNT(DISTINCT winner) FROM human_judgements WHERE sample_id = ?",
+                              (sample_id,))[0]
     holding = db.rows(
-        """SELECT COUNT(*) FROM assignments a WHERE a.sample_id = ? AND a.rater_id != ? AND a.served_at > ? AND a.withdrawn_at IS NULL
+        """SELECT COUNT(*) FROM assignments a WHERE a.sample_id = ? AND a.rater_id != ? AND a.served_at > ? AND a.withdrawn_at IS
+        NULL
            AND NOT EXISTS (SELECT 1 FROM judgements j WHERE j.sample_id = a.sample_id AND j.rater_id = a.rater_id)""",
         (sample_id, rater_id, cutoff))[0][0]
     needed = options.max_raters if judged >= options.min_raters and winners > 1 else options.min_raters
@@ -213,11 +218,14 @@ def hold_guard(assignment: Assignment, options: QCOptions) -> Callable[[_Tx], No
 
     def guard(db: _Tx) -> None:
         withdrawn = db.rows("SELECT withdrawn_at FROM assignments WHERE assignment_id = ?", (assignment.assignment_id,))
-        if (withdrawn and withdrawn[0][0]) or hold_lost(db, assignment.sample.kind, assignment.sample.sample_id, assignment.rater_id,
+        if (withdrawn and withdrawn[0][0]) or hold_lost(db, assignment.sample.kind, assignment.sample.sample_id,
+                                                        assignment.rater_id,
                                                         assignment.served_at, options):
             raise HoldLost(
-                f"this task was held for you for {_duration(options.assignment_ttl_s)} after it was handed out; the hold expired and the "
-                "pair went to other raters, who have rated it (or are rating it now), so nothing was stored. Your next task follows.")
+                f"this task was held for you for {_duration(options.assignment_ttl_s)} after it was handed out; the "
+                "hold expired and the "
+                "pair went to other raters, who have rated it (or are rating it now), so nothing was stored. "
+                "Your next task follows.")
 
     return guard
 
@@ -225,7 +233,7 @@ def hold_guard(assignment: Assignment, options: QCOptions) -> Callable[[_Tx], No
 def _candidates(db: Any, rater_id: str, options: QCOptions) -> list[tuple[str, str, int, int, int, str]]:
     """(sample id, kind, judged, distinct winners, open tasks, prompt key) of samples the rater may still get."""
     params = (_cutoff(options), rater_id, options.min_raters, options.min_raters, options.max_raters)
-    return _read(db, _CANDIDATES, params)  # type: ignore[return-value]
+    return _read(db, _CANDIDATES, params)
 
 
 def _read(db: Any, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
@@ -235,7 +243,9 @@ def _read(db: Any, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
 
 def _seen_prompts(db: Any, rater_id: str) -> tuple[set[str], set[str]]:
     """The prompt keys of every task the rater was handed, and of the gold ones among them."""
-    rows = _read(db, "SELECT s.prompt_key, s.kind FROM assignments a JOIN samples s ON s.sample_id = a.sample_id WHERE a.rater_id = ?",
+    rows = _read(db,
+                 "SELECT s.prompt_key, s.kind FROM assignments a JOIN samples s ON s.sample_id = a.sample_id "
+                 "WHERE a.rater_id = ?",
                  (rater_id,))
     return {key for key, _ in rows}, {key for key, kind in rows if kind == "gold"}
 
@@ -268,7 +278,8 @@ def _pick(db: _Tx, rater_id: str, options: QCOptions, seed: str) -> str | None:
     rows = _candidates(db, rater_id, options)
     seen, seen_in_gold = _seen_prompts(db, rater_id)
     gold = [r[0] for r in rows if r[1] == "gold" and r[5] not in seen]
-    third = sorted((r for r in rows if r[1] != "gold" and r[2] >= options.min_raters and r[3] > 1 and r[2] + r[4] < options.max_raters),
+    third = sorted((r for r in rows if r[1] != "gold" and r[2] >= options.min_raters and r[3] > 1 and r[2]
+                    + r[4] < options.max_raters),
                    key=lambda r: r[5] in seen_in_gold)
     needy = sorted((r for r in rows if r[1] != "gold" and r[2] + r[4] < options.min_raters),
                    key=lambda r: (r[5] in seen_in_gold, -(r[2] + r[4])))
@@ -285,7 +296,8 @@ def _pick(db: _Tx, rater_id: str, options: QCOptions, seed: str) -> str | None:
 
 def _judged_pairs(db: Any, rater_id: str) -> int:
     """How many pair samples (not gold) the rater has judged."""
-    sql = "SELECT COUNT(*) FROM judgements j JOIN samples s ON s.sample_id = j.sample_id WHERE j.rater_id = ? AND s.kind != 'gold'"
+    sql = ("SELECT COUNT(*) FROM judgements j JOIN samples s ON s.sample_id = j.sample_id WHERE j.rater_id = ? "
+           "AND s.kind != 'gold'")
     return int(_read(db, sql, (rater_id,))[0][0])
 
 
@@ -331,13 +343,16 @@ def progress_all(store: Store, options: QCOptions = QCOptions()) -> dict[str, tu
     done = dict(store.query("SELECT rater_id, COUNT(*) FROM judgements GROUP BY rater_id"))
     judged_pairs = dict(store.query("""SELECT j.rater_id, COUNT(*) FROM judgements j JOIN samples s ON s.sample_id = j.sample_id
                                        WHERE s.kind != 'gold' GROUP BY j.rater_id"""))
-    has_open = {r for (r,) in store.query("""SELECT DISTINCT a.rater_id FROM assignments a WHERE a.withdrawn_at IS NULL AND NOT EXISTS
-                                             (SELECT 1 FROM judgements j WHERE j.sample_id = a.sample_id AND j.rater_id = a.rater_id)""")}
+    has_open = {r for (r,) in store.query("""SELECT DISTINCT a.rater_id FROM assignments a WHERE a.withdrawn_at IS NULL AND NOT
+    EXISTS
+                                             (SELECT 1 FROM judgements j WHERE j.sample_id = a.sample_id AND j.rater_id =
+                                             a.rater_id)""")}
     rows = store.query(_ANY_CANDIDATES, (_cutoff(options), options.min_raters, options.min_raters, options.max_raters))
     pairs = {r[0] for r in rows if r[1] != "gold"}
     golds = [(r[0], r[5]) for r in rows if r[1] == "gold"]
     handed: dict[str, tuple[set[str], set[str]]] = {}
-    for rater, sample_id, key in store.query("SELECT a.rater_id, a.sample_id, s.prompt_key FROM assignments a JOIN samples s ON s.sample_id = a.sample_id"):
+    for rater, sample_id, key in store.query("SELECT a.rater_id, a.sample_id, s.prompt_key FROM assignments a JOIN samples s ON "
+                                             "s.sample_id = a.sample_id"):
         mine, seen = handed.setdefault(rater, (set(), set()))
         mine.add(sample_id)
         seen.add(key)
@@ -392,7 +407,8 @@ def gold_tally(verdicts: Iterable[tuple[str, str, str]], samples: Iterable[Sampl
 
 __all__ = [
     "Assignment", "Handout", "QCOptions", "TIE", "assignment_by_id", "gold_accuracy", "gold_tally", "hold_guard", "hold_lost",
-    "next_assignment", "next_task", "progress", "progress_all", "side_seed", "side_swap", "third_rater_queue", "withdraw", "withdrawn_notice",
+    "next_assignment", "next_task", "progress", "progress_all", "side_seed", "side_swap", "third_rater_queue", "withdraw",
+    "withdrawn_notice",
 ]
 
 

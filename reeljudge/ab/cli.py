@@ -13,7 +13,9 @@ from typing import Any
 def add_parser(subparsers: Any) -> Any:
     """Add ``reeljudge ab`` and its subcommands; the subcommands' action, for ``reeljudge ab judge``
     (added by ``reeljudge.ab_judge.cli``, see ``reeljudge.cli.SUBCOMMANDS``)."""
-    ab = subparsers.add_parser("ab", help="A/B rating: import pairs, serve the rating page, judge with a model, report agreement and rankings")
+    ab = subparsers.add_parser("ab",
+                               help="A/B rating: import pairs, serve the rating page, judge with a model, report "
+                                    "agreement and rankings")
     ab.set_defaults(func=lambda args: (ab.print_help(), 2)[1])
     sub = ab.add_subparsers(dest="ab_command")
     common = study_arguments
@@ -27,9 +29,9 @@ def add_parser(subparsers: Any) -> Any:
     p.add_argument("--promptfoo-dir", type=Path, help="promptfoo's config folder holding its blob and media stores "
                    "(default: $PROMPTFOO_CONFIG_DIR, else ~/.promptfoo)")
     p.add_argument("--normalise", action="store_true",
-                   help="re-encode every clip (and gold clip) to one profile, H.264 High CRF 18, so that no codec setting tells the "
-                   "systems apart; costs a full decode and encode of each clip (docs/ab.md, 'Blinding in the bytes'). Without it, "
-                   "clips keep their packets and lose their names. Fixed by a study's first import")
+                   help="re-encode every clip (and gold clip) to one profile, H.264 High CRF 18, so that no codec "
+                   "setting tells the systems apart; costs a full decode and encode of each clip (docs/ab.md, 'Blinding "
+                   "in the bytes'). Without it, clips keep their packets and lose their names. Fixed by a study's first import")
     p.set_defaults(func=cmd_import)
 
     p = common(sub.add_parser("gold", help="add gold pairs (clean clip vs the same clip with an injected fault)"))
@@ -38,7 +40,9 @@ def add_parser(subparsers: Any) -> Any:
     p.set_defaults(func=cmd_gold)
 
     p = common(sub.add_parser("invite", help="add raters (or re-issue their links) and print their personal links"))
-    p.add_argument("raters", nargs="+", help="rater names: letters, digits and _ . : @ - (1-64 characters); an existing rater gets a new link, the old one stops working")
+    p.add_argument("raters", nargs="+",
+                   help="rater names: letters, digits and _ . : @ - (1-64 characters); an existing rater gets a new link, the "
+                        "old one stops working")
     p.add_argument("--base-url", default=None, help="the address raters open (default http://127.0.0.1:8765)")
     p.set_defaults(func=cmd_invite)
 
@@ -48,7 +52,8 @@ def add_parser(subparsers: Any) -> Any:
     p.add_argument("--min-raters", type=int, default=2, help="raters per sample (default 2)")
     p.add_argument("--max-raters", type=int, default=3, help="raters per sample after a disagreement (default 3)")
     p.add_argument("--gold-every", type=int, default=5, help="a gold pair every n tasks (0: never)")
-    p.add_argument("--header-timeout", type=float, default=10.0, help="seconds a connection may take to send a request head (default 10)")
+    p.add_argument("--header-timeout", type=float, default=10.0,
+                   help="seconds a connection may take to send a request head (default 10)")
     p.add_argument("--body-timeout", type=float, default=30.0, help="seconds a request body may take after its head (default 30)")
     p.add_argument("--keep-alive", type=float, default=5.0, help="seconds an idle keep-alive connection stays open (default 5)")
     p.add_argument("--max-connections", type=int, default=None,
@@ -57,16 +62,21 @@ def add_parser(subparsers: Any) -> Any:
                    help="open connections per client address that carried no valid invite token yet (default 64; 0: no cap, "
                         "e.g. behind a reverse proxy); raters are told apart by their token")
     p.add_argument("--write-timeout", type=float, default=15.0,
-                   help="seconds a response may go without the client taking any of its bytes before the connection is closed (default 15)")
+                   help="seconds a response may go without the client taking any of its bytes before the connection is "
+                        "closed (default 15)")
     p.add_argument("--max-pipelined", type=int, default=8,
-                   help="requests a connection may queue behind the one being answered; the last is answered, then it is closed (default 8)")
-    p.add_argument("--rate-per-token", type=float, default=20.0, help="requests a second per invite token, sustained (default 20; 0: no limit)")
+                   help="requests a connection may queue behind the one being answered; the last is answered, then it "
+                        "is closed (default 8)")
+    p.add_argument("--rate-per-token", type=float, default=20.0,
+                   help="requests a second per invite token, sustained (default 20; 0: no limit)")
     p.add_argument("--burst-per-token", type=int, default=100, help="requests per invite token in a burst (default 100)")
-    p.add_argument("--active-per-token", type=int, default=16, help="requests per invite token in progress at once (default 16; 0: no limit)")
+    p.add_argument("--active-per-token", type=int, default=16,
+                   help="requests per invite token in progress at once (default 16; 0: no limit)")
     p.add_argument("--rate-per-address", type=float, default=20.0,
-                   help="requests a second per client address without a valid token: static files, unknown links, admin (default 20; "
-                        "0: no limit, e.g. behind a reverse proxy that limits them)")
-    p.add_argument("--burst-per-address", type=int, default=100, help="requests per client address without a valid token in a burst (default 100)")
+                   help="requests a second per client address without a valid token: static files, unknown links, admin "
+                        "(default 20; 0: no limit, e.g. behind a reverse proxy that limits them)")
+    p.add_argument("--burst-per-address", type=int, default=100,
+                   help="requests per client address without a valid token in a burst (default 100)")
     p.set_defaults(func=cmd_serve)
 
     p = common(sub.add_parser("report", help="write report.html and report.json"))
@@ -188,14 +198,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return _fail("--header-timeout, --body-timeout, --keep-alive and --write-timeout must be positive")
     if min(args.max_connections or 0, args.max_per_client, args.max_pipelined, args.rate_per_token, args.rate_per_address,
            args.active_per_token) < 0:
-        return _fail("--max-connections, --max-per-client, --max-pipelined, --rate-per-token, --rate-per-address and --active-per-token "
-                     "must be at least 0")
+        return _fail("--max-connections, --max-per-client, --max-pipelined, --rate-per-token, --rate-per-address and "
+                     "--active-per-token must be at least 0")
     if min(args.burst_per_token, args.burst_per_address) < 1:
         return _fail("--burst-per-token and --burst-per-address must be at least 1")
     limits = ConnectionLimits(args.header_timeout, args.body_timeout, args.keep_alive, args.max_connections, args.max_per_client,
                               args.write_timeout, args.max_pipelined)
-    rates = RateLimits(args.rate_per_token, args.burst_per_token, args.rate_per_address, args.burst_per_address, args.active_per_token)
-    options = ServeOptions(args.host, args.port, QCOptions(args.min_raters, args.max_raters, args.gold_every), limits=limits, rates=rates)
+    rates = RateLimits(args.rate_per_token, args.burst_per_token, args.rate_per_address,
+                       args.burst_per_address, args.active_per_token)
+    options = ServeOptions(args.host, args.port, QCOptions(args.min_raters, args.max_raters, args.gold_every),
+                           limits=limits, rates=rates)
     app = create_app(ws, options)
     print(f"reeljudge ab: serving {len(ws.store.samples())} samples on http://{args.host}:{args.port}/", flush=True)
     print(f"admin dashboard: http://{args.host}:{args.port}/admin?token={ws.admin_token()}", flush=True)
@@ -211,7 +223,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     ws = workspace_of(args)
     out = args.out or ws.root / "report"
     out.mkdir(parents=True, exist_ok=True)
-    report = build_report(ws.store.judgements(), ws.store.samples(), ws.protocol, ReportOptions(first_n=args.first_n, n_resamples=args.resamples))
+    report = build_report(ws.store.judgements(), ws.store.samples(), ws.protocol,
+                          ReportOptions(first_n=args.first_n, n_resamples=args.resamples))
     (out / "report.json").write_text(json.dumps(report, indent=1, ensure_ascii=False), encoding="utf-8")
 
     def href(sha: str) -> str:
@@ -241,7 +254,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_status(args: argparse.Namespace) -> int:
     """Print the admin status JSON."""
     from reeljudge.ab.admin import _Admin
-    from reeljudge.ab.server import ServeOptions
+    from reeljudge.ab.assignment import QCOptions
 
-    print(json.dumps(_Admin(workspace_of(args), ServeOptions()).status(), indent=1))
+    print(json.dumps(_Admin(workspace_of(args), QCOptions()).status(), indent=1))
     return 0

@@ -23,7 +23,10 @@ import asyncio
 import os
 import secrets
 import weakref
-from typing import Any, BinaryIO, Callable
+from typing import TYPE_CHECKING, Any, BinaryIO, Callable
+
+if TYPE_CHECKING:  # starlette: the rating extra
+    from starlette.types import Receive, Scope, Send
 
 Spans = list[tuple[int, int]]  # (first, last) byte, inclusive
 CHUNK = 256 * 1024
@@ -68,18 +71,20 @@ class ClipResponse:
         if len(self.spans) == 1:
             first, last = self.spans[0]
             return 206, [*base, (b"content-type", self.media_type.encode()), (b"content-length", str(last - first + 1).encode()),
-                         (b"content-range", f"bytes {first}-{last}/{self.size}".encode())], [(first, last - first + 1)], self.spans
+                         (b"content-range", f"bytes {first}-{last}/{self.size}".encode())], [(first, last - first
+                                                                                              + 1)], self.spans
         boundary = secrets.token_hex(13)
         pieces: list[bytes | tuple[int, int]] = []
         for first, last in self.spans:
-            pieces += [f"--{boundary}\r\nContent-Type: {self.media_type}\r\nContent-Range: bytes {first}-{last}/{self.size}\r\n\r\n"
+            pieces += [f"--{boundary}\r\nContent-Type: {self.media_type}\r\nContent-Range: bytes "
+                       f"{first}-{last}/{self.size}\r\n\r\n"
                        .encode("latin-1"), (first, last - first + 1), b"\r\n"]
         pieces.append(f"--{boundary}--".encode("latin-1"))
         length = sum(len(p) if isinstance(p, bytes) else p[1] for p in pieces)
         return 206, [*base, (b"content-type", f"multipart/byteranges; boundary={boundary}".encode()),
                      (b"content-length", str(length).encode())], pieces, self.spans
 
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         from starlette.datastructures import Headers
 
         status, headers, pieces, spans = self._plan(Headers(scope=scope))
@@ -101,7 +106,8 @@ class ClipResponse:
                 connection.abort()
                 await asyncio.sleep(0)  # the connection's loss is noted before the server asks whether the response ended
 
-    async def _send_all_but_last_byte(self, send: Any, connection: Any, file: BinaryIO, pieces: list[bytes | tuple[int, int]]) -> bytes:
+    async def _send_all_but_last_byte(self, send: Send, connection: Any, file: BinaryIO,
+                                      pieces: list[bytes | tuple[int, int]]) -> bytes:
         """Send the body but its last byte (or the closing boundary); that last piece, for the caller to send."""
         *head, tail = pieces
         if isinstance(tail, tuple):
@@ -119,7 +125,7 @@ class ClipResponse:
         return tail
 
     @staticmethod
-    async def _read_and_send(send: Any, file: BinaryIO, offset: int, count: int) -> None:
+    async def _read_and_send(send: Send, file: BinaryIO, offset: int, count: int) -> None:
         """Without the server's connection: the span read in CHUNK pieces by the clip responses' own worker threads."""
         import anyio
 

@@ -115,7 +115,7 @@ class Connection:
         proto = self.proto
         if proto.transport.is_closing():
             raise ConnectionError("the connection is closed")
-        for piece in proto.conn.send_with_data_passthrough(h11.Data(data=_Span(count))):
+        for piece in proto.conn.send_with_data_passthrough(h11.Data(data=_Span(count))):  # type: ignore[arg-type]  # passthrough hands the span back
             if not isinstance(piece, _Span):
                 proto.transport.write(piece)
                 continue
@@ -179,20 +179,21 @@ def guarded_protocol(limits: ConnectionLimits) -> type:
 
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
-            self.conn = _HeadCapped(MAX_HEAD)
+            self.conn: _HeadCapped = _HeadCapped(MAX_HEAD)
             self.connection: Connection | None = None
             self.sending: set[asyncio.Task] = set()
-            self._hold = None
+            self._hold: asyncio.TimerHandle | None = None
             self._queued = self._pipelined = False
 
-        def connection_made(self, transport: Any) -> None:  # type: ignore[override]
+        def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
             self.connection = Connection(self, registry)
             if registry.admit(self):
                 limit_unsent(transport.get_extra_info("socket"))
 
         def timeout_keep_alive_handler(self) -> None:
-            if pending_bytes(self) and not self.transport.is_closing():  # still taking the last response: the write deadline rules
+            # still taking the last response: the write deadline rules
+            if pending_bytes(self) and not self.transport.is_closing():
                 self.timeout_keep_alive_task = self.loop.call_later(SWEEP_S, self.timeout_keep_alive_handler)
                 return
             super().timeout_keep_alive_handler()
@@ -213,7 +214,7 @@ def guarded_protocol(limits: ConnectionLimits) -> type:
             cycle = self.cycle
             super().handle_events()
             if self.cycle is not None and self.cycle is not cycle:
-                self.cycle.scope["extensions"] = {EXTENSION: self.connection}  # type: ignore[typeddict-unknown-key]
+                self.cycle.scope["extensions"] = {EXTENSION: self.connection}  # type: ignore[dict-item]  # our own extension
                 if registry.started(self, self._queued):
                     self.cycle.keep_alive = False
 
@@ -253,5 +254,6 @@ def run(app: Any, host: str, port: int, limits: ConnectionLimits, log_level: str
     """Serve ``app`` under uvicorn with ``limits`` until interrupted."""
     import uvicorn
 
-    uvicorn.run(app, host=host, port=port, log_level=log_level, http=guarded_protocol(limits), timeout_keep_alive=limits.keep_alive,
+    uvicorn.run(app, host=host, port=port, log_level=log_level, http=guarded_protocol(limits),
+                timeout_keep_alive=limits.keep_alive,  # type: ignore[arg-type]  # seconds, fractions kept (call_later)
                 backlog=BACKLOG)

@@ -50,6 +50,7 @@ class Contradiction:
     def message(self) -> str:
         """What the contradiction is, in words a judge (or a reader of the report) can act on."""
         p = self.preference
+        assert p.favoured is not None  # contradiction() finds one only where the ratings favour a side
         sums = p.sums or {}
         other = next(c for c in sums if c != p.favoured)
         dims = " + ".join(self.labels) or str(p.group)
@@ -62,7 +63,8 @@ class Contradiction:
                 f"or correct the ratings so they agree with your winner.")
 
 
-def preference(protocol: Protocol, family: str, ratings: Mapping[str, Mapping[str, float]], contestants: tuple[str, str]) -> Preference:
+def preference(protocol: Protocol, family: str, ratings: Mapping[str, Mapping[str, float]],
+               contestants: tuple[str, str]) -> Preference:
     """Which of ``contestants`` the ratings favour by the protocol's priority order (see the module doc)."""
     x, y = contestants
     for group in protocol.priority:

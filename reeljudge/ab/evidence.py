@@ -148,7 +148,8 @@ def log_flags(log: Iterable[Mapping[str, Any]], durations: Mapping[str, float], 
     flags, last_play = [], {side: 0.0 for side in durations}
     for i, event in enumerate(log):
         value, at_ms, side = event.get("value"), event.get("at_ms"), event.get("side")
-        if event.get("event") == "rate" and isinstance(value, (int, float)) and not isinstance(value, bool) and value > max_speed + 1e-9:
+        if (event.get("event") == "rate" and isinstance(value, (int, float)) and not isinstance(value, bool)
+            and value > max_speed + 1e-9):
             flags.append(f"watch log event {i}: rate {value:g}× above the page's {max_speed:g}× limit")
         elif event.get("event") == "full_play" and side in last_play and isinstance(at_ms, (int, float)):
             shortest = 1000 * PLAY_SHARE * durations[side] / max_speed

@@ -12,7 +12,8 @@ that ignores ``Retry-After`` costs nothing meanwhile. A token may have ``active_
 requests in progress at once (a page needs a handful: its task, two clip streams, a submit); one
 more is a 429 too, so one rater cannot hold the server's connections with slow clip streams. A
 token is checked against the store once (in a worker thread, after its address's bucket admitted
-the request) and then charged to its own bucket, checked again every ``TOKEN_TTL_S`` (a re-issued link's old token goes back to its
+the request) and then charged to its own bucket, checked again every ``TOKEN_TTL_S`` (a re-issued link's old token goes back to
+its
 address's bucket); a valid one also marks its connection authenticated, so raters behind one
 address (a NAT, an office) are told apart by token and never meet the per-address connection cap;
 a connection admitted on probation over that cap (``limits.Registry.admit``) whose request carries
@@ -30,9 +31,12 @@ import math
 import re
 import time
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from reeljudge.ab.limits import address_key
+
+if TYPE_CHECKING:  # starlette: the rating extra
+    from starlette.types import ASGIApp, Receive, Scope, Send
 
 TOKEN_TTL_S = 60.0
 #: a path segment that can be an invite token (``new_invite_token``: 24 URL-safe characters; at most 8-128); no other is looked up
@@ -93,13 +97,13 @@ class Buckets:
 class FairShare:
     """ASGI middleware: every request charged to its token's or its address's bucket before ``app`` sees it."""
 
-    def __init__(self, app: Any, is_valid_token: Callable[[str], bool], limits: RateLimits = RateLimits()) -> None:
+    def __init__(self, app: ASGIApp, is_valid_token: Callable[[str], bool], limits: RateLimits = RateLimits()) -> None:
         self.app, self.is_valid_token, self.limits = app, is_valid_token, limits
         self.buckets = Buckets()
         self.known: dict[str, float] = {}  # valid token -> when it stops being trusted without a new check
         self.active: dict[str, int] = {}  # valid token -> its requests in progress
 
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         connection = scope.get("extensions", {}).get("reeljudge.connection")
@@ -115,8 +119,8 @@ class FairShare:
             wait = self._take(("address", address_key((scope.get("client") or ("",))[0])), now, patience)
             if wait >= 0 and token is not None and await self._check(token):
                 self._take(("token", token), now, patience)
-        valid = token is not None and token in self.known
-        if connection is not None and valid:
+        held = token if token is not None and token in self.known else None  # a valid invite link's token
+        if connection is not None and held is not None:
             connection.authenticate()
         elif connection is not None and connection.on_probation:
             message = "Too many connections from this address without a valid invite link"
@@ -125,21 +129,21 @@ class FairShare:
             if connection is not None:
                 connection.hold(-wait)
             return await _answer(scope, send, 429, "Too many requests", -wait)
-        if valid and self.active.get(token, 0) >= self.limits.active_per_token > 0:
+        if held is not None and self.active.get(held, 0) >= self.limits.active_per_token > 0:
             if connection is not None:
                 connection.hold(1.0)
             return await _answer(scope, send, 429, "Too many requests at once for this invite link", 1)
         if wait > 0:
             await asyncio.sleep(wait)
-        if not valid:
+        if held is None:
             return await self.app(scope, receive, send)
-        self.active[token] = self.active.get(token, 0) + 1
+        self.active[held] = self.active.get(held, 0) + 1
         try:
             await self.app(scope, receive, send)
         finally:
-            left = self.active.pop(token) - 1
+            left = self.active.pop(held) - 1
             if left:
-                self.active[token] = left
+                self.active[held] = left
 
     def _take(self, key: tuple[str, str], now: float, patience: float) -> float:
         """``Buckets.take`` with the limits of the key's kind, waiting ``patience`` seconds at most."""
@@ -163,13 +167,13 @@ class FairShare:
 
 
 
-def _has_body(scope: Any) -> bool:
+def _has_body(scope: Scope) -> bool:
     """Whether the request declares a body (a length other than 0, or chunked)."""
     headers = dict(scope.get("headers") or [])
     return headers.get(b"content-length", b"0").strip() not in (b"", b"0") or b"transfer-encoding" in headers
 
 
-async def _answer(scope: Any, send: Any, status: int, message: str, retry_after: float, close: bool = False) -> None:
+async def _answer(scope: Scope, send: Send, status: int, message: str, retry_after: float, close: bool = False) -> None:
     """A refusal (429 or 503) with ``Retry-After`` in whole seconds: JSON under /api/, plain text elsewhere. The connection is
     closed after it when asked, or when the request has a body (never read: the connection could not carry another request)."""
     close = close or _has_body(scope)
@@ -178,7 +182,8 @@ async def _answer(scope: Any, send: Any, status: int, message: str, retry_after:
     api = scope.get("path", "").startswith("/api/")
     body = json.dumps({"error": text, "retry_after": seconds}).encode() if api else text.encode()
     headers = [(b"content-type", b"application/json" if api else b"text/plain; charset=utf-8"),
-               (b"content-length", str(len(body)).encode()), (b"retry-after", str(seconds).encode()), (b"cache-control", b"no-store")]
+               (b"content-length", str(len(body)).encode()), (b"retry-after", str(seconds).encode()),
+               (b"cache-control", b"no-store")]
     if close:
         headers.append((b"connection", b"close"))
     await send({"type": "http.response.start", "status": status, "headers": headers})

@@ -17,9 +17,12 @@ import secrets
 import tempfile
 from dataclasses import replace
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from reeljudge.ab.samples import Clip, ClipStore, Sample, make_sample
+
+if TYPE_CHECKING:
+    from reeljudge.synth.clips import FaultKind
 
 GOLD_CLEAN = "gold-clean"
 GOLD_FAULT = "gold-fault"
@@ -32,11 +35,12 @@ VARIED_PROMPTS = (
     "Waves roll onto a pebble beach under an overcast sky, seen from a low, steady camera.",
     "A kite climbs over a green hill on a windy afternoon, its tail twisting in the air.",
 )
-FAULTS = ("black", "frozen", "flicker", "cut")
+FAULTS: tuple[FaultKind, ...] = ("black", "frozen", "flicker", "cut")
 
 
 def make_gold(
-    clip_store: ClipStore, count: int = 4, *, frames: int = 72, fps: int = 24, prompts: Sequence[str] = (), like: Clip | None = None,
+    clip_store: ClipStore, count: int = 4, *, frames: int = 72, fps: int = 24, prompts: Sequence[str] = (),
+    like: Clip | None = None,
     blinding: str = "strip", taken: Sequence[str] = (), first: int = 0,
 ) -> tuple[list[Sample], list[Clip]]:
     """``count`` gold samples (clean beats faulty) and their clips, rendered, blinded as the study's clips are

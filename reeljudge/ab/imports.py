@@ -118,7 +118,8 @@ def _one_sample(spec: PairSpec, protocol: Protocol, intake: _Intake, sources: di
             stored[label], path = _intake(label, ref, spec, intake)
             sources[stored[label].sha256] = (stored[label], path)
     if stored["clip_a"].sha256 == stored["clip_b"].sha256:
-        raise BadInputError(f"clip_a and clip_b are the same clip ({spec.first[1]} = {spec.second[1]}, sha256 {stored['clip_a'].sha256[:12]}…)")
+        raise BadInputError(f"clip_a and clip_b are the same clip ({spec.first[1]} = {spec.second[1]}, sha256 "
+                            f"{stored['clip_a'].sha256[:12]}…)")
     source = stored["source"].sha256 if "source" in stored else None
     return make_sample(
         family.id, spec.prompt.strip(), (spec.first[0], stored["clip_a"].sha256), (spec.second[0], stored["clip_b"].sha256),
@@ -140,7 +141,8 @@ def _intake(label: str, ref: str, spec: PairSpec, intake: _Intake) -> tuple[Clip
         raise BadInputError(f"{label}: {error.message}") from None
     claimed = spec.expected_sha.get(ref)
     if claimed and claimed != original.sha256:
-        raise BadInputError(f"{label}: {ref} changed since the eval (sha256 {original.sha256[:12]}…, results say {claimed[:12]}…)")
+        raise BadInputError(f"{label}: {ref} changed since the eval "
+                            f"(sha256 {original.sha256[:12]}…, results say {claimed[:12]}…)")
     return clip, path
 
 
@@ -199,7 +201,8 @@ def read_promptfoo(path: Path, *, family: str = "text-to-video", systems: tuple[
     cells = read_results_file(path)
     groups: dict[Any, list[ResultRow]] = {}
     for cell in cells:
-        groups.setdefault(cell.test_index if cell.test_index is not None else json.dumps(dict(cell.vars), sort_keys=True), []).append(cell)
+        groups.setdefault(cell.test_index if cell.test_index is not None
+                          else json.dumps(dict(cell.vars), sort_keys=True), []).append(cell)
     specs, problems = [], []
     for key, group in groups.items():
         label = group[0].description or ""
@@ -217,7 +220,8 @@ def read_promptfoo(path: Path, *, family: str = "text-to-video", systems: tuple[
     if problems:
         raise ImportRefused(problems)
     if not specs:
-        raise BadInputError(f"{path.name}: no test has clips from two providers" + (f" {systems[0]} and {systems[1]}" if systems else ""))
+        raise BadInputError(f"{path.name}: no test has clips from two providers"
+                            + (f" {systems[0]} and {systems[1]}" if systems else ""))
     return specs
 
 
@@ -238,8 +242,8 @@ def _clips_of(group: list[ResultRow], systems: tuple[str, str] | None) -> tuple[
             errors.append(f"provider {system!r}: {error.message}")
             continue
         if found is None:
-            error = cell.error or response.get("error")
-            errors.append(f"provider {system!r} has no clip" + (f" ({str(error)[:200]})" if error else
+            failure = cell.error or response.get("error")
+            errors.append(f"provider {system!r} has no clip" + (f" ({str(failure)[:200]})" if failure else
                           " (its response carries no video object, clip path, media link or one-line output)"))
             continue
         meta = cell.response_metadata

@@ -183,7 +183,8 @@ def reset(transport: Any) -> None:
 class _Entry:
     """What the registry knows of one connection."""
 
-    __slots__ = ("key", "waiting_since", "cycle", "head_at", "authenticated", "held", "probation", "depth", "acked", "progress_at")
+    __slots__ = ("key", "waiting_since", "cycle", "head_at", "authenticated", "held", "probation",
+                 "depth", "acked", "progress_at")
 
     def __init__(self, key: str, now: float, probation: bool) -> None:
         self.key, self.waiting_since, self.cycle, self.head_at = key, now, None, now
@@ -202,7 +203,8 @@ class Registry:
         self.sweeping = False
 
     def admit(self, proto: Any) -> bool:
-        """Register a new connection, closing an evictable one when a cap is reached; False (and the new one refused) when none is."""
+        """Register a new connection, closing an evictable one when a cap is reached; False (and the new one refused) when none
+        is."""
         now = time.monotonic()
         key = address_key(proto.client[0] if proto.client else "")
         probation = False
@@ -275,7 +277,8 @@ class Registry:
             transport.close()
 
     def started(self, proto: Any, queued: bool) -> bool:
-        """A request head arrived (``queued``: it waited behind the previous response); True when it must be the connection's last."""
+        """A request head arrived (``queued``: it waited behind the previous response); True when it must be the connection's
+        last."""
         entry = self.open.get(proto)
         if entry is None:
             return False

@@ -81,7 +81,8 @@ def position(mine: Sequence[Judgement]) -> dict[str, Any]:
             "one_order": sum(1 for j in mine if (j.record.get("judge") or {}).get("orders_asked") == 1)}
 
 
-def unanimous_disagreements(mine: Sequence[Judgement], humans: Sequence[Judgement], samples: Mapping[str, Sample]) -> list[dict[str, Any]]:
+def unanimous_disagreements(mine: Sequence[Judgement], humans: Sequence[Judgement],
+                            samples: Mapping[str, Sample]) -> list[dict[str, Any]]:
     """Samples where every human (two or more) chose one winner and the model chose another."""
     rows = []
     for j in mine:
@@ -110,13 +111,15 @@ def model_report(model: str, pairs: Sequence[Judgement], samples: Mapping[str, S
     row = lambda records, label, cats, tie: compare(model, records, humans, design, label, cats, tie, kw)  # noqa: E731
     families = sorted({j.family for j in mine})
     dims = [d for d in protocol.dimensions if any(d.id in r for j in mine for r in j.ratings.values())]
-    tags = [t for t in protocol.tags.values() if any(t.id in j.tags for j in [*mine, *humans] if j.sample_id in {m.sample_id for m in mine})]
+    tags = [t for t in protocol.tags.values()
+            if any(t.id in j.tags for j in [*mine, *humans] if j.sample_id in {m.sample_id for m in mine})]
     return {
         **an.agreement_with_majority([*humans, *mine], model, **kw).as_dict(),
         "samples": len(mine),
         "position": position(mine),
         "winner": {"all": row(mine, winner, an.WINNER_CATEGORIES, TIE),
-                   "by_family": {f: row([j for j in mine if j.family == f], winner, an.WINNER_CATEGORIES, TIE) for f in families}},
+                   "by_family": {f: row([j for j in mine if j.family == f], winner, an.WINNER_CATEGORIES, TIE)
+                                 for f in families}},
         "dimensions": {d.id: {"label": d.label, **row(mine, preference(d.id), PREFERENCE_CATEGORIES, SAME)} for d in dims},
         "tags": [{"tag": t.id, "label": t.label, "used_by_model": sum(t.id in j.tags for j in mine),
                   **row(mine, tag_used(t.id), (False, True), None), **_specific(model, mine, design, t.id)} for t in tags],
@@ -134,7 +137,8 @@ def _specific(model: str, mine: Sequence[Judgement], design: Sequence[Judgement]
             if m.sample_id == h.sample_id:
                 cross[(h.sample_id, h.rater)] = {model: tag in m.tags, h.rater: tag in h.tags}
     human = {u: r for u, r in an.tag_presence(people, tag).items() if len(r) >= 2}
-    return {"specific_model_human": ag.specific_agreement(cross)["agreement"], "specific_human_human": ag.specific_agreement(human)["agreement"]}
+    return {"specific_model_human": ag.specific_agreement(cross)["agreement"],
+            "specific_human_human": ag.specific_agreement(human)["agreement"]}
 
 
 def model_raters(records: Sequence[Judgement], samples: Sequence[Sample], protocol: Protocol, first_n: int,

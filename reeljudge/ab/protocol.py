@@ -1,7 +1,8 @@
 """The A/B protocol as data: families, priority order, dimensions, reason tags and form rules.
 
 ``load_protocol()`` reads ``protocols/<id>.yaml`` (through its parsed twin ``<id>.parsed.json`` when the
-twin was made from the file's exact bytes: an assertion then loads no YAML parser); ``check_form()`` applies the protocol's rules to
+twin was made from the file's exact bytes: an assertion then loads no YAML parser); ``check_form()`` applies the protocol's rules
+to
 one verdict (in terms of the sides shown) and returns every violation with the field it concerns,
 so the rating page and the server show the same messages. Standard library + PyYAML only.
 """
@@ -179,7 +180,8 @@ def _build(data: Mapping[str, Any]) -> Protocol:
     """A Protocol from parsed YAML."""
     families = {f["id"]: Family(f["id"], f["label"], bool(f.get("needs_source"))) for f in data["families"]}
     dims = tuple(
-        Dimension(d["id"], d["label"], d["priority"], {int(k): v for k, v in d["anchors"].items()}, tuple(d.get("families") or ()))
+        Dimension(d["id"], d["label"], d["priority"], {int(k): v for k, v in d["anchors"].items()},
+                  tuple(d.get("families") or ()))
         for d in data["dimensions"]
     )
     tags: dict[str, Tag] = {}
@@ -188,7 +190,8 @@ def _build(data: Mapping[str, Any]) -> Protocol:
             if t["id"] in tags:
                 raise BadInputError(f"protocol {data['id']}: tag id {t['id']!r} appears twice")
             tags[t["id"]] = Tag(t["id"], t["label"], group["id"], group.get("scope", "loser"), tuple(group.get("families") or ()))
-    rules = Rules(**{k: tuple(v) if isinstance(v, list) else v for k, v in (data.get("rules") or {}).items()})
+    given: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in (data.get("rules") or {}).items()}
+    rules = Rules(**given)
     for d in dims:
         if d.priority not in data["priority"]:
             raise BadInputError(f"protocol {data['id']}: dimension {d.id} has unknown priority {d.priority!r}")
@@ -224,7 +227,9 @@ def _check_tags(protocol: Protocol, family: str, winner: Any, primary: Any, seco
     if not isinstance(secondary, list) or not all(isinstance(t, str) for t in secondary):
         return problems + [Violation("secondary_tags", "Secondary tags must be a list of tag ids.")]
     if len(secondary) > protocol.rules.secondary_tags_max:
-        problems.append(Violation("secondary_tags", f"Choose at most {protocol.rules.secondary_tags_max} secondary tags (you chose {len(secondary)})."))
+        problems.append(Violation("secondary_tags",
+                                  f"Choose at most {protocol.rules.secondary_tags_max} secondary tags (you "
+                                  f"chose {len(secondary)})."))
     if len(set(secondary)) != len(secondary):
         problems.append(Violation("secondary_tags", "Each secondary tag may be chosen once."))
     if isinstance(primary, str) and primary in secondary:
@@ -242,7 +247,9 @@ def _check_tag(protocol: Protocol, family: str, winner: Any, slot: str, tag_id: 
     if not tag.applies_to(family):
         return [Violation(slot, f"“{tag.label}” is for {', '.join(tag.families)} tasks only; this is a {family} task.")]
     if winner == "tie" and tag.scope == "loser":
-        return [Violation(slot, f"A tie has no loser: “{tag.label}” names a failure of the losing clip. Pick a tie reason, or pick a winner.")]
+        return [Violation(slot,
+                          f"A tie has no loser: “{tag.label}” names a failure of the losing clip. Pick a tie "
+                          "reason, or pick a winner.")]
     if winner in ("A", "B") and tag.scope == "tie":
         return [Violation(slot, f"“{tag.label}” is a reason for a tie, but you chose {winner} as the winner.")]
     return []
@@ -267,9 +274,11 @@ def _check_ratings(protocol: Protocol, family: str, ratings: Any) -> list[Violat
                 problems.append(Violation(f"ratings.{side}.{dim_id}", f"Unknown dimension {dim_id!r}."))
             elif dim_id not in wanted:
                 fams = ", ".join(everyone[dim_id].families)
-                problems.append(Violation(f"ratings.{side}.{dim_id}", f"{everyone[dim_id].label} is rated only on {fams} tasks; this is a {family} task."))
+                problems.append(Violation(f"ratings.{side}.{dim_id}",
+                                          f"{everyone[dim_id].label} is rated only on {fams} tasks; this is a {family} task."))
             elif isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 5:
-                problems.append(Violation(f"ratings.{side}.{dim_id}", f"{wanted[dim_id].label} of clip {side} must be a whole number from 1 to 5."))
+                problems.append(Violation(f"ratings.{side}.{dim_id}",
+                                          f"{wanted[dim_id].label} of clip {side} must be a whole number from 1 to 5."))
         if protocol.rules.ratings_required:
             for dim_id, dim in wanted.items():
                 if dim_id not in given or given[dim_id] is None:

@@ -56,7 +56,8 @@ class Judgement:
         return cls(
             record["record_id"], record["sample_id"], record["family"], record["rater"]["id"], record["rater"]["kind"],
             (record["shown"]["A"]["system"], record["shown"]["B"]["system"]), record["winner"], record["primary_tag"],
-            tuple(record["secondary_tags"]), record["ratings"], record["created_at"], bool(record.get("inconsistent", False)), record,
+            tuple(record["secondary_tags"]), record["ratings"], record["created_at"],
+            bool(record.get("inconsistent", False)), record,
         )
 
     @property
@@ -182,7 +183,8 @@ def validate_record(record: Mapping[str, Any]) -> None:
         raise RecordError(f"judgement record {record.get('record_id', '?')}: {where}: {_schema_message(errors[0])}")
     size = len(json.dumps(record, ensure_ascii=False).encode("utf-8"))
     if size > MAX_RECORD_BYTES:
-        raise RecordError(f"judgement record {record['record_id']}: {size} bytes, more than a record may take ({MAX_RECORD_BYTES})")
+        raise RecordError(f"judgement record {record['record_id']}: {size} bytes, more than a record may take "
+                          f"({MAX_RECORD_BYTES})")
     systems = {record["shown"]["A"]["system"], record["shown"]["B"]["system"]}
     if len(systems) != 2:
         raise RecordError(f"judgement record {record['record_id']}: both sides show the same system")

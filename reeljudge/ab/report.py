@@ -39,7 +39,8 @@ class ReportOptions:
     seed: int = 20261122
 
 
-def build_report(records: Sequence[Any], samples: Sequence[Sample], protocol: Protocol, options: ReportOptions = ReportOptions()) -> dict[str, Any]:
+def build_report(records: Sequence[Any], samples: Sequence[Sample], protocol: Protocol,
+                 options: ReportOptions = ReportOptions()) -> dict[str, Any]:
     """Every number of the report, JSON-ready."""
     everything = as_judgements(records)
     humans = an.pair_records(everything, samples)
@@ -51,7 +52,8 @@ def build_report(records: Sequence[Any], samples: Sequence[Sample], protocol: Pr
         "generated_at": now_iso(), "protocol": protocol.id,
         "counts": _counts(everything, samples),
         "design": {"first_n": options.first_n, "records_used": len(design), "n_resamples": options.n_resamples,
-                   "note": "Agreement uses the first records of each pair sample (third raters are called on disagreement only)."},
+                   "note": "Agreement uses the first records of each pair sample "
+                           "(third raters are called on disagreement only)."},
         "agreement": {
             "overall": _winner_agreement(design, kw),
             "by_family": {f: _winner_agreement([j for j in design if j.family == f], kw) for f in families},
@@ -102,7 +104,8 @@ def _cohen_pairs(design: Sequence[Judgement], options: ReportOptions, kw: dict[s
 
 
 def _kappa_undefined(labels: Mapping[Any, Mapping[str, str]], a: str, b: str) -> str | None:
-    """Why Cohen's κ of two raters says nothing, or None: a rater who gives one verdict throughout leaves κ 0 or undefined by construction."""
+    """Why Cohen's κ of two raters says nothing, or None: a rater who gives one verdict throughout leaves κ 0 or undefined by
+    construction."""
     for rater in (a, b):
         verdicts = {u[rater] for u in labels.values() if a in u and b in u}
         if len(verdicts) == 1:
@@ -122,7 +125,8 @@ def _dimensions(design: Sequence[Judgement], protocol: Protocol, kw: dict[str, A
         labels = an.rating_labels(design, dim.id)
         if labels:
             out[dim.id] = {"label": dim.label, "clips": len(ag.multi_rated(labels)),
-                           "alpha_ordinal": ag.krippendorff_alpha(labels, "ordinal", value_domain=[1, 2, 3, 4, 5], **kw).as_dict()}
+                           "alpha_ordinal": ag.krippendorff_alpha(labels, "ordinal",
+                                                                  value_domain=[1, 2, 3, 4, 5], **kw).as_dict()}
     return out
 
 

@@ -20,10 +20,12 @@ def render(report: dict[str, Any], clip_href: Callable[[str], str]) -> str:
         "<p>Raw agreement is the share of rater pairs on a sample who chose the same winner; κ and α correct for chance. "
         "Intervals: bootstrap over samples, 95 %.</p>",
         _agreement_table(ag),
-        _chart([(f, _e(v["percent"]["interval"]), *_lh(v["percent"]["interval"])) for f, v in ag["by_family"].items()], 0, 1, "% agreement", pct=True),
+        _chart([(f, _e(v["percent"]["interval"]), *_lh(v["percent"]["interval"])) for f, v in ag["by_family"].items()], 0,
+               1, "% agreement", pct=True),
         "<h2>Cohen's κ per rater pair</h2>", _cohen_table(ag["cohen_kappa"]),
         "<h2>Ratings: Krippendorff's α (ordinal) per dimension</h2>",
-        _chart([(v["label"], _e(v["alpha_ordinal"]), *_lh(v["alpha_ordinal"])) for v in ag["dimensions"].values()], -0.2, 1, "α ordinal"),
+        _chart([(v["label"], _e(v["alpha_ordinal"]), *_lh(v["alpha_ordinal"]))
+                for v in ag["dimensions"].values()], -0.2, 1, "α ordinal"),
         "<h2>Reason tags: agreement</h2>", _tag_table(ag["tags"]),
         "<h2>Rankings</h2>", *[_ranking(f, r) for f, r in report["rankings"].items()],
         "<h2>Top disagreements</h2>", _disagreements(report["disagreements"], clip_href),
@@ -36,7 +38,8 @@ def render(report: dict[str, Any], clip_href: Callable[[str], str]) -> str:
         "bootstrap interval, Cohen's κ, raw without ties), the share of agreeing model–human pairs, and as the ceiling the "
         "share of agreeing human–human pairs and Fleiss' κ of the people on the same samples (first two records per sample).</p>",
         _models(report["models"], clip_href),
-        f"<h2>Data</h2><details><summary>report JSON</summary><pre>{escape(json.dumps(report, indent=1)[:200000])}</pre></details>",
+        "<h2>Data</h2><details><summary>report "
+        f"JSON</summary><pre>{escape(json.dumps(report, indent=1)[:200000])}</pre></details>",
         "</body></html>",
     ]
     return visible("\n".join(parts))  # no raw control or bidirectional character reaches the page, wherever it came from
@@ -74,12 +77,16 @@ def _undefined(interval: dict[str, Any]) -> str:
 def _head(report: dict[str, Any]) -> str:
     c = report["counts"]
     return f"""<!doctype html><html lang="en"><head><meta charset="utf-8"><title>reeljudge A/B report</title>
-<style>body{{font:14px/1.4 system-ui,sans-serif;max-width:1100px;margin:auto;padding:0 1rem 3rem}}table{{border-collapse:collapse;margin:.5rem 0}}
-td,th{{border:1px solid #ccc;padding:.2rem .5rem;text-align:left;vertical-align:top}}svg text{{font:12px system-ui,sans-serif}}.sev2{{color:#a3122a}}.undefined{{color:#6b4a00}}</style>
+<style>body{{font:14px/1.4 system-ui,sans-serif;max-width:1100px;margin:auto;padding:0 1rem
+3rem}}table{{border-collapse:collapse;margin:.5rem 0}}
+td,th{{border:1px solid #ccc;padding:.2rem .5rem;text-align:left;vertical-align:top}}svg text{{font:12px
+system-ui,sans-serif}}.sev2{{color:#a3122a}}.undefined{{color:#6b4a00}}</style>
 </head><body><h1>reeljudge A/B report</h1>
-<p>Protocol {escape(report['protocol'])} · {c['pair_samples']} pair samples, {c['gold_samples']} gold · {c['judgements']} judgements by
+<p>Protocol {escape(report['protocol'])} · {c['pair_samples']} pair samples, {c['gold_samples']} gold · {c['judgements']}
+judgements by
 {c['human_raters']} human and {c['model_raters']} model raters · generated {escape(report['generated_at'])}.
-Agreement uses the first {report['design']['first_n']} human records per sample ({report['design']['records_used']} records).</p>"""
+Agreement uses the first {report['design']['first_n']} human records per sample ({report['design']['records_used']}
+records).</p>"""
 
 
 def _agreement_table(ag: dict[str, Any]) -> str:
@@ -88,7 +95,8 @@ def _agreement_table(ag: dict[str, Any]) -> str:
         f"<td>{_ci(v['fleiss_kappa'])}</td><td>{_ci(v['krippendorff_alpha_nominal'])}</td></tr>"
         for name, v in [("all families", ag["overall"]), *ag["by_family"].items()]
     )
-    return f"<table id='agreement'><tr><th>family</th><th>samples</th><th>% agreement</th><th>Fleiss' κ</th><th>Krippendorff's α (nominal)</th></tr>{rows}</table>"
+    return ("<table id='agreement'><tr><th>family</th><th>samples</th><th>% agreement</th><th>Fleiss' "
+              f"κ</th><th>Krippendorff's α (nominal)</th></tr>{rows}</table>")
 
 
 def _cohen_table(pairs: list[dict[str, Any]]) -> str:
@@ -96,7 +104,8 @@ def _cohen_table(pairs: list[dict[str, Any]]) -> str:
         return "<p>No two raters share enough samples.</p>"
     rows = "".join(
         f"<tr><td>{escape(' – '.join(p['raters']))}</td><td>{p['shared']}</td>"
-        f"<td>{_ci(p['kappa']) if not p.get('undefined') else '<span class=undefined>undefined (' + escape(p['undefined']) + ')</span>'}</td></tr>"
+        + (f"<td>{_ci(p['kappa'])}</td></tr>" if not p.get('undefined')
+           else f"<td><span class=undefined>undefined ({escape(p['undefined'])})</span></td></tr>")
         for p in pairs
     )
     return f"<table><tr><th>raters</th><th>shared samples</th><th>Cohen's κ</th></tr>{rows}</table>"
@@ -106,10 +115,12 @@ def _tag_table(tags: list[dict[str, Any]]) -> str:
     if not tags:
         return "<p>No tags yet.</p>"
     rows = "".join(
-        f"<tr><td>{escape(t['label'])}</td><td>{t['used']}</td><td>{t['both']}</td><td>{t['one_only']}</td><td>{_f(t['agreement'], pct=True)}</td></tr>"
+        f"<tr><td>{escape(t['label'])}</td><td>{t['used']}</td><td>{t['both']}</td><td>{t['one_only']}</td>"
+        f"<td>{_f(t['agreement'], pct=True)}</td></tr>"
         for t in tags
     )
-    return ("<table><tr><th>tag</th><th>times used</th><th>rater pairs: both</th><th>one only</th><th>specific agreement</th></tr>"
+    return ("<table><tr><th>tag</th><th>times used</th><th>rater pairs: both</th><th>one only</th><th>specific "
+            "agreement</th></tr>"
             f"{rows}</table>")
 
 
@@ -122,7 +133,8 @@ def _chart(rows: Sequence[Row], lo: float, hi: float, title: str, pct: bool = Fa
     right = width - value_col - 10
     x = lambda v: left + (max(lo, min(hi, v)) - lo) / (hi - lo) * (right - left)  # noqa: E731
     axis = x(0 if lo < 0 else lo)
-    items = [f"<text x='{left}' y='12'>{escape(title)}</text>", f"<line x1='{axis}' y1='16' x2='{axis}' y2='{height}' stroke='#999'/>"]
+    items = [f"<text x='{left}' y='12'>{escape(title)}</text>",
+             f"<line x1='{axis}' y1='16' x2='{axis}' y2='{height}' stroke='#999'/>"]
     for k, (label, est, low, high) in enumerate(rows):
         y = 34 + step * k
         items.append(_label(label, y))
@@ -131,8 +143,10 @@ def _chart(rows: Sequence[Row], lo: float, hi: float, title: str, pct: bool = Fa
             continue
         if low is not None and high is not None:
             items.append(f"<line x1='{x(low):.1f}' y1='{y}' x2='{x(high):.1f}' y2='{y}' stroke='#555' stroke-width='2'/>")
-        items.append(f"<rect x='{min(axis, x(est)):.1f}' y='{y - 7}' width='{abs(x(est) - axis):.1f}' height='14' fill='#7aa6d6' opacity='.5'/>")
-        items.append(f"<circle cx='{x(est):.1f}' cy='{y}' r='4' fill='#1f4e8c'/><text x='{width - 4}' y='{y + 4}' text-anchor='end'>{_f(est, pct=pct)}</text>")
+        items.append(f"<rect x='{min(axis, x(est)):.1f}' y='{y - 7}' width='{abs(x(est) - axis):.1f}' height='14' "
+                     "fill='#7aa6d6' opacity='.5'/>")
+        items.append(f"<circle cx='{x(est):.1f}' cy='{y}' r='4' fill='#1f4e8c'/><text x='{width - 4}' y='{y + 4}' "
+                     f"text-anchor='end'>{_f(est, pct=pct)}</text>")
     return f"<svg width='{width}' height='{height}' role='img' aria-label='{escape(title)}'>{''.join(items)}</svg>"
 
 
@@ -151,12 +165,15 @@ def _label(label: str, y: int, per_line: int = 44) -> str:
 
 
 def _ranking(family: str, r: dict[str, Any]) -> str:
-    wr = _chart([(w["system"], w["rate"], w["low"], w["high"]) for w in r["win_rates"]], 0, 1, "win rate (tie = ½), Wilson 95 %", pct=True)
+    wr = _chart([(w["system"], w["rate"], w["low"], w["high"]) for w in r["win_rates"]], 0, 1,
+                "win rate (tie = ½), Wilson 95 %", pct=True)
     bts = r["bradley_terry"]
     span = max([abs(v) for b in bts for v in (b.get("low"), b.get("high")) if v is not None] + [1.0])
-    bt = _chart([(b["system"], b["estimate"], b["low"], b["high"]) for b in bts], -span, span, "Bradley–Terry log-strength, bootstrap 95 %")
+    bt = _chart([(b["system"], b["estimate"], b["low"], b["high"]) for b in bts], -span, span,
+                "Bradley–Terry log-strength, bootstrap 95 %")
     rows = "".join(
-        f"<tr><td>{escape(w['system'])}</td><td>{w['wins']}</td><td>{w['ties']}</td><td>{w['losses']}</td><td>{_f(w['rate'], pct=True)} [{_f(w['low'], pct=True)}, {_f(w['high'], pct=True)}]</td></tr>"
+        f"<tr><td>{escape(w['system'])}</td><td>{w['wins']}</td><td>{w['ties']}</td><td>{w['losses']}</td>"
+        f"<td>{_f(w['rate'], pct=True)} [{_f(w['low'], pct=True)}, {_f(w['high'], pct=True)}]</td></tr>"
         for w in r["win_rates"]
     )
     table = f"<table><tr><th>system</th><th>wins</th><th>ties</th><th>losses</th><th>win rate [Wilson]</th></tr>{rows}</table>"
@@ -170,8 +187,8 @@ def _disagreements(rows: list[dict[str, Any]], clip_href: Callable[[str], str]) 
     for r in rows:
         verdicts = "; ".join(f"{escape(v['rater'])}: {escape(v['winner'])} ({escape(v['primary_tag'])})" for v in r["verdicts"])
         clips = " · ".join(f"<a href='{escape(clip_href(sha))}'>{escape(system)}</a>" for system, sha in r["clips"].items())
-        items.append(f"<li class='sev{r['severity']}'><b>{escape(r['kind'])}</b> — {escape(r['family'])}: “{escape(r['prompt'][:140])}” "
-                     f"<code>{r['sample_id']}</code><br>{verdicts}<br>clips: {clips}</li>")
+        items.append(f"<li class='sev{r['severity']}'><b>{escape(r['kind'])}</b> — {escape(r['family'])}: "
+                     f"“{escape(r['prompt'][:140])}” <code>{r['sample_id']}</code><br>{verdicts}<br>clips: {clips}</li>")
     return f"<ol id='disagreements'>{''.join(items)}</ol>"
 
 
@@ -183,13 +200,15 @@ def _contradictions(rows: list[dict[str, Any]]) -> str:
         f"<td>{escape(c['ratings_favour'])}</td><td>{escape(c['deciding_group'])} (by {c['margin']})</td></tr>"
         for c in rows
     )
-    return f"<table id='contradictions'><tr><th>kind</th><th>rater</th><th>sample</th><th>winner</th><th>ratings favour</th><th>decided by</th></tr>{body}</table>"
+    return ("<table id='contradictions'><tr><th>kind</th><th>rater</th><th>sample</th><th>winner</th><th>ratings "
+            f"favour</th><th>decided by</th></tr>{body}</table>")
 
 
 def _gold(gold: dict[str, Any]) -> str:
     if not gold:
         return "<p>No gold pairs answered.</p>"
-    rows = "".join(f"<tr><td>{escape(r)}</td><td>{g['correct']}/{g['answered']}</td><td>{_f(g['accuracy'], pct=True)}</td></tr>" for r, g in sorted(gold.items()))
+    rows = "".join(f"<tr><td>{escape(r)}</td><td>{g['correct']}/{g['answered']}</td><td>{_f(g['accuracy'], pct=True)}</td></tr>"
+                   for r, g in sorted(gold.items()))
     return f"<table id='gold'><tr><th>rater</th><th>correct</th><th>accuracy</th></tr>{rows}</table>"
 
 
@@ -202,8 +221,10 @@ def _models(models: list[dict[str, Any]], clip_href: Callable[[str], str]) -> st
 def _model(m: dict[str, Any], clip_href: Callable[[str], str]) -> str:
     """One model rater: agreement rows beside the human–human ceiling, position consistency, unanimous disagreements."""
     pos = m.get("position") or {}
-    consistency = (f"{pos['consistent']} of {pos['both_orders']} pairs judged in both orders gave the same verdict ({_f(pos['rate'], pct=True)}); "
-                   "a flip is stored as a tie flagged inconsistent." if pos.get("both_orders") else "No pair was judged in both orders.")
+    consistency = (f"{pos['consistent']} of {pos['both_orders']} pairs judged in both orders gave the same verdict "
+                   f"({_f(pos['rate'], pct=True)}); "
+                   "a flip is stored as a tie flagged inconsistent." if pos.get("both_orders")
+                   else "No pair was judged in both orders.")
     gold = m.get("gold")
     gold_text = f" Gold pairs: {gold['correct']}/{gold['answered']} correct." if gold else ""
     rows = [_model_row("winner, all families", m["winner"]["all"])]
@@ -212,8 +233,9 @@ def _model(m: dict[str, Any], clip_href: Callable[[str], str]) -> str:
     rows += [_model_row(f"tag: {t['label']} (used {t['used_by_model']}×; specific agreement model–human "
                         f"{_f(t['specific_model_human'], pct=True)}, human–human {_f(t['specific_human_human'], pct=True)})", t)
              for t in m["tags"]]
-    table = ("<table class='models'><tr><th>what</th><th>samples with a human majority</th><th>model vs majority</th><th>Cohen's κ</th>"
-             "<th>without ties</th><th>model–human pairs</th><th>human–human pairs (ceiling)</th><th>human Fleiss' κ</th></tr>"
+    table = ("<table class='models'><tr><th>what</th><th>samples with a human majority</th><th>model vs "
+             "majority</th><th>Cohen's κ</th><th>without ties</th><th>model–human pairs</th><th>human–human pairs "
+             "(ceiling)</th><th>human Fleiss' κ</th></tr>"
              f"{''.join(rows)}</table>")
     return (f"<h3>{escape(m['rater'])}</h3><p>{m['samples']} pair samples judged. Position consistency: "
             f"{consistency}{gold_text}</p>{table}<h4>Where the model disagrees with unanimous people</h4>"
@@ -235,9 +257,10 @@ def _unanimous(rows: list[dict[str, Any]], clip_href: Callable[[str], str]) -> s
     for r in rows:
         clips = " · ".join(f"<a href='{escape(clip_href(sha))}'>{escape(system)}</a>" for system, sha in r["clips"].items())
         flag = " (inconsistent across orders)" if r["inconsistent"] else ""
-        items.append(f"<li class='sev{r['severity']}'>{escape(r['family'])}: “{escape(r['prompt'][:140])}” <code>{r['sample_id']}</code><br>"
-                     f"{r['n_humans']} people: {escape(r['humans'])} ({escape(', '.join(r['human_tags']))}); "
-                     f"model: {escape(r['model'])}{flag} ({escape(', '.join(r['model_tags']))})<br>clips: {clips}</li>")
+        items.append(f"<li class='sev{r['severity']}'>{escape(r['family'])}: “{escape(r['prompt'][:140])}” "
+                     f"<code>{r['sample_id']}</code><br>{r['n_humans']} people: {escape(r['humans'])} "
+                     f"({escape(', '.join(r['human_tags']))}); model: {escape(r['model'])}{flag} "
+                     f"({escape(', '.join(r['model_tags']))})<br>clips: {clips}</li>")
     return f"<ol class='unanimous'>{''.join(items)}</ol>"
 
 
@@ -251,9 +274,10 @@ def _evidence(by_rater: dict[str, dict[str, Any]]) -> str:
         for rater, e in sorted(by_rater.items())
     )
     return ("<p>The server logs the bytes of each clip it sent for a task and the time from handing the task out to the submit; "
-            "it refuses a submit without both clips sent in full or faster than the fastest offered speed allows. Accepted records "
-            "that were open for less than real-time viewing at 1× are <em>thin</em>. It cannot prove that anyone looked at the screen.</p>"
-            "<table id='watch-evidence'><tr><th>rater</th><th>records</th><th>thin evidence</th><th>no server evidence (older records)</th>"
+            "it refuses a submit without both clips sent in full or faster than the fastest offered speed "
+            "allows. Accepted records that were open for less than real-time viewing at 1× are <em>thin</em>. It cannot prove "
+            "that anyone looked at the screen.</p><table id='watch-evidence'><tr><th>rater</th><th>records</th><th>thin "
+            "evidence</th><th>no server evidence (older records)</th>"
             f"<th>thin records (first 5)</th></tr>{rows}</table>")
 
 
@@ -266,4 +290,5 @@ def _notes(notes: list[dict[str, Any]]) -> str:
         f"<td>{escape(n['winner'])}</td><td>{escape(n['primary_tag'])}</td><td>{escape(n['note'])}</td></tr>"
         for n in notes
     )
-    return f"<table id='notes'><tr><th>rater</th><th>sample</th><th>family</th><th>winner</th><th>primary reason</th><th>note</th></tr>{rows}</table>"
+    return ("<table id='notes'><tr><th>rater</th><th>sample</th><th>family</th><th>winner</th><th>primary "
+            f"reason</th><th>note</th></tr>{rows}</table>")

@@ -152,4 +152,5 @@ def probe_clip(path: Path) -> dict[str, Any]:
         container.close()
     if frame is None:
         raise MediaError(f"{path}: cannot be decoded as video (no frame)")
-    return {"duration": round(info.declared_duration, 3), "fps": round(info.fps or 24.0, 3), "width": info.width, "height": info.height}
+    return {"duration": round(info.declared_duration, 3), "fps": round(info.fps or 24.0, 3),
+            "width": info.width, "height": info.height}

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reeljudge.ab.assignment import ASSIGNMENT_ID, QCOptions, assignment_by_id, next_task, progress
 from reeljudge.ab.bodies import BodyError, check_declared, parse_bounded, read_capped
@@ -24,6 +24,13 @@ from reeljudge.ab.submit import Submitter
 from reeljudge.extras import require
 from reeljudge.ab.workspace import Workspace
 from reeljudge.package_data import rating_page_folder
+
+if TYPE_CHECKING:  # starlette: the rating extra, imported where a server starts
+    from starlette.requests import Request
+    from starlette.responses import Response
+
+    from reeljudge.ab.assignment import Assignment
+    from reeljudge.ab.clip_response import ClipResponse
 
 STATIC_DIR = rating_page_folder()
 
@@ -76,28 +83,29 @@ def create_app(workspace: Workspace, options: ServeOptions = ServeOptions()) -> 
         Route("/api/r/{token}/clip/{assignment_id}/{which}", api.clip),
         Route("/api/r/{token}/mine", api.mine),
         Mount("/static", app=StaticFiles(directory=STATIC_DIR), name="static"),
-        *admin.routes(workspace, options),
+        *admin.routes(workspace, options.qc),
     ]
     return FairShare(Starlette(routes=routes), lambda token: workspace.store.rater_for_token(token) is not None, options.rates)
 
 
-def _json(data: Any, status: int = 200) -> Any:
+def _json(data: Any, status: int = 200) -> Response:
     from starlette.responses import JSONResponse
 
     return JSONResponse(data, status_code=status, headers={"Cache-Control": "no-store"})
 
 
-def _refused(data: Any, status: int) -> Any:
+def _refused(data: Any, status: int) -> Response:
     """A JSON error answered before the body was read (or read whole): the connection is closed after it."""
     response = _json(data, status)
     response.headers["Connection"] = "close"
     return response
 
 
-def _home(request: Any) -> Any:
+def _home(request: Request) -> Response:
     from starlette.responses import HTMLResponse
 
-    return HTMLResponse("<!doctype html><title>reeljudge A/B</title><p>reeljudge A/B rating server. Open your personal invite link.</p>")
+    return HTMLResponse("<!doctype html><title>reeljudge A/B</title><p>reeljudge A/B rating server. Open your "
+                        "personal invite link.</p>")
 
 
 class _RaterApi:
@@ -109,17 +117,17 @@ class _RaterApi:
         self._parsing = threading.BoundedSemaphore(options.parse_slots)
         self._submitter = Submitter(workspace, options.qc, options.max_speed)
 
-    def _rater(self, request: Any) -> str | None:
+    def _rater(self, request: Request) -> str | None:
         return self.ws.store.rater_for_token(request.path_params["token"])
 
-    def page(self, request: Any) -> Any:
+    def page(self, request: Request) -> Response:
         from starlette.responses import FileResponse, HTMLResponse
 
         if self._rater(request) is None:
             return HTMLResponse("<!doctype html><title>Not found</title><p>This invite link is not valid.</p>", status_code=404)
         return FileResponse(STATIC_DIR / "rater.html", headers={"Cache-Control": "no-store"})
 
-    def task(self, request: Any) -> Any:
+    def task(self, request: Request) -> Response:
         rater = self._rater(request)
         if rater is None:
             return _json({"error": "unknown invite link"}, 404)
@@ -134,7 +142,7 @@ class _RaterApi:
             body["task"] = self._task_body(request, handout.assignment)
         return _json(body)
 
-    def _task_body(self, request: Any, assignment: Any) -> dict[str, Any]:
+    def _task_body(self, request: Request, assignment: Assignment) -> dict[str, Any]:
         sample = assignment.sample
         token = request.path_params["token"]
         base = f"/api/r/{token}/clip/{assignment.assignment_id}"
@@ -142,7 +150,8 @@ class _RaterApi:
         for side, sha in assignment.clips.items():
             clip = self.ws.store.clip(sha)
             assert clip is not None
-            clips[side] = {"url": f"{base}/{side}", "duration": clip.duration, "fps": clip.fps, "width": clip.width, "height": clip.height}
+            clips[side] = {"url": f"{base}/{side}", "duration": clip.duration, "fps": clip.fps,
+                           "width": clip.width, "height": clip.height}
         source = None
         if sample.source_clip:
             clip = self.ws.store.clip(sample.source_clip)
@@ -153,7 +162,7 @@ class _RaterApi:
             "min_full_plays": self.protocol.rules.min_full_plays, "max_speed": self.options.max_speed,
         }
 
-    def clip(self, request: Any) -> Any:
+    def clip(self, request: Request) -> Response | ClipResponse:
         from starlette.responses import PlainTextResponse
 
         from reeljudge.ab.clip_response import ClipResponse
@@ -176,13 +185,13 @@ class _RaterApi:
         log = lambda sent: self.ws.store.log_serve(assignment.assignment_id, which, sent)  # noqa: E731
         return ClipResponse(self.ws.clips.path(clip), clip.mime, spans, log)
 
-    def mine(self, request: Any) -> Any:
+    def mine(self, request: Request) -> Response:
         rater = self._rater(request)
         if rater is None:
             return _json({"error": "unknown invite link"}, 404)
         return _json({"records": [blinded(r) for r in self.ws.store.judgements(rater_id=rater)]})
 
-    async def submit(self, request: Any) -> Any:
+    async def submit(self, request: Request) -> Response:
         """Token and task from the URL first; only then the body, read capped and parsed off the loop, bounded."""
         from starlette.concurrency import run_in_threadpool
 
@@ -197,7 +206,7 @@ class _RaterApi:
             return _refused({"error": error.message}, error.status)
         return await run_in_threadpool(self._parse_and_submit, rater, assignment, raw)
 
-    def _parse_and_submit(self, rater: str, assignment: Any, raw: bytes) -> Any:
+    def _parse_and_submit(self, rater: str, assignment: Assignment | None, raw: bytes) -> Response:
         """In a worker thread: parse the body (at most ``parse_slots`` at once, bounded), then check and store it."""
         try:
             with self._parsing:
@@ -207,7 +216,7 @@ class _RaterApi:
         del raw
         return _json(*self._submitter.submit(rater, assignment, body))
 
-    def _owner(self, token: str, assignment_id: str | None) -> tuple[str | None, Any]:
+    def _owner(self, token: str, assignment_id: str | None) -> tuple[str | None, Assignment | None]:
         """The token's rater, and the task named in the URL if it is that rater's (None otherwise; a URL naming no
         task the server could have made is refused before the store is asked)."""
         if assignment_id is not None and not ASSIGNMENT_ID.fullmatch(assignment_id):

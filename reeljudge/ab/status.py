@@ -17,8 +17,10 @@ from reeljudge.ab.store import Store
 def study_status(store: Store, qc: QCOptions) -> dict[str, Any]:
     """Counts, per-rater progress, gold accuracy and thin evidence, and the third-rater queue."""
     pairs, golds = (int(n) for n in store.query(
-        "SELECT COALESCE(SUM(CASE WHEN kind != 'gold' THEN 1 ELSE 0 END), 0), COALESCE(SUM(CASE WHEN kind = 'gold' THEN 1 ELSE 0 END), 0) FROM samples")[0])
-    complete = store.query("""SELECT COUNT(*) FROM (SELECT j.sample_id FROM human_judgements j JOIN samples s ON s.sample_id = j.sample_id
+        "SELECT COALESCE(SUM(CASE WHEN kind != 'gold' THEN 1 ELSE 0 END), 0), COALESCE(SUM(CASE WHEN kind = 'gold' THEN 1 ELSE 0 "
+        "END), 0) FROM samples")[0])
+    complete = store.query("""SELECT COUNT(*) FROM (SELECT j.sample_id FROM human_judgements j JOIN samples s ON s.sample_id =
+    j.sample_id
                               WHERE s.kind != 'gold' GROUP BY j.sample_id HAVING COUNT(*) >= ?) enough""", (qc.min_raters,))[0][0]
     gold_samples = [store.sample(sample_id) for (sample_id,) in store.query("SELECT sample_id FROM samples WHERE kind = 'gold'")]
     gold = gold_tally(store.query("""SELECT rater_id, sample_id, winner FROM judgements
@@ -34,7 +36,8 @@ def study_status(store: Store, qc: QCOptions) -> dict[str, Any]:
             raters.append({"rater": rater_id, "kind": kind, "done": records, "total": None, "gold": gold.get(rater_id)})
             continue
         done, total = progress[rater_id]
-        raters.append({"rater": rater_id, "kind": kind, "done": done, "total": total, "gold": gold.get(rater_id), "thin_evidence": thin})
+        raters.append({"rater": rater_id, "kind": kind, "done": done, "total": total,
+                       "gold": gold.get(rater_id), "thin_evidence": thin})
     return {
         "samples": pairs, "gold_samples": golds, "judgements": sum(n for n, _ in counts.values()), "complete": int(complete),
         "raters": raters, "third_rater_queue": third_rater_queue(store, qc),

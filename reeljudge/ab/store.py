@@ -105,7 +105,8 @@ _TABLES = (
     """CREATE TABLE IF NOT EXISTS raters (rater_id TEXT PRIMARY KEY, kind TEXT NOT NULL, token_sha256 TEXT UNIQUE,
         created_at TEXT NOT NULL)""",
     """CREATE TABLE IF NOT EXISTS assignments (assignment_id TEXT PRIMARY KEY, sample_id TEXT NOT NULL,
-        rater_id TEXT NOT NULL, swap INTEGER NOT NULL, served_at TEXT NOT NULL, withdrawn_at TEXT, UNIQUE (sample_id, rater_id))""",
+        rater_id TEXT NOT NULL, swap INTEGER NOT NULL, served_at TEXT NOT NULL, withdrawn_at TEXT, UNIQUE (sample_id,
+        rater_id))""",
     """CREATE TABLE IF NOT EXISTS judgements ({seq}, record_id TEXT NOT NULL UNIQUE,
         submission_id TEXT NOT NULL UNIQUE, sample_id TEXT NOT NULL, rater_id TEXT NOT NULL, protocol TEXT NOT NULL,
         winner TEXT NOT NULL, body TEXT NOT NULL, created_at TEXT NOT NULL, UNIQUE (sample_id, rater_id))""",
@@ -170,7 +171,8 @@ def dialect_for(location: str | Path) -> Dialect:
         return POSTGRES
     if "://" in text:
         scheme = text.split("://", 1)[0]
-        raise BadInputError(f"the A/B store location {scheme}://… is not a database reeljudge knows: give a postgresql:// URL or a SQLite file path")
+        raise BadInputError(f"the A/B store location {scheme}://… is not a database reeljudge knows: give a postgresql:// URL "
+                            "or a SQLite file path")
     return SQLITE
 
 
@@ -262,11 +264,13 @@ class Store:
         added = 0
         with self.transaction() as db:
             for clip in clips:
-                db.execute("INSERT INTO clips (sha256, body) VALUES (?, ?) ON CONFLICT DO NOTHING", (clip.sha256, json.dumps(clip.as_dict())))
+                db.execute("INSERT INTO clips (sha256, body) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                           (clip.sha256, json.dumps(clip.as_dict())))
             for s in samples:
                 body = json.dumps({**asdict(s), "extra": dict(s.extra)}, ensure_ascii=False)
                 added += db.execute(
-                    "INSERT INTO samples (sample_id, family, kind, body, created_at, prompt_key) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                    "INSERT INTO samples (sample_id, family, kind, body, created_at, prompt_key) VALUES (?, ?, ?, ?, ?, ?) ON "
+                    "CONFLICT DO NOTHING",
                     (s.sample_id, s.family, s.kind, body, now_iso(), prompt_key(s.prompt)),
                 )
         return added, len(samples) - added
@@ -294,7 +298,8 @@ class Store:
         with self.transaction() as db:
             updated = db.execute("UPDATE raters SET token_sha256 = ? WHERE rater_id = ?", (digest, rater_id))
             if not updated:
-                db.execute("INSERT INTO raters (rater_id, kind, token_sha256, created_at) VALUES (?, ?, ?, ?)", (rater_id, kind, digest, now_iso()))
+                db.execute("INSERT INTO raters (rater_id, kind, token_sha256, created_at) VALUES (?, ?, ?, ?)",
+                           (rater_id, kind, digest, now_iso()))
 
     def rater_for_token(self, token: str) -> str | None:
         """The rater an invite token belongs to (None, without a query, for text that is not a token)."""
@@ -308,7 +313,8 @@ class Store:
         return [(r, k) for r, k in self.query("SELECT rater_id, kind FROM raters ORDER BY created_at, rater_id")]
 
     # judgements ----------------------------------------------------------------------------------
-    def append_judgement(self, record: Mapping[str, Any], guard: Callable[["_Tx"], None] | None = None) -> tuple[dict[str, Any], bool]:
+    def append_judgement(self, record: Mapping[str, Any],
+                         guard: Callable[["_Tx"], None] | None = None) -> tuple[dict[str, Any], bool]:
         """Store a validated record; (stored record, True if new). The same submission twice is one record.
 
         A model rater is registered as one on its first record (it never gets an invite link).
@@ -330,15 +336,19 @@ class Store:
             if known and known[0][0] != kind:
                 raise StoreError(f"rater {rater} is a {known[0][0]} rater; a {kind} rater's record needs another name")
             if not known and kind != "human":
-                db.execute("INSERT INTO raters (rater_id, kind, token_sha256, created_at) VALUES (?, ?, NULL, ?)", (rater, kind, now_iso()))
-            other = db.rows("SELECT record_id FROM judgements WHERE sample_id = ? AND rater_id = ?", (record["sample_id"], record["rater"]["id"]))
+                db.execute("INSERT INTO raters (rater_id, kind, token_sha256, created_at) VALUES (?, ?, NULL, ?)",
+                           (rater, kind, now_iso()))
+            other = db.rows("SELECT record_id FROM judgements WHERE sample_id = ? AND rater_id = ?",
+                            (record["sample_id"], record["rater"]["id"]))
             if other:
-                raise AlreadyJudged(f"rater {record['rater']['id']} already judged sample {record['sample_id']} (record {other[0][0]})")
+                raise AlreadyJudged(f"rater {record['rater']['id']} already judged sample {record['sample_id']} "
+                                    f"(record {other[0][0]})")
             if guard is not None:
                 guard(db)
             body = json.dumps(record, ensure_ascii=False)
             db.execute(
-                "INSERT INTO judgements (record_id, submission_id, sample_id, rater_id, protocol, winner, body, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO judgements (record_id, submission_id, sample_id, rater_id, protocol, winner, body, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (record["record_id"], record["submission_id"], record["sample_id"], record["rater"]["id"], record["protocol"],
                  record["winner"], body, record["created_at"]),
             )
@@ -403,12 +413,14 @@ def _add_coverage(db: _Tx, assignment_id: str, side: str, spans: list[tuple[int,
 
 def _migrate_1_to_2(db: _Tx) -> None:
     """Fold a version-1 store's clip_serves (a row per range) into clip_coverage, drop it, and mark the store version 2."""
-    tables = ("SELECT COUNT(*) FROM information_schema.tables WHERE table_name = 'clip_serves' AND table_schema = current_schema()" if db.dialect is POSTGRES
+    tables = ("SELECT COUNT(*) FROM information_schema.tables WHERE table_name = 'clip_serves' AND "
+              "table_schema = current_schema()" if db.dialect is POSTGRES
               else "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'clip_serves'")
     if db.rows(tables)[0][0]:
         groups: dict[tuple[str, str], list[tuple[int, int]]] = {}
         counts: dict[tuple[str, str], int] = {}
-        for assignment_id, side, first, last in db.conn.execute("SELECT assignment_id, side, first_byte, last_byte FROM clip_serves"):
+        for assignment_id, side, first, last in db.conn.execute("SELECT assignment_id, side, first_byte, "
+                                                                "last_byte FROM clip_serves"):
             spans = groups.setdefault((assignment_id, side), [])
             spans.append((int(first), int(last)))
             counts[(assignment_id, side)] = counts.get((assignment_id, side), 0) + 1
@@ -428,14 +440,17 @@ def prompt_key(prompt: str) -> str:
 def _add_facts(db: _Tx, record: Mapping[str, Any], size: int) -> None:
     """Note what the dashboard counts of a record (its evidence, whether thin, its size), inside the insert's transaction."""
     server = (record.get("watch") or {}).get("server")
-    db.execute("INSERT INTO record_facts (record_id, rater_id, thin, evidence, bytes) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-               (record["record_id"], record["rater"]["id"], int(bool(server and server.get("thin"))), int(server is not None), size))
+    db.execute("INSERT INTO record_facts (record_id, rater_id, thin, evidence, bytes) VALUES (?, ?, ?, ?, ?) ON "
+               "CONFLICT DO NOTHING",
+               (record["record_id"], record["rater"]["id"], int(bool(server and server.get("thin"))),
+                int(server is not None), size))
 
 
 def _has_column(db: _Tx, table: str, column: str) -> bool:
     """Whether ``table`` has ``column`` (DDL added it, or an older store lacks it)."""
     if db.dialect is POSTGRES:
-        sql = "SELECT COUNT(*) FROM information_schema.columns WHERE table_name = ? AND column_name = ? AND table_schema = current_schema()"
+        sql = ("SELECT COUNT(*) FROM information_schema.columns WHERE table_name = ? AND column_name = ? AND "
+               "table_schema = current_schema()")
         return bool(db.rows(sql, (table, column))[0][0])
     return any(row[1] == column for row in db.rows(f"PRAGMA table_info({table})"))
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from reeljudge.ab.assignment import QCOptions, assignment_by_id, hold_guard, withdraw
+from reeljudge.ab.assignment import Assignment, QCOptions, assignment_by_id, hold_guard, withdraw
 from reeljudge.ab.bodies import unstorable_field
 from reeljudge.ab.evidence import gather
 from reeljudge.ab.protocol import check_form
@@ -31,7 +31,7 @@ class Submitter:
     qc: QCOptions
     max_speed: float
 
-    def submit(self, rater: str, assignment: Any, body: dict[str, Any]) -> Answer:
+    def submit(self, rater: str, assignment: Assignment | None, body: dict[str, Any]) -> Answer:
         """``body`` posted by ``rater`` for ``assignment`` (the URL's task, or None: the body names it)."""
         refused = _unusable(body, assignment)
         if refused is not None:
@@ -44,7 +44,8 @@ class Submitter:
         for record in self.ws.store.judgements(rater_id=rater, sample_id=assignment.sample.sample_id):
             if record["submission_id"] == submission_id:
                 return {"stored": False, "duplicate": True, "record_id": record["record_id"]}, 200
-        rules, form = self.ws.protocol.rules, body.get("form") if isinstance(body.get("form"), dict) else {}
+        rules, form = self.ws.protocol.rules, body.get("form")
+        form = form if isinstance(form, dict) else {}
         clips = {side: self.ws.store.clip(sha) for side, sha in assignment.clips.items()}
         durations = {side: clip.duration if clip else 0.0 for side, clip in clips.items()}
         watch, problems = read_watch(body.get("watch"), durations)
@@ -58,7 +59,8 @@ class Submitter:
             return {"stored": False, "violations": problems}, 422
         return self._store(rater, assignment, form, watch, submission_id)
 
-    def _store(self, rater: str, assignment: Any, form: dict[str, Any], watch: dict[str, Any], submission_id: str) -> Answer:
+    def _store(self, rater: str, assignment: Assignment, form: dict[str, Any],
+               watch: dict[str, Any], submission_id: str) -> Answer:
         """The record appended, unless the hold was lost meanwhile (checked inside the write transaction)."""
         sample = assignment.sample
         try:
@@ -71,7 +73,8 @@ class Submitter:
         except RecordError as error:
             return {"stored": False, "violations": [{"field": "record", "message": error.message}]}, 422
         except AlreadyJudged:
-            return {"stored": False, "error": "you already submitted another verdict for this task; it stands (records are never changed)"}, 409
+            return {"stored": False,
+                    "error": "you already submitted another verdict for this task; it stands (records are never changed)"}, 409
         except HoldLost as error:
             withdraw(self.ws.store, assignment)  # the rater's next request for work gets the next task, without a second notice
             return {"stored": False, "withdrawn": True, "error": error.message}, 409
@@ -80,7 +83,7 @@ class Submitter:
         return {"stored": created, "duplicate": not created, "record_id": stored["record_id"]}, 200
 
 
-def _unusable(body: dict[str, Any], assignment: Any) -> Answer | None:
+def _unusable(body: dict[str, Any], assignment: Assignment | None) -> Answer | None:
     """A 422 for a body holding text the store cannot keep, or naming another task than the URL; else None."""
     bad = unstorable_field(body)
     if bad is not None:

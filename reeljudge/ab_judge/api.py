@@ -25,7 +25,8 @@ if TYPE_CHECKING:  # the offline judge and NotJudged are loaded when used, not o
     from reeljudge.ab_judge.probes_judge import ProbesPairVerdict
     from reeljudge.not_judged import NotJudged
 
-OFFLINE_HINT = "; or choose judge: probes (offline: temporal and technical dimensions from the video probes, adherence not judged)"
+OFFLINE_HINT = ("; or choose judge: probes (offline: temporal and technical dimensions from the video probes, "
+                "adherence not judged)")
 
 
 def clip_where(options: ABJudgeOptions, settings: JudgeSettings) -> Where:

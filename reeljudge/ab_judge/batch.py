@@ -57,13 +57,14 @@ class BatchReport:
             f"reeljudge ab judge: rater {self.rater} (model {self.model}), orders: {self.orders}",
             f"  {self.samples} samples: {len(self.judged)} judged now, {len(self.already)} already judged by {self.rater}, "
             f"{len(self.not_judged)} not judged",
-            f"  judge calls: {u.requests} made, {u.cached_requests} answered from the cache; clips delivered: {self.clips_delivered}; "
-            f"tokens: prompt {u.prompt_tokens}, output {u.output_tokens}; estimated cost: "
+            f"  judge calls: {u.requests} made, {u.cached_requests} answered from the cache; clips delivered: "
+            f"{self.clips_delivered}; tokens: prompt {u.prompt_tokens}, output {u.output_tokens}; estimated cost: "
             + ("unknown" if u.cost_usd is None else f"${u.cost_usd:.4f}"),
         ]
         if self.both_orders:
-            out.append(f"  position consistency: {self.consistent} of {self.both_orders} pairs gave the same verdict in both orders "
-                       f"({100 * self.consistent / self.both_orders:.0f} %); the others are stored as ties flagged inconsistent")
+            out.append(f"  position consistency: {self.consistent} of {self.both_orders} pairs gave the same verdict "
+                       f"in both orders ({100 * self.consistent / self.both_orders:.0f} %); "
+                       "the others are stored as ties flagged inconsistent")
         elif self.judged:
             out.append("  position consistency: not measured (orders: 1, each pair asked once)")
         out += [f"  not judged: {n['sample_id']} ({n['kind']}): {n['reason']}" for n in self.not_judged[:50]]
@@ -74,7 +75,8 @@ def study_options(ws: Workspace, config: Mapping[str, Any]) -> tuple[ABJudgeOpti
     """The judge's options for this study: Gemini only, the study's protocol."""
     options, settings = load(config, owner=OWNER)
     if options.judge != "gemini":
-        raise BadInputError(f"{OWNER}: judge: {options.judge} cannot write protocol records (the probes abstain on adherence); use judge: gemini")
+        raise BadInputError(f"{OWNER}: judge: {options.judge} cannot write protocol records (the probes abstain on "
+                            "adherence); use judge: gemini")
     study = ws.protocol.id
     if "protocol" in config and options.protocol != study:
         raise BadInputError(f"{OWNER}: protocol {options.protocol} asked, but this study uses {study}")
@@ -155,7 +157,8 @@ def pair_of(ws: Workspace, sample: Sample) -> Pair:
                 (clip(sample.clip_a, f"{sample.system_a} clip"), clip(sample.clip_b, f"{sample.system_b} clip")), source)
 
 
-def record_of(verdict: PairVerdict, sample: Sample, rater: str, settings: JudgeSettings, options: ABJudgeOptions) -> dict[str, Any]:
+def record_of(verdict: PairVerdict, sample: Sample, rater: str,
+              settings: JudgeSettings, options: ABJudgeOptions) -> dict[str, Any]:
     """The model rater's judgement record of a verdict (sides as in the first order asked)."""
     shown = dict(verdict.orders[0].shown)
     side_of = {system: side for side, system in shown.items()}

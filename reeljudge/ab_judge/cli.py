@@ -14,8 +14,11 @@ from reeljudge.ab.cli import study_arguments, workspace_of
 
 def add_parser(ab_commands: Any) -> None:
     """Add ``judge`` to the ``reeljudge ab`` subcommands."""
-    p = study_arguments(ab_commands.add_parser("judge", help="the A/B judge (Gemini) as one more rater: judge the study's pairs, store its records"))
-    p.add_argument("--config", type=Path, default=None, help="a YAML file of judge options (the ab_judge assertion's config keys)")
+    p = study_arguments(ab_commands.add_parser("judge",
+                                               help="the A/B judge (Gemini) as one more rater: judge the study's "
+                                                    "pairs, store its records"))
+    p.add_argument("--config", type=Path, default=None,
+                   help="a YAML file of judge options (the ab_judge assertion's config keys)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="one judge option, over --config (repeatable)")
     p.add_argument("--orders", type=int, choices=(1, 2), default=None, help="2: both orders (default); 1: once, cheaper")
     p.add_argument("--model", default=None, help="the Gemini model (default gemini-2.5-flash or $REELJUDGE_MODEL)")
@@ -33,7 +36,8 @@ def cmd_judge(args: argparse.Namespace) -> int:
 
     config = _judge_config(args)
     report = judge_study(workspace_of(args), config, rater=args.rater, sample_ids=args.samples, limit=args.limit,
-                         include_gold=args.gold, workers=args.workers, progress=lambda line: print(line, file=sys.stderr, flush=True))
+                         include_gold=args.gold, workers=args.workers,
+                         progress=lambda line: print(line, file=sys.stderr, flush=True))
     print("\n".join(report.lines()))
     return 1 if report.not_judged else 0
 

@@ -103,7 +103,8 @@ def judge_pair_media(pair: Pair, options: ABJudgeOptions, client: JudgeClient, m
             raise _order_failed(error, number, len(layouts), shown, verdicts) from None
         verdicts.append(OrderVerdict(shown, reply.value, reply.metadata(), reply.usage))
     if queued:
-        raise JudgeError(f"{len(queued)} of {len(layouts)} order(s) recorded for the Batch API: {queued[0].message}", kind=queued[0].kind)
+        raise JudgeError(f"{len(queued)} of {len(layouts)} order(s) recorded for the Batch API: {queued[0].message}",
+                         kind=queued[0].kind)
     return combine(pair.prompt, pair.family, protocol, pair.systems, verdicts, options.pass_on, fps=options.fps,
                    media_resolution=options.media_resolution)
 
@@ -123,7 +124,8 @@ def _request(pair: Pair, layout: tuple[int, int], protocol: Protocol, options: A
     return request if client.is_cached(request) else build(True)
 
 
-def _order_failed(error: ReelJudgeError, number: int, total: int, shown: dict[str, str], done: list[OrderVerdict]) -> ReelJudgeError:
+def _order_failed(error: ReelJudgeError, number: int, total: int, shown: dict[str, str],
+                  done: list[OrderVerdict]) -> ReelJudgeError:
     """The pair's failure: which order did not judge (and what it saw), and that nothing is half-judged."""
     where = f"order {number} of {total} (A = {shown['A']}, B = {shown['B']})"
     kept = f"; order {number - 1} was judged and stays cached, the pair is not judged" if done else ""

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from reeljudge.ab.protocol import TIE, Protocol, load_protocol
 from reeljudge.ab_judge.verdict import Outcome
@@ -36,6 +36,10 @@ from reeljudge.errors import MediaError
 from reeljudge.identity import PROBES_ENGINE, judge_identity
 from reeljudge.judging import AB_JUDGE
 from reeljudge.media.refs import ContentRef
+
+if TYPE_CHECKING:
+    from reeljudge.probes.report import ProbeResult, ProbesVerdict
+    from reeljudge.probes.signals import ClipInfo
 
 #: probed group -> (the probes deciding it, the protocol priority group it stands for)
 GROUPS: dict[str, tuple[tuple[str, ...], str]] = {
@@ -47,7 +51,8 @@ GROUPS: dict[str, tuple[tuple[str, ...], str]] = {
 #: from is a reset: see ``tag_of``)
 FAULT_TAGS = {
     "flicker": "flicker", "camera_shake": "flicker", "scene_cuts": "scene_reset", "frozen_frames": "physics_break",
-    "dynamic_degree": "physics_break", "motion_smoothness": "physics_break", "black_frames": "artifacts", "technical": "artifacts",
+    "dynamic_degree": "physics_break", "motion_smoothness": "physics_break", "black_frames": "artifacts",
+    "technical": "artifacts",
 }
 #: a flicker swinging ±this many luma levels (±25 % of mid grey), or more, is as bad as a flicker gets
 FLICKER_FULL_LEVELS = 32.0
@@ -112,7 +117,8 @@ class ProbesPairVerdict(Outcome):
         head += f", decided by {self.decided_by}" if self.decided_by else ""
         weighing = self.weighing()
         head += f": {weighing}" if weighing else ""
-        parts = [head, f"tags: {', '.join(self.tags)}", "not judged (abstained, the probes cannot see them): " + ", ".join(self.abstained)]
+        parts = [head, f"tags: {', '.join(self.tags)}", "not judged (abstained, the probes cannot see them): "
+                 + ", ".join(self.abstained)]
         for system in self.systems:
             found = [f"{p}: {reason}" for p, reason in self.reasons[system].items()]
             parts.append(f"{system} faults: " + ("; ".join(found) if found else "none"))
@@ -166,14 +172,14 @@ def probe_clip(media: ContentRef, prompt: str, role: str) -> Any:
         raise MediaError(f"{role} {media.ref.name}: {error.message}") from None
 
 
-def fault_weight(result: Any, info: Any = None) -> float:
+def fault_weight(result: ProbeResult, info: ClipInfo | None = None) -> float:
     """How much a failed probe's fault weighs: the share of the clip it ruins (its ``ruined_share``, or 1,
     the whole clip, when it has none) times how bad it is (``severity``)."""
     share = (result.details or {}).get("ruined_share")
     return round((1.0 if share is None else float(share)) * severity(result, info), 4)
 
 
-def severity(result: Any, info: Any = None) -> float:
+def severity(result: ProbeResult, info: ClipInfo | None = None) -> float:
     """How bad a failed probe's fault is, from ``LEAST_SEVERITY`` to 1: a flicker by its largest swing
     against ``FLICKER_FULL_LEVELS``, a shake by its largest jump off the camera's path against
     ``SHAKE_FULL_PX`` (scaled to the clip's short side, from ``info``); any other fault (black or frozen
@@ -189,15 +195,17 @@ def severity(result: Any, info: Any = None) -> float:
     return min(1.0, max(LEAST_SEVERITY, amount))
 
 
-def tag_of(result: Any) -> str | None:
+def tag_of(result: ProbeResult) -> str | None:
     """The protocol's reason tag for a failed probe: ``FAULT_TAGS``, but a freeze the picture jumps ahead
     from is ``scene_reset`` (time went on while the picture stood still: teleporting)."""
-    if result.name == "frozen_frames" and any("jumps ahead" in str(r.get("why", "")) for r in (result.details or {}).get("runs") or []):
+    if (result.name == "frozen_frames"
+        and any("jumps ahead" in str(r.get("why", "")) for r in (result.details or {}).get("runs") or [])):
         return "scene_reset"
     return FAULT_TAGS.get(result.name)
 
 
-def compare_probes(systems: tuple[str, str], verdicts: tuple[Any, Any], family: str, protocol: Protocol | None = None,
+def compare_probes(systems: tuple[str, str], verdicts: tuple[ProbesVerdict, ProbesVerdict], family: str,
+                   protocol: Protocol | None = None,
                    pass_on: str = "win_or_tie", identical: bool = False) -> ProbesPairVerdict:
     """The comparison of two probe verdicts (``verdicts`` in the order of ``systems``; the default protocol
     when none), faults weighed; ``identical`` when both are the verdict on one file."""
@@ -230,7 +238,7 @@ def compare_probes(systems: tuple[str, str], verdicts: tuple[Any, Any], family: 
                              per_fault, abstained, pass_on, identical, protocol.id)
 
 
-def share_ruined(result: Any) -> float:
+def share_ruined(result: ProbeResult) -> float:
     """The share of the clip a failed probe's fault ruins (its ``ruined_share``; 1, the whole clip, when it has none)."""
     share = (result.details or {}).get("ruined_share")
     return 1.0 if share is None else float(share)

@@ -58,11 +58,12 @@ def sections(protocol: Protocol) -> dict[str, str]:
         dimension_lines.append(f"- `{d.id}`: {d.label}{_families(d.families)}")
         dimension_lines += [f"  - {score}: {text}" for score, text in sorted(d.anchors.items(), reverse=True)]
     tag_lines = []
-    for group in protocol.groups:
-        scope = "reasons for a tie; only with winner \"tie\"" if group.get("scope") == "tie" else "failures of the losing clip; only with a winner"
-        families = tuple(group.get("families") or ())
-        tag_lines.append(f"{group['label']} ({scope}" + (f"; {', '.join(families)} tasks only" if families else "") + "):")
-        tag_lines += [f"- `{t['id']}`: {t['label']}" for t in group["tags"]]
+    for tags in protocol.groups:
+        scope = ("reasons for a tie; only with winner \"tie\"" if tags.get("scope") == "tie"
+                 else "failures of the losing clip; only with a winner")
+        families = tuple(tags.get("families") or ())
+        tag_lines.append(f"{tags['label']} ({scope}" + (f"; {', '.join(families)} tasks only" if families else "") + "):")
+        tag_lines += [f"- `{t['id']}`: {t['label']}" for t in tags["tags"]]
     r = protocol.rules
     winners = ", ".join(f'"{w}"' for w in r.winners)
     rules = [
@@ -110,7 +111,8 @@ def reply_schema(protocol: Protocol) -> dict[str, Any]:
                         "required": ["A", "B"], "additionalProperties": False},
             "winner": {"type": "string", "enum": list(protocol.rules.winners)},
             "primary_tag": {"type": "string", "enum": tags},
-            "secondary_tags": {"type": "array", "maxItems": protocol.rules.secondary_tags_max, "items": {"type": "string", "enum": tags}},
+            "secondary_tags": {"type": "array", "maxItems": protocol.rules.secondary_tags_max,
+                               "items": {"type": "string", "enum": tags}},
             "note": {"type": ["string", "null"], "maxLength": protocol.rules.note_max_chars},
         },
         "required": ["ratings", "winner", "primary_tag", "secondary_tags", "note"],
@@ -176,7 +178,8 @@ def write(protocol_id: str, template_protocol: str = "ab-v1") -> list[str]:
     source = target if target.exists() else folder / rubric_name(template_protocol)
     text = source.read_text(encoding="utf-8").replace(f"protocols/{template_protocol}.yaml", f"protocols/{protocol_id}.yaml")
     target.write_text(render(text, protocol), encoding="utf-8")
-    (folder / schema_name(protocol_id)).write_text(json.dumps(reply_schema(protocol), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    (folder / schema_name(protocol_id)).write_text(json.dumps(reply_schema(protocol), indent=2, ensure_ascii=False)
+                                                   + "\n", encoding="utf-8")
     twin, text = twin_path(PROTOCOL_DIR / f"{protocol_id}.yaml"), twin_text(protocol_id)
     if not twin.is_file() or twin.read_text(encoding="utf-8") != text:
         twin.write_text(text, encoding="utf-8")
@@ -188,7 +191,8 @@ def main(argv: list[str] | None = None) -> int:
     """``python -m reeljudge.ab_judge.rubric [--protocol ID] [--write]``: check (exit 1 when stale) or rewrite."""
     import argparse  # here: the check command only
 
-    parser = argparse.ArgumentParser(description="Check or regenerate the A/B judge's rubric and reply schema from the protocol file.")
+    parser = argparse.ArgumentParser(description="Check or regenerate the A/B judge's rubric and reply schema "
+                                                 "from the protocol file.")
     parser.add_argument("--protocol", default="ab-v1")
     parser.add_argument("--write", action="store_true", help="rewrite the generated parts")
     args = parser.parse_args(argv)

@@ -105,7 +105,8 @@ class Outcome:
     def outcome(self) -> str:
         """The candidate against the other: ``new wins against reference``, ``… ties …`` or ``… loses to …``."""
         new, ref = self.systems
-        return f"{new} ties {ref}" if self.winner == TIE else f"{new} wins against {ref}" if self.winner == new else f"{new} loses to {ref}"
+        return (f"{new} ties {ref}" if self.winner == TIE else f"{new} wins against {ref}" if self.winner == new
+                else f"{new} loses to {ref}")
 
     def part_status(self) -> dict[str, bool]:
         """The parts (orders, clips) are not checks of their own: none is marked."""
@@ -201,7 +202,8 @@ class PairVerdict(Outcome):
             "judge": AB_JUDGE.name, "mode": "gemini", "judged": True, "prompt": self.prompt, "family": self.family,
             "protocol": self.protocol, "winner": self.winner, "inconsistent": self.inconsistent, "consistent": self.consistent,
             "orders_asked": len(self.orders), "pass_on": self.pass_on, "primary_tag": self.primary_tag,
-            "secondary_tags": list(self.secondary_tags), "ratings": {s: dict(r) for s, r in self.ratings.items()}, "note": self.note,
+            "secondary_tags": list(self.secondary_tags), "ratings": {s: dict(r) for s, r in self.ratings.items()},
+            "note": self.note,
             "orders": [o.as_dict() for o in self.orders], "model": self.orders[0].call.get("model"), "cache_hit": self.cache_hit,
             "cost_usd_estimate": None if self.usage.cost_usd is None else round(self.usage.cost_usd, 6),
         }
@@ -220,6 +222,8 @@ def combine(prompt: str, family: str, protocol: Protocol, systems: tuple[str, st
     first = orders[0]
     winners = {o.winner for o in orders}
     inconsistent = len(winners) > 1
+    note: str | None
+    secondary: tuple[str, ...]
     if inconsistent:
         winner, primary, secondary, note = TIE, INCONSISTENT_TAG, (), INCONSISTENT_NOTE
     else:

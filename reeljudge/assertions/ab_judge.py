@@ -6,7 +6,8 @@ a new clip with a planted fault. Named scores: ``ab_win`` (1 win, 0.5 tie, 0 los
 (both orders agreed, when asked in two) and, with Gemini, ``ab_new_<dimension>`` and
 ``ab_reference_<dimension>`` (the 1–5 ratings, mean over the orders); with ``judge: probes``,
 ``ab_probes_new_<group>`` / ``ab_probes_reference_<group>`` (the group's rating: 1 − the share of
-the clip its faults ruin, each weighed by how bad it is; 1 without a fault). One line of the breakdown per order (or per clip for the probes); tags in the reason.
+the clip its faults ruin, each weighed by how bad it is; 1 without a fault). One line of the breakdown per order (or per clip for
+the probes); tags in the reason.
 """
 
 from __future__ import annotations
@@ -43,7 +44,8 @@ def grade(output: Any, ctx: TestContext) -> Result:
             options = with_value(options, key, vars_[var], where=f"test {test!r}: var {var!r}")
     prompt = vars_.get(options.prompt_var) or ctx.prompt
     if not isinstance(prompt, str) or not prompt.strip():
-        raise BadInputError(f"test {test!r} has no prompt: set the var {options.prompt_var!r} (the prompt both clips were made from)")
+        raise BadInputError(f"test {test!r} has no prompt: set the var {options.prompt_var!r} (the prompt both "
+                            "clips were made from)")
     found = find_reference(ctx, output, var=options.media_var, kinds=("video",))
     reference = var_candidate(ctx, options.reference_var, ctx.require_var(options.reference_var))
     roles = (f"the new clip ({found.origin})", f"the reference clip ({reference.origin})")

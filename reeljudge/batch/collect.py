@@ -83,7 +83,8 @@ def wait(client: JudgeClient, submission: dict[str, Any], *, interval_s: float, 
         job, _ = poll(fetch, lambda j: job_state(j) in FINAL_STATES, client.settings.retry, client.classify,
                       interval_s=interval_s, deadline=deadline_in(deadline_s))
     except GaveUp as gave_up:
-        raise JudgeError(f"waiting for {submission['job']}: {gave_up}", kind="timeout" if gave_up.problem.timed_out else "api_error") from None
+        raise JudgeError(f"waiting for {submission['job']}: {gave_up}", kind="timeout" if gave_up.problem.timed_out
+                         else "api_error") from None
     finally:
         bar.close()
     return job
@@ -198,10 +199,11 @@ def _one(store: BatchStore, cache: JudgeCache, parsers: dict[str, NamedParser], 
             raise JudgeError("the batch item carries neither a response nor an error", kind="empty")
         max_tokens = int((record.get("generation") or {}).get("max_output_tokens") or 0)
         text, finish, logprobs = wire.checked_reply(response, max_tokens)
-        value = _parser(parsers, record)(text)
-    except ReplyInvalid as invalid:
-        _fed_back_or_failed(store, record, sid, text, invalid, outcome)
-        return False
+        try:
+            value = _parser(parsers, record)(text)
+        except ReplyInvalid as invalid:
+            _fed_back_or_failed(store, record, sid, text, invalid, outcome)
+            return False
     except (JudgeError, ValueError) as problem:
         reason = f"{getattr(problem, 'kind', 'error')}: {problem}"
         store.write_planned(released(record, sid, reason))

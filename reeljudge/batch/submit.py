@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from reeljudge.batch.requests import ItemProblem, JsonlLines, MediaDelivery, inlined_request, rebuild
@@ -41,11 +42,13 @@ class SubmitOptions:
     progress: bool = True
 
 
-def submit(client: JudgeClient, options: SubmitOptions = SubmitOptions(), log: Callable[[str], None] = print) -> list[dict[str, Any]]:
+def submit(client: JudgeClient, options: SubmitOptions = SubmitOptions(),
+           log: Callable[[str], None] = print) -> list[dict[str, Any]]:
     """Send every planned request not already out; the submission records made (or resumed)."""
     settings = client.settings
     if settings.resolved_backend == "vertex":
-        raise JudgeError("the Batch API input reeljudge writes (inline or a Files API JSONL) is Developer-API only", kind="not_batchable")
+        raise JudgeError("the Batch API input reeljudge writes (inline or a Files API JSONL) is Developer-API only",
+                         kind="not_batchable")
     require_credentials(settings, "submitting a batch")
     store = BatchStore(settings.cache_dir)
     done = [_resume(store, client, s, options, log) for s in store.submissions() if s.get("state") == "creating"]
@@ -106,7 +109,7 @@ def _send(store: BatchStore, client: JudgeClient, submission: dict[str, Any], op
 
 
 def _write_input(store: BatchStore, client: JudgeClient, submission: dict[str, Any], options: SubmitOptions,
-                 log: Callable[[str], None]) -> tuple[os.PathLike[str], list[Any] | None, int]:
+                 log: Callable[[str], None]) -> tuple[Path, list[Any] | None, int]:
     """Write the JSONL input of a submission and the keys it holds, one request at a time; also the
     inline list while it stays small. (path, inline requests or None, count)."""
     from tqdm import tqdm

@@ -41,7 +41,8 @@ def _calibrate(args: argparse.Namespace) -> int:
         if dsg_source.is_dsg_answers(args.judge):
             judge = dsg_source.read_dsg_answers(args.judge, args.dependencies, args.dsg_rule)
         elif args.dependencies:
-            raise BadInputError(f"--dependencies is for a DSG answer file; {args.judge} is not one (no item_id, question_id, answer columns)")
+            raise BadInputError(f"--dependencies is for a DSG answer file; {args.judge} is not one (no item_id, "
+                                "question_id, answer columns)")
         else:
             judge = read_judge_scores(args.judge, args.metric or [], item)
         report = calibrate(judge, human, settings, str(args.judge), str(args.human), study)
@@ -89,7 +90,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("judge", help="promptfoo results JSON, or CSV/JSONL with 'item' and score column(s), or a DSG VQA answer "
                    "CSV (item_id, question_id, answer[, t2i_model, dependency_id]: scored with score_with_dependencies)")
     p.add_argument("human", help="CSV/JSONL of human ratings: item, rating[, rater][, tags][, family], or JSONL 'ratings'; "
-                   "or an A/B study folder (reeljudge ab: items are clips); or DSG's Likert CSV (t2i_model, item_id, worker_id, answer)")
+                   "or an A/B study folder (reeljudge ab: items are clips); or DSG's Likert CSV (t2i_model, "
+                   "item_id, worker_id, answer)")
     p.add_argument("--dependencies", help="DSG answer files: the question graphs (dsg-1k-anns.csv: item_id, proposition_id, "
                    "dependency); every question listed counts, unanswered ones as wrong (default: the answers' dependency_id)")
     p.add_argument("--dsg-rule", choices=("transitive", "released"), default="transitive",

@@ -134,7 +134,8 @@ def read_dsg_answers(path: str | Path, dependencies: str | Path | None = None, r
             for model in models:
                 image = f"{model}/{prompt}" if model else prompt
                 answers[image] = {q: answers.get(image, {}).get(q, False) for q in graphs[prompt].parents}
-    items = {image: Item(scores={METRIC: _score(answers[image], graphs[image.split("/")[-1]], rule)}, family=image.split("/")[0] if "/" in image else None)
+    items = {image: Item(scores={METRIC: _score(answers[image], graphs[image.split("/")[-1]], rule)}, family=image.split("/")[0]
+                         if "/" in image else None)
              for image in sorted(answers)}
     return JudgeScores([METRIC], items)
 

@@ -110,7 +110,8 @@ def _render(template: str, cell: Any, name: str) -> str:
                                     "(response.metadata.clip.sha256: run it with the clip or Veo provider)")
             return cell.clip_sha256
         if key not in fields:
-            raise CannotCompare(f"--item {template!r}: unknown field {{{key}}} (use description, provider, prompt, clip, vars.NAME)")
+            raise CannotCompare(f"--item {template!r}: unknown field {{{key}}} (use description, provider, "
+                                "prompt, clip, vars.NAME)")
         return str(fields[key])
 
     return _FIELD.sub(value, template)

@@ -131,7 +131,8 @@ def _require_overlap(judge: JudgeScores, human: HumanRatings, matched: list[str]
     judge_ids = ", ".join(repr(i) for i in sorted(judge.items)[:3])
     human_ids = ", ".join(repr(i) for i in sorted(set(human.items) - set(judge.items))[:3])
     if len(matched) < MIN_ITEMS and share >= settings.min_overlap:
-        raise CannotCompare(f"only {len(matched)} items have both judge scores and human ratings; at least {MIN_ITEMS} are needed")
+        raise CannotCompare(f"only {len(matched)} items have both judge scores and human ratings; "
+                            f"at least {MIN_ITEMS} are needed")
     raise CannotCompare(
         f"item ids do not match: {len(matched)} of the {len(human.items)} rated items in {hp} have judge scores in {jp} "
         f"({share:.0%}, min_overlap {settings.min_overlap:.0%}). Judge items look like {judge_ids}; "
@@ -170,8 +171,7 @@ def _group_result(name: str, x: np.ndarray, y: np.ndarray, settings: Settings) -
     for values, what in ((x, "judge scores"), (y, "human ratings")):
         if np.all(values == values[0]):
             return GroupResult(name, int(x.size), note=f"undefined: {what} are constant ({values[0]:g}) in this group")
-    options = dict(n_resamples=settings.resamples, confidence=settings.confidence, seed=settings.seed)
-    stats = correlations_with_intervals(x, y, **options)
+    stats = correlations_with_intervals(x, y, n_resamples=settings.resamples, confidence=settings.confidence, seed=settings.seed)
     stats["pairwise_accuracy"], epsilon = _pairwise_interval(x, y, settings)
     return GroupResult(name, int(x.size), stats, epsilon)
 

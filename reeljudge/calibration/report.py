@@ -7,7 +7,8 @@ from typing import Any
 
 from reeljudge.calibration.metrics import STATISTICS, GroupResult, Report
 
-_NAMES = {"pearson": "Pearson", "spearman": "Spearman", "kendall_tau_b": "Kendall τb", "pairwise_accuracy": "pairwise acc (acc23)"}
+_NAMES = {"pearson": "Pearson", "spearman": "Spearman", "kendall_tau_b": "Kendall τb",
+          "pairwise_accuracy": "pairwise acc (acc23)"}
 _LIST = 10
 
 

@@ -4,7 +4,8 @@
 (or makes terms with an offline generator), judges each through the same call as the
 ``filmability`` assertion with ``judge: local`` (:func:`reeljudge.filmability.judge.judge`: the
 offline judge, its cache, our scoring table; the verdict's own reason), and appends one record per
-narration. The embedding model loads once in each worker process, not once per narration. Re-running with the same output skips narrations already
+narration. The embedding model loads once in each worker process, not once per narration. Re-running with the same output skips
+narrations already
 judged with the same terms, threshold and offline-judge version.
 """
 
@@ -96,7 +97,8 @@ def base_record(row: NarrationRow, ctx: BulkContext) -> dict[str, Any]:
     """The fields every record of a narration carries."""
     return {
         "kind": RECORD_KIND, "ref": row.ref, "id": row.id, "narration": row.narration, "terms": list(row.terms),
-        "terms_source": row.terms_source, "key": row_key(row, ctx), "threshold": ctx.options.threshold, "judge_version": JUDGE_VERSION,
+        "terms_source": row.terms_source, "key": row_key(row, ctx), "threshold": ctx.options.threshold,
+        "judge_version": JUDGE_VERSION,
     }
 
 
@@ -151,7 +153,9 @@ def judge_rows(
         fn=_judge_or_fail,
         ref=lambda row: row.ref,
         upfront_keys=lambda row: [row_key(row, ctx)],
-        crash_record=lambda row, exc: error_record(row, ctx, "worker_died" if isinstance(exc, WorkerDied) else "internal_error", f"{type(exc).__name__}: {exc}"),
+        crash_record=lambda row,
+        exc: error_record(row, ctx, "worker_died" if isinstance(exc, WorkerDied) else "internal_error",
+                          f"{type(exc).__name__}: {exc}"),
         make_context=lambda done: ctx,
         unit="narration",
         init=warm_up,
@@ -170,7 +174,8 @@ def _judge_or_fail(row: NarrationRow, ctx: BulkContext) -> dict[str, Any]:
 def latest_records(records: Sequence[dict[str, Any]], rows: Sequence[NarrationRow]) -> list[dict[str, Any]]:
     """The latest filmability record of each row of this run (by reference, this judge version), in the rows' order."""
     refs = {row.ref for row in rows}
-    latest = {r["ref"]: r for r in records if r.get("kind") == RECORD_KIND and r.get("ref") in refs and r.get("judge_version") == JUDGE_VERSION}
+    latest = {r["ref"]: r for r in records if r.get("kind") == RECORD_KIND and r.get("ref") in refs and r.get("judge_version")
+              == JUDGE_VERSION}
     return [latest[row.ref] for row in rows if row.ref in latest]
 
 

@@ -20,9 +20,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     """``reeljudge filmability bulk FILE [-o OUT] [--generator NAME] …``."""
     film = sub.add_parser("filmability", help="the footage filmability judge outside promptfoo")
     actions = film.add_subparsers(dest="action", required=True)
-    p = actions.add_parser("bulk", help="judge a narrations file (YAML/JSONL/CSV of narration + terms) with the offline judge, to JSONL")
+    p = actions.add_parser("bulk",
+                           help="judge a narrations file (YAML/JSONL/CSV of narration + terms) with the offline judge, to JSONL")
     p.add_argument("file", help="narrations file: rows with narration, terms (optional with --generator) and id")
-    p.add_argument("-o", "--output", default=DEFAULT_OUTPUT, help=f"JSONL results, appended and resumed (default {DEFAULT_OUTPUT})")
+    p.add_argument("-o", "--output", default=DEFAULT_OUTPUT,
+                   help=f"JSONL results, appended and resumed (default {DEFAULT_OUTPUT})")
     p.add_argument("--generator", help="make terms for rows without any with an offline generator (keywords or visual)")
     p.add_argument("--threshold", type=float, default=None, help="pass threshold on the score (default: the assertion's, 0.8)")
     p.add_argument("--engine", choices=("local", "dask"), default=None, help="local process pool (default) or Dask distributed")
@@ -78,7 +80,8 @@ def summary_lines(records: Sequence[dict[str, Any]], stats: Any, source: str, ma
         n = len(judged)
         mean = sum(r["score"] for r in judged) / n
         passed = sum(bool(r["passed"]) for r in judged)
-        lines.append(f"judged {n}: mean score {mean:.3f}, {passed} pass ({100.0 * passed / n:.1f}%) at threshold {judged[0]['threshold']:g}")
+        lines.append(f"judged {n}: mean score {mean:.3f}, {passed} pass ({100.0 * passed / n:.1f}%) at threshold "
+                     f"{judged[0]['threshold']:g}")
         levels = Counter(r["level"] for r in judged)
         lines.append("  levels: " + ", ".join(f"{lv} {levels.get(lv, 0)}" for lv in ("EXCELLENT", "GOOD", "ACCEPTABLE", "POOR")))
         for name, top in (("relevance", 3), ("filmability", 3), ("variety", 1)):

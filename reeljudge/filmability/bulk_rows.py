@@ -34,7 +34,8 @@ class NarrationRow:
     problem: str | None = None
 
 
-def read_rows(source: str | Path, *, generator: str | None = None, options: FilmabilityOptions | None = None) -> list[NarrationRow]:
+def read_rows(source: str | Path, *, generator: str | None = None,
+              options: FilmabilityOptions | None = None) -> list[NarrationRow]:
     """The rows of a narrations file, terms parsed or generated; BadInputError if the file is unusable."""
     options = options or FilmabilityOptions()
     path = Path(source)
@@ -47,7 +48,8 @@ def read_rows(source: str | Path, *, generator: str | None = None, options: Film
                        key="narrations")
     if table is None:
         suffix = path.suffix.lower()
-        raise BadInputError(f"narrations file {source}: unknown format {suffix or '(no extension)'!r} (use .yaml, .jsonl or .csv)")
+        raise BadInputError(f"narrations file {source}: unknown format {suffix or '(no extension)'!r} "
+                            "(use .yaml, .jsonl or .csv)")
     rows: list[NarrationRow] = []
     seen: set[str] = set()
     for number, data in table.rows:
@@ -80,10 +82,12 @@ def _row(data: Any, origin: str, make_terms: Any, generator: str | None, options
     row_id = str(data["id"]).strip() if data.get("id") not in (None, "") else None
     ref = row_id or origin
     narration = data.get("narration")
-    misspelt = [(k, m[0]) for k in data if k not in FIELDS for m in [difflib.get_close_matches(str(k), FIELDS, n=1, cutoff=0.75)] if m]
+    misspelt = [(k, m[0]) for k in data if k not in FIELDS
+                for m in [difflib.get_close_matches(str(k), FIELDS, n=1, cutoff=0.75)] if m]
     if misspelt:
         key, known = misspelt[0]
-        return NarrationRow(ref, str(narration or ""), id=row_id, problem=f"{origin}: unknown field {key!r} (did you mean {known!r}?)")
+        return NarrationRow(ref, str(narration or ""), id=row_id,
+                            problem=f"{origin}: unknown field {key!r} (did you mean {known!r}?)")
     if not isinstance(narration, str) or not narration.strip():
         return NarrationRow(ref, "", id=row_id, problem=f"{origin}: field 'narration' is missing or empty")
     if len(narration) > options.max_narration_chars:
@@ -94,7 +98,8 @@ def _row(data: Any, origin: str, make_terms: Any, generator: str | None, options
     source = "given"
     if given in (None, "", []):
         if make_terms is None:
-            return NarrationRow(ref, narration, id=row_id, problem=f"{origin}: no terms (give a 'terms' field, or a term generator)")
+            return NarrationRow(ref, narration, id=row_id,
+                                problem=f"{origin}: no terms (give a 'terms' field, or a term generator)")
         given, source = make_terms(narration), f"generator:{generator}"
     try:
         terms = parse_terms(given, max_terms=options.max_terms)

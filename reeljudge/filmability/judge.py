@@ -104,7 +104,8 @@ class FilmabilityVerdict:
             parts.append("judge's own total disagreed with its breakdown (" + "; ".join(self.disagreements) + "), ours used")
         if self.findability is not None and not self.findability.no_keys:  # no stock key set: the same for every test (metadata)
             f = self.findability
-            short = f"; {f.score:.2f} is under min_findability {self.min_findability:g}, so the test fails" if self.findability_short else ""
+            short = (f"; {f.score:.2f} is under min_findability {self.min_findability:g}, so the test fails"
+                     if self.findability_short else "")
             parts.append(f.reason() + short)
         return ". ".join(part.rstrip().rstrip(".") for part in parts)  # a part's own full stop is not doubled
 
@@ -124,7 +125,8 @@ class FilmabilityVerdict:
         """Each criterion's points and the judge's reason for them, then (when counted) the terms' clip counts,
         keyed by their named scores (``film_relevance`` …)."""
         b = self.breakdown
-        parts = {name: f"{getattr(b, name)}/{top}. {b.criterion_reasons.get(name, '')}".strip() for name, top in CRITERIA_MAX.items()}
+        parts = {name: f"{getattr(b, name)}/{top}. {b.criterion_reasons.get(name, '')}".strip() for name,
+                 top in CRITERIA_MAX.items()}
         f, gate = self.findability, self.min_findability
         if f is not None and f.score is not None:
             parts["findability"] = f"{f.score:.2f} of terms return clips{f' (min {gate:g})' if gate else ''}. {f.per_term()}"
@@ -137,7 +139,8 @@ class FilmabilityVerdict:
     def named_scores(self) -> dict[str, float]:
         """Our score, each criterion's share of its points and, when the stock APIs were asked, findability."""
         b = self.breakdown
-        named = {f"{METRIC_PREFIX}score": self.score, **{f"{METRIC_PREFIX}{name}": getattr(b, name) / top for name, top in CRITERIA_MAX.items()}}
+        named = {f"{METRIC_PREFIX}score": self.score,
+                 **{f"{METRIC_PREFIX}{name}": getattr(b, name) / top for name, top in CRITERIA_MAX.items()}}
         if self.findability is not None and self.findability.score is not None:
             named[f"{METRIC_PREFIX}findability"] = self.findability.score
         return named
@@ -201,7 +204,8 @@ def _findability(terms: list[str], options: FilmabilityOptions, settings: JudgeS
 
 
 def _verdict(terms: list[str], reply: Mapping[str, Any], options: FilmabilityOptions, judge_name: str,
-             record: dict[str, Any], tokens: dict[str, int] | None, trusted_total: bool, who: dict[str, Any]) -> FilmabilityVerdict:
+             record: dict[str, Any], tokens: dict[str, int] | None,
+             trusted_total: bool, who: dict[str, Any]) -> FilmabilityVerdict:
     breakdown = breakdown_from_reply(reply)
     table = score_breakdown(breakdown)
     reported = {} if trusted_total else {k: reply.get(k) for k in ("score", "points") if k in reply}
@@ -228,7 +232,8 @@ def _gemini(narration: str, terms: list[str], options: FilmabilityOptions, setti
 def _local(narration: str, terms: list[str], options: FilmabilityOptions, settings: JudgeSettings) -> FilmabilityVerdict:
     """A verdict from the offline judge, cached like any other judge reply (keyed by its version)."""
     cache = open_cache(settings.cache_dir, "readwrite" if settings.cache_mode == "replay" else settings.cache_mode)
-    key = request_key({"kind": LOCAL_KIND, "version": [LOCAL_JUDGE_VERSION, SOURCES_SHA256], "narration": narration, "terms": terms})
+    key = request_key({"kind": LOCAL_KIND, "version": [LOCAL_JUDGE_VERSION, SOURCES_SHA256],
+                       "narration": narration, "terms": terms})
     entry = cache.get(key)
     if entry is None:
         value = _run_local(narration, terms, cache)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from reeljudge.gemini.client import JudgeClient, JudgeReply
 from reeljudge.gemini.request import JudgeRequest
@@ -22,7 +22,8 @@ def normalise_reply(value: Any) -> Any:
 
     source = value["unfimableTerms"]
     if "unfilmableTerms" in value and value["unfilmableTerms"] != source:
-        raise ReplyInvalid("the reply gives two different unfilmable-term lists (unfilmableTerms and unfimableTerms)", kind="ambiguous")
+        raise ReplyInvalid("the reply gives two different unfilmable-term lists (unfilmableTerms and unfimableTerms)",
+                           kind="ambiguous")
     rest = {k: v for k, v in value.items() if k != "unfimableTerms"}
     return {**rest, "unfilmableTerms": source}
 
@@ -42,7 +43,7 @@ def filmability_request(narration: str, terms: list[str]) -> JudgeRequest:
 
 
 @reply_parser("filmability")
-def filmability_parser():
+def filmability_parser() -> Callable[[str], Any]:
     """The reader of a filmability reply: the rubric's JSON Schema, both spellings of the term list."""
 
     def parse(text: str) -> Any:

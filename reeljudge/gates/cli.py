@@ -1,7 +1,8 @@
 """``reeljudge compare BASE CANDIDATE``: the pull-request gate over two promptfoo results.
 
 Exit codes: 0 the gate passes, 1 a regression (a metric, tests that newly fail or are no longer
-judged) or a suite with no baseline yet whose own tests fail the gate file's ``min_pass_rate``, 2 the results could not be compared (bad input, a baseline judged differently; the message
+judged) or a suite with no baseline yet whose own tests fail the gate file's ``min_pass_rate``, 2 the results could not be
+compared (bad input, a baseline judged differently; the message
 says which file and what is wrong), 3 inconclusive (an interval too wide to tell; 0 with
 ``on_inconclusive: warn``).
 """

@@ -130,7 +130,8 @@ class SuiteReport:
         if self.too_many_unjudged:
             out.append(f"{len(self.unjudged_candidate)} test(s) judged in the base are not judged in the candidate "
                        f"(max_unjudged {self.settings.max_unjudged})")
-        out += [f"{r.text()} straddles {tol(r)}: cannot tell" for r in sorted(self.inconclusive, key=lambda r: r.difference.estimate)]
+        out += [f"{r.text()} straddles {tol(r)}: cannot tell"
+                for r in sorted(self.inconclusive, key=lambda r: r.difference.estimate)]
         out += self.judge_flags
         return out or ["every gated metric is within its tolerance and no test newly fails beyond the limit"]
 
@@ -171,7 +172,8 @@ def compare_results(base: ResultsFile, candidate: ResultsFile, settings: GateSet
             report.unjudged_both.append((c.label, c.reason))
     if not pairs:
         raise CannotCompare(f"{report.name}: no test was judged in both runs ({len(shared)} matched tests)")
-    report.judge_flags = check_judges(report.name, base_units.values(), cand_units.values(), settings.on_judge_change, report.notes)
+    report.judge_flags = check_judges(report.name, base_units.values(), cand_units.values(),
+                                      settings.on_judge_change, report.notes)
     metrics = {m for b, c in pairs for m in (*b.values, *c.values)}
     report.notes += check_metric_names(settings, metrics)
     report.rows = _metric_rows(pairs, settings, report.notes)
@@ -271,7 +273,8 @@ def _metric_rows(pairs: list[tuple[Unit, Unit]], settings: GateSettings, notes: 
         cand = np.array([[c.values.get(m, nan) for m in metrics] for _, c in members])
         both = ~np.isnan(base) & ~np.isnan(cand)
         diffs = np.where(both, cand - base, nan)
-        intervals = bootstrap_column_means(diffs, n_resamples=settings.resamples, confidence=settings.confidence, seed=settings.seed)
+        intervals = bootstrap_column_means(diffs, n_resamples=settings.resamples,
+                                           confidence=settings.confidence, seed=settings.seed)
         for j, metric in enumerate(metrics):
             if not both[:, j].any():
                 side = "candidate" if not np.isnan(cand[:, j]).all() else "base"

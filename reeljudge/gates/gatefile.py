@@ -81,7 +81,8 @@ class GateSettings:
         return _by_name(self.tolerances, metric, self.tolerance)
 
     def min_pass_rate_for(self, suite: str) -> float:
-        """The pass-rate rule of a suite judged alone: its exact entry, else the first matching pattern, else ``min_pass_rate``."""
+        """The pass-rate rule of a suite judged alone: its exact entry, else the first matching pattern, else
+        ``min_pass_rate``."""
         return _by_name(self.min_pass_rates, suite, self.min_pass_rate)
 
     def gated(self, metric: str) -> bool:
@@ -100,8 +101,9 @@ def _shares(table: Mapping[str, Any] | None, option_name: str) -> dict[str, floa
     return checked
 
 
-def _by_name(table: Mapping[str, float], name: str, default: float) -> float:
+def _by_name(table: Mapping[str, float] | None, name: str, default: float) -> float:
     """``name``'s exact entry, else the first fnmatch pattern that matches it, else ``default``."""
+    table = table or {}
     if name in table:
         return float(table[name])
     return next((float(v) for pattern, v in table.items() if fnmatch.fnmatchcase(name, pattern)), default)
@@ -126,7 +128,8 @@ def load_gate(path: str | Path | None) -> GateSettings:
 
 def gate_from_mapping(data: Any, name: str = "gate file") -> GateSettings:
     """Validated settings from a mapping; BadInputError naming the key and the problem."""
-    if isinstance(data, Mapping) and isinstance(data.get("max_newly_failing"), int) and not isinstance(data["max_newly_failing"], bool):
+    if (isinstance(data, Mapping) and isinstance(data.get("max_newly_failing"), int)
+        and not isinstance(data["max_newly_failing"], bool)):
         data = {**data, "max_newly_failing": str(data["max_newly_failing"])}  # a number or the word auto
     return load_one(data, GateSettings, owner=name, env={})
 
@@ -134,7 +137,7 @@ def gate_from_mapping(data: Any, name: str = "gate file") -> GateSettings:
 def check_metric_names(settings: GateSettings, metrics: set[str], name: str = "gate file") -> list[str]:
     """Typos in ``tolerances``/``ignore`` (CannotCompare) and notes for names of other suites."""
     notes = []
-    for entry in [*settings.tolerances, *settings.ignore]:
+    for entry in [*(settings.tolerances or {}), *settings.ignore]:
         if any(fnmatch.fnmatchcase(m, entry) for m in metrics):
             continue
         close = difflib.get_close_matches(entry, sorted(metrics), n=1, cutoff=0.8)

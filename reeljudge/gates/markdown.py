@@ -11,6 +11,7 @@ to the full report. Every list is cut, so the text stays under 60 lines for any 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from reeljudge.errors import BadInputError
@@ -89,7 +90,8 @@ def _first_reason(comparison: Comparison) -> str:
     if comparison.verdict == V.PASSED:
         compared = [s.name for s in worst if isinstance(s, SuiteReport)]
         alone = [s.name for s in worst if isinstance(s, AloneReport)]
-        parts = [f"{', '.join(compared)}: no gated metric dropped beyond its tolerance and no test newly fails"] if compared else []
+        parts = ([f"{', '.join(compared)}: no gated metric dropped beyond its tolerance and no test newly fails"]
+                 if compared else [])
         parts += [f"{', '.join(alone)}: {NO_BASELINE}"] if alone else []
         return "; ".join(parts)
     suite = worst[0]
@@ -101,7 +103,7 @@ def _first_reason(comparison: Comparison) -> str:
     return f"{suite.name}: {suite.reasons()[0]}{also}"
 
 
-def _verdict_lines(reports: list[SuiteReport], failures: list[SuiteFailure], alone: list[AloneReport] = ()) -> list[str]:
+def _verdict_lines(reports: list[SuiteReport], failures: list[SuiteFailure], alone: Sequence[AloneReport] = ()) -> list[str]:
     """One line per suite and group: the verdict, the paired tests and the smallest detectable drop; a suite
     that did not pass first gets a line with its own deciding reasons; a suite without a baseline, its rule."""
     lines = [f"- **{f.name}**: {_ICON[V.CANNOT_COMPARE]}: {_clean(f.message, 400)}" for f in failures]
@@ -113,7 +115,8 @@ def _verdict_lines(reports: list[SuiteReport], failures: list[SuiteFailure], alo
             lines.append(f"- **{report.name}**: {_ICON[report.verdict]} because " + _clean("; ".join(report.reasons()[:2]), 300))
         for group, n, drop in report.evidence():
             rule = flips[group].rule_text() if group in flips else ""
-            lines.append(f"- **{report.name}** · {_clean(group, 60)}: {_ICON[_group_verdict(report, group)]} · {V.evidence_text(n, drop)}"
+            lines.append(f"- **{report.name}** · {_clean(group, 60)}: {_ICON[_group_verdict(report, group)]} · "
+                         f"{V.evidence_text(n, drop)}"
                          + (f" · {rule}" if rule else ""))
     shown = lines[: _LIMITS["verdict_lines"]]
     if len(lines) > len(shown):
@@ -140,7 +143,8 @@ def _failing_alone(alone: list[AloneReport]) -> list[str]:
         return []
     head = ["| suite | test | | reason |", "|---|---|---|---|"]
     line = lambda r: f"| {_clean(r[0], 40)} | {_clean(r[1], 80)} | {r[2]} | {_clean(flip_reason(r[3]), _FLIP_REASON_CHARS)} |"  # noqa: E731
-    lines = [f"**Tests that fail** (no baseline yet, judged alone; {len(rows)}):", "", *head, *map(line, rows[: _LIMITS["flips_open"]])]
+    lines = [f"**Tests that fail** (no baseline yet, judged alone; {len(rows)}):", "", *head,
+             *map(line, rows[: _LIMITS["flips_open"]])]
     rest = rows[_LIMITS["flips_open"]:]
     if rest:
         folded = rest[: _LIMITS["flips_folded"]]
@@ -173,8 +177,9 @@ def _metrics_table(reports: list[SuiteReport], partial: bool = False) -> list[st
 def _metric_line(suite: str, r: MetricRow) -> str:
     d = r.difference
     drop = "—" if d.n_units < 2 or r.detectable_drop != r.detectable_drop else f"{r.detectable_drop:.3f}"
-    return (f"| {_clean(suite + ' · ' + r.group, 60)} | `{r.metric}` | {d.n_units} | {r.base_mean:.3f} → {r.candidate_mean:.3f} | "
-            f"{_signed(d.estimate)} [{_signed(d.low)}, {_signed(d.high)}] | {r.tolerance:g} | {drop} | {_VERDICT.get(r.verdict, r.verdict)} |")
+    return (f"| {_clean(suite + ' · ' + r.group, 60)} | `{r.metric}` | {d.n_units} | {r.base_mean:.3f} → "
+            f"{r.candidate_mean:.3f} | {_signed(d.estimate)} [{_signed(d.low)}, {_signed(d.high)}] | {r.tolerance:g} | {drop} | "
+            f"{_VERDICT.get(r.verdict, r.verdict)} |")
 
 
 def _flips(reports: list[SuiteReport]) -> list[str]:
@@ -201,7 +206,8 @@ def _flips(reports: list[SuiteReport]) -> list[str]:
 
 def _flip_line(suite: str, f: Flip) -> str:
     return (f"| {_clean(suite + ' · ' + f.group, 50)} | {_clean(f.label, 80)} | {f.kind} | "
-            f"{_clean(flip_reason(f.base_reason), _FLIP_REASON_CHARS)} | {_clean(flip_reason(f.candidate_reason), _FLIP_REASON_CHARS)} |")
+            f"{_clean(flip_reason(f.base_reason), _FLIP_REASON_CHARS)} | "
+            f"{_clean(flip_reason(f.candidate_reason), _FLIP_REASON_CHARS)} |")
 
 
 #: clauses a reason may carry that say the same of every test of a run (they explain nothing about a flip)
@@ -230,13 +236,14 @@ def _folded(comparison: Comparison, reports: list[SuiteReport]) -> list[str]:
         for title, items in (("not judged in the base", r.unjudged_base), ("not judged in either run", r.unjudged_both)):
             if items:
                 body.append(f"  - {len(items)} {title}: " + "; ".join(_clean(f"{t}: {why}", 90) for t, why in items[:3]))
-        for title, items in (("added", r.added), ("removed", r.removed)):
-            if items:
-                body.append(f"  - {len(items)} {title}: " + ", ".join(_clean(i, 60) for i in items[:_LIMITS["listed"]])
-                            + (" …" if len(items) > _LIMITS["listed"] else ""))
+        for title, names in (("added", r.added), ("removed", r.removed)):
+            if names:
+                body.append(f"  - {len(names)} {title}: " + ", ".join(_clean(i, 60) for i in names[:_LIMITS["listed"]])
+                            + (" …" if len(names) > _LIMITS["listed"] else ""))
         if r.worst:
             w = r.worst[0]
-            body.append(f"  - worst drop: {_clean(w.label, 60)} `{w.metric}` {w.base:.3f} → {w.candidate:.3f}: {_clean(w.reason)}")
+            body.append(f"  - worst drop: {_clean(w.label, 60)} `{w.metric}` {w.base:.3f} → {w.candidate:.3f}: "
+                        f"{_clean(w.reason)}")
     notes = [*comparison.notes, *(n for r in reports for n in r.notes)]
     body += [f"- note: {_clean(n)}" for n in notes[: _LIMITS["notes"]]]
     if len(notes) > _LIMITS["notes"]:

@@ -16,7 +16,10 @@ Four outcomes, from the best to the worst:
 from __future__ import annotations
 
 import math
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 PASSED, INCONCLUSIVE, REGRESSION, CANNOT_COMPARE = "passed", "inconclusive", "regression", "could not compare"
 FAILED = "failed"  # no baseline yet, and the suite's own tests fail its pass-rate rule
@@ -56,7 +59,7 @@ def normal_quantile(confidence: float) -> float:
     return NormalDist().inv_cdf(0.5 + confidence / 2)
 
 
-def detectable_drop(differences: Sequence[float], tolerance: float, confidence: float) -> float:
+def detectable_drop(differences: ArrayLike, tolerance: float, confidence: float) -> float:
     """The smallest mean drop this many paired tests with this spread would show as a regression:
     ``tolerance + z · s / √n`` (``s`` the sample standard deviation of the paired differences, ``z``
     the normal quantile of ``confidence``); NaN with fewer than two differences."""

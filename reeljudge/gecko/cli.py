@@ -57,7 +57,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     """``reeljudge gecko export-questions``, ``check-pairs`` and ``report``."""
     gecko = sub.add_parser("gecko", help="Gecko question sets and suite checks")
     actions = gecko.add_subparsers(dest="action", required=True)
-    export = actions.add_parser("export-questions", aliases=["export-rubrics"], help="write the generated question sets in the cache as YAML")
+    export = actions.add_parser("export-questions", aliases=["export-rubrics"],
+                                help="write the generated question sets in the cache as YAML")
     export.add_argument("-o", "--output", help="output file (default: stdout)")
     export.add_argument("--dir", help="cache folder (default: REELJUDGE_CACHE_DIR or .reeljudge/cache)")
     export.add_argument("--kind", choices=("video", "image"), help="only question sets for this media kind")

@@ -79,6 +79,7 @@ def direct_parents_score(correct: Mapping[int, bool], parents: Mapping[int, Sequ
         return 0.0
     kept = 0
     for question, ok in correct.items():
-        wrong_parent = any(p != NO_PARENT and p in correct and p != question and not correct[p] for p in parents.get(question, ()))
+        wrong_parent = any(p != NO_PARENT and p in correct and p != question and not correct[p]
+                           for p in parents.get(question, ()))
         kept += ok and not wrong_parent
     return kept / len(correct)

@@ -74,7 +74,8 @@ def bias_check(totals: Mapping[str, Any], model: str) -> dict[str, Any]:
             "scope": f"every Gecko judgement by {model} in this cache folder so far",
             "counts": {"judge": totals["judge"], "truth": totals["truth"]}}
     if answers < DEFAULT_MIN_ANSWERS:
-        return {"flagged": False, **base, "summary": f"not checked: {answers} answers so far, the check needs {DEFAULT_MIN_ANSWERS}"}
+        return {"flagged": False, **base,
+                "summary": f"not checked: {answers} answers so far, the check needs {DEFAULT_MIN_ANSWERS}"}
     check = letter_bias(totals["judge"], totals["truth"])
     return {"flagged": check.flagged, "letter": check.letter, "judge_share": round(check.judge_share, 4),
             "truth_share": round(check.truth_share, 4), "p_value": check.p_value, **base, "summary": check.text()}

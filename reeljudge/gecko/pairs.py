@@ -78,13 +78,15 @@ def rows_from_results(results: Iterable[ResultRow]) -> list[JudgedRow]:
             meta = graded["metadata"]
             if "media" in meta:
                 rows.append(
-                    JudgedRow(label, meta["media"]["sha256"], meta["media"]["name"], meta["prompt"], meta["expect"], float(meta["score"]))
+                    JudgedRow(label, meta["media"]["sha256"], meta["media"]["name"], meta["prompt"],
+                              meta["expect"], float(meta["score"]))
                 )
             else:
                 vars_ = result.vars
                 media = str(vars_.get("video") or vars_.get("clip") or "?")
                 expect = str(vars_.get("expect") or "match")
-                rows.append(JudgedRow(label, media, media.rsplit("/", 1)[-1], str(vars_.get("prompt", "")), expect, None, str(graded.get("reason", ""))[:300]))
+                rows.append(JudgedRow(label, media, media.rsplit("/", 1)[-1], str(vars_.get("prompt", "")), expect, None,
+                                      str(graded.get("reason", ""))[:300]))
     return rows
 
 
@@ -108,7 +110,8 @@ def check_pairs(rows: list[JudgedRow]) -> PairReport:
                 report.checked_pairs += 1
                 if not m.score > c.score:
                     report.violations.append(
-                        f"{name}: matched {m.prompt[:60]!r} scored {m.score:.2f}, not above counter-prompt {c.prompt[:60]!r} at {c.score:.2f}"
+                        f"{name}: matched {m.prompt[:60]!r} scored {m.score:.2f}, not above counter-prompt "
+                        f"{c.prompt[:60]!r} at {c.score:.2f}"
                     )
     if report.checked_pairs == 0 and not report.problems:
         report.problems.append("no clip has both a matched test and a counter-prompt test (assertion expect: match / mismatch)")

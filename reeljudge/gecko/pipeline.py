@@ -23,7 +23,7 @@ from reeljudge.gemini.client import JudgeClient
 from reeljudge.gemini.request import Usage
 from reeljudge.gemini.files import deliver_media, placeholder
 from reeljudge.gemini.settings import JudgeSettings
-from reeljudge.media.refs import ContentRef
+from reeljudge.media.refs import ContentRef, MediaKind
 
 
 @dataclass
@@ -45,7 +45,8 @@ def build_questions(
     prompt: str, kind: str, options: GeckoOptions, client: JudgeClient, declared: list[Question] | None
 ) -> tuple[QuestionSet, Usage, dict[str, dict[str, Any]]]:
     """The question set to judge by: declared, from the questions file, or generated (and filtered); with usage."""
-    usage, stages = Usage(), {}
+    usage = Usage()
+    stages: dict[str, dict[str, Any]] = {}
     if declared is not None:
         return QuestionSet(prompt=prompt, source="declared", kept=declared), usage, stages
     if options.questions_file:
@@ -82,7 +83,7 @@ def asked_questions(kept: list[Question], options: GeckoOptions) -> list[Questio
     return shuffled(kept) if options.shuffle_choices else list(kept)
 
 
-def media_kinds(options: GeckoOptions) -> tuple[str, ...]:
+def media_kinds(options: GeckoOptions) -> tuple[MediaKind, ...]:
     """The media kinds the options accept (``kind: auto``: video or image)."""
     return ("video", "image") if options.kind == "auto" else (options.kind,)
 

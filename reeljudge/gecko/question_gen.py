@@ -9,7 +9,7 @@ normalised, validated, and sent back once with the error when it still does not 
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Callable
 
 from reeljudge.gemini.client import JudgeClient, JudgeReply
 from reeljudge.gemini.request import JudgeRequest
@@ -92,7 +92,7 @@ def parse_generation_reply(text: str) -> dict[str, Any]:
 
 
 @reply_parser("gecko.generate")
-def generation_parser():
+def generation_parser() -> Callable[[str], dict[str, Any]]:
     """The reader of a question-generation reply (see ``parse_generation_reply``)."""
     return parse_generation_reply
 

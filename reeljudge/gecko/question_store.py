@@ -5,7 +5,7 @@ in the judge cache folder, exported to YAML for review and committing, and read 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 
 from reeljudge.cache import JudgeCache
 from reeljudge.errors import BadInputError
@@ -49,7 +49,7 @@ def stored_question_sets(cache: JudgeCache) -> Iterator[dict[str, Any]]:
     yield from sorted(cache.entries(RECORD_KIND), key=lambda e: (e.get("created", 0), e.get("prompt", "")))
 
 
-def export_yaml(records: list[Mapping[str, Any]]) -> str:
+def export_yaml(records: Sequence[Mapping[str, Any]]) -> str:
     """The YAML text of question set records: prompt, media kind, generator, keywords, qas, dropped."""
     import yaml
 

@@ -119,7 +119,8 @@ def build_report(paths: Sequence[str | Path]) -> GeckoReport:
             s.file_label = label
     series = [s for group in per_file for s in group]
     if not any(s.tests or s.not_judged or s.counter_prompts for s in series):
-        raise BadInputError(f"gecko report: no Gecko result in {', '.join(map(str, paths))} (assertion gecko, metadata.judge 'gecko')")
+        raise BadInputError(f"gecko report: no Gecko result in {', '.join(map(str, paths))} (assertion gecko, "
+                            "metadata.judge 'gecko')")
     for s in series:
         _summarise(s)
     tags = sorted({t for s in series for t in s.scores}, key=lambda t: (t != OVERALL, t))
@@ -199,7 +200,8 @@ def series_bias(tests: Iterable[JudgedTest], where: str) -> LetterBias | None:
         judge = merge_counts(r.get("judge") or {} for r in recorded)
         truth = merge_counts(r.get("truth") or {} for r in recorded)
     except (ValueError, AttributeError) as error:
-        raise BadInputError(f"{where}: metadata.{LETTERS_KEY} is not {{judge: {{letter: n}}, truth: {{letter: n}}}}: {error}") from None
+        raise BadInputError(f"{where}: metadata.{LETTERS_KEY} is not "
+                            f"{{judge: {{letter: n}}, truth: {{letter: n}}}}: {error}") from None
     return letter_bias(judge, truth)
 
 
@@ -218,7 +220,8 @@ def tag_moves(base: Series, candidate: Series) -> list[TagMove]:
     tags = sorted({tag for b, c in pairs for tag in b.scores.keys() & c.scores.keys()}, key=lambda t: (t != OVERALL, t))
     if not pairs or not tags:
         return []
-    diffs = np.array([[c.scores[t] - b.scores[t] if t in b.scores and t in c.scores else math.nan for t in tags] for b, c in pairs])
+    diffs = np.array([[c.scores[t] - b.scores[t] if t in b.scores and t in c.scores else math.nan for t in tags]
+                      for b, c in pairs])
     moves = []
     for tag, interval in zip(tags, bootstrap_column_means(diffs)):
         both = [(b.scores[tag], c.scores[tag]) for b, c in pairs if tag in b.scores and tag in c.scores]

@@ -10,6 +10,7 @@ class="mark">`` with ``data-tag`` and ``data-series`` and a ``<title>`` tooltip 
 from __future__ import annotations
 
 from html import escape
+from typing import Callable
 
 from reeljudge.gecko.report import GeckoReport, TagMove
 from reeljudge.gecko.report_markdown import bias_text, change_text, interval_text, notes
@@ -20,11 +21,15 @@ _WIDTH, _LEFT, _RIGHT, _TOP = 840, 150, 75, 34
 _DOWN, _UP, _HELD = "#C62828", "#2E7D32", "#9E9E9E"
 _CSS = """
 body{font:15px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;color:#1f2328;margin:2rem auto;max-width:880px;padding:0 1rem}
-h1{font-size:1.6rem;margin-bottom:.2rem} h2{font-size:1.15rem;margin-top:2rem;border-bottom:1px solid #d0d7de;padding-bottom:.3rem}
-.files{color:#57606a} .legend span{display:inline-block;margin-right:1.2rem} .legend i{display:inline-block;width:12px;height:12px;
+h1{font-size:1.6rem;margin-bottom:.2rem} h2{font-size:1.15rem;margin-top:2rem;border-bottom:1px solid
+#d0d7de;padding-bottom:.3rem}
+.files{color:#57606a} .legend span{display:inline-block;margin-right:1.2rem} .legend
+i{display:inline-block;width:12px;height:12px;
 border-radius:50%;margin-right:.35rem;vertical-align:-1px} table{border-collapse:collapse;font-size:13px;margin:.5rem 0}
-td,th{border:1px solid #d0d7de;padding:.25rem .5rem;text-align:left} th{background:#f6f8fa} .num{font-variant-numeric:tabular-nums}
-.flag{color:#C62828;font-weight:600} .headline{font-size:1.05rem;background:#f6f8fa;padding:.6rem .8rem;border-radius:6px} .ok{color:#2E7D32} .muted{color:#57606a} svg text{font:12px system-ui,sans-serif;fill:#1f2328}
+td,th{border:1px solid #d0d7de;padding:.25rem .5rem;text-align:left} th{background:#f6f8fa}
+.num{font-variant-numeric:tabular-nums}
+.flag{color:#C62828;font-weight:600} .headline{font-size:1.05rem;background:#f6f8fa;padding:.6rem .8rem;border-radius:6px}
+.ok{color:#2E7D32} .muted{color:#57606a} svg text{font:12px system-ui,sans-serif;fill:#1f2328}
 svg .axis text{fill:#57606a} svg .grid{stroke:#eaeef2} svg .zero{stroke:#57606a;stroke-dasharray:4 3} svg .band{fill:#f6f8fa}
 """
 
@@ -79,7 +84,8 @@ def _headline(report: GeckoReport) -> str:
 def score_chart(report: GeckoReport, colours: dict[str, str]) -> str:
     """Tags × series: a dot at each mean, a whisker over its interval, on a 0–1 axis; one model's runs side by side."""
     providers = list(dict.fromkeys(s.provider for s in report.series))
-    series = sorted((s for s in report.series if s.scores), key=lambda s: (providers.index(s.provider), report.files.index(s.file)))
+    series = sorted((s for s in report.series if s.scores),
+                    key=lambda s: (providers.index(s.provider), report.files.index(s.file)))
     moved = {(m.candidate, m.tag): m for m in report.moved}
     row = max(30, 16 * len(series) + 14)
     height = _TOP + row * len(report.tags) + 10
@@ -121,7 +127,8 @@ def change_chart(moves: list[TagMove]) -> str:
         y = _TOP + r * row + row / 2
         label = f"{m.tag} · {m.candidate.split(' · ')[0]}" if several else m.tag
         colour = _HELD if not m.moved else _DOWN if m.change.estimate < 0 else _UP
-        tip = f"{m.candidate} vs {m.base} · {m.tag}: {m.base_mean:.2f} → {m.candidate_mean:.2f}, change {change_text(m)}, {m.paired} paired tests"
+        tip = (f"{m.candidate} vs {m.base} · {m.tag}: {m.base_mean:.2f} → {m.candidate_mean:.2f}, change {change_text(m)}, "
+               f"{m.paired} paired tests")
         out.append(f'<text x="{_LEFT - 10}" y="{y + 4:.1f}" text-anchor="end">{escape(label)}</text>')
         i = m.change
         out.append(_mark(m.tag, m.candidate, x(i.low), x(i.high), x(i.estimate), y, colour, tip, ""))
@@ -134,10 +141,14 @@ def _mark(tag: str, series: str, low: float, high: float, at: float, y: float, c
     """One dot with its whisker and caps, grouped and labelled for a reader and a test; ``hollow``: a baseline's."""
     fill, ring = ("#fff", colour) if hollow else (colour, "#fff")
     return (f'<g class="mark" data-tag="{escape(tag)}" data-series="{escape(series)}"><title>{escape(tip)}</title>'
-            f'<line class="interval" x1="{low:.1f}" x2="{high:.1f}" y1="{y:.1f}" y2="{y:.1f}" stroke="{colour}" stroke-width="2.5"/>'
-            f'<line class="cap" x1="{low:.1f}" x2="{low:.1f}" y1="{y - 4:.1f}" y2="{y + 4:.1f}" stroke="{colour}" stroke-width="1.5"/>'
-            f'<line class="cap" x1="{high:.1f}" x2="{high:.1f}" y1="{y - 4:.1f}" y2="{y + 4:.1f}" stroke="{colour}" stroke-width="1.5"/>'
-            f'<circle class="estimate" cx="{at:.1f}" cy="{y:.1f}" r="5" fill="{fill}" stroke="{ring}" stroke-width="2"/>{extra}</g>')
+            f'<line class="interval" x1="{low:.1f}" x2="{high:.1f}" y1="{y:.1f}" y2="{y:.1f}" '
+            f'stroke="{colour}" stroke-width="2.5"/>'
+            f'<line class="cap" x1="{low:.1f}" x2="{low:.1f}" y1="{y - 4:.1f}" y2="{y + 4:.1f}" '
+            f'stroke="{colour}" stroke-width="1.5"/>'
+            f'<line class="cap" x1="{high:.1f}" x2="{high:.1f}" y1="{y - 4:.1f}" y2="{y + 4:.1f}" '
+            f'stroke="{colour}" stroke-width="1.5"/>'
+            f'<circle class="estimate" cx="{at:.1f}" cy="{y:.1f}" r="5" fill="{fill}" stroke="{ring}" '
+            f'stroke-width="2"/>{extra}</g>')
 
 
 def _arrow(move: TagMove, at: float, y: float) -> str:
@@ -146,7 +157,7 @@ def _arrow(move: TagMove, at: float, y: float) -> str:
             f'{"▼" if down else "▲"} {change_text(move).split(" ")[0]}</text>')
 
 
-def _axis(x, ticks: list[float], height: int, fmt: str) -> str:
+def _axis(x: Callable[[float], float], ticks: list[float], height: int, fmt: str) -> str:
     parts = ['<g class="axis">']
     for t in ticks:
         parts.append(f'<line class="grid" x1="{x(t):.1f}" x2="{x(t):.1f}" y1="{_TOP - 6}" y2="{height - 6}"/>'
@@ -167,7 +178,7 @@ def _svg_open(name: str, height: int) -> str:
             f'viewBox="0 0 {_WIDTH} {height}" role="img" aria-label="{name} chart">')
 
 
-def _scale(low: float, high: float):
+def _scale(low: float, high: float) -> Callable[[float], float]:
     """Data value → x pixel over the plotting width."""
     span = _WIDTH - _LEFT - _RIGHT
     return lambda v: _LEFT + (min(max(v, low), high) - low) / (high - low) * span
@@ -181,7 +192,8 @@ def _score_table(report: GeckoReport) -> str:
         cells = []
         for s in series:
             sc = s.scores.get(tag)
-            cells.append(f"<td class='num'>{escape(interval_text(sc.interval))}<br><span class='muted'>{_count(sc.tests, 'test')} · "
-                         f"{_count(sc.questions, 'question')}</span></td>" if sc else "<td>—</td>")
+            cells.append(f"<td class='num'>{escape(interval_text(sc.interval))}<br><span "
+                         f"class='muted'>{_count(sc.tests, 'test')} · {_count(sc.questions, 'question')}</span></td>" if sc
+                         else "<td>—</td>")
         rows.append(f"<tr><th>{escape(tag)}</th>{''.join(cells)}</tr>")
     return f"<table><tr><th>tag</th>{head}</tr>{''.join(rows)}</table>"

@@ -102,7 +102,8 @@ def _moves(moves: list[TagMove], limit: int | None = None) -> list[str]:
     several = len({m.candidate for m in moves}) > 1
     held = [f"{m.candidate.split(' · ')[0] + ' ' if several else ''}{m.tag} {change_text(m)}" for m in moves if not m.moved]
     if held:
-        lines += ["", "Held: " + "; ".join(_cell(h) for h in held[: limit or len(held)]) + (" …" if limit and len(held) > limit else "")]
+        lines += ["", "Held: " + "; ".join(_cell(h) for h in held[: limit or len(held)])
+                  + (" …" if limit and len(held) > limit else "")]
     return lines
 
 

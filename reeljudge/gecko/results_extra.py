@@ -8,18 +8,22 @@ says so in one line.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from reeljudge.gecko.pipeline import GeckoOutcome
+    from reeljudge.gecko.scoring import GeckoScore, QuestionOutcome
 
 ANSWER_LETTERS = "answer_letters"
 LETTER_BIAS = "letter_bias"
 
 
-def skip_reason(outcome: Any) -> str | None:
+def skip_reason(outcome: QuestionOutcome) -> str | None:
     """``skipped: parent <n> failed`` for a question DSG's rule zeroed, else None."""
     return None if outcome.skipped_by is None else f"skipped: parent {outcome.skipped_by} failed"
 
 
-def dependency_metadata(score: Any) -> dict[str, Any]:
+def dependency_metadata(score: GeckoScore) -> dict[str, Any]:
     """The question graph used and the questions it zeroed, with their own (unused) verdicts."""
     return {
         "dependencies": {str(o.number): o.parents for o in score.outcomes if o.parents},
@@ -31,7 +35,7 @@ def dependency_metadata(score: Any) -> dict[str, Any]:
     }
 
 
-def letter_metadata(outcome: Any) -> dict[str, Any]:
+def letter_metadata(outcome: GeckoOutcome) -> dict[str, Any]:
     """This result's answer letters and the bias check over the judge's tally (flag line when flagged)."""
     meta: dict[str, Any] = {ANSWER_LETTERS: outcome.answer_letters, LETTER_BIAS: outcome.letter_bias}
     if outcome.letter_bias.get("flagged"):

@@ -79,7 +79,8 @@ def token_offsets(logprobs: Mapping[str, Any]) -> tuple[str, list[int]]:
     return text, starts
 
 
-def letter_probability(logprobs: Mapping[str, Any], reply_text: str, offset: int, question: Question) -> tuple[float | None, str | None]:
+def letter_probability(logprobs: Mapping[str, Any], reply_text: str,
+                       offset: int, question: Question) -> tuple[float | None, str | None]:
     """p(correct letter) / Σ p(choice letters) at the token holding the verdict at ``offset``, or (None, why)."""
     spelled, starts = token_offsets(logprobs)
     if not starts:
@@ -117,7 +118,8 @@ def score_verdicts(
     notes: list[str] = []
     use_probability = scoring == "probability"
     if use_probability and not logprobs:
-        notes.append("scoring: probability asked, but the judge returned no log-probabilities (this backend or model does not); hard 0/1 scores used")
+        notes.append("scoring: probability asked, but the judge returned no log-probabilities (this backend or model does not); "
+                     "hard 0/1 scores used")
         use_probability = False
     outcomes = []
     fallbacks = 0
@@ -125,7 +127,8 @@ def score_verdicts(
         verdict = verdicts.get(str(number)) or {}
         letter = verdict.get("letter")
         hard = 1.0 if letter == question.answer else 0.0
-        outcome = QuestionOutcome(number, question, letter, verdict.get("raw", ""), verdict.get("matched_by"), hard, note=verdict.get("note"))
+        outcome = QuestionOutcome(number, question, letter, verdict.get("raw", ""), verdict.get("matched_by"), hard,
+                                  note=verdict.get("note"))
         if use_probability and letter is not None:
             p, why = letter_probability(logprobs or {}, reply_text, int(verdict.get("offset", -1)), question)
             if p is None:

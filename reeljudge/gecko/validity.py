@@ -9,7 +9,7 @@ ground truth, or that the prompt does not settle, is dropped. Every drop keeps i
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from reeljudge.gecko.questions import Dropped, Question, QuestionSet, choice_map, questions_from_json, questions_to_json
 from reeljudge.gemini.client import JudgeClient, JudgeReply
@@ -86,7 +86,7 @@ _NONE = frozenset({"none", "unknown", "n/a", "not stated", "cannot tell"})
 
 
 @reply_parser("gecko.filter", encode=questions_to_json, decode=questions_from_json)
-def filter_parser(questions: list[Question]):
+def filter_parser(questions: list[Question]) -> Callable[[str], dict[str, Any]]:
     """A parse function for the filter reply: ``{"answers": {number: {"letter", "why"}}}`` for every question.
 
     A reply that answers fewer questions than were asked is refused (``incomplete``); an answer
@@ -94,7 +94,8 @@ def filter_parser(questions: list[Question]):
     """
 
     def parse(text: str) -> dict[str, Any]:
-        from reeljudge.gemini.replies import ReplyInvalid, coerce_to_schema, merge_choices, read_json, require_count, schema_errors
+        from reeljudge.gemini.replies import (ReplyInvalid, coerce_to_schema, merge_choices, read_json,
+                                              require_count, schema_errors)
 
         schema = load_schema(SCHEMA_FILE)
         value = read_json(text)
@@ -141,7 +142,9 @@ def apply_filter(question_set: QuestionSet, client: JudgeClient) -> JudgeReply:
             question_set.dropped.append(Dropped(question, why, "not_supported_by_prompt"))
         else:
             question_set.dropped.append(
-                Dropped(question, f"from the prompt text alone the judge answers {got!r}, the question set says {question.answer!r}", "answer_differs")
+                Dropped(question,
+                        f"from the prompt text alone the judge answers {got!r}, the question set says {question.answer!r}",
+                        "answer_differs")
             )
     question_set.kept = kept
     return reply

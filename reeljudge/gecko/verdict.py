@@ -20,6 +20,7 @@ from reeljudge.judging import GECKO
 
 if TYPE_CHECKING:  # pragma: no cover - typing only: the verdict is read without loading the pipeline
     from reeljudge.gecko.pipeline import GeckoOutcome
+    from reeljudge.gecko.questions import Dropped
     from reeljudge.gecko.scoring import QuestionOutcome
 
 METRIC = "gecko"
@@ -93,7 +94,8 @@ class GeckoVerdict:
             f"{s.correct}/{s.kept} correct, coverage {s.answered}/{s.kept} ({s.scoring} scoring) on {self.outcome.media.ref.name}"
         ]
         if not self.covered:
-            parts.append(f"coverage {s.coverage:.2f} is below min_coverage {self.min_coverage:g}: the judge left too many questions unanswered")
+            parts.append(f"coverage {s.coverage:.2f} is below min_coverage {self.min_coverage:g}: the judge left too many "
+                         "questions unanswered")
         if s.per_tag:
             parts.append("tags: " + ", ".join(f"{t} {v:.2f}" for t, v in s.per_tag.items()))
         origin = {"generated": "questions generated", "declared": "questions declared by the test",
@@ -103,7 +105,8 @@ class GeckoVerdict:
         parts.append(origin)
         skipped = [f"q{o.number} ({skip_reason(o)})" for o in s.outcomes if o.skipped_by is not None]
         if skipped:
-            parts.append(f"{len(skipped)} question(s) scored 0 because a question they depend on failed: " + ", ".join(skipped[:8]))
+            parts.append(f"{len(skipped)} question(s) scored 0 because a question they depend on failed: "
+                         + ", ".join(skipped[:8]))
         unanswered = [f"q{o.number} ({o.note or 'no verdict'})" for o in s.outcomes if o.verdict is None]
         if unanswered:
             parts.append("unanswered: " + ", ".join(unanswered[:8]))
@@ -146,7 +149,8 @@ class GeckoVerdict:
         files = (f"gecko_{kind}_generate.md", f"gecko_{kind}_answer.md", "gecko_filter.md", "gecko_questions.schema.json")
         stage = outcome.stages.get("vqa") or next(iter(outcome.stages.values()), {})
         chosen = {k: getattr(options, k, None) for k in ("validity_filter", "scoring", "media_resolution", "fps")}
-        chosen.update({k: True for k in ("dependencies", "shuffle_choices") if getattr(options, k)})  # off: as before they existed
+        # off: as before they existed
+        chosen.update({k: True for k in ("dependencies", "shuffle_choices") if getattr(options, k)})
         return judge_identity(GECKO.name, GEMINI_ENGINE, model=stage.get("model"), version=rubric_version(*files),
                               options=chosen, replayed=self.cache_hit)
 
@@ -182,7 +186,7 @@ def _kept_question(o: QuestionOutcome) -> tuple[str, str, dict[str, Any]]:
         "tag": q.tag, "tag_source": q.tag_source, "status": "kept", **extra}
 
 
-def _dropped_question(number: int, d: Any) -> tuple[str, str, dict[str, Any]]:
+def _dropped_question(number: int, d: Dropped) -> tuple[str, str, dict[str, Any]]:
     """A question the filter dropped (not scored): its name, its line of the breakdown, its record."""
     q = d.question
     name = f"dropped {number} [{q.tag}]"
@@ -206,7 +210,7 @@ def question_line(o: QuestionOutcome) -> str:
         f"{q.question} {' | '.join(q.choices)} — truth {q.answer}, verdict {verdict}{detail}{note}")
 
 
-def dropped_line(d: Any) -> str:
+def dropped_line(d: Dropped) -> str:
     """Why a question the filter dropped was not scored."""
     q = d.question
     return f"not scored, dropped by {d.check}: {d.reason} — {q.question} {' | '.join(q.choices)} (truth {q.answer})"

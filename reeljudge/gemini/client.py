@@ -141,7 +141,8 @@ class JudgeClient:
                     kind=again.kind,
                     raw=f"first reply:\n{first_text}\n\nsecond reply:\n{call_.text}",
                 ) from None
-        self.cache.put(key, request.kind, reply_entry(self.settings.model, call_.text, value, call_.finish_reason, usage, call_.logprobs))
+        self.cache.put(key, request.kind,
+                       reply_entry(self.settings.model, call_.text, value, call_.finish_reason, usage, call_.logprobs))
         return JudgeReply(value, call_.text, self.settings.model, usage, (time.monotonic() - started) * 1000, False,
                           call_.finish_reason, attempts, feedback, call_.logprobs, key)
 

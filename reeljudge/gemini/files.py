@@ -40,7 +40,8 @@ EXPIRY_MARGIN_S = 3600.0
 RECORD_KIND = "gemini.file"
 
 
-def placeholder(media: ContentRef, fps: float | None = None, start_s: float | None = None, end_s: float | None = None) -> MediaInput:
+def placeholder(media: ContentRef, fps: float | None = None, start_s: float | None = None,
+                end_s: float | None = None) -> MediaInput:
     """The media part without location: enough for a cache key, never sent."""
     return MediaInput(media.sha256, media.ref.mime_type, fps=fps, start_offset_s=start_s, end_offset_s=end_s)
 
@@ -67,6 +68,7 @@ def deliver_media(
         return replace(located, file_uri=uri)
     path = media.ref.path
     size = media.size
+    assert size is not None, "content_ref measures every local file"
     assert client.cache is not None
     if client.cache.mode == "plan":  # delivered when the batch is submitted (reeljudge.batch.submit)
         return replace(located, local_path=portable_path(path), upload=size > inline_max_bytes and not vertex)

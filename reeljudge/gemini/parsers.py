@@ -55,7 +55,8 @@ class NamedParser:
         return {"name": self.name, "module": self.module, "args": self.args}
 
 
-def reply_parser(name: str, *, encode: Codec | None = None, decode: Codec | None = None) -> Callable[[Callable[..., Parse]], Callable[..., NamedParser]]:
+def reply_parser(name: str, *, encode: Codec | None = None, decode: Codec | None = None) -> Callable[[Callable[..., Parse]],
+                                                                                                     Callable[..., NamedParser]]:
     """Declare a parser factory under ``name``; what it makes carries its identity (see module doc)."""
 
     def declare(make: Callable[..., Parse]) -> Callable[..., NamedParser]:

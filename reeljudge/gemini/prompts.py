@@ -28,7 +28,8 @@ class PromptsEnvironment:
 
 
 def rubrics_dir() -> Path:
-    """The prompts folder: ``REELJUDGE_RUBRICS_DIR`` (documented: try edited prompts without reinstalling), else the packaged one."""
+    """The prompts folder: ``REELJUDGE_RUBRICS_DIR`` (documented: try edited prompts without reinstalling), else the packaged
+    one."""
     override = load_one({}, PromptsEnvironment, owner="prompt files").rubrics_dir
     return Path(override) if override else rubrics_folder()
 

@@ -36,7 +36,8 @@ class JudgeSettings:
     base_url: str | None = option(None, doc="a different API endpoint (tests, proxies)")
     timeout_s: float = option(60.0, env="REELJUDGE_TIMEOUT_S", minimum=0.001, doc="seconds per request attempt")
     deadline_s: float = option(240.0, env="REELJUDGE_DEADLINE_S", minimum=0.001, doc="seconds for all attempts of one request")
-    max_attempts: int = option(4, env="REELJUDGE_MAX_ATTEMPTS", minimum=1, doc="attempts per request (408, 429, 5xx, timeouts retried)")
+    max_attempts: int = option(4, env="REELJUDGE_MAX_ATTEMPTS", minimum=1,
+                               doc="attempts per request (408, 429, 5xx, timeouts retried)")
     backoff_initial_s: float = option(1.0, env="REELJUDGE_BACKOFF_INITIAL_S", minimum=0, doc="first backoff between attempts")
     backoff_max_s: float = option(20.0, env="REELJUDGE_BACKOFF_MAX_S", minimum=0, doc="longest backoff between attempts")
     cache_mode: CacheMode = cache_mode_option(key="cache")

@@ -136,7 +136,8 @@ def checked_reply(response: Any, max_output_tokens: int) -> tuple[str, str, Any]
             raw=text,
         )
     if finish not in FINISH_OK:
-        raise JudgeError(f"Gemini stopped with finish_reason={finish}: the judge refused or was filtered", kind="safety", raw=text)
+        raise JudgeError(f"Gemini stopped with finish_reason={finish}: the judge refused or was filtered",
+                         kind="safety", raw=text)
     if not text.strip():
         raise JudgeError(f"Gemini returned an empty reply (finish_reason={finish or 'none'})", kind="empty")
     logprobs = getattr(candidate, "logprobs_result", None)
@@ -150,7 +151,8 @@ def usage_of(response: Any, model: str, *, batch: bool = False) -> Usage:
     meta = getattr(response, "usage_metadata", None)
     prompt = int(getattr(meta, "prompt_token_count", 0) or 0)
     output = int(getattr(meta, "candidates_token_count", 0) or 0) + int(getattr(meta, "thoughts_token_count", 0) or 0)
-    return Usage(prompt_tokens=prompt, output_tokens=output, requests=1, cost_usd=estimate_cost(model, prompt, output, batch=batch))
+    return Usage(prompt_tokens=prompt, output_tokens=output, requests=1,
+                 cost_usd=estimate_cost(model, prompt, output, batch=batch))
 
 
 def describe_error(exc: BaseException) -> str:

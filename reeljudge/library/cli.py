@@ -24,16 +24,20 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     """``reeljudge probes SOURCE [-o OUT] [--engine local|dask] …``."""
     p = sub.add_parser("probes", help="run the offline video probes over a clip library (folder or manifest) to JSONL")
     p.add_argument("source", help="a folder of clips, one clip, or a manifest (.txt/.jsonl/.csv/.yaml) of paths and http(s) URLs")
-    p.add_argument("-o", "--output", default=DEFAULT_OUTPUT, help=f"JSONL results, appended and resumed (default {DEFAULT_OUTPUT})")
+    p.add_argument("-o", "--output", default=DEFAULT_OUTPUT,
+                   help=f"JSONL results, appended and resumed (default {DEFAULT_OUTPUT})")
     p.add_argument("--engine", choices=("local", "dask"), default=None, help="local process pool (default) or Dask distributed")
-    p.add_argument("-j", "--workers", type=int, default=None, help="worker processes (default: one per core; dask: local cluster size)")
+    p.add_argument("-j", "--workers", type=int, default=None,
+                   help="worker processes (default: one per core; dask: local cluster size)")
     p.add_argument("--scheduler", help="address of a running Dask scheduler (implies --engine dask), e.g. tcp://10.0.0.5:8786")
     p.add_argument("--options", help="YAML/JSON file of probe options (the assertion's config keys, e.g. max_seconds)")
     p.add_argument("--probes", help="comma-separated probes to run (default: all)")
     p.add_argument("--cache-dir", help="where downloaded clips are kept (default: <REELJUDGE_CACHE_DIR>/downloads)")
-    p.add_argument("--retry-errors", action="store_true", help="probe again the clips recorded as errors (their error lines are dropped)")
+    p.add_argument("--retry-errors", action="store_true",
+                   help="probe again the clips recorded as errors (their error lines are dropped)")
     p.add_argument("--max-attempts", type=int, default=3, help="tries per clip when its worker process dies (default 3)")
-    p.add_argument("--download-timeout", type=float, default=60.0, help="seconds without data before a download attempt fails (default 60)")
+    p.add_argument("--download-timeout", type=float, default=60.0,
+                   help="seconds without data before a download attempt fails (default 60)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=main)
 
@@ -102,7 +106,8 @@ def _run(args: argparse.Namespace) -> int:
     cache_dir = args.cache_dir or str(downloads_dir(default_cache_dir()))
     with open_results(args.output) as out:
         if out.repaired_bytes:
-            print(f"{args.output}: cut off a torn last line ({out.repaired_bytes} bytes) left by an interrupted run", file=sys.stderr)
+            print(f"{args.output}: cut off a torn last line ({out.repaired_bytes} bytes) left by an interrupted run",
+                  file=sys.stderr)
         summary, stats = probe_library(
             items, bad, options, out, engine,
             cache_dir=cache_dir, retry_errors=args.retry_errors, progress=not args.no_progress,

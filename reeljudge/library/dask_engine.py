@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import uuid
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Hashable, Iterator, Sequence
 
 import dask
 from distributed import Client, LocalCluster, as_completed
@@ -43,7 +43,8 @@ class DaskEngine:
         n = max(1, self.workers or os.cpu_count() or 1)
         return f"dask local cluster, {n} worker process{'es' if n != 1 else ''}"
 
-    def run(self, fn: WorkerFn, payloads: Sequence[Any], context: Any, init: Callable[[], None] | None = None) -> Iterator[Outcome]:
+    def run(self, fn: WorkerFn, payloads: Sequence[Any], context: Any,
+            init: Callable[[], None] | None = None) -> Iterator[Outcome]:
         """Run ``fn(payload, context)`` for every payload on the cluster; yield outcomes as they finish."""
         settings = {
             # a dead worker's tasks are rescheduled until they have killed this many workers
@@ -128,21 +129,22 @@ def _jobs(client: Client, fn: WorkerFn, payloads: Sequence[Any], context: Any, i
         workers = len(client.scheduler_info().get("workers", {}))
         size = group or group_size(len(payloads), workers)
         pending = [list(range(start, min(start + size, len(payloads)))) for start in range(0, len(payloads), size)][::-1]
-        futures: dict[str, list[int]] = {}
+        futures: dict[Hashable, list[int]] = {}  # a task's key (a string we give) -> its jobs
         stream = as_completed()
 
         def submit() -> None:
             if pending:
                 group = pending.pop()
-                future = client.submit(call_group, fn, [payloads[i] for i in group], token, key=f"{token}-{group[0]}-{len(group)}", pure=False)
+                future = client.submit(call_group, fn, [payloads[i] for i in group], token,
+                                       key=f"{token}-{group[0]}-{len(group)}", pure=False)
                 futures[future.key] = group
                 stream.add(future)
 
         for _ in range(max(8, 4 * workers)):
             submit()
         for future in stream:
-            group = futures.pop(future.key)
-            outcomes = _group_outcomes(future, group, pending)
+            jobs = futures.pop(future.key)
+            outcomes = _group_outcomes(future, jobs, pending)
             future.release()
             submit()
             yield from outcomes
@@ -158,6 +160,7 @@ def _group_outcomes(future: Any, group: list[int], pending: list[list[int]]) -> 
         if len(group) > 1:
             pending.extend([i] for i in reversed(group))
             return []
-        return [(group[0], WorkerDied(f"the worker process died while handling this item as many times as the cluster allows ({error})"))]
+        return [(group[0],
+                 WorkerDied(f"the worker process died while handling this item as many times as the cluster allows ({error})"))]
     except Exception as error:  # the task itself failed (not a job inside it): every job of the group reports it
         return [(i, error) for i in group]

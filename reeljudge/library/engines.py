@@ -36,7 +36,8 @@ class SerialEngine:
         """A short label for summaries."""
         return "this process, serially"
 
-    def run(self, fn: WorkerFn, payloads: Sequence[Any], context: Any, init: Callable[[], None] | None = None) -> Iterator[Outcome]:
+    def run(self, fn: WorkerFn, payloads: Sequence[Any], context: Any,
+            init: Callable[[], None] | None = None) -> Iterator[Outcome]:
         """Run ``fn(payload, context)`` for every payload here; yield outcomes in order."""
         if init is not None:
             init()
@@ -63,7 +64,8 @@ class LocalEngine:
         """A short label for summaries, e.g. ``local pool, 2 processes``."""
         return f"local pool, {self.size} process{'es' if self.size != 1 else ''}"
 
-    def run(self, fn: WorkerFn, payloads: Sequence[Any], context: Any, init: Callable[[], None] | None = None) -> Iterator[Outcome]:
+    def run(self, fn: WorkerFn, payloads: Sequence[Any], context: Any,
+            init: Callable[[], None] | None = None) -> Iterator[Outcome]:
         """Run ``fn(payload, context)`` for every payload in the pool; yield outcomes as they finish."""
         import multiprocessing
         from concurrent.futures import FIRST_COMPLETED, wait

@@ -72,7 +72,8 @@ def _open_locked(path: Path) -> int:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         os.close(fd)
-        raise BadInputError(f"{path}: another run is writing to this output file (it is locked); wait for it or pick another -o") from None
+        raise BadInputError(f"{path}: another run is writing to this output file (it is locked); "
+                            "wait for it or pick another -o") from None
     return fd
 
 

@@ -84,7 +84,10 @@ def read_manifest(path: Path) -> tuple[list[ClipItem], list[BadEntry]]:
     for number, row in table.rows:
         origin = f"{path.name} {table.unit} {number}"
         entry = _entry(row, origin, path.parent)
-        (items if isinstance(entry, ClipItem) else bad).append(entry)
+        if isinstance(entry, ClipItem):
+            items.append(entry)
+        else:
+            bad.append(entry)
     return items, bad
 
 

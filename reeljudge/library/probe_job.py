@@ -72,13 +72,15 @@ def make_context(options: ProbeOptions, cache_dir: str, done: frozenset[str] = f
 
 def base_record(item: ClipItem, ctx: ProbeContext) -> dict[str, Any]:
     """The fields every record of this clip carries."""
-    return {"kind": RECORD_KIND, "ref": item.ref, "prompt": item.prompt, "options_hash": ctx.options_hash, "probes_code": ctx.code_hash}
+    return {"kind": RECORD_KIND, "ref": item.ref, "prompt": item.prompt, "options_hash": ctx.options_hash,
+            "probes_code": ctx.code_hash}
 
 
 def error_record(item: ClipItem, ctx: ProbeContext, kind: str, message: str, **extra: Any) -> dict[str, Any]:
     """The record of a clip that could not be probed."""
     record = base_record(item, ctx)
-    record.update(status="error", key=error_key(item.ref, ctx.options_hash, ctx.code_hash, item.prompt), error={"kind": kind, "message": message})
+    record.update(status="error", key=error_key(item.ref, ctx.options_hash, ctx.code_hash, item.prompt),
+                  error={"kind": kind, "message": message})
     record.update(extra)
     return record
 
@@ -115,7 +117,8 @@ def _local_copy(item: ClipItem, ctx: ProbeContext, timings: dict[str, float]) ->
     where = Where(cache_dir=Path(ctx.cache_dir), memo=JudgeCache(ctx.cache_dir, "off"), policy=ctx.download_policy)
     opened = open_reference(item.location, ("video",), where)  # memo off: every clip is hashed, as before
     if opened.media.ref.path is None:
-        raise MediaError(f"{item.location}: only local files and http(s) URLs are probed (gs:// needs a Google Cloud client; download it first)")
+        raise MediaError(f"{item.location}: only local files and http(s) URLs are probed (gs:// needs a Google Cloud "
+                         "client; download it first)")
     timings["fetch_s" if carrier_of(item.location) == "url" else "hash_s"] = time.perf_counter() - t0
     return opened.media.ref.path, opened.media.sha256
 
@@ -133,7 +136,7 @@ def _probe(path: Path, item: ClipItem, ctx: ProbeContext) -> dict[str, Any]:
         faults=[r.name for r in verdict.failed],
         probes={r.name: {"passed": r.passed, "score": r.score, "gating": r.gating, "reason": r.reason, "details": r.details}
                 for r in verdict.results},
-        clip_info=verdict.info.as_metadata(),
+        clip_info=verdict.info.as_metadata() if verdict.info is not None else {},  # (probe_clip always sets it)
     )
     text = json.dumps(record, default=_plain)  # numpy scalars and tuples to plain JSON
     # the clip's local path (a machine path, or a download cache file) is named by its reference,

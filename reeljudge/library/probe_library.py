@@ -80,7 +80,8 @@ def _record_bad_entries(bad: Sequence[BadEntry], ctx: ProbeContext, out: OpenRes
     """An error record for each manifest entry that names no clip (once: skipped when already there)."""
     written = {r.get("key") for r in out.records}
     for entry in bad:
-        record = error_record(ClipItem(ref=entry.ref, location="", origin=entry.origin), ctx, "bad_input", f"{entry.origin}: {entry.message}")
+        record = error_record(ClipItem(ref=entry.ref, location="", origin=entry.origin), ctx, "bad_input",
+                              f"{entry.origin}: {entry.message}")
         if record["key"] not in written:
             out.append(record)
 

@@ -54,7 +54,8 @@ def run_items(items: Sequence[Any], job: Job, out: OpenResults, engine: Any, *, 
     started = time.perf_counter()
     stats = RunStats(items=len(items), engine=engine.describe())
     written: dict[str, str] = {r["key"]: str(r.get("ref", "")) for r in out.records if isinstance(r.get("key"), str)}
-    todo, queued = [], {}
+    todo: list[Any] = []
+    queued: dict[str, str] = {}  # upfront key -> the reference of the item queued under it
     for item in items:
         keys = job.upfront_keys(item)
         if any(k in written for k in keys):

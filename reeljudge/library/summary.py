@@ -25,7 +25,8 @@ class LibrarySummary:
         return not self.errors
 
 
-def summarise(records: Iterable[dict[str, Any]], refs: set[str], probes: Sequence[str], options_hash: str, code_hash: str) -> LibrarySummary:
+def summarise(records: Iterable[dict[str, Any]], refs: set[str], probes: Sequence[str],
+              options_hash: str, code_hash: str) -> LibrarySummary:
     """The summary of the latest record of each of ``refs`` made with these options and probes."""
     latest: dict[str, dict[str, Any]] = {}
     for record in records:

@@ -88,8 +88,12 @@ def normalise(source: Path, target: Path, work: Path, profile: Profile = PROFILE
         with av.open(str(source)) as src, av.open(str(encoded), "w", format="mp4", options=_muxer_options("mp4")) as dst:
             vin = src.streams.video[0]
             vout = dst.add_stream(profile.codec, rate=vin.average_rate or vin.guessed_rate or 24)
+            if not isinstance(vout, av.VideoStream):
+                raise ValueError(f"{profile.codec} is not a video codec")
             vout.width, vout.height = vin.codec_context.width // 2 * 2, vin.codec_context.height // 2 * 2
-            vout.pix_fmt, vout.options = profile.pix_fmt, profile.options()
+            vout.pix_fmt, vout.options = profile.pix_fmt, {**profile.options()}
+            if vin.time_base is None:
+                raise ValueError("the video stream has no time base")
             vout.codec_context.time_base = vin.time_base
             for index, frame in enumerate(src.decode(vin)):
                 _encode(dst, vout, _as_profile(frame, vout, index))

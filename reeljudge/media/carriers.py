@@ -163,7 +163,8 @@ def _open_url(url: str, allowed: tuple[MediaKind, ...], where: Where) -> Opened:
     from reeljudge.media.download import fetch_url
 
     env = download_environment()
-    path, digest = fetch_url(url, where.downloads(), policy=where.policy or download_policy(env), max_bytes=max_download_bytes(env))
+    path, digest = fetch_url(url, where.downloads(), policy=where.policy or download_policy(env),
+                             max_bytes=max_download_bytes(env))
     media = resolve_media(path, kinds=allowed)
     return Opened(ContentRef(_relabel(media, url), digest, path.stat().st_size), "url", url)
 
@@ -173,7 +174,8 @@ class DownloadEnvironment:
     """What the environment changes in how clips are downloaded (read by the options loader; null: the downloader's default)."""
 
     timeout_s: float | None = option(None, env="REELJUDGE_DOWNLOAD_TIMEOUT_S", minimum=0.001, doc="seconds per download attempt")
-    deadline_s: float | None = option(None, env="REELJUDGE_DOWNLOAD_DEADLINE_S", minimum=0.001, doc="seconds for all attempts of one download")
+    deadline_s: float | None = option(None, env="REELJUDGE_DOWNLOAD_DEADLINE_S", minimum=0.001,
+                                      doc="seconds for all attempts of one download")
     max_bytes: int | None = option(None, env="REELJUDGE_MAX_DOWNLOAD_BYTES", minimum=1, doc="the largest download, in bytes")
 
 
@@ -190,7 +192,8 @@ def download_policy(env: DownloadEnvironment | None = None) -> Any:
 
     env = env or download_environment()
     changes = {"timeout_s": env.timeout_s, "deadline_s": env.deadline_s}
-    return replace(DOWNLOAD_POLICY, **{k: v for k, v in changes.items() if v is not None})
+    given: dict[str, Any] = {k: v for k, v in changes.items() if v is not None}
+    return replace(DOWNLOAD_POLICY, **given)
 
 
 def max_download_bytes(env: DownloadEnvironment | None = None) -> int:

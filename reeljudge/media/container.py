@@ -199,7 +199,7 @@ def poster_frame(path: Path, work_dir: Path) -> Path | None:
 
         with av.open(str(path)) as container:
             frame = next(container.decode(video=0))
-            image = frame.to_ndarray(format="bgr24")
+            image: Any = frame.to_ndarray(format="bgr24")  # an OpenCV image from here on
         scale = 640 / max(image.shape[:2])
         if scale < 1:
             image = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)

@@ -250,7 +250,7 @@ def remembered_sha256(path: str | os.PathLike[str], memo: JudgeCache | None = No
         return digest
     started = time.time_ns()
     digest = sha256_file(path)
-    settled = max(before["mtime_ns"], before["ctime_ns"]) <= started - int(settle_s * 1e9)
+    settled = max(int(before["mtime_ns"]), int(before["ctime_ns"])) <= started - int(settle_s * 1e9)
     if settled and _same_identity(path, before):
         memo.put_record(MEMO_KIND, before, {"sha256": digest}, sync=False)  # a no-op unless the mode writes
     return digest

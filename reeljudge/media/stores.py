@@ -49,7 +49,8 @@ def blob_file(uri: str, *, promptfoo_dir: str | os.PathLike[str] | None = None) 
     file_size(path)
     actual = sha256_file(path)
     if actual != digest:
-        raise MediaError(f"blob {digest[:12]}…: hash mismatch, the stored bytes hash to {actual[:12]}… (the blob is corrupt or was replaced)")
+        raise MediaError(f"blob {digest[:12]}…: hash mismatch, the stored bytes hash to {actual[:12]}… (the blob is "
+                         "corrupt or was replaced)")
     return path, digest, _blob_mime(path)
 
 

@@ -31,7 +31,8 @@ def is_fade(luma: list[float], edge: int, step: int, options: BlackOptions) -> b
 
 def black_runs(signals: Signals, derived: Derived, options: BlackOptions) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     """(black runs that are faults, black runs that are fades) of at least ``black_min_frames``."""
-    faults, fades = [], []
+    faults: list[tuple[int, int]] = []
+    fades: list[tuple[int, int]] = []
     last = signals.count - 1
     for a, b in runs(derived.black, options.black_min_frames):
         into = a == 0 or is_fade(signals.luma, a, -1, options)
@@ -50,8 +51,11 @@ def probe_black(signals: Signals, derived: Derived, options: BlackOptions) -> Pr
                "fades": range_details(signals, fades)}
     facts = f"; fade to or from black (a transition, not a fault): {list_ranges(signals, fades)}" if fades else ""
     if faults == [(0, signals.count - 1)]:
-        return ProbeResult("black_frames", False, score, f"the whole clip is black: all {signals.count} analysed frames", details=details)
+        return ProbeResult("black_frames", False, score,
+                           f"the whole clip is black: all {signals.count} analysed frames", details=details)
     if faults:
-        reason = f"{count} black frame(s) of {signals.count} with a hard cut into or out of black: {list_ranges(signals, faults)}{facts}"
+        reason = (f"{count} black frame(s) of {signals.count} with a hard cut into or out of black: "
+                  f"{list_ranges(signals, faults)}{facts}")
         return ProbeResult("black_frames", False, score, reason, details=details)
-    return ProbeResult("black_frames", True, 1.0, f"no black frames outside fades in {signals.count} analysed{facts}", details=details)
+    return ProbeResult("black_frames", True, 1.0,
+                       f"no black frames outside fades in {signals.count} analysed{facts}", details=details)

@@ -29,7 +29,9 @@ def probe_black_and_white(signals: Signals, derived: Derived, options: ColourOpt
     if not lit:
         return ProbeResult("black_and_white", True, 1.0, "colour not judged: every analysed frame is black", details=details)
     if mono and not allowed:
-        return ProbeResult("black_and_white", False, 0.0, f"black-and-white ({share:.0%} of frames colourless over {whole}) and not asked for", details=details)
+        return ProbeResult("black_and_white", False, 0.0,
+                           f"black-and-white ({share:.0%} of frames colourless over {whole}) and not asked for", details=details)
     if mono:
-        return ProbeResult("black_and_white", True, 1.0, f"black-and-white as asked ({share:.0%} of frames colourless)", details=details)
+        return ProbeResult("black_and_white", True, 1.0,
+                           f"black-and-white as asked ({share:.0%} of frames colourless)", details=details)
     return ProbeResult("black_and_white", True, 1.0, f"in colour ({share:.0%} of frames colourless)", details=details)

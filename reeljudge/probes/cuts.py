@@ -106,7 +106,8 @@ def probe_cuts(signals: Signals, derived: Derived, options: CutOptions, prompt: 
     details = {"cuts": range_details(signals, [(c, c) for c in cuts]), "single_shot": single,
                "ruined_share": share_of_clip(signals, outside_main_shot(cuts, signals.count)),
                "flashes": range_details(signals, flashes), "explained_by_motion": range_details(signals, [(c, c) for c in moved])}
-    facts = f"; {len(flashes)} flash(es), the same shot before and after (not cuts): {list_ranges(signals, flashes)}" if flashes else ""
+    facts = (f"; {len(flashes)} flash(es), the same shot before and after (not cuts): {list_ranges(signals, flashes)}"
+             if flashes else "")
     if moved:
         facts += (f"; {len(moved)} leap(s) of the picture that one shift of it explains (not cuts; {describe(signals, moved)}): "
                   f"{list_ranges(signals, [(c, c) for c in moved])}")

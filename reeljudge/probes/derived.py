@@ -180,6 +180,7 @@ def camera_pairs(signals: Signals, black: list[bool], cuts: set[int], speed: lis
     period fits its neighbouring repeat as well, and can be read either way)."""
     return [
         i > 0 and not black[i] and not black[i - 1] and i not in cuts and speed[i] is not None
-        and signals.texture[i] >= options.shake_min_texture and signals.shift_rival[i] < options.shake_ambiguous * signals.shift_peak[i]
+        and signals.texture[i] >= options.shake_min_texture
+        and signals.shift_rival[i] < options.shake_ambiguous * signals.shift_peak[i]
         for i in range(signals.count)
     ]

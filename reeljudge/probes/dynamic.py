@@ -65,7 +65,8 @@ def probe_dynamic_degree(signals: Signals, options: DynamicOptions, prompt: str 
     }
     facts = f"{above}/{len(scores)} sampled pairs (every {signals.dd_interval} frames) exceed {thr:.2f} px, {needed} needed"
     whole = frame_range(signals, 0, signals.count - 1)
-    verdict = f"moves: {facts}" if moves else f"no motion over {whole}: {facts}" if scores else f"too few frames to measure motion over {whole}"
+    verdict = (f"moves: {facts}" if moves else f"no motion over {whole}: {facts}" if scores
+               else f"too few frames to measure motion over {whole}")
     required = _requirement(options, prompt)
     failures = []
     if required and not moves:
@@ -74,6 +75,7 @@ def probe_dynamic_degree(signals: Signals, options: DynamicOptions, prompt: str 
         failures.append(f"degree {degree:.2f} < min_dynamic_degree {options.min_dynamic_degree:g}")
     gating = bool(required) or options.min_dynamic_degree is not None
     if failures:
-        return ProbeResult("dynamic_degree", False, 1.0 if moves else 0.0, f"{verdict}; {'; '.join(failures)}", gating=True, details=details)
+        return ProbeResult("dynamic_degree", False, 1.0 if moves else 0.0, f"{verdict}; {'; '.join(failures)}",
+                           gating=True, details=details)
     suffix = "" if gating else " (a property of the shot, not required)"
     return ProbeResult("dynamic_degree", True, 1.0 if moves else 0.0, f"{verdict}{suffix}", gating=gating, details=details)

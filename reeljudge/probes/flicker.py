@@ -113,11 +113,13 @@ def probe_flicker(signals: Signals, derived: Derived, options: FlickerOptions) -
     frames = sum(b - a + 1 for a, b, _, _ in found)
     details = {
         "ruined_share": share_of_clip(signals, frames),
-        "runs": [d | {"hz": hz, "swing_levels": round(s, 1)} for d, (_, _, hz, s) in zip(range_details(signals, [(a, b) for a, b, _, _ in found]), found)],
+        "runs": [{**d, "hz": hz, "swing_levels": round(s, 1)} for d,
+                 (_, _, hz, s) in zip(range_details(signals, [(a, b) for a, b, _, _ in found]), found)],
         "nyquist_hz": round((signals.info.fps or 24.0) / 2, 2),
     }
     if found:
-        parts = [f"{frame_range(signals, a, b)} {'at %.1f Hz' % hz if hz else 'aperiodic'}, ±{s / 2:.0f} levels" for a, b, hz, s in found[:6]]
+        parts = [f"{frame_range(signals, a, b)} {'at %.1f Hz' % hz if hz else 'aperiodic'}, ±{s / 2:.0f} levels"
+                 for a, b, hz, s in found[:6]]
         reason = f"brightness flicker not explained by motion: {'; '.join(parts)}"
         return ProbeResult("flicker", False, 1.0 - frames / max(1, signals.count), reason, details=details)
     return ProbeResult("flicker", True, 1.0, f"no flicker in {signals.count} analysed frames", details=details)

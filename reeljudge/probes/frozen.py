@@ -100,7 +100,8 @@ def probe_frozen(signals: Signals, derived: Derived, options: FrozenOptions, sti
     details = {
         "frozen_frames": count,
         "ruined_share": share_of_clip(signals, count),
-        "runs": [d | {"kind": k, "why": w} for d, (_, _, k, w) in zip(range_details(signals, [(a, b) for a, b, _, _ in frozen]), frozen)],
+        "runs": [d | {"kind": k, "why": w} for d,
+                 (_, _, k, w) in zip(range_details(signals, [(a, b) for a, b, _, _ in frozen]), frozen)],
         "still_runs": [d | {"kind": k} for d, (_, _, k) in zip(range_details(signals, [(a, b) for a, b, _ in still]), still)],
         "still_frames": sum(b - a + 1 for a, b, _ in still),
         "usual_hold_frames": usual_hold(derived.kinds),
@@ -110,7 +111,8 @@ def probe_frozen(signals: Signals, derived: Derived, options: FrozenOptions, sti
         return ProbeResult("frozen_frames", False, score, reason, details=details)
     if frozen:
         return ProbeResult("frozen_frames", True, score, f"near-static (allowed): {'; '.join(parts)}{facts}", details=details)
-    return ProbeResult("frozen_frames", True, 1.0, f"no frozen playback in {signals.count} analysed frames{_seen(signals, derived)}{facts}", details=details)
+    return ProbeResult("frozen_frames", True, 1.0,
+                       f"no frozen playback in {signals.count} analysed frames{_seen(signals, derived)}{facts}", details=details)
 
 
 def _seen(signals: Signals, derived: Derived) -> str:

@@ -58,8 +58,9 @@ class MotionReader:
 
         self.options = options
         self.w, self.h = width, height
-        self.dis = cv2.DISOpticalFlow_create(cv2.DISOPTICAL_FLOW_PRESET_ULTRAFAST)
-        self.near_dis = cv2.DISOpticalFlow_create(cv2.DISOPTICAL_FLOW_PRESET_ULTRAFAST)
+        # (DISOpticalFlow_create: in OpenCV, missing from its stubs)
+        self.dis = cv2.DISOpticalFlow_create(cv2.DISOPTICAL_FLOW_PRESET_ULTRAFAST)  # type: ignore[attr-defined]
+        self.near_dis = cv2.DISOpticalFlow_create(cv2.DISOPTICAL_FLOW_PRESET_ULTRAFAST)  # type: ignore[attr-defined]
         self.near_dis.setCoarsestScale(self.near_dis.getFinestScale())  # one scale: small motions only
         margin = max(2, height // 16)
         self.margin = margin
@@ -91,9 +92,11 @@ class MotionReader:
         motion = read(flow)
         delta, residual, _ = difference_stats(self._warped(y, flow), prev_y[self.inner])
         scored = [(*self._rigid(motion[0], motion[1]), motion[0], motion[1], False)]
-        scored += [(*self._rigid(x, y_shift), x, y_shift, favoured) for x, y_shift, favoured in self._candidates(motion, scored[0][0], shift, diff_mean)]
+        scored += [(*self._rigid(x, y_shift), x, y_shift, favoured) for x, y_shift,
+                   favoured in self._candidates(motion, scored[0][0], shift, diff_mean)]
         best = _choice(scored)
-        broken = motion[2] > BROKEN_SPREAD_PX and residual > 1.5 * scored[0][0] + 1.0  # a scattered field that explains less than one shift
+        # a scattered field that explains less than one shift
+        broken = motion[2] > BROKEN_SPREAD_PX and residual > 1.5 * scored[0][0] + 1.0
         if best is not scored[0] or broken:
             flow2 = self._aligned_flow(prev_y, y, (best[2], best[3]))
             motion2 = read(flow2)
@@ -109,7 +112,8 @@ class MotionReader:
         self.last = (x, y_shift)
         return PairMotion(flow, x, y_shift, motion[2], delta, residual, rigid, realigned, one_way, coherence, shift)
 
-    def _candidates(self, motion: tuple[float, float, float], rigid: float, shift: Shift, diff_mean: float) -> list[tuple[float, float, bool]]:
+    def _candidates(self, motion: tuple[float, float, float], rigid: float,
+                    shift: Shift, diff_mean: float) -> list[tuple[float, float, bool]]:
         """Motions other than the flow's reading that could explain the pair, each with whether it is
         favoured when it fits as well as the best: the correlated shift when it is sure (peak ≥
         ``shift_sure_peak``) or the reading leaves over half of the pair's difference unexplained, and then
@@ -146,7 +150,9 @@ class MotionReader:
         """Frame i warped back onto frame i−1 by ``flow``, at the inner sample grid."""
         import cv2
 
-        return cv2.remap(y, self.inner_grid + flow[self.inner], None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        # one two-channel map and no second one (None), which OpenCV takes and its stubs do not show
+        return cv2.remap(y, self.inner_grid + flow[self.inner], None,  # type: ignore[call-overload]
+                         cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
     def _refined(self, x: float, y: float, score: float, across: tuple[float, float] | None) -> tuple[float, float]:
         """(``x``, ``y``) moved to where a parabola through what shifts 0.3 px either side leave unexplained
@@ -170,8 +176,9 @@ class MotionReader:
 
         before, after = self.soft
         m = self.margin  # the inner sample grid (every 2nd pixel inside the margin), moved by (x, y_shift)
-        warp = np.float32([[2, 0, m + x], [0, 2, m + y_shift]])
-        moved = cv2.warpAffine(after, warp, self.inner_size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
+        warp = np.array([[2, 0, m + x], [0, 2, m + y_shift]], np.float32)
+        moved = cv2.warpAffine(after, warp, self.inner_size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                               borderMode=cv2.BORDER_REPLICATE)
         _, mean, median = difference_stats(moved, before[self.inner])
         return mean, median
 
@@ -182,7 +189,7 @@ class MotionReader:
         import numpy as np
 
         dx, dy = int(round(guess[0])), int(round(guess[1]))
-        back = cv2.warpAffine(y, np.float32([[1, 0, dx], [0, 1, dy]]), (self.w, self.h),
+        back = cv2.warpAffine(y, np.array([[1, 0, dx], [0, 1, dy]], np.float32), (self.w, self.h),
                               flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
         flow = self.near_dis.calc(prev_y, back, None)
         flow[..., 0] += dx

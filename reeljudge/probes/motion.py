@@ -64,12 +64,14 @@ def probe_shake(signals: Signals, derived: Derived, options: CameraOptions) -> P
     devs = jitter(signals, derived, options)
     scale = clip_scale(signals)
     worst = [max(devs[a : b + 1]) * scale for a, b in found]
-    details = {"ruined_share": share_of_clip(signals, frames), "runs": [d | {"jitter_px": round(w, 1)} for d, w in zip(range_details(signals, found), worst)]}
+    details = {"ruined_share": share_of_clip(signals, frames),
+               "runs": [d | {"jitter_px": round(w, 1)} for d, w in zip(range_details(signals, found), worst)]}
     if found:
         reason = f"camera shake over {list_ranges(signals, found)}: the camera jumps up to {max(worst):.1f} px/frame off its path"
         return ProbeResult("camera_shake", False, 1.0 - frames / max(1, signals.count), reason, details=details)
     seen = describe(signals, [i for i, ok in enumerate(derived.camera) if ok])
-    return ProbeResult("camera_shake", True, 1.0, f"no camera shake in {signals.count} analysed frames" + (f": {seen}" if seen else ""), details=details)
+    return ProbeResult("camera_shake", True, 1.0, f"no camera shake in {signals.count} analysed frames"
+                       + (f": {seen}" if seen else ""), details=details)
 
 
 def probe_smoothness(signals: Signals, derived: Derived, options: CameraOptions) -> ProbeResult:
@@ -81,7 +83,7 @@ def probe_smoothness(signals: Signals, derived: Derived, options: CameraOptions)
         for i in range(2, signals.count)
         if speed[i] is not None and speed[i - 1] is not None and not (black[i] or black[i - 1] or black[i - 2])
     ]
-    rms = (sum(accel) / len(accel)) ** 0.5 if accel else 0.0
+    rms = float((sum(accel) / len(accel)) ** 0.5) if accel else 0.0  # a plain float: the velocities are float32
     value = 1.0 / (1.0 + rms)
     gating = options.min_smoothness is not None
     passed = not gating or value >= float(options.min_smoothness or 0.0)

@@ -39,8 +39,11 @@ class ProbeOptions(Thresholds):
 class ProbeAssertionOptions:
     """What the video-probes assertion reads from its test, beside the probe thresholds."""
 
-    var: str | None = option(None, aliases=("clip_var",), doc="the var naming the clip (null: the provider response's clip, else a markdown link, else var video/clip, else the output; docs/media.md)")
-    prompt_var: str = option("prompt", doc="the var holding the prompt the clip was made from (for one-shot and colour expectations)")
+    var: str | None = option(None, aliases=("clip_var",),
+                             doc="the var naming the clip (null: the provider response's clip, else a markdown link, else var "
+                                 "video/clip, else the output; docs/media.md)")
+    prompt_var: str = option("prompt",
+                             doc="the var holding the prompt the clip was made from (for one-shot and colour expectations)")
     base_dir: str | None = option(None, doc="where relative clip paths start (default: the working directory)")
     expect_fail: bool = option(False, doc="a clip with a planted fault: pass only when the probes ran and found it")
 

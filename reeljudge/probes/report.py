@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
 import numpy as np
 
 from reeljudge.identity import PROBES_ENGINE, judge_identity
 from reeljudge.judging import VIDEO_PROBES
 from reeljudge.options import flat_values
-from reeljudge.probes.signals import Signals
+from reeljudge.probes.signals import ClipInfo, Signals
+
+if TYPE_CHECKING:
+    from reeljudge.probes.thresholds import Thresholds
 
 
 @dataclass
@@ -90,7 +93,7 @@ def range_details(signals: Signals, ranges: Iterable[tuple[int, int]]) -> list[d
     ]
 
 
-def changed_options(options: Any) -> dict[str, Any]:
+def changed_options(options: Thresholds | None) -> dict[str, Any]:
     """The probe options that differ from the defaults (what a verdict records of how it was probed)."""
     if options is None:
         return {}
@@ -106,8 +109,8 @@ class ProbesVerdict:
     """
 
     results: list[ProbeResult]
-    info: Any = None  # the clip's ClipInfo (container facts and what decoding found)
-    options: Any = None
+    info: ClipInfo | None = None  # container facts and what decoding found
+    options: Thresholds | None = None
     clip: str = "the clip"
 
     @property
@@ -115,7 +118,7 @@ class ProbesVerdict:
         """Whether any probe could fail the clip (only properties of the shot selected: nothing was checked)."""
         return bool(self.gating)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[ProbeResult]:
         return iter(self.results)
 
     def __len__(self) -> int:
@@ -153,9 +156,11 @@ class ProbesVerdict:
         if not self.gating:
             properties = ", ".join(r.name for r in self.results) or "none"
             return (f"video probes on {clip}: nothing was checked: the selected probes ({properties}) report properties of the "
-                    "shot and fail nothing unless a requirement is set (expect_motion, motion_from_prompt, min_dynamic_degree, min_smoothness)")
+                    "shot and fail nothing unless a requirement is set (expect_motion, motion_from_prompt, "
+                    "min_dynamic_degree, min_smoothness)")
         failed = self.failed
-        head = f"video probes on {clip}: " + (f"{len(failed)} of {len(self.gating)} checks failed" if failed else f"all {len(self.gating)} checks passed")
+        head = (f"video probes on {clip}: "
+                + (f"{len(failed)} of {len(self.gating)} checks failed" if failed else f"all {len(self.gating)} checks passed"))
         return head + "".join(f"; FAIL {r.name}: {r.reason}" for r in failed)
 
     def part_reasons(self) -> dict[str, str]:
@@ -187,5 +192,6 @@ class ProbesVerdict:
                 metadata["bounded"] = self.info.capped
         if not self.judged:
             metadata["judged"] = False
-        metadata["probes"] = {r.name: {"passed": r.passed, "gating": r.gating, "score": r.score, **r.details} for r in self.results}
+        metadata["probes"] = {r.name: {"passed": r.passed, "gating": r.gating, "score": r.score, **r.details}
+                              for r in self.results}
         return metadata

@@ -49,7 +49,8 @@ class ShiftMeter:
         self.halves: tuple[Any, Any] = (None, None)  # the previous and current frame at half size (uint8)
         kx = np.fft.fftfreq(self.padded[0]).astype(np.float32)[None, :]
         ky = np.fft.fftfreq(self.padded[1]).astype(np.float32)[:, None]
-        self.moments = [np.ascontiguousarray(np.broadcast_to(m, (self.padded[1], self.padded[0]))).ravel() for m in (kx * kx, ky * ky, kx * ky)]
+        self.moments = [np.ascontiguousarray(np.broadcast_to(m, (self.padded[1], self.padded[0]))).ravel()
+                        for m in (kx * kx, ky * ky, kx * ky)]
 
     def spectrum(self, luma: Any) -> Any:
         """The windowed, mean-free half-size spectrum of one analysis-size luma frame."""
@@ -137,7 +138,8 @@ def measure_shift(first: Any, second: Any) -> Shift:
     _, rival, _, (rx, ry) = cv2.minMaxLoc(surface)
     x = (px if px <= w // 2 else px - w) + _fraction(*xs)
     y = (py if py <= h // 2 else py - h) + _fraction(*ys)
-    return Shift(2.0 * x, 2.0 * y, peak, max(0.0, float(rival)), 2.0 * (rx if rx <= w // 2 else rx - w), 2.0 * (ry if ry <= h // 2 else ry - h))
+    return Shift(2.0 * x, 2.0 * y, peak, max(0.0, float(rival)), 2.0 * (rx if rx <= w // 2 else rx - w),
+                 2.0 * (ry if ry <= h // 2 else ry - h))
 
 
 def _fraction(left: float, centre: float, right: float) -> float:

@@ -15,7 +15,7 @@ import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Generator, Iterator
 
 from reeljudge.errors import MediaError
 from reeljudge.media.container import ClipInfo, ffmpeg_reason, open_info, threaded_decoding
@@ -42,16 +42,25 @@ class Signals:
     gdy: list[float] = field(default_factory=list)
     gd_spread: list[float] = field(default_factory=list)  # interquartile range (px, x and y combined) of the flow field
     texture: list[float] = field(default_factory=list)  # share of flow points on texture, where flow is reliable
-    shift_x: list[float] = field(default_factory=list)  # the picture's global shift (phase correlation; across a one-way texture, of its profile; px at the analysis size)
+    # the picture's global shift (phase correlation; across a one-way texture, of its profile; px at the analysis size)
+    shift_x: list[float] = field(default_factory=list)
     shift_y: list[float] = field(default_factory=list)
-    shift_peak: list[float] = field(default_factory=list)  # phase correlation's peak (0–1): how much of the picture moves by that shift
-    shift_rival: list[float] = field(default_factory=list)  # the best peak at another shift (a repeat the picture could as well have moved by)
-    residual: list[float] = field(default_factory=list)  # what warping by the flow leaves unexplained: mean abs difference from the median difference (levels, inner frame)
-    rigid_residual: list[float] = field(default_factory=list)  # what one whole-picture shift by the global motion leaves unexplained (median abs difference from the median, inner frame)
-    realigned: list[float] = field(default_factory=list)  # 1 where the flow was measured again on the pair aligned by the global shift
-    coherence: list[float] = field(default_factory=list)  # how much frame i−1's texture runs one way (1: stripes, slats; 0: every way)
-    one_way: list[float] = field(default_factory=list)  # 1 where only the motion across the texture was read (coherence ≥ one_way_coherence)
-    moved: list[float] = field(default_factory=list)  # share of 64-px thumbnail pixels changed beyond noise (brightness-compensated)
+    # phase correlation's peak (0–1): how much of the picture moves by that shift
+    shift_peak: list[float] = field(default_factory=list)
+    # the best peak at another shift (a repeat the picture could as well have moved by)
+    shift_rival: list[float] = field(default_factory=list)
+    # what warping by the flow leaves unexplained: mean abs difference from the median difference (levels, inner frame)
+    residual: list[float] = field(default_factory=list)
+    # what one whole-picture shift by the global motion leaves unexplained (median abs difference from the median, inner frame)
+    rigid_residual: list[float] = field(default_factory=list)
+    # 1 where the flow was measured again on the pair aligned by the global shift
+    realigned: list[float] = field(default_factory=list)
+    # how much frame i−1's texture runs one way (1: stripes, slats; 0: every way)
+    coherence: list[float] = field(default_factory=list)
+    # 1 where only the motion across the texture was read (coherence ≥ one_way_coherence)
+    one_way: list[float] = field(default_factory=list)
+    # share of 64-px thumbnail pixels changed beyond noise (brightness-compensated)
+    moved: list[float] = field(default_factory=list)
     change: list[float] = field(default_factory=list)  # mean abs change of the 64-px thumbnails (brightness-compensated)
     thumbs: list[Any] = field(default_factory=list)  # 64-px-wide luma thumbnails (uint8), for run-level checks
     dd_pairs: list[tuple[int, int, float]] = field(default_factory=list)  # (from, to, top-5% flow)
@@ -166,7 +175,7 @@ def _decode_only_what_is_analysed(stream: Any, info: ClipInfo, skip_deblock_scal
 _QUEUE_FRAMES = 8  # analysis-size frames decoded ahead (≈ 175 kB each at 456×256): bounds memory
 
 
-def _decode_ahead(container: Any, stream: Any, info: ClipInfo, options: Thresholds) -> Iterator[tuple[float, Any]]:
+def _decode_ahead(container: Any, stream: Any, info: ClipInfo, options: Thresholds) -> Generator[tuple[float, Any], None, None]:
     """(time, analysis-size yuv420p array) per frame within the caps, decoded ahead by a background thread.
 
     Sets ``info.capped`` when a cap stops the decode; raises a decoding error after the frames
@@ -253,8 +262,10 @@ class _FrameAnalyser:
         s.times.append(t)
         if self.prev is None:
             self.motion.first(y)
-            for series in (s.diff_mean, s.diff_max, s.changed, s.content, s.mc_delta, s.gdx, s.gdy, s.gd_spread, s.moved, s.change,
-                           s.shift_x, s.shift_y, s.shift_peak, s.shift_rival, s.residual, s.rigid_residual, s.realigned, s.coherence, s.one_way):
+            for series in (s.diff_mean, s.diff_max, s.changed, s.content, s.mc_delta, s.gdx, s.gdy, s.gd_spread,
+                           s.moved, s.change,
+                           s.shift_x, s.shift_y, s.shift_peak, s.shift_rival, s.residual, s.rigid_residual,
+                           s.realigned, s.coherence, s.one_way):
                 series.append(0.0)
             s.texture.append(1.0)
         else:
@@ -296,9 +307,11 @@ class _FrameAnalyser:
         textured = textured_points(prev_y)
         s.texture.append(float(np.count_nonzero(textured)) / textured.size)
         m = self.motion.pair(prev_y, y, textured, s.diff_mean[-1])
-        for series, value in ((s.gdx, m.x), (s.gdy, m.y), (s.gd_spread, m.spread), (s.mc_delta, m.delta), (s.residual, m.residual),
+        for series, value in ((s.gdx, m.x), (s.gdy, m.y), (s.gd_spread, m.spread), (s.mc_delta, m.delta),
+                              (s.residual, m.residual),
                               (s.rigid_residual, m.rigid), (s.realigned, float(m.realigned)), (s.one_way, float(m.one_way)),
-                              (s.coherence, m.coherence), (s.shift_x, m.shift.x), (s.shift_y, m.shift.y), (s.shift_peak, m.shift.peak),
+                              (s.coherence, m.coherence), (s.shift_x, m.shift.x), (s.shift_y, m.shift.y),
+                              (s.shift_peak, m.shift.peak),
                               (s.shift_rival, m.shift.rival)):
             series.append(value)
         if s.dd_interval == 1:

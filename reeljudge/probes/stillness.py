@@ -31,7 +31,8 @@ def usual_hold(kinds: list[PairKind]) -> int:
 def drifts(signals: Signals, start: int, end: int, options: StillOptions) -> bool:
     """Whether any frame of ``start``..``end`` has moved away from frame ``start`` (slow motion adds up)."""
     first = signals.thumbs[start]
-    return any(thumb_difference(first, signals.thumbs[i], options)[0] > options.still_moved_share for i in range(start + 1, end + 1))
+    return any(thumb_difference(first, signals.thumbs[i], options)[0] > options.still_moved_share
+               for i in range(start + 1, end + 1))
 
 
 def still_runs(signals: Signals, derived: Derived, options: FrozenOptions,

@@ -32,7 +32,8 @@ def probe_technical(signals: Signals, options: TechnicalOptions) -> ProbeResult:
         problems.append(truncation)
     vfr = info.frame_interval_min > 0 and info.frame_interval_max > info.frame_interval_min * 1.5
     if vfr:
-        note = f"variable frame rate (frame intervals {info.frame_interval_min * 1000:.0f}–{info.frame_interval_max * 1000:.0f} ms)"
+        note = ("variable frame rate (frame intervals "
+                f"{info.frame_interval_min * 1000:.0f}–{info.frame_interval_max * 1000:.0f} ms)")
         if not options.allow_vfr:
             problems.append(note)
         else:

@@ -85,9 +85,10 @@ def verdict_result(verdict: Verdict, *, metadata: Mapping[str, Any] | None = Non
 
 
 def part_lines(breakdown: Mapping[str, str], status: Mapping[str, bool], passed: bool) -> list[str]:
-    """The breakdown's lines, ``name: text``, marked ✓/✗ where ``status`` knows the part; failing ones first when not ``passed``."""
-    mark = {True: "✓ ", False: "✗ "}
-    lines = [(status.get(name), f"{mark.get(status.get(name), '')}{name}: {text}") for name, text in breakdown.items()]
+    """The breakdown's lines, ``name: text``, marked ✓/✗ where ``status`` knows the part; failing ones first when not
+    ``passed``."""
+    mark: dict[bool | None, str] = {True: "✓ ", False: "✗ ", None: ""}
+    lines = [(status.get(name), f"{mark[status.get(name)]}{name}: {text}") for name, text in breakdown.items()]
     if not passed:
         lines.sort(key=lambda item: item[0] is not False)  # stable: the failing parts first, else in their order
     return [line for _, line in lines]

@@ -43,7 +43,8 @@ class Grading:
         if not isinstance(node, Mapping) or not node:
             return None
         assertion = _mapping(node.get("assertion"))
-        parts = node.get("componentResults") if isinstance(node.get("componentResults"), list) else []
+        parts = node.get("componentResults")
+        parts = parts if isinstance(parts, list) else []
         metric = assertion.get("metric")
         return cls(raw=node, passed=node.get("pass"), reason=str(node.get("reason") or ""),
                    metadata=_mapping(node.get("metadata")), assertion_type=str(assertion.get("type", "")),

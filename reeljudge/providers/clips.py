@@ -41,7 +41,8 @@ def serve_clip(ref: str, options: ClipProviderOptions = ClipProviderOptions()) -
         if not url.startswith(("http://", "https://")):
             raise MediaError(f"{ref}: only http(s) remote clips can play in the viewer")
         fmt = PLAYABLE.get(Path(url.split("?", 1)[0]).suffix.lower(), ("mp4", ""))[0]
-        return {"output": ref, "metadata": {"clip": {"uri": url, "mime_type": media.mime_type}}, "video": {"url": url, "format": fmt}}
+        return {"output": ref, "metadata": {"clip": {"uri": url, "mime_type": media.mime_type}},
+                "video": {"url": url, "format": fmt}}
     path = media.path
     facts = clip_facts(path)
     sha = sha256_file(path)
@@ -82,7 +83,8 @@ def call_api(prompt: str, options: Mapping[str, Any] | None, context: Mapping[st
     vars_ = (context or {}).get("vars") or {}
     ref = vars_.get(opts.var)
     if ref is None or (isinstance(ref, str) and not ref.strip()):
-        return {"error": f"clip provider: test {label!r} has no var {opts.var!r} naming a clip (vars: {', '.join(sorted(vars_)) or 'none'})"}
+        return {"error": f"clip provider: test {label!r} has no var {opts.var!r} naming a clip (vars: "
+                         f"{', '.join(sorted(vars_)) or 'none'})"}
     try:
         return serve_clip(str(ref), opts)
     except ReelJudgeError as error:

@@ -13,7 +13,8 @@ from reeljudge.scaffold.write import WriteReport, write_project
 def _options(args: argparse.Namespace) -> InitOptions:
     judges = tuple(j.strip() for j in args.judges.split(",") if j.strip())
     return InitOptions(judges=judges, narration_var=args.narration_var, prompt_var=args.prompt_var, video_var=args.video_var,
-                       reference_var=args.reference_var, python_entries=args.python_entries, gate=args.gate, ab_judge=args.ab_judge)
+                       reference_var=args.reference_var, python_entries=args.python_entries,
+                       gate=args.gate, ab_judge=args.ab_judge)
 
 
 def next_commands(options: InitOptions) -> list[str]:
@@ -24,13 +25,15 @@ def next_commands(options: InitOptions) -> list[str]:
     __version__ = version("reeljudge")  # the installed release: the wheel and tarball names the README builds
     python = (f"python3 -m venv .venv && .venv/bin/pip install ./reeljudge-{__version__}-py3-none-any.whl"
               "   # the wheel built from the reeljudge repository (README)")
-    npm = "npm install --save-dev promptfoo" + ("" if options.python_entries else f" ./reeljudge-{__version__}.tgz   # and its npm pack tarball")
+    npm = ("npm install --save-dev promptfoo"
+           + ("" if options.python_entries else f" ./reeljudge-{__version__}.tgz   # and its npm pack tarball"))
     env = ("export PROMPTFOO_PYTHON=$PWD/.venv/bin/python PROMPTFOO_DISABLE_TELEMETRY=1"
            "   # the Python that has reeljudge; promptfoo's telemetry off")
     runs = [f"npx promptfoo eval -c {config_name(j)}" for j in options.judges]
     view = ("npx promptfoo view --yes   # the web viewer: promptfoo has no host option, it listens on every interface"
             if options.python_entries else
-            'NODE_OPTIONS="--require ./node_modules/reeljudge/loopback.cjs" npx promptfoo view --yes   # the web viewer, on 127.0.0.1 only')
+            'NODE_OPTIONS="--require ./node_modules/reeljudge/loopback.cjs" npx promptfoo view --yes   # the web '
+            'viewer, on 127.0.0.1 only')
     return [python, npm, env, *runs, view]
 
 
@@ -52,7 +55,8 @@ def describe(report: WriteReport) -> list[str]:
     if report.gitignore_added:
         lines.append(f"  .gitignore: added {report.gitignore_added} lines")
     if not report.changed:
-        lines.insert(0, "nothing changed: every file is already there" + (" (some kept as you edited them)" if report.kept else ""))
+        lines.insert(0, "nothing changed: every file is already there"
+                     + (" (some kept as you edited them)" if report.kept else ""))
     return lines
 
 
@@ -80,9 +84,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--python-entries", action="store_true",
                    help="write three-line Python entry files (type: python) instead of npm package references")
     p.add_argument("--gate", default="keyless",
-                   help="the suites the pull-request gate runs: keyless (default: those that judge without a key: filmability with "
-                        "the offline judge, probes, ab with --ab-judge probes), all (Gemini suites too, run when the secret "
-                        f"GEMINI_API_KEY is set), none (no workflows), or a comma-separated list of judges; one of {', '.join(GATE_CHOICES)} or judges")
+                   help="the suites the pull-request gate runs: keyless (default: those that judge without a key: "
+                        "filmability with the offline judge, probes, ab with --ab-judge probes), all (Gemini suites too, "
+                        "run when the secret GEMINI_API_KEY is set), none (no workflows), or a comma-separated list of "
+                        "judges; one of "
+                        f"{', '.join(GATE_CHOICES)} or judges")
     p.add_argument("--ab-judge", default="probes", choices=AB_JUDGES,
                    help="the A/B starter's judge: probes (offline, default) or gemini (every dimension; needs GEMINI_API_KEY)")
     p.add_argument("--force", action="store_true", help="replace files that differ from the templates")

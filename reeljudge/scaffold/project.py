@@ -46,14 +46,16 @@ class InitOptions:
     def __post_init__(self) -> None:
         unknown = [j for j in self.judges if j not in JUDGES]
         if unknown or not self.judges:
-            raise BadInputError(f"--judges: unknown judge(s) {', '.join(unknown) or '(none given)'}; choose from {', '.join(JUDGES)}")
+            raise BadInputError(f"--judges: unknown judge(s) {', '.join(unknown) or '(none given)'}; choose from "
+                                f"{', '.join(JUDGES)}")
         if self.ab_judge not in AB_JUDGES:
             raise BadInputError(f"--ab-judge: {self.ab_judge!r} is not a judge; choose from {', '.join(AB_JUDGES)}")
         if self.gate not in GATE_CHOICES:
             outside = [j for j in self.gate.split(",") if j.strip() not in self.judges]
             if outside or not self.gate.strip():
-                raise BadInputError(f"--gate: {', '.join(outside) or '(none given)'} is not one of the judges written ({', '.join(self.judges)}); "
-                                    f"give a comma-separated list of them, or {', '.join(GATE_CHOICES)}")
+                raise BadInputError(f"--gate: {', '.join(outside) or '(none given)'} is not one of the judges written "
+                                    f"({', '.join(self.judges)}); give a comma-separated list of them, or "
+                                    f"{', '.join(GATE_CHOICES)}")
         for name in ("narration_var", "prompt_var", "video_var", "reference_var"):
             if not _VAR_NAME.match(getattr(self, name)):
                 raise BadInputError(f"--{name.replace('_', '-')}: {getattr(self, name)!r} is not a var name (letters, digits, _)")
@@ -86,7 +88,8 @@ def _gate_inputs(keyless: list[str], keyed: list[str]) -> str:
     """The action's ``with:`` lines for the gated suites (configs space-separated, as the action reads them)."""
     lines = [f"configs: {' '.join(config_name(j) for j in keyless)}"] if keyless else []
     if keyed:
-        lines.append(f"key-configs: {' '.join(config_name(j) for j in keyed)} # judged with GEMINI_API_KEY; else \"not run: no key\"")
+        lines.append(f"key-configs: {' '.join(config_name(j) for j in keyed)} # judged with GEMINI_API_KEY; else "
+                     "\"not run: no key\"")
     return "\n          ".join(lines)
 
 
@@ -114,7 +117,8 @@ def plan_project(options: InitOptions) -> dict[str, str]:
             film_judge="local" if "filmability" in keyless else "auto", ab_judge=options.ab_judge)
         if options.python_entries:
             row = JUDGES[judge]
-            files[f"{ENTRY_FOLDER}/{row.entry_stem}.py"] = _template("entry.py.template").substitute(judge=judge, module=row.adapter)
+            files[f"{ENTRY_FOLDER}/{row.entry_stem}.py"] = _template("entry.py.template").substitute(judge=judge,
+                                                                                                     module=row.adapter)
     if any(j in CLIP_JUDGES for j in options.judges):
         files[CLIPS_PROVIDER] = _template("clips_provider.py.template").substitute(entry_folder=ENTRY_FOLDER)
     files[GATE_FILE] = _template("reeljudge.gate.yaml").substitute()
@@ -132,5 +136,6 @@ def plan_clips(options: InitOptions) -> dict[str, str]:
 
 
 def gitignore_lines() -> list[str]:
-    """The lines ``init`` makes sure the project's .gitignore has (judge cache, results, promptfoo's store, the virtualenv, the copied wheel)."""
+    """The lines ``init`` makes sure the project's .gitignore has (judge cache, results, promptfoo's store, the virtualenv, the
+    copied wheel)."""
     return (init_templates_folder() / "gitignore").read_text(encoding="utf-8").splitlines()

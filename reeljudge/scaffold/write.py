@@ -83,6 +83,7 @@ def merge_gitignore(path: Path, lines: list[str]) -> int:
     if not missing:
         return 0
     block = [line for line in lines if line.startswith("#") or line in missing]
-    text = current + ("\n" if current and not current.endswith("\n") else "") + ("\n" if current else "") + "\n".join(block) + "\n"
+    text = (current + ("\n" if current and not current.endswith("\n") else "") + ("\n" if current else "")
+            + "\n".join(block) + "\n")
     _put(path, text.encode("utf-8"))
     return len(missing)

@@ -15,14 +15,17 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Any, Hashable, Iterable, Mapping, Sequence
+from typing import Any, Hashable, Iterable, Literal, Mapping, Sequence
 
 from dataclasses import replace
 
 from reeljudge.extras import require
 from reeljudge.stats.bootstrap import DEFAULT_RESAMPLES, Interval, bootstrap_weighted
 
-Labels = Mapping[Hashable, Mapping[str, Hashable]]
+#: unit (any hashable id) -> rater -> label
+Labels = Mapping[Any, Mapping[str, Hashable]]
+#: the levels of measurement α is computed for
+Level = Literal["nominal", "ordinal", "interval"]
 
 
 @dataclass(frozen=True)
@@ -113,7 +116,8 @@ def cohen_kappa(labels: Labels, rater_a: str, rater_b: str, categories: Sequence
         return _nan_interval(len(units))
     index = {c: i for i, c in enumerate(categories)}
     pairs = np.array([[index[labels[u][rater_a]], index[labels[u][rater_b]]] for u in units])
-    interval = bootstrap_weighted(lambda w: _kappa_batch(pairs, len(categories), w), len(units), n_resamples=n_resamples, **_seed(seed))
+    interval = bootstrap_weighted(lambda w: _kappa_batch(pairs, len(categories), w), len(units),
+                                  n_resamples=n_resamples, **_seed(seed))
     return replace(interval, estimate=_kappa_of(pairs, len(categories)))
 
 
@@ -159,7 +163,8 @@ def fleiss_kappa(labels: Labels, categories: Sequence[Hashable], *, raters_per_u
         for label in labels[u].values():
             table[row, index[label]] += 1
 
-    interval = bootstrap_weighted(lambda w: _fleiss_batch(table, raters_per_unit, w), len(units), n_resamples=n_resamples, **_seed(seed))
+    interval = bootstrap_weighted(lambda w: _fleiss_batch(table, raters_per_unit, w), len(units),
+                                  n_resamples=n_resamples, **_seed(seed))
     return replace(interval, estimate=_fleiss_of(table))
 
 
@@ -186,7 +191,7 @@ def _fleiss_batch(table: Any, m: int, w: Any) -> Any:
         return np.where(expected < 1 - 1e-12, (observed - expected) / (1 - expected), np.nan)
 
 
-def krippendorff_alpha(labels: Labels, level: str = "nominal", *, value_domain: Sequence[Any] | None = None,
+def krippendorff_alpha(labels: Labels, level: Level = "nominal", *, value_domain: Sequence[Any] | None = None,
                        n_resamples: int = DEFAULT_RESAMPLES, seed: int | None = None) -> Interval:
     """Krippendorff's α (``krippendorff`` package; nominal, ordinal, interval) over units with ≥ 2 labels."""
     import numpy as np
@@ -195,7 +200,8 @@ def krippendorff_alpha(labels: Labels, level: str = "nominal", *, value_domain: 
     if len(units) < 2:
         return _nan_interval(len(units))
     raters = sorted({r for u in units for r in labels[u]})
-    domain = list(value_domain) if value_domain is not None else sorted({labels[u][r] for u in units for r in labels[u]}, key=str)
+    domain: list[Any] = (list(value_domain) if value_domain is not None
+                         else sorted({labels[u][r] for u in units for r in labels[u]}, key=str))
     code = {v: float(i) for i, v in enumerate(domain)} if level == "nominal" else None
     data = np.full((len(raters), len(units)), np.nan)
     row = {r: i for i, r in enumerate(raters)}
@@ -203,12 +209,14 @@ def krippendorff_alpha(labels: Labels, level: str = "nominal", *, value_domain: 
         for r, v in labels[u].items():
             data[row[r], col] = code[v] if code is not None else float(v)  # type: ignore[arg-type]
     numeric_domain = [code[v] for v in domain] if code is not None else [float(v) for v in domain]
-    counts = np.stack([(data[:, col][:, None] == np.asarray(numeric_domain)[None, :]).sum(0) for col in range(len(units))]).astype(float)
-    interval = bootstrap_weighted(lambda w: _alpha_batch(counts, numeric_domain, level, w), len(units), n_resamples=n_resamples, **_seed(seed))
+    counts = np.stack([(data[:, col][:, None] == np.asarray(numeric_domain)[None, :]).sum(0)
+                       for col in range(len(units))]).astype(float)
+    interval = bootstrap_weighted(lambda w: _alpha_batch(counts, numeric_domain, level, w), len(units),
+                                  n_resamples=n_resamples, **_seed(seed))
     return replace(interval, estimate=_alpha_of(data, level, numeric_domain))
 
 
-def _alpha_of(data: Any, level: str, domain: list[float]) -> float:
+def _alpha_of(data: Any, level: Level, domain: list[float]) -> float:
     """α (``krippendorff``) of a raters × units matrix (NaN = missing); NaN when it is undefined."""
     require("Krippendorff's alpha", "krippendorff")
     import krippendorff
@@ -223,7 +231,7 @@ def _alpha_of(data: Any, level: str, domain: list[float]) -> float:
         return math.nan
 
 
-def _alpha_batch(counts: Any, domain: list[float], level: str, w: Any) -> Any:
+def _alpha_batch(counts: Any, domain: list[float], level: Level, w: Any) -> Any:
     """α for each row of unit weights ``w``, from per-unit value counts (units × values).
 
     α = 1 − (n − 1) Σ o_ck δ²_ck / Σ n_c n_k δ²_ck over the weighted coincidence matrix o.
@@ -231,7 +239,8 @@ def _alpha_batch(counts: Any, domain: list[float], level: str, w: Any) -> Any:
     import numpy as np
 
     m = counts.sum(1)
-    per_unit = (counts[:, :, None] * counts[:, None, :] - np.einsum("uc,cd->ucd", counts, np.eye(len(domain)))) / (m - 1)[:, None, None]
+    per_unit = ((counts[:, :, None] * counts[:, None, :] - np.einsum("uc,cd->ucd",
+                                                                     counts, np.eye(len(domain)))) / (m - 1)[:, None, None])
     o = np.einsum("bu,ucd->bcd", w, per_unit)
     n_c = o.sum(2)
     n = n_c.sum(1)
@@ -252,7 +261,7 @@ def _alpha_batch(counts: Any, domain: list[float], level: str, w: Any) -> Any:
         return np.where(expected > 0, 1 - (n - 1) * observed / expected, np.nan)
 
 
-def specific_agreement(presence: Mapping[Hashable, Mapping[str, bool]]) -> dict[str, Any]:
+def specific_agreement(presence: Mapping[Any, Mapping[str, bool]]) -> dict[str, Any]:
     """Positive specific agreement of a yes/no label (e.g. "used tag X"): 2·both / (2·both + one only).
 
     Counted over rater pairs on the same unit; pairs where neither said yes do not count.
@@ -329,9 +338,11 @@ def agreement_with_majority(labels: Labels, rater: str, *, others: Iterable[str]
         pairs.append((by_rater[rater], majority))
     agree = [float(a == b) for a, b in pairs]
     hits = np.asarray(agree)
-    interval = bootstrap_weighted(lambda w: (w @ hits) / w.sum(1), len(pairs), n_resamples=n_resamples, **_seed(seed)) if pairs else _nan_interval(0)
+    interval = (bootstrap_weighted(lambda w: (w @ hits) / w.sum(1), len(pairs), n_resamples=n_resamples, **_seed(seed)) if pairs
+                else _nan_interval(0))
     categories = sorted({v for p in pairs for v in p}, key=str)
-    kappa = _kappa_of(np.array([[categories.index(a), categories.index(b)] for a, b in pairs]), len(categories)) if len(pairs) >= 2 else math.nan
+    kappa = (_kappa_of(np.array([[categories.index(a), categories.index(b)] for a, b in pairs]), len(categories))
+             if len(pairs) >= 2 else math.nan)
     no_ties = None
     if tie_label is not None:
         kept = {i: {"r": a, "m": b} for i, (a, b) in enumerate(pairs) if a != tie_label and b != tie_label}

@@ -23,14 +23,14 @@ def _pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Pearson's r of each row pair (rows = resamples)."""
     from scipy import stats
 
-    return stats.pearsonr(x, y, axis=-1).statistic
+    return np.asarray(stats.pearsonr(x, y, axis=-1).statistic)
 
 
 def _spearman(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Spearman's rho of each row pair: Pearson's r of average ranks."""
     from scipy import stats
 
-    return stats.pearsonr(stats.rankdata(x, axis=-1), stats.rankdata(y, axis=-1), axis=-1).statistic
+    return np.asarray(stats.pearsonr(stats.rankdata(x, axis=-1), stats.rankdata(y, axis=-1), axis=-1).statistic)
 
 
 def _kendall_b(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -84,9 +84,12 @@ def correlations_with_intervals(
     def drawn(weights: np.ndarray) -> np.ndarray:
         return np.vstack([np.repeat(items, row) for row in np.rint(weights).astype(int)])
 
+    def resampled(name: str) -> Callable[[np.ndarray], np.ndarray]:
+        return lambda w: _rows(name, x[drawn(w)], y[drawn(w)])
+
     return {
         name: bootstrap_weighted(
-            lambda w, name=name: _rows(name, x[drawn(w)], y[drawn(w)]),
+            resampled(name),
             x.size,
             n_resamples=n_resamples,
             confidence=confidence,

@@ -65,7 +65,7 @@ class PairwiseAccuracy:
         """The accuracy at the best epsilon; ``weights`` = how often each item is in the resample."""
         if weights is None:
             pair_w = np.ones(self._diff.size, dtype=np.int32)
-            total, self_pairs = self.n, 0.0
+            total, self_pairs = float(self.n), 0.0
         else:
             w = np.asarray(weights).astype(np.int32)
             pair_w = np.take(w, self._i)

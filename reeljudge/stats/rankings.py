@@ -66,9 +66,9 @@ def win_rates(outcomes: Iterable[Outcome], confidence: float = 0.95) -> list[Win
             t = tally.setdefault(system, [0, 0, 0])
             t[0 if s == 1.0 else 1 if s == 0.5 else 2] += 1
     rates = []
-    for system, (w, t, l) in tally.items():
-        low, high = wilson_interval(w + 0.5 * t, w + t + l, confidence)
-        rates.append(WinRate(system, w, t, l, low, high))
+    for system, (wins, ties, losses) in tally.items():
+        low, high = wilson_interval(wins + 0.5 * ties, wins + ties + losses, confidence)
+        rates.append(WinRate(system, wins, ties, losses, low, high))
     return sorted(rates, key=lambda r: (-r.rate, r.system))
 
 
@@ -133,7 +133,8 @@ def bradley_terry_intervals(outcomes: Sequence[Outcome], *, n_resamples: int = D
     rng = np.random.default_rng(seed)
     draws = np.empty((n_resamples, len(names)))
     n = len(outcomes)
-    pair_of = {}  # each outcome's row in the aggregated table, so a resample only re-weights rows
+    # each outcome's row in the aggregated table, so a resample only re-weights rows
+    pair_of: dict[tuple[int, int, float], int] = {}
     rows: list[tuple[int, int, float]] = []
     index = {name: k for k, name in enumerate(names)}
     for a, b, score in outcomes:
@@ -149,7 +150,8 @@ def bradley_terry_intervals(outcomes: Sequence[Outcome], *, n_resamples: int = D
         draws[r] = _fit(table, len(names))
     tail = (1 - confidence) / 2 * 100
     low, high = np.percentile(draws, [tail, 100 - tail], axis=0)
-    return {name: Interval(estimate[name], float(low[k]), float(high[k]), confidence, n, n_resamples) for k, name in enumerate(names)}
+    return {name: Interval(estimate[name], float(low[k]), float(high[k]), confidence, n, n_resamples) for k,
+            name in enumerate(names)}
 
 
 def win_probability(strengths: dict[str, float], a: str, b: str) -> float:

@@ -65,7 +65,8 @@ def count_clips(source: Source, term: str, *, key: str | None, base_url: str, se
                                f"'{query[:40]}…' has {len(query)}", kind="query_too_long")
     cache_key = request_key({"kind": CACHE_KIND, "source": source.name, "endpoint": "videos/search", "query": query})
     entry = cache.get(cache_key)
-    fresh = entry is not None and (cache.mode == "replay" or time.time() - float(entry.get("created", 0)) < settings.max_age_h * 3600)
+    fresh = (entry is not None
+             and (cache.mode == "replay" or time.time() - float(entry.get("created", 0)) < settings.max_age_h * 3600))
     if entry is not None and fresh:
         value = entry["value"]
         return ClipCount(source.name, query, int(value["total"]), True, dict(value.get("rate_limit", {})))

@@ -134,7 +134,8 @@ class _Renderer:
         self.worlds = [make(spec.seed, tall, span, 0), make(spec.seed + 1000, tall, span, 1)]
         self.wobble = _wobble_phase(spec.seed + 4, tall, span) if spec.wobble_px else None
         self.mover = mover(spec.scene)
-        self.sharp = spec.scene not in WORLDS  # repeating worlds and footage: a cubic camera, so a pan by a fraction of a pixel keeps its detail
+        # repeating worlds and footage: a cubic camera, so a pan by a fraction of a pixel keeps its detail
+        self.sharp = spec.scene not in WORLDS
         self.rng = np.random.default_rng(spec.seed + 1)
         self.shake = {
             f.start + i: tuple(int(v) for v in self.rng.integers(-int(8 * f.strength), int(8 * f.strength) + 1, size=2))
@@ -143,7 +144,8 @@ class _Renderer:
             for i in range(f.length)
         }
         held = [f for f in spec.faults if f.kind == "flicker_random"]
-        self.random_gain = {i: float(g) for f in held for i, g in zip(range(f.start, f.end + 1), _held_uniform(self.rng, f.length))}
+        self.random_gain = {i: float(g) for f in held for i,
+                            g in zip(range(f.start, f.end + 1), _held_uniform(self.rng, f.length))}
 
     def _faults(self, kind: FaultKind) -> list[Fault]:
         return [f for f in self.spec.faults if f.kind == kind]
@@ -154,7 +156,8 @@ class _Renderer:
 
         spec, m = self.spec, self.margin
         travel = self._travel(t)
-        x, y = m + spec.pan_px * travel, m + spec.tilt_px * travel + (abs(spec.tilt_px) * (self.times[-1] + 1) if spec.tilt_px < 0 else 0.0)
+        x, y = m + spec.pan_px * travel, m + spec.tilt_px * travel + (abs(spec.tilt_px) * (self.times[-1] + 1)
+                                                                      if spec.tilt_px < 0 else 0.0)
         if spec.sway_px:
             x += spec.sway_px * np.sin(2 * np.pi * t / (2.0 * spec.fps))
             y += 0.6 * spec.sway_px * np.sin(2 * np.pi * t / (2.7 * spec.fps))
@@ -170,7 +173,8 @@ class _Renderer:
             cx, cy = (spec.width - 1) / 2.0, (spec.height - 1) / 2.0
             warp = np.array([[a, -b, centre[0] - a * cx + b * cy], [b, a, centre[1] - b * cx - a * cy]])
             how = cv2.INTER_CUBIC if self.sharp else cv2.INTER_LINEAR
-            return cv2.warpAffine(world, warp, (spec.width, spec.height), flags=how | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REFLECT)
+            return cv2.warpAffine(world, warp, (spec.width, spec.height), flags=how | cv2.WARP_INVERSE_MAP,
+                                  borderMode=cv2.BORDER_REFLECT)
         return cv2.getRectSubPix(world, (spec.width, spec.height), centre)
 
     def _moved_surface(self, world: np.ndarray, t: float) -> np.ndarray:
@@ -179,6 +183,8 @@ class _Renderer:
 
         spec = self.spec
         h, w = world.shape[:2]
+        gx: np.ndarray
+        gy: np.ndarray
         gx, gy = np.meshgrid(np.arange(w, dtype=np.float32), np.arange(h, dtype=np.float32))
         if self.wobble is not None:
             cycle = 2 * np.pi * t / (1.3 * spec.fps)
@@ -333,7 +339,8 @@ FIXTURES: dict[str, Fixture] = {
         Fixture("black", BASE.with_faults(Fault("black", 24, 8)), {"black_frames": (24, 31)}),
         Fixture("flicker", BASE.with_faults(Fault("flicker", 20, 16)), {"flicker": (20, 35)}),
         Fixture("shake", BASE.with_faults(Fault("shake", 24, 24)), {"camera_shake": (24, 47)}),
-        Fixture("static_noise", replace(BASE, pan_px=0.0, object_px=0.0).with_faults(Fault("noise", 0, 72)), {"dynamic_degree": (0, 71)}),
+        Fixture("static_noise", replace(BASE, pan_px=0.0, object_px=0.0).with_faults(Fault("noise", 0, 72)),
+                {"dynamic_degree": (0, 71)}),
         Fixture("static", replace(BASE, pan_px=0.0, object_px=0.0), {"dynamic_degree": (0, 71)}),
         Fixture("gray", BASE.with_faults(Fault("gray", 0, 72)), {"black_and_white": (0, 71)}),
         Fixture("flicker_8hz", BASE.with_faults(Fault("flicker", 24, 24, strength=0.5, hz=8.0)), {"flicker": (24, 47)}),

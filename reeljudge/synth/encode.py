@@ -49,11 +49,13 @@ def write_clip(
     options = {"movflags": "+faststart"} if faststart and path.suffix.lower() in {".mp4", ".mov", ".m4v"} else {}
     with av.open(str(path), mode="w", options=options) as container:
         stream = container.add_stream(codec, rate=fps)
+        if not isinstance(stream, av.VideoStream):
+            raise ValueError(f"{codec} is not a video codec")
         stream.pix_fmt = "yuv420p"
         if codec == "libx264":
-            stream.options = x264_options(crf=crf, preset="veryfast", gop=gop, bframes=0)
+            stream.options = {**x264_options(crf=crf, preset="veryfast", gop=gop, bframes=0)}
         elif codec_options:
-            stream.options = dict(codec_options)
+            stream.options = {**codec_options}
         if pts_ms is not None:
             stream.codec_context.time_base = Fraction(1, 1000)
             stream.time_base = Fraction(1, 1000)
@@ -97,7 +99,8 @@ def _write_tone(container: object, audio: object, seconds: float) -> None:
         container.mux(packet)  # type: ignore[attr-defined]
 
 
-def make_excerpt(source: str | Path, target: str | Path, *, width: int = 480, crf: int = 30, seconds: float | None = None) -> Path:
+def make_excerpt(source: str | Path, target: str | Path, *, width: int = 480, crf: int = 30,
+                 seconds: float | None = None) -> Path:
     """Re-encode a clip smaller (H.264 video, AAC audio copied through a re-encode) for committing."""
     import av
 
@@ -105,10 +108,13 @@ def make_excerpt(source: str | Path, target: str | Path, *, width: int = 480, cr
     with av.open(str(source)) as src, av.open(str(target), "w", options={"movflags": "+faststart"}) as dst:
         vin = src.streams.video[0]
         height = int(round(vin.codec_context.height * width / vin.codec_context.width / 2)) * 2
-        vout = dst.add_stream("libx264", rate=vin.average_rate)
-        vout.codec_context.time_base = Fraction(1) / vin.average_rate
+        rate = vin.average_rate
+        if rate is None:
+            raise ValueError(f"{source}: the video stream has no frame rate")
+        vout = dst.add_stream("libx264", rate=rate)
+        vout.codec_context.time_base = Fraction(1) / rate
         vout.width, vout.height, vout.pix_fmt = width, height, "yuv420p"
-        vout.options = x264_options(crf=crf, preset="slow", bframes=0)
+        vout.options = {**x264_options(crf=crf, preset="slow", bframes=0)}
         ain = src.streams.audio[0] if src.streams.audio else None
         aout = dst.add_stream("aac", rate=ain.codec_context.sample_rate, layout="mono") if ain else None
         if aout is not None:
@@ -117,11 +123,13 @@ def make_excerpt(source: str | Path, target: str | Path, *, width: int = 480, cr
         resampler = av.AudioResampler(format="fltp", layout="mono", rate=ain.codec_context.sample_rate) if ain else None
         video_index = audio_samples = 0
         for frame in src.decode(*streams):
+            if not isinstance(frame, (av.VideoFrame, av.AudioFrame)):  # none: only video and audio are decoded
+                continue
             if seconds is not None and frame.time is not None and frame.time > seconds:
                 continue
             if isinstance(frame, av.VideoFrame):
                 small = frame.reformat(width=width, height=height, format="yuv420p")
-                small.pts, small.time_base = video_index, Fraction(1) / vin.average_rate
+                small.pts, small.time_base = video_index, Fraction(1) / rate
                 video_index += 1
                 for packet in vout.encode(small):
                     dst.mux(packet)

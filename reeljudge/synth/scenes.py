@@ -12,7 +12,7 @@ Every function is deterministic for a seed.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Protocol
 
 import numpy as np
 
@@ -24,10 +24,10 @@ def texture_world(seed: int, height: int, width: int, texture: bool = True) -> n
     rng = np.random.default_rng(seed)
     cell = int(24 * max(1.0, height / 400))  # patches and detail grow in large frames (1080p is not 144p magnified)
     coarse = rng.uniform(30, 225, size=(max(2, height // cell), max(2, width // cell), 3)).astype(np.float32)
-    world = cv2.resize(coarse, (width, height), interpolation=cv2.INTER_CUBIC)
+    world = np.asarray(cv2.resize(coarse, (width, height), interpolation=cv2.INTER_CUBIC), np.float32)
     if texture:
         fine = rng.normal(0, 1, size=(height, width)).astype(np.float32)
-        fine = cv2.GaussianBlur(fine, (0, 0), 1.5 * cell / 24)
+        fine = np.asarray(cv2.GaussianBlur(fine, (0, 0), 1.5 * cell / 24), np.float32)
         fine *= 30.0 / (fine.std() + 1e-6)
         world += fine[..., None]
     return np.clip(world, 0, 255).astype(np.uint8)
@@ -59,7 +59,7 @@ def night_world(seed: int, height: int, width: int, texture: bool = True) -> np.
     world = np.broadcast_to(sky, (height, width, 3)).astype(np.float32).copy()
     x = 0
     while x < width:
-        w = int(rng.integers(height // 3, height // 1.5))
+        w = int(rng.integers(height // 3, int(height // 1.5)))
         top = int(height * rng.uniform(0.25, 0.6))
         world[top:, x : x + w] = (6, 6, 8)
         for _ in range(int(rng.integers(1, 4))):  # a few lit windows per building
@@ -69,7 +69,7 @@ def night_world(seed: int, height: int, width: int, texture: bool = True) -> np.
     glow = np.zeros((height, width), np.float32)
     for lx in range(width // 6, width, width // 3):
         cv2.circle(glow, (lx, int(height * 0.45)), max(2, height // 40), 1.0, -1)
-    glow = cv2.GaussianBlur(glow, (0, 0), max(2.0, height / 30))
+    glow = np.asarray(cv2.GaussianBlur(glow, (0, 0), max(2.0, height / 30)), np.float32)
     world += (glow / (glow.max() + 1e-6))[..., None] * np.array([160, 130, 70], np.float32)
     if texture:
         world += cv2.GaussianBlur(rng.normal(0, 2.0, (height, width)).astype(np.float32), (0, 0), 1.0)[..., None]
@@ -134,10 +134,28 @@ def footage_world(source: str, box: tuple[int, int, int, int], height: int, widt
 
 
 WORLDS: dict[str, Callable[..., np.ndarray]] = {"texture": texture_world, "flat": flat_world, "night": night_world}
-MOVERS: dict[str, Callable[..., None]] = {"texture": draw_disc, "flat": draw_cartoon, "night": draw_car, "waves": draw_sky_and_disc}
+MOVERS: dict[str, Callable[..., None]] = {"texture": draw_disc, "flat": draw_cartoon, "night": draw_car,
+                                          "waves": draw_sky_and_disc}
 
 
-def world_maker(spec: "ClipSpec") -> Callable[[int, int, int, int], np.ndarray]:  # noqa: F821
+class SceneSpec(Protocol):
+    """What a scene reads of a clip's spec (``reeljudge.synth.clips.ClipSpec``, which imports this module)."""
+
+    @property
+    def scene(self) -> str: ...
+    @property
+    def texture(self) -> bool: ...
+    @property
+    def period(self) -> float: ...
+    @property
+    def angle(self) -> float: ...
+    @property
+    def source(self) -> str: ...
+    @property
+    def source_box(self) -> tuple[int, int, int, int]: ...
+
+
+def world_maker(spec: SceneSpec) -> Callable[[int, int, int, int], np.ndarray]:
     """``make(seed, height, width, shot)`` for the spec's scene: a built-in world, a repeating pattern
     (``textures.PATTERNS``, shaped by the spec's period and angle) or real footage. Shot 1 is what a
     cut switches to: another seed, and for a pattern or footage the same kind of surface seen

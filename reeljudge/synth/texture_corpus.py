@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Iterator, Literal, Sequence
+from typing import Iterator, Literal, Sequence, TypedDict
 
 from reeljudge.synth.clips import ClipSpec, Fault, make_clip
 
@@ -76,7 +76,21 @@ FAMILIES: tuple[Family, ...] = (
     Family("real_leaves", "footage", boxes=((290, 0, 130, 110), (300, 10, 110, 90), (280, 20, 150, 100), (300, 5, 120, 105))),
 )
 #: what moves a surface in place (wind in grass and leaves, people in a crowd, waves rolling in)
-_SURFACE_MOTION = {"grass": {"wobble_px": 0.8}, "foliage": {"wobble_px": 1.2}, "crowd": {"wobble_px": 0.6},
+class _Surface(TypedDict, total=False):
+    """The surface's own motion in a family's clips (fields of ClipSpec)."""
+
+    wobble_px: float
+    drift_px: float
+
+
+class _Camera(TypedDict, total=False):
+    """The camera's motion (fields of ClipSpec)."""
+
+    pan_px: float
+    tilt_px: float
+
+
+_SURFACE_MOTION: dict[str, _Surface] = {"grass": {"wobble_px": 0.8}, "foliage": {"wobble_px": 1.2}, "crowd": {"wobble_px": 0.6},
                    "waves": {"drift_px": 0.7, "wobble_px": 0.5}}
 
 
@@ -148,19 +162,26 @@ def _clean(family: Family, split: Split, s: _Setting, excerpt: str) -> Iterator[
     period = family.periods[s.index]
     alias = period / 2 if family.periodic else 8.0
     yield _made(f"{family.name}_alias", split, s, family,
-                f"pan {alias:g} px/frame ({'half its period: a repeat and its neighbour equally near' if family.periodic else 'fast'})",
+                f"pan {alias:g} px/frame "
+                f"({'half its period: a repeat and its neighbour equally near' if family.periodic else 'fast'})",
                 replace(base, pan_px=alias))
-    yield _made(f"{family.name}_tilt_ball", split, s, family, "tilt down 1 px/frame, a ball rolls past", replace(base, tilt_px=1.0, object_px=3.0))
-    yield _made(f"{family.name}_zoom", split, s, family, "slow zoom in (0.4 % a frame)", replace(base, zoom=0.004, object_px=3.0 * flip))
-    yield _made(f"{family.name}_rotate", split, s, family, "slow turn (0.15° a frame)", replace(base, rotate=0.15, object_px=3.0 * (1 - flip)))
+    yield _made(f"{family.name}_tilt_ball", split, s, family, "tilt down 1 px/frame, a ball rolls past",
+                replace(base, tilt_px=1.0, object_px=3.0))
+    yield _made(f"{family.name}_zoom", split, s, family, "slow zoom in (0.4 % a frame)",
+                replace(base, zoom=0.004, object_px=3.0 * flip))
+    yield _made(f"{family.name}_rotate", split, s, family, "slow turn (0.15° a frame)",
+                replace(base, rotate=0.15, object_px=3.0 * (1 - flip)))
 
 
 def _made(name: str, split: Split, s: _Setting, family: Family, what: str, spec: ClipSpec,
           planted: tuple[Planted, ...] = (), truncate: float = 0.0) -> TextureClip:
     """A clip of setting ``s``, its name and description saying which setting and surface."""
     setting = "ABCD"[s.index]
-    surface = f"{family.name} (period {family.periods[s.index]:g} px{f', {family.angles[s.index]:g}°' if family.scene == 'stripes' else ''})" if family.periodic else family.name
-    return TextureClip(f"{setting}_{name}", split, family.name, f"{surface}, {setting}: {what}", spec, planted, truncate, crf=s.crf)
+    surface = (f"{family.name} (period {family.periods[s.index]:g} "
+               f"px{f', {family.angles[s.index]:g}°' if family.scene == 'stripes' else ''})" if family.periodic
+               else family.name)
+    return TextureClip(f"{setting}_{name}", split, family.name, f"{surface}, {setting}: {what}", spec,
+                       planted, truncate, crf=s.crf)
 
 
 #: fault → the families (by index into FAMILIES) it is planted into in settings A, B, C and D
@@ -178,20 +199,25 @@ def _faulty(family: Family, split: Split, s: _Setting, excerpt: str, fault: str,
     """The family moving at ``speed`` px/frame (a tilt where a pan would hardly show) with ``fault``
     planted, and where it must be reported."""
     base = _base(family, s, excerpt)
-    move = {"tilt_px": speed} if family.runs_across_pans(s.index) else {"pan_px": speed}
+    move: _Camera = {"tilt_px": speed} if family.runs_across_pans(s.index) else {"pan_px": speed}
     base = replace(base, object_px=3.0 if speed >= 2 else 0.0, **move)
     f = lambda seconds: int(round(seconds * base.fps))  # noqa: E731
     n = base.frames
     camera = f"{'tilt' if 'tilt_px' in move else 'pan'} {speed:g} px/frame: "
     name = f"{family.name}_{fault}"
     if fault == "truncation":
-        return _made(name, split, s, family, camera + "file cut at 55 % of its bytes", base, (Planted("technical", 0, n - 1),), truncate=0.55)
+        return _made(name, split, s, family, camera + "file cut at 55 % of its bytes", base,
+                     (Planted("technical", 0, n - 1),), truncate=0.55)
     planted = {
-        "black": (Fault("black", f(1.0), f(0.33)), Planted("black_frames", f(1.0), f(1.0) + f(0.33) - 1), "hard cut to black and back"),
-        "freeze": (Fault("frozen", f(1.25), f(0.5)), Planted("frozen_frames", f(1.25) - 1, f(1.75) - 1), "playback freezes for 0.5 s"),
-        "flicker": (Fault("flicker", f(1.0), f(1.0), strength=0.5, hz=8.0), Planted("flicker", f(1.0), f(2.0) - 1), "8 Hz flicker (±12.5 %) for 1 s"),
+        "black": (Fault("black", f(1.0), f(0.33)), Planted("black_frames", f(1.0), f(1.0) + f(0.33) - 1),
+                  "hard cut to black and back"),
+        "freeze": (Fault("frozen", f(1.25), f(0.5)), Planted("frozen_frames", f(1.25) - 1, f(1.75) - 1),
+                   "playback freezes for 0.5 s"),
+        "flicker": (Fault("flicker", f(1.0), f(1.0), strength=0.5, hz=8.0), Planted("flicker", f(1.0), f(2.0) - 1),
+                    "8 Hz flicker (±12.5 %) for 1 s"),
         "cut": (Fault("cut", f(1.5)), Planted("scene_cuts", f(1.5), f(1.5)), "cut to the same surface seen closer"),
-        "shake": (Fault("shake", f(1.0), f(1.0), strength=0.5), Planted("camera_shake", f(1.0), f(2.0) - 1), "camera shake for 1 s"),
+        "shake": (Fault("shake", f(1.0), f(1.0), strength=0.5),
+                  Planted("camera_shake", f(1.0), f(2.0) - 1), "camera shake for 1 s"),
     }
     fault_spec, where, what = planted[fault]
     return _made(name, split, s, family, camera + what, base.with_faults(fault_spec), (where,))
@@ -225,7 +251,8 @@ def write_clip(clip: TextureClip, path: str | Path) -> Path:
     return path
 
 
-def write_texture_corpus(folder: str | Path, splits: Sequence[Split] = SPLITS, excerpt: str | Path | None = None) -> list[tuple[TextureClip, Path]]:
+def write_texture_corpus(folder: str | Path, splits: Sequence[Split] = SPLITS,
+                         excerpt: str | Path | None = None) -> list[tuple[TextureClip, Path]]:
     """Write the clips of these splits into ``folder`` (a clip already there is kept): (clip, path) each."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)

@@ -1,7 +1,8 @@
 """The warm worker: runs promptfoo Python assertion entries in one long-lived process.
 
 Started by ``reeljudge/warm/client.js`` (through a bootstrap that checks the interpreter, then
-``worker.main(["--socket", PATH])``) the first time a warm entry is called in an eval. It listens on a Unix socket in a private folder,
+``worker.main(["--socket", PATH])``) the first time a warm entry is called in an eval. It listens on a Unix socket in a private
+folder,
 prints ``READY <pid>`` once listening, and exits when its standard input closes (promptfoo
 ended, however it ended).
 

@@ -51,7 +51,8 @@ def _scores(ws):
 def test_the_sources_tell_the_systems_apart(manifest):
     """The fixture is a fair test: before an import, names and bytes tell sys-x from sys-y."""
     x, y = (manifest.parent / f"{system}-0.mp4" for system in SYSTEMS)
-    assert any("x264 - core" in n for n in encoder_names(x.read_bytes())) and any("SysX" in n for n in encoder_names(x.read_bytes()))
+    assert (any("x264 - core" in n for n in encoder_names(x.read_bytes()))
+            and any("SysX" in n for n in encoder_names(x.read_bytes())))
     assert encoder_names(x.read_bytes()) != encoder_names(y.read_bytes())
     assert codec_fingerprint(x.read_bytes()) != codec_fingerprint(y.read_bytes())
 
@@ -72,13 +73,15 @@ def test_a_normalised_study_leaves_every_classifier_at_chance(tmp_path, manifest
     with running_server(ws, QCOptions(min_raters=5, max_raters=5, gold_every=0)) as url, httpx.Client(timeout=30) as client:
         task = client.get(f"{url}/api/r/{token}/task").json()["task"]
         served = [client.get(url + task["clips"][side]["url"]).content for side in ("A", "B")]
-    assert [encoder_names(b) for b in served] == [STRIPPED_NAMES] * 2 and codec_fingerprint(served[0]) == codec_fingerprint(served[1])
+    assert ([encoder_names(b) for b in served] == [STRIPPED_NAMES] * 2 and codec_fingerprint(served[0])
+            == codec_fingerprint(served[1]))
 
 
 def test_a_stripped_study_hides_places_names_and_prompts_but_not_codec_settings(tmp_path, manifest):
     """Without --normalise the packets are kept: the names are gone, the codec's configuration (SPS/PPS) is not."""
     ws = _study(tmp_path / "study", manifest)
-    names = {encoder_names(ws.clips.path(ws.store.clip(sha)).read_bytes()) for s in ws.store.samples() for sha in (s.clip_a, s.clip_b)}
+    names = {encoder_names(ws.clips.path(ws.store.clip(sha)).read_bytes()) for s in ws.store.samples()
+             for sha in (s.clip_a, s.clip_b)}
     assert names == {STRIPPED_NAMES}
     tasks, scores, golds = _scores(ws)
     assert golds >= len(RATERS), summary(scores.values())

@@ -11,7 +11,8 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import pytest
 
-from support.ab_study import full_watch, invite, make_study, min_seconds, raw_post, running_server, submit, take_task, valid_form, watch_task
+from support.ab_study import (full_watch, invite, make_study, min_seconds, raw_post, running_server, submit,
+                              take_task, valid_form, watch_task)
 from reeljudge.ab.assignment import QCOptions
 from reeljudge.cli import main
 
@@ -35,7 +36,8 @@ def test_made_up_full_plays_without_the_clips_are_refused(study):
     token = invite(study, "ann")
     with running_server(study) as url, httpx.Client() as client:
         task = client.get(f"{url}/api/r/{token}/task").json()["task"]
-        body = {"assignment_id": task["assignment_id"], "submission_id": "forged-0001", "form": valid_form("A"), "watch": full_watch()}
+        body = {"assignment_id": task["assignment_id"], "submission_id": "forged-0001",
+                "form": valid_form("A"), "watch": full_watch()}
         forged = client.post(f"{url}/api/r/{token}/submit", json=body)
         client.get(url + task["clips"]["A"]["url"], headers={"Range": "bytes=0-99"})  # a peek at the first bytes
         client.get(url + task["clips"]["B"]["url"])
@@ -54,7 +56,8 @@ def test_made_up_full_plays_without_the_clips_are_refused(study):
     assert honest.status_code == 200, honest.text
     [record] = study.store.judgements()
     server = record["watch"]["server"]
-    assert server["served"]["A"]["sent"] == server["served"]["A"]["bytes"] > 0 and server["elapsed_s"] >= server["min_elapsed_s"] == 1.0
+    assert (server["served"]["A"]["sent"] == server["served"]["A"]["bytes"] > 0
+            and server["elapsed_s"] >= server["min_elapsed_s"] == 1.0)
     assert server["thin"] and "real-time viewing at 1×" in server["thin"][0]  # 1 s open < 2 plays × 1 s at 1×
     assert size_a > 100
 
@@ -82,7 +85,8 @@ def test_deeply_nested_json_is_a_400_not_a_500(study):
     token = invite(study, "ann")
     with running_server(study) as url, httpx.Client() as client:
         deep = client.post(f"{url}/api/r/{token}/submit", content=b'{"a":' + b"[" * 2000 + b"]" * 2000 + b"}")
-        moderate = client.post(f"{url}/api/r/{token}/submit", content=json.dumps({"form": {"note": [[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]}}))
+        moderate = client.post(f"{url}/api/r/{token}/submit",
+                               content=json.dumps({"form": {"note": [[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]}}))
     assert deep.status_code == 400 and "nests deeper than 16 levels" in deep.json()["error"]
     assert moderate.status_code == 400 and "nests deeper" in moderate.json()["error"]
 
@@ -115,7 +119,8 @@ def test_watch_log_numbers_must_be_finite_and_within_the_clip(study, tmp_path):
     with running_server(study) as url, httpx.Client() as client:
         task, watch = take_task(client, url, token)
         base = {"assignment_id": task["assignment_id"], "submission_id": "inf-0001", "form": valid_form("A")}
-        text = json.dumps({**base, "watch": {"log": [*watch["log"], {"side": "A", "event": "seek", "t": float("inf"), "at_ms": 5}]}})
+        text = json.dumps({**base,
+                           "watch": {"log": [*watch["log"], {"side": "A", "event": "seek", "t": float("inf"), "at_ms": 5}]}})
         infinite = client.post(f"{url}/api/r/{token}/submit", content=text.encode())
         beyond = {**base, "watch": {"log": [*watch["log"], {"side": "A", "event": "seek", "t": 3600, "at_ms": 5}]}}
         past_end = client.post(f"{url}/api/r/{token}/submit", json=beyond)
@@ -134,7 +139,8 @@ def test_another_raters_submission_id_is_a_409_not_a_silent_drop(study):
     with running_server(study) as url, httpx.Client() as client:
         assert submit(client, url, ann, submission_id="shared-id-0001").status_code == 200
         task, watch = take_task(client, url, bob)
-        body = {"assignment_id": task["assignment_id"], "submission_id": "shared-id-0001", "form": valid_form("B"), "watch": watch}
+        body = {"assignment_id": task["assignment_id"], "submission_id": "shared-id-0001",
+                "form": valid_form("B"), "watch": watch}
         reused = client.post(f"{url}/api/r/{bob}/submit", json=body)
         still_open = client.get(f"{url}/api/r/{bob}/task").json()["task"]["assignment_id"]
         fresh = client.post(f"{url}/api/r/{bob}/submit", json={**body, "submission_id": "bob-own-0001"})
@@ -158,7 +164,8 @@ def test_nothing_a_rater_can_request_names_a_system_or_marks_gold(tmp_path):
             seen.append(json.dumps(task))
             for side in ("A", "B"):
                 seen.append(str(dict(client.get(url + task["clips"][side]["url"], headers={"Range": "bytes=0-9"}).headers)))
-            body = {"assignment_id": task["assignment_id"], "submission_id": f"ann-{task['assignment_id']}", "form": valid_form("B"), "watch": watch}
+            body = {"assignment_id": task["assignment_id"], "submission_id": f"ann-{task['assignment_id']}",
+                    "form": valid_form("B"), "watch": watch}
             seen.append(client.post(f"{url}/api/r/{token}/submit", json={**body, "form": {}}).text)
             seen.append(client.post(f"{url}/api/r/{token}/submit", json=body).text)
             seen.append(client.post(f"{url}/api/r/{token}/submit", json={**body, "submission_id": "second-try-01"}).text)
@@ -175,7 +182,9 @@ def test_nothing_a_rater_can_request_names_a_system_or_marks_gold(tmp_path):
     assert len(mine) == 4 and {r["winner"] for r in mine} == {"B"} and set(mine[0]["ratings"]) == {"A", "B"}
 
 
-@pytest.mark.parametrize("command", [["report"], ["status"], ["export"], ["invite", "ann"], ["serve", "--port", "1"], ["judge"]], ids=lambda c: c[0])
+@pytest.mark.parametrize("command",
+                         [["report"], ["status"], ["export"], ["invite", "ann"],
+                          ["serve", "--port", "1"], ["judge"]], ids=lambda c: c[0])
 def test_a_mistyped_data_folder_is_an_error_naming_it(tmp_path, capsys, command):
     """Finding 9: a mistyped --data silently created an empty study; report, status, judge exited 0 with 0 samples."""
     missing = tmp_path / "studdy"

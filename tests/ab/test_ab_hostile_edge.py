@@ -48,7 +48,8 @@ def test_an_unknown_token_is_answered_before_the_body_is_sent(server):
     socks = [socket.create_connection(("127.0.0.1", port)) for _ in range(8)]
     try:
         for sock in socks:  # the head of a 498 KiB submit, and not one byte of its body
-            sock.sendall(b"POST /api/r/nobody/submit HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 510000\r\n\r\n")
+            sock.sendall(b"POST /api/r/nobody/submit HTTP/1.1\r\nHost: x\r\nContent-Type: "
+                         b"application/json\r\nContent-Length: 510000\r\n\r\n")
         answers = [_answer(sock, 10) for sock in socks]
     finally:
         for sock in socks:
@@ -65,7 +66,8 @@ def test_a_body_of_too_many_values_is_refused_before_it_is_parsed(server):
         task = client.get(f"{url}/api/r/{token}/task").json()["task"]
         raw = b'{"assignment_id":"%s","watch":{"log":[' % task["assignment_id"].encode() + b",".join([b"{}"] * 166_000) + b"]}}"
         assert len(raw) < 512 * 1024
-        response = client.post(f"{url}/api/r/{token}/submit/{task['assignment_id']}", content=raw, headers={"Content-Type": "application/json"})
+        response = client.post(f"{url}/api/r/{token}/submit/{task['assignment_id']}", content=raw,
+                               headers={"Content-Type": "application/json"})
     assert response.status_code == 413, response.text
     assert "more than 32768 JSON values" in response.json()["error"]
 
@@ -130,7 +132,8 @@ def test_a_body_at_one_byte_per_five_seconds_is_closed_within_the_deadline(serve
     url, port, ws = server
     token = invite(ws, "tess")
     with socket.create_connection(("127.0.0.1", port)) as sock:
-        sock.sendall(f"POST /api/r/{token}/submit HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{{".encode())
+        sock.sendall(f"POST /api/r/{token}/submit HTTP/1.1\r\nHost: x\r\nContent-Type: "
+                     f"application/json\r\nContent-Length: 100\r\n\r\n{{".encode())
         closed = _closed_within(sock, 8)  # the next byte would be due at 5 s
     assert closed is not None and closed < 4.5, closed  # the 2 s deadline, a 0.5 s sweep, slack; before the next byte
 
@@ -140,11 +143,13 @@ def _watched_submit(url: str, token: str, **changes: object) -> httpx.Response:
     with httpx.Client(timeout=30) as client:
         task, watch = take_task(client, url, token)
         assert task is not None
-        body = {"assignment_id": task["assignment_id"], "submission_id": f"edge-{task['assignment_id'][:12]}", "form": valid_form("A"), "watch": watch}
+        body = {"assignment_id": task["assignment_id"], "submission_id": f"edge-{task['assignment_id'][:12]}",
+                "form": valid_form("A"), "watch": watch}
         body.update(changes)
         if "note" in changes:
             body["form"] = {**body["form"], "note": body.pop("note")}
-        raw = json.dumps(body)  # ensure_ascii: a lone surrogate goes out as the escape \ud800, as a hand-made request would send it
+        # ensure_ascii: a lone surrogate goes out as the escape \ud800, as a hand-made request would send it
+        raw = json.dumps(body)
         return client.post(f"{url}/api/r/{token}/submit", content=raw, headers={"Content-Type": "application/json"})
 
 
@@ -166,7 +171,8 @@ def test_a_submission_id_ending_in_a_newline_is_refused(server):
     assert ws.store.judgements(rater_id="nia") == []
 
 
-@pytest.mark.parametrize("header", ["bytes=0-" + "9" * 5000, "bytes=" + ",".join(["0-0"] * 3900), "bytes=9-3", "bytes=-0", "items=0-1"],
+@pytest.mark.parametrize("header",
+                         ["bytes=0-" + "9" * 5000, "bytes=" + ",".join(["0-0"] * 3900), "bytes=9-3", "bytes=-0", "items=0-1"],
                          ids=["5000-digit end", "3900 ranges", "backwards", "empty suffix", "not bytes"])
 def test_a_malformed_range_is_a_416(server, header):
     """``Range: bytes=0-<5000 digits>`` was a 500 (int() of 5000 digits); every malformed or oversized Range is a 416."""
@@ -192,11 +198,13 @@ def _nginx_in_front(tmp: Path, upstream: int) -> tuple[subprocess.Popen, int]:
     """nginx running docs/ab-nginx.conf (its listen and upstream ports changed) in front of ``upstream``; (process, port)."""
     port = free_port()
     site = (ROOT / "docs" / "ab-nginx.conf").read_text()
-    site = site.replace("listen 80;", f"listen 127.0.0.1:{port};").replace("server 127.0.0.1:8765;", f"server 127.0.0.1:{upstream};")
+    site = site.replace("listen 80;", f"listen 127.0.0.1:{port};").replace("server 127.0.0.1:8765;",
+                                                                           f"server 127.0.0.1:{upstream};")
     temp = " ".join(f"{kind}_temp_path {tmp / kind};" for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
     (tmp / "nginx.conf").write_text(f"daemon off; master_process off; pid {tmp / 'nginx.pid'}; error_log {tmp / 'error.log'};\n"
                                     f"events {{}}\nhttp {{ access_log off; {temp}\n{site}\n}}\n")
-    proc = subprocess.Popen([NGINX, "-p", str(tmp), "-c", str(tmp / "nginx.conf")], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen([NGINX, "-p", str(tmp), "-c", str(tmp / "nginx.conf")], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
         try:
@@ -209,7 +217,8 @@ def _nginx_in_front(tmp: Path, upstream: int) -> tuple[subprocess.Popen, int]:
 
 
 def test_the_nginx_configuration_serves_raters_and_enforces_its_limits(server, tmp_path):
-    """docs/ab-nginx.conf in front of the server: a rater's task passes; an oversized body is a 413; a half-sent head is closed at 10 s."""
+    """docs/ab-nginx.conf in front of the server: a rater's task passes; an oversized body is a 413; a half-sent head is closed at
+    10 s."""
     url, port, ws = server
     token = invite(ws, "nora")
     proc, front = _nginx_in_front(tmp_path, port)

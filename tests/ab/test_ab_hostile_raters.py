@@ -42,10 +42,12 @@ def test_a_rater_whose_hold_expired_and_whose_pair_was_rated_by_others_moves_on(
         for name, token, system in (("bob", bob, "sys-x"), ("carol", carol, "sys-x" if others == "agree" else "sys-y")):
             task, watch = take_task(client, url, token)
             assert task["prompt"] == late_task["prompt"]
-            body = {"assignment_id": task["assignment_id"], "submission_id": f"{name}-0001", "form": _verdict_for(ws, task, system), "watch": watch}
+            body = {"assignment_id": task["assignment_id"], "submission_id": f"{name}-0001",
+                    "form": _verdict_for(ws, task, system), "watch": watch}
             assert client.post(f"{url}/api/r/{token}/submit", json=body).status_code == 200
         late = client.post(f"{url}/api/r/{ann}/submit", json={
-            "assignment_id": late_task["assignment_id"], "submission_id": "ann-0001", "form": valid_form("B"), "watch": late_watch})
+            "assignment_id": late_task["assignment_id"], "submission_id": "ann-0001",
+            "form": valid_form("B"), "watch": late_watch})
         after = [client.get(f"{url}/api/r/{ann}/task").json() for _ in range(3)]
     assert late.status_code == 409, late.text
     assert sorted(r["rater"]["id"] for r in ws.store.judgements()) == ["bob", "carol"]  # the late record never counts
@@ -114,7 +116,8 @@ def test_every_malformed_watch_log_is_a_422_never_a_500(tmp_path, engine):
             "assignment_id": task["assignment_id"], "submission_id": "shape-0002", "form": valid_form("A"), "watch": watch})
     assert {name: status for name, (status, _) in answers.items()} == {name: 422 for name in MALFORMED_WATCH}, answers
     assert "the page sends at most 500" in answers["more events than the page keeps"][1][0]
-    assert "value must be a number" in answers["a value string"][1][0] and "event must be one of" in answers["an event type given as a list"][1][0]
+    assert ("value must be a number" in answers["a value string"][1][0]
+            and "event must be one of" in answers["an event type given as a list"][1][0])
     assert fine.status_code == 200, fine.text  # the same task, with the page's log, is taken: nothing above was stored
     assert len(ws.store.judgements()) == 1
 
@@ -124,9 +127,11 @@ def _page_log(durations: dict[str, float], events: int) -> list[dict]:
     log = []
     for k in range(2):
         for side in ("A", "B"):
-            log.append({"side": side, "event": "full_play", "t": durations[side], "at_ms": 604_000_000 + 1000 * k, "value": k + 1})
+            log.append({"side": side, "event": "full_play", "t": durations[side], "at_ms": 604_000_000
+                        + 1000 * k, "value": k + 1})
     while len(log) < events:
-        log.append({"side": "both", "event": "rate", "t": round(durations["A"] * 0.123456, 3), "at_ms": 603_999_999 - len(log), "value": 0.25})
+        log.append({"side": "both", "event": "rate", "t": round(durations["A"] * 0.123456, 3),
+                    "at_ms": 603_999_999 - len(log), "value": 0.25})
     return log
 
 
@@ -139,13 +144,16 @@ def test_records_are_bounded_to_what_the_page_can_produce(tmp_path, engine):
     token = invite(ws, "ann")
     with running_server(ws) as url, httpx.Client(timeout=30) as client:
         task, watch = take_task(client, url, token)
-        inflated = watch["log"] + [{"side": "A", "event": "seek", "t": 0.5, "at_ms": 3000 + i, "value": "x" * 64} for i in range(1990)]
+        inflated = (watch["log"]
+                    + [{"side": "A", "event": "seek", "t": 0.5, "at_ms": 3000 + i, "value": "x" * 64} for i in range(1990)])
         big = client.post(f"{url}/api/r/{token}/submit", json={
-            "assignment_id": task["assignment_id"], "submission_id": "big-00001", "form": valid_form("A"), "watch": {"log": inflated}})
+            "assignment_id": task["assignment_id"], "submission_id": "big-00001", "form": valid_form("A"),
+            "watch": {"log": inflated}})
         durations = {side: clip["duration"] for side, clip in task["clips"].items()}
         longest = {**valid_form("A"), "note": "\U0001F3AC" * 400}  # the longest note, in four-byte characters
         largest = client.post(f"{url}/api/r/{token}/submit", json={
-            "assignment_id": task["assignment_id"], "submission_id": "big-00002", "form": longest, "watch": {"log": _page_log(durations, 500)}})
+            "assignment_id": task["assignment_id"], "submission_id": "big-00002", "form": longest,
+            "watch": {"log": _page_log(durations, 500)}})
     assert big.status_code == 422 and "the page sends at most 500" in big.json()["violations"][0]["message"]
     assert largest.status_code == 200, largest.text
     [record] = ws.store.judgements()
@@ -161,7 +169,8 @@ def test_a_record_over_the_size_limit_is_refused_by_the_store(tmp_path, engine):
     sample = ws.store.samples()[0]
     shown, clips = {"A": sample.system_a, "B": sample.system_b}, {"A": sample.clip_a, "B": sample.clip_b}
     with pytest.raises(RecordError, match=f"more than a record may take \\({MAX_RECORD_BYTES}\\)"):
-        build_record(sample_id=sample.sample_id, family=sample.family, protocol="ab-v1", shown=shown, clips=clips, form=valid_form("A"),
+        build_record(sample_id=sample.sample_id, family=sample.family, protocol="ab-v1", shown=shown, clips=clips,
+                     form=valid_form("A"),
                      rater_id="judge", rater_kind="model", model="m", extra={"judge": {"reply": "x" * MAX_RECORD_BYTES}})
     assert ws.store.judgements() == []
 
@@ -174,15 +183,19 @@ def test_nul_and_other_invalid_path_text_is_a_4xx_before_any_store_query(tmp_pat
     with running_server(ws) as url, httpx.Client(timeout=30) as client:
         task = client.get(f"{url}/api/r/{token}/task").json()["task"]
         real = task["assignment_id"]
-        paths = ["/api/r/x/clip/%00/A", f"/api/r/{token}/clip/%00/A", f"/api/r/{token}/clip/{real}%00/A", f"/api/r/{token}/clip/{real}/%00",
+        paths = ["/api/r/x/clip/%00/A", f"/api/r/{token}/clip/%00/A", f"/api/r/{token}/clip/{real}%00/A",
+                 f"/api/r/{token}/clip/{real}/%00",
                  "/api/r/%00/task", f"/api/r/{token}%00/mine", f"/r/{token}%00", f"/api/r/{token}/clip/%ff%fe/A",
-                 f"/api/r/{token}/clip/{real[:-1]}%C3%A9/A", f"/api/r/{token[:4]}%E2%80%AE{token[4:]}/task", f"/api/r/{token}/clip/{real.upper()}/A"]
+                 f"/api/r/{token}/clip/{real[:-1]}%C3%A9/A", f"/api/r/{token[:4]}%E2%80%AE{token[4:]}/task",
+                 f"/api/r/{token}/clip/{real.upper()}/A"]
         for name in ("query", "transaction"):
             original = getattr(ws.store, name)
-            setattr(ws.store, name, lambda *args, _original=original, _name=name, **kwargs: (asked.append(_name), _original(*args, **kwargs))[1])
+            setattr(ws.store, name, lambda *args, _original=original, _name=name,
+                    **kwargs: (asked.append(_name), _original(*args, **kwargs))[1])
         answers = {path: client.get(url + path).status_code for path in paths}
         answers["POST submit/%00"] = client.post(f"{url}/api/r/{token}/submit/%00", json={}).status_code
-        answers["POST submit, task id in the body"] = client.post(f"{url}/api/r/%00/submit", json={"assignment_id": "\u0000"}).status_code
+        answers["POST submit, task id in the body"] = client.post(f"{url}/api/r/%00/submit",
+                                                                  json={"assignment_id": "\u0000"}).status_code
         del ws.store.query, ws.store.transaction
     assert all(400 <= status < 500 for status in answers.values()), answers
     assert asked == [], asked  # refused on the path's text alone
@@ -200,10 +213,12 @@ def test_a_note_that_a_semicolon_or_tab_splitting_reader_reads_as_a_formula_is_e
     note = "Fine;=1+1;ok\t+SUM(A1) |@cmd, -2+3; fine"
     with running_server(ws) as url, httpx.Client(timeout=30) as client:
         task, watch = take_task(client, url, token)
-        body = {"assignment_id": task["assignment_id"], "submission_id": "note-0001", "form": {**valid_form("A"), "note": note}, "watch": watch}
+        body = {"assignment_id": task["assignment_id"], "submission_id": "note-0001",
+                "form": {**valid_form("A"), "note": note}, "watch": watch}
         assert client.post(f"{url}/api/r/{token}/submit", json=body).status_code == 200
         served = client.get(f"{url}/admin/export.csv", headers={"Authorization": f"Bearer {ws.admin_token()}"}).text
-    args = ["ab", "export", "--data", str(ws.root), "--format", "csv", "-o", str(tmp_path / "j.csv")] + (["--database", engine] if engine else [])
+    args = (["ab", "export", "--data", str(ws.root), "--format", "csv", "-o", str(tmp_path / "j.csv")]
+            + (["--database", engine] if engine else []))
     assert main(args) == 0
     for text in (served, (tmp_path / "j.csv").read_text(encoding="utf-8")):
         for separator in (";", "\t", "|", ","):
@@ -222,20 +237,22 @@ def test_the_dashboard_reads_aggregates_never_the_records(tmp_path, engine):
     from reeljudge.ab.evidence import evidence_by_rater
     from reeljudge.ab.admin import _Admin
     from reeljudge.ab.records import build_record
-    from reeljudge.ab.server import ServeOptions
     from support.ab_study import full_watch
 
     ws = make_study(tmp_path, n_pairs=4, gold=2, database=engine)
     qc = QCOptions(gold_every=3)
     for name in ("ann", "bob", "cat"):
         invite(ws, name)
-    for n, name in enumerate(("ann", "bob", "ann", "cat", "bob", "ann", "cat")):  # a mix: pairs, gold, a disagreement, thin evidence
+    # a mix: pairs, gold, a disagreement, thin evidence
+    for n, name in enumerate(("ann", "bob", "ann", "cat", "bob", "ann", "cat")):
         task = next_task_for(ws, name, qc)
         if task is None:
             continue
         thin = ["open 0.5 s, less than 2.0 s of real-time viewing at 1×"] if n % 3 == 0 else []
-        server = {"served": {s: {"bytes": 1, "sent": 1, "responses": 1} for s in "AB"}, "elapsed_s": 1.0, "min_elapsed_s": 1.0, "thin": thin}
-        record = build_record(sample_id=task.sample.sample_id, family=task.sample.family, protocol="ab-v1", shown=task.shown, clips=task.clips,
+        server = {"served": {s: {"bytes": 1, "sent": 1, "responses": 1} for s in "AB"}, "elapsed_s": 1.0,
+                  "min_elapsed_s": 1.0, "thin": thin}
+        record = build_record(sample_id=task.sample.sample_id, family=task.sample.family, protocol="ab-v1", shown=task.shown,
+                              clips=task.clips,
                               form=valid_form("A" if n % 2 else "B"), rater_id=name, served_at=task.served_at,
                               watch={"full_plays": {"A": 2, "B": 2}, "log": full_watch()["log"], "server": server})
         ws.store.append_judgement(record)
@@ -244,7 +261,7 @@ def test_the_dashboard_reads_aggregates_never_the_records(tmp_path, engine):
     original = ws.store.query
     ws.store.query = lambda q, p=(): (sql.append(q), original(q, p))[1]
     ws.store.judgements = lambda **kw: pytest.fail("the dashboard read every record")
-    status = _Admin(ws, ServeOptions(qc=qc)).status()  # what /admin and /admin/api/status show
+    status = _Admin(ws, qc).status()  # what /admin and /admin/api/status show
     del ws.store.query, ws.store.judgements
     assert not [q for q in sql if re.search(r"\bbody\b", q) and "judgements" in q], sql  # no record's body is read
     thin = evidence_by_rater(records)

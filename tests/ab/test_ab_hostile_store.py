@@ -53,11 +53,13 @@ def test_a_range_flood_grows_the_store_by_tasks_and_clips_not_requests(tmp_path,
         same = "bytes=" + ",".join(["0-0"] * 16)  # as many ranges as a request may ask for, all one byte
         scattered = "bytes=" + ",".join(f"{2 * i}-{2 * i}" for i in range(16))  # disjoint one-byte ranges: nothing merges
         flood = "bytes=" + ",".join(["0-0"] * 3900)  # the finding's header: more ranges than allowed, a 416
-        answers = [client.get(url + task["clips"]["A"]["url"], headers={"Range": header}) for header in (same, scattered, flood) * 10]
+        answers = [client.get(url + task["clips"]["A"]["url"], headers={"Range": header})
+                   for header in (same, scattered, flood) * 10]
         client.get(url + task["clips"]["B"]["url"])
         time.sleep(max(0.0, 1.05))
         answer = client.post(f"{url}/api/r/{token}/submit", json={
-            "assignment_id": task["assignment_id"], "submission_id": "flood-0001", "form": valid_form("A"), "watch": full_watch()})
+            "assignment_id": task["assignment_id"], "submission_id": "flood-0001",
+            "form": valid_form("A"), "watch": full_watch()})
     assert [r.status_code for r in answers[:3]] == [206, 206, 416]
     assert len(answers[0].content) == 1 and answers[1].content.count(b"Content-Range") == 16
     assert evidence_rows(ws) <= 2  # one per clip of the task, whatever was asked
@@ -93,10 +95,12 @@ def test_a_submit_after_the_hold_expired_and_the_sample_was_reissued_is_a_409(tm
         time.sleep(2.1)  # ann's hold expires: the sample is free again
         for name, token in (("bob", bob), ("carol", carol)):
             task, watch = take_task(client, url, token)
-            body = {"assignment_id": task["assignment_id"], "submission_id": f"{name}-0001", "form": valid_form("tie"), "watch": watch}
+            body = {"assignment_id": task["assignment_id"], "submission_id": f"{name}-0001",
+                    "form": valid_form("tie"), "watch": watch}
             assert client.post(f"{url}/api/r/{token}/submit", json=body).status_code == 200  # they agree: the sample is complete
         late = client.post(f"{url}/api/r/{ann}/submit", json={
-            "assignment_id": late_task["assignment_id"], "submission_id": "ann-0001", "form": valid_form("B"), "watch": late_watch})
+            "assignment_id": late_task["assignment_id"], "submission_id": "ann-0001",
+            "form": valid_form("B"), "watch": late_watch})
     assert late.status_code == 409, late.text
     assert "held for you for 2 s" in late.json()["error"] and "nothing was stored" in late.json()["error"]
     assert sorted(r["rater"]["id"] for r in ws.store.judgements()) == ["bob", "carol"]
@@ -112,13 +116,15 @@ def test_clip_responses_carry_no_validator_that_tells_the_sides_apart(tmp_path):
                      for side in ("A", "B") for headers in ({}, {"Range": "bytes=0-9"}, {"Range": "bytes=0-1,5-9"})]
         revalidated = client.get(url + task["clips"]["A"]["url"], headers={"Range": "bytes=0-9", "If-Range": "\"x\""})
         huge = client.get(url + task["clips"]["A"]["url"], headers={"Range": "bytes=0-" + "9" * 5000})
-        many = client.get(url + task["clips"]["A"]["url"], headers={"Range": "bytes=" + ",".join(f"{3 * i}-{3 * i}" for i in range(40))})
+        many = client.get(url + task["clips"]["A"]["url"],
+                          headers={"Range": "bytes=" + ",".join(f"{3 * i}-{3 * i}" for i in range(40))})
     assert [r.status_code for r in responses] == [200, 206, 206] * 2
     for r in responses:
         assert "last-modified" not in r.headers and "etag" not in r.headers, dict(r.headers)
         assert r.headers["cache-control"] == "no-store"
     assert revalidated.status_code == 200  # an If-Range can never match: the whole clip, never a stale piece
-    assert huge.status_code in (206, 416) and huge.headers["content-range"].startswith("bytes ")  # was a 500 (the parser decides which)
+    # was a 500 (the parser decides which)
+    assert huge.status_code in (206, 416) and huge.headers["content-range"].startswith("bytes ")
     assert many.status_code == 416 and many.headers["content-range"].startswith("bytes */")  # 40 ranges: more than MAX_RANGES
 
 
@@ -171,11 +177,13 @@ def test_control_and_bidi_characters_never_reach_an_export_or_the_report_raw(tmp
         body = {"assignment_id": task["assignment_id"], "submission_id": "note-0001", "form": form, "watch": watch}
         assert client.post(f"{url}/api/r/{token}/submit", json=body).status_code == 200
         auth = {"Authorization": f"Bearer {ws.admin_token()}"}
-        served = {"csv": client.get(f"{url}/admin/export.csv", headers=auth).text, "jsonl": client.get(f"{url}/admin/export.jsonl", headers=auth).text}
+        served = {"csv": client.get(f"{url}/admin/export.csv", headers=auth).text,
+                  "jsonl": client.get(f"{url}/admin/export.jsonl", headers=auth).text}
     assert main(["ab", "export", "--data", str(ws.root), "--format", "csv", "-o", str(tmp_path / "j.csv")]) == 0
     assert main(["ab", "export", "--data", str(ws.root), "-o", str(tmp_path / "j.jsonl")]) == 0
     assert main(["ab", "report", "--data", str(ws.root), "--resamples", "10"]) == 0
-    texts = {**served, "cli csv": (tmp_path / "j.csv").read_text(encoding="utf-8"), "cli jsonl": (tmp_path / "j.jsonl").read_text(encoding="utf-8"),
+    texts = {**served, "cli csv": (tmp_path / "j.csv").read_text(encoding="utf-8"),
+             "cli jsonl": (tmp_path / "j.jsonl").read_text(encoding="utf-8"),
              "html": (ws.root / "report" / "report.html").read_text(encoding="utf-8")}
     for name, text in texts.items():
         assert not [c for c in RAW_CONTROLS if c in text], name
@@ -198,7 +206,8 @@ def test_watch_events_that_do_not_fit_the_page_or_the_clip_are_flagged(tmp_path)
                 watch["log"] += [{"side": "both", "event": "rate", "t": 0, "at_ms": 2100, "value": 16},
                                  {"side": "A", "event": "full_play", "t": 1.0, "at_ms": 2110, "value": 3},
                                  {"side": "A", "event": "full_play", "t": 1.0, "at_ms": 2120, "value": 4}]
-            body = {"assignment_id": task["assignment_id"], "submission_id": f"{name}-0001", "form": valid_form("A"), "watch": watch}
+            body = {"assignment_id": task["assignment_id"], "submission_id": f"{name}-0001",
+                    "form": valid_form("A"), "watch": watch}
             assert client.post(f"{url}/api/r/{token}/submit", json=body).status_code == 200
         status = client.get(f"{url}/admin/api/status", headers={"Authorization": f"Bearer {ws.admin_token()}"}).json()
     by_rater = {r["rater"]["id"]: r["watch"]["server"]["thin"] for r in ws.store.judgements()}
@@ -216,13 +225,15 @@ def test_a_store_flooded_before_is_folded_into_one_row_per_task_and_clip(tmp_pat
 
     ws = make_study(tmp_path, n_pairs=1, database=engine)
     seq = "seq INTEGER PRIMARY KEY AUTOINCREMENT" if engine is None else "seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"
-    rows = [("task1", "A", 0, 0)] * 500 + [("task1", "A", 1, 99), ("task1", "B", 0, 9), ("task1", "B", 20, 29), ("task2", "A", 5, 5)]
+    rows = ([("task1", "A", 0, 0)] * 500
+            + [("task1", "A", 1, 99), ("task1", "B", 0, 9), ("task1", "B", 20, 29), ("task2", "A", 5, 5)])
     with ws.store.transaction() as db:  # what version 1 of the store held
         db.execute("DROP TABLE clip_coverage")
         db.execute(f"""CREATE TABLE clip_serves ({seq}, assignment_id TEXT NOT NULL, side TEXT NOT NULL,
                        first_byte BIGINT NOT NULL, last_byte BIGINT NOT NULL, served_at TEXT NOT NULL)""")
         for row in rows:
-            db.execute("INSERT INTO clip_serves (assignment_id, side, first_byte, last_byte, served_at) VALUES (?, ?, ?, ?, 'x')", row)
+            db.execute("INSERT INTO clip_serves (assignment_id, side, first_byte, last_byte, served_at) "
+                       "VALUES (?, ?, ?, ?, 'x')", row)
         db.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
     store = Store(ws.store.location)
     assert store.meta("schema_version") == "3" and evidence_rows(Workspace(ws.root, database=engine)) == 3

@@ -23,7 +23,8 @@ from reeljudge.ab.limits import ConnectionLimits
 from support.ab_study import (byte_study, first_answer, free_port, invite, make_study, never_reading, peer_closed, running_server,
                               serve_process)
 
-SCRIPT = b"GET /static/rater.js HTTP/1.1\r\nHost: x\r\n\r\n"  # 20 KB answers: 200 of them fill any buffer of a client that never reads
+# 20 KB answers: 200 of them fill any buffer of a client that never reads
+SCRIPT = b"GET /static/rater.js HTTP/1.1\r\nHost: x\r\n\r\n"
 
 
 def _status(url: str) -> str:
@@ -137,7 +138,8 @@ def test_an_address_over_its_cap_without_a_token_is_refused_or_makes_room(tmp_pa
         room = peer_closed(idle[0], 2)
         for sock in idle:
             sock.close()
-    assert (answer.startswith(b"HTTP/1.1 503") and b"retry-after: 2" in answer.lower()) or (answer.startswith(b"HTTP/1.1 200") and room)
+    assert (answer.startswith(b"HTTP/1.1 503")
+            and b"retry-after: 2" in answer.lower()) or (answer.startswith(b"HTTP/1.1 200") and room)
 
 
 def _flood(url: str, path: str, source: str, seconds: float, connections: int = 16) -> list[tuple[int, str | None]]:

@@ -96,7 +96,8 @@ def _results(tmp_path, clips, *, sha_override=None, error_cell=False):
         return {"testIdx": idx, "provider": {"id": "file://providers/clips.py", "label": label}, "vars": {"prompt": desc},
                 "prompt": {"raw": desc}, "response": response, "testCase": {"description": desc}, "success": True}
 
-    cells = [cell(0, "alpha", clips[0], "p0"), cell(0, "beta", clips[1], "p0"), cell(1, "alpha", clips[2], "p1"), cell(1, "beta", clips[3], "p1")]
+    cells = [cell(0, "alpha", clips[0], "p0"), cell(0, "beta", clips[1], "p0"), cell(1, "alpha", clips[2], "p1"),
+             cell(1, "beta", clips[3], "p1")]
     path = tmp_path / "results.json"
     path.write_text(json.dumps({"results": {"results": cells}}))
     return path
@@ -111,7 +112,8 @@ def test_promptfoo_results_pair_two_providers_clips_for_the_same_test(tmp_path, 
 
 
 def test_promptfoo_results_refused_when_a_clip_is_missing_or_changed(tmp_path, clips):
-    with pytest.raises(ImportRefused, match=r"results.json test 0 \(p0\): provider 'beta' has no clip \(clip provider: .*gone.mp4"):
+    with pytest.raises(ImportRefused,
+                       match=r"results.json test 0 \(p0\): provider 'beta' has no clip \(clip provider: .*gone.mp4"):
         read_promptfoo(_results(tmp_path, clips, error_cell=True))
     specs = read_promptfoo(_results(tmp_path, clips, sha_override="0" * 64))
     ws = Workspace(tmp_path / "study")

@@ -25,7 +25,8 @@ from reeljudge.ab.samples import make_sample
 P = load_protocol("ab-v1")
 DIMS = ("prompt_adherence", "temporal_consistency", "identity_consistency", "motion_physics")
 FAMILIES = ["text-to-video"] * 4 + ["image-to-video"]
-SAMPLES = [make_sample(f, f"prompt {i + 1}", ("x", f"{2 * i + 1:064x}"), ("y", f"{2 * i + 2:064x}")) for i, f in enumerate(FAMILIES)]
+SAMPLES = [make_sample(f, f"prompt {i + 1}", ("x", f"{2 * i + 1:064x}"), ("y", f"{2 * i + 2:064x}")) for i,
+           f in enumerate(FAMILIES)]
 KW = {"n_resamples": 200, "seed": 7}
 
 
@@ -42,7 +43,8 @@ def record(n: int, rater: str, winner: str, tags: tuple[str, ...], *, model: boo
             ratings[side]["temporal_consistency"] = r["temporal_consistency"]
     if model:  # a model's mean over two orders: half points
         ratings = {s: {d: v - 0.5 if v == 5 else v for d, v in r.items()} for s, r in ratings.items()}
-    form = {"winner": {"x": "A", "y": "B"}.get(winner, "tie"), "primary_tag": tags[0], "secondary_tags": list(tags[1:]), "ratings": ratings}
+    form = {"winner": {"x": "A", "y": "B"}.get(winner, "tie"), "primary_tag": tags[0],
+            "secondary_tags": list(tags[1:]), "ratings": ratings}
     return build_record(
         sample_id=sample.sample_id, family=sample.family, protocol="ab-v1", shown={"A": "x", "B": "y"},
         clips={"A": sample.clip_a, "B": sample.clip_b}, form=form, rater_id=rater, rater_kind="model" if model else "human",
@@ -95,7 +97,8 @@ def test_model_human_pairs_beside_the_human_ceiling(section):
 def test_per_family(section):
     by_family = section["winner"]["by_family"]
     assert by_family["text-to-video"]["vs_majority"]["units"] == 4 and by_family["text-to-video"]["vs_majority"]["agree"] == 2
-    assert by_family["image-to-video"]["vs_majority"]["units"] == 0 and by_family["image-to-video"]["vs_majority"]["no_majority"] == 1
+    assert (by_family["image-to-video"]["vs_majority"]["units"] == 0
+            and by_family["image-to-video"]["vs_majority"]["no_majority"] == 1)
     assert by_family["image-to-video"]["human_human_pairs"]["agree"] == 0
 
 
@@ -112,30 +115,36 @@ def test_per_dimension_uses_the_preference_the_ratings_show(section):
 def test_per_tag(section):
     flicker = next(t for t in section["tags"] if t["tag"] == "flicker")
     # presence majorities: s1 yes, s3 no, s4 no (s2, s5 split 1–1); the model agrees on all three
-    assert (flicker["vs_majority"]["units"], flicker["vs_majority"]["agree"]) == (3, 3) and flicker["vs_majority"]["kappa"] == pytest.approx(1.0)
+    assert (flicker["vs_majority"]["units"],
+            flicker["vs_majority"]["agree"]) == (3, 3) and flicker["vs_majority"]["kappa"] == pytest.approx(1.0)
     assert (flicker["judge_human_pairs"]["agree"], flicker["judge_human_pairs"]["pairs"]) == (8, 10)
     assert (flicker["human_human_pairs"]["agree"], flicker["human_human_pairs"]["pairs"]) == (3, 5)
     # specific agreement: model–human both 4, one only 2 → 8/10; ann–bob both 1, one only 2 → 2/4
     assert flicker["specific_model_human"] == pytest.approx(0.8) and flicker["specific_human_human"] == pytest.approx(0.5)
     assert flicker["used_by_model"] == 3
-    assert {t["tag"] for t in section["tags"]} >= {"artifacts", "missed_constraint", "scene_reset", "tie_both_flawed", "physics_break"}
+    assert ({t["tag"] for t in section["tags"]} >= {"artifacts", "missed_constraint", "scene_reset",
+                                                    "tie_both_flawed", "physics_break"})
 
 
 def test_position_consistency_and_unanimous_disagreements(section):
     assert section["position"] == {"both_orders": 5, "consistent": 4, "rate": 0.8, "one_order": 0}
     (row,) = section["unanimous_disagreements"]
-    assert (row["sample_id"], row["humans"], row["model"], row["n_humans"], row["severity"]) == (SAMPLES[1].sample_id, "y", "x", 2, 2)
+    assert (row["sample_id"], row["humans"], row["model"],
+            row["n_humans"], row["severity"]) == (SAMPLES[1].sample_id, "y", "x", 2, 2)
     assert row["human_tags"] == ["artifacts", "flicker"] and row["model_tags"] == ["flicker"]
 
 
 def test_the_report_and_its_page_show_the_model_beside_the_people():
     report = build_report(RECORDS, SAMPLES, P, ReportOptions(n_resamples=100))
-    assert report["counts"]["model_raters"] == 1 and report["design"]["records_used"] == 10  # the model never enters the human design
+    # the model never enters the human design
+    assert report["counts"]["model_raters"] == 1 and report["design"]["records_used"] == 10
     (m,) = report["models"]
     assert m["rater"] == "gemini-test" and m["winner"]["all"]["vs_majority"]["agree"] == 2
     page = render(report, lambda sha: f"clips/{sha}.mp4")
-    for text in ("Model raters against the people", "human–human pairs (ceiling)", "winner, all families", "winner, image-to-video",
-                 "Temporal consistency (which clip rated higher)", "tag: Flicker / temporal jitter", "4 of 5 pairs judged in both orders",
+    for text in ("Model raters against the people", "human–human pairs (ceiling)", "winner, all families",
+                 "winner, image-to-video",
+                 "Temporal consistency (which clip rated higher)", "tag: Flicker / temporal jitter",
+                 "4 of 5 pairs judged in both orders",
                  "Where the model disagrees with unanimous people", f"clips/{SAMPLES[1].clip_a}.mp4", "60 %"):
         assert text in page, text
 
@@ -148,7 +157,8 @@ def test_half_point_ratings_only_from_model_raters():
         sample = SAMPLES[0]
         form = {"winner": "A", "primary_tag": "flicker", "secondary_tags": [],
                 "ratings": {"A": {d: 5 for d in DIMS}, "B": {**{d: 2 for d in DIMS}, "motion_physics": value}}}
-        make = lambda: build_record(sample_id=sample.sample_id, family=sample.family, protocol="ab-v1", shown={"A": "x", "B": "y"},  # noqa: E731
+        make = lambda: build_record(sample_id=sample.sample_id, family=sample.family, protocol="ab-v1",
+                                    shown={"A": "x", "B": "y"},  # noqa: E731
                                     clips={"A": sample.clip_a, "B": sample.clip_b}, form=form, rater_id="r", rater_kind=kind,
                                     watch={"full_plays": {"A": 2, "B": 2}, "log": []})
         if ok:

@@ -24,7 +24,8 @@ def sha(n: int) -> str:
 
 
 SAMPLES = [make_sample("text-to-video", f"prompt {i}", ("x", sha(2 * i + 1)), ("y", sha(2 * i + 2))) for i in range(4)]
-GOLD = make_sample("text-to-video", "gold", ("gold-clean", sha(100)), ("gold-fault", sha(101)), kind="gold", expected="gold-clean")
+GOLD = make_sample("text-to-video", "gold", ("gold-clean", sha(100)), ("gold-fault", sha(101)),
+                   kind="gold", expected="gold-clean")
 
 
 def record(sample, rater, winner, primary, *, kind="human", favour=None, swap=False):
@@ -35,7 +36,8 @@ def record(sample, rater, winner, primary, *, kind="human", favour=None, swap=Fa
     side = {v: k for k, v in shown.items()}
     preferred = favour or winner
     ratings = {s: {d: (5 if preferred in (shown[s], "tie") else 2) for d in DIMS} for s in ("A", "B")}
-    form = {"winner": "tie" if winner == "tie" else side[winner], "primary_tag": primary, "secondary_tags": [], "ratings": ratings}
+    form = {"winner": "tie" if winner == "tie" else side[winner], "primary_tag": primary,
+            "secondary_tags": [], "ratings": ratings}
     return build_record(sample_id=sample.sample_id, family=sample.family, protocol="ab-v1", shown=shown,
                         clips={s: sample.clip_of(shown[s]) for s in ("A", "B")}, form=form, rater_id=rater, rater_kind=kind,
                         model="gemini-x" if kind == "model" else None, watch=WATCH)
@@ -134,7 +136,8 @@ def test_cli_report_writes_html_and_json(tmp_path):
 
 
 def test_the_report_for_people_full_labels_notes_thin_evidence_and_undefined_kappa():
-    """Issue 19, finding 10: labels cut at 28 characters, values over the lines, notes absent, a degenerate κ as 0.00 [0.00, 0.00]."""
+    """Issue 19, finding 10: labels cut at 28 characters, values over the lines, notes absent, a degenerate κ as 0.00 [0.00,
+    0.00]."""
     import re
 
     samples = [make_sample("text-to-video", f"p{i}", ("x", sha(200 + 2 * i)), ("y", sha(201 + 2 * i))) for i in range(4)]
@@ -150,8 +153,10 @@ def test_the_report_for_people_full_labels_notes_thin_evidence_and_undefined_kap
     [pair] = report["agreement"]["cohen_kappa"]
     assert pair["kappa"]["estimate"] == 0.0 and pair["undefined"].startswith("ann gave the same verdict on every shared sample")
     assert "0.00 [0.00, 0.00]" not in page and "undefined (ann gave the same verdict on every shared sample" in page
-    assert report["notes"][0]["note"] == "=B looked <b>smeared</b> at 0:02" and "=B looked &lt;b&gt;smeared&lt;/b&gt; at 0:02" in page
-    assert report["watch_evidence"]["bob"]["thin"][0]["reasons"] == thin["thin"] and report["watch_evidence"]["ann"]["without_evidence"] == 4
+    assert (report["notes"][0]["note"] == "=B looked <b>smeared</b> at 0:02"
+            and "=B looked &lt;b&gt;smeared&lt;/b&gt; at 0:02" in page)
+    assert (report["watch_evidence"]["bob"]["thin"][0]["reasons"] == thin["thin"]
+            and report["watch_evidence"]["ann"]["without_evidence"] == 4)
     assert "Motion / physics plausibility" in page  # 29 characters, once cut to 28
     for svg in re.findall(r"<svg.*?</svg>", page):
         line_ends = [float(v) for v in re.findall(r"<line x1='[\d.]+' y1='\d+' x2='([\d.]+)'", svg)]

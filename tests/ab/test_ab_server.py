@@ -25,7 +25,8 @@ def test_submit_is_refused_until_both_clips_were_played_fully_twice(study):
         watch["log"] = [e for e in watch["log"] if not (e["side"] == "B" and e.get("value") == 2)]  # B played fully once
         response = submit(client, url, token, watch=watch)
         assert response.status_code == 422
-        assert response.json()["violations"] == [{"field": "watch", "message": "Play clip B to the end 2 times before submitting (so far 1)."}]
+        assert (response.json()["violations"]
+                == [{"field": "watch", "message": "Play clip B to the end 2 times before submitting (so far 1)."}])
         assert submit(client, url, token, watch={"log": []}).status_code == 422
     assert study.store.judgements() == []
 
@@ -116,7 +117,8 @@ def test_sides_follow_the_stored_seed_and_records_map_back_to_systems(tmp_path):
             served = hashlib.sha256(client.get(url + task["clips"]["A"]["url"]).content).hexdigest()
             assert served == sample.clip_of(expected_a)
             assert expected_a not in str(task)  # system names are never sent to the page
-            body = {"assignment_id": task["assignment_id"], "submission_id": f"sub-{rater}-0001", "form": valid_form("A"), "watch": watch}
+            body = {"assignment_id": task["assignment_id"], "submission_id": f"sub-{rater}-0001",
+                    "form": valid_form("A"), "watch": watch}
             assert client.post(f"{url}/api/r/{token}/submit", json=body).status_code == 200
     for record in ws.store.judgements():
         expected_a = sample.system_b if swaps[record["rater"]["id"]] else sample.system_a

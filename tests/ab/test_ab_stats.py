@@ -7,7 +7,8 @@ import math
 import pytest
 
 from reeljudge.stats.agreement import (
-    agreement_with_majority, cohen_kappa, fleiss_kappa, krippendorff_alpha, majority_label, pairwise_agreement, specific_agreement,
+    agreement_with_majority, cohen_kappa, fleiss_kappa, krippendorff_alpha, majority_label, pairwise_agreement,
+    specific_agreement,
 )
 from reeljudge.stats.rankings import bradley_terry, bradley_terry_intervals, win_probability, win_rates, wilson_interval
 
@@ -34,7 +35,8 @@ def test_cohen_kappa_by_hand():
 
 def test_cohen_kappa_unbalanced_by_hand():
     # 6 both a, 1 both b, 3 r1=a/r2=b: po = 0.7; r1 a 0.9 b 0.1; r2 a 0.6 b 0.4; pe = 0.54 + 0.04 = 0.58; κ = 0.12/0.42
-    labels = {**{f"s{i}": {"r1": "a", "r2": "a"} for i in range(6)}, "s6": {"r1": "b", "r2": "b"}, **{f"t{i}": {"r1": "a", "r2": "b"} for i in range(3)}}
+    labels = {**{f"s{i}": {"r1": "a", "r2": "a"} for i in range(6)}, "s6": {"r1": "b", "r2": "b"},
+              **{f"t{i}": {"r1": "a", "r2": "b"} for i in range(3)}}
     assert cohen_kappa(labels, "r1", "r2", ["a", "b"], **FAST).estimate == pytest.approx(0.12 / 0.42)
 
 
@@ -132,7 +134,9 @@ def test_resampled_formulas_match_the_libraries_on_random_data():
     from reeljudge.stats import agreement as ag
 
     rng = np.random.default_rng(4)
-    labels = {f"u{i}": {r: int(rng.integers(1, 6)) for r in rng.choice(["r1", "r2", "r3", "r4"], size=int(rng.integers(2, 5)), replace=False)} for i in range(60)}
+    labels = {f"u{i}": {r: int(rng.integers(1, 6))
+                        for r in rng.choice(["r1", "r2", "r3", "r4"], size=int(rng.integers(2, 5)), replace=False)}
+                        for i in range(60)}
     for level in ("nominal", "ordinal", "interval"):
         interval = ag.krippendorff_alpha(labels, level, value_domain=[1, 2, 3, 4, 5], n_resamples=50)
         data_counts = np.array([[sum(1 for v in labels[u].values() if v == c) for c in range(1, 6)] for u in labels], dtype=float)

@@ -155,7 +155,8 @@ def test_orders_1_asks_once_and_says_so(gemini_env):
     result = grade(orders=1)
     assert result["pass"] is True and len(gemini_env.calls()) == 1
     assert result["metadata"]["orders_asked"] == 1 and result["metadata"]["consistent"] is None
-    assert "asked in one order" in result["reason"] and "orders: 1" in result["reason"] and "ab_consistent" not in result["namedScores"]
+    assert ("asked in one order" in result["reason"] and "orders: 1" in result["reason"]
+            and "ab_consistent" not in result["namedScores"])
     assert grade(orders=2)["pass"] is True and len(gemini_env.calls()) == 2  # the order already asked comes from the cache
 
 

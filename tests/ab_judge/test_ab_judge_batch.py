@@ -53,7 +53,8 @@ def test_batch_fills_the_store_with_model_records_and_a_rerun_costs_nothing(gemi
     records = {r["sample_id"]: r for r in ws.store.judgements(rater_id=MODEL)}
     assert set(records) == {s0.sample_id, s1.sample_id, s2.sample_id}
     r0, r1, r2 = records[s0.sample_id], records[s1.sample_id], records[s2.sample_id]
-    assert r0["rater"] == {"id": MODEL, "kind": "model", "model": MODEL} and r0["winner"] == "base" and r0["inconsistent"] is False
+    assert (r0["rater"] == {"id": MODEL, "kind": "model", "model": MODEL} and r0["winner"] == "base"
+            and r0["inconsistent"] is False)
     assert r0["shown"]["A"]["system"] == "base" and r0["ratings"]["base"]["prompt_adherence"] == 5
     assert [o["winner"] for o in r0["judge"]["orders"]] == ["base", "base"] and r0["judge"]["orders_asked"] == 2
     assert r1["winner"] == "tie" and r1["inconsistent"] is True and r1["primary_tag"] == "tie_both_flawed"
@@ -151,7 +152,8 @@ def test_the_cost_benchmark_counts_what_the_issue_asks(monkeypatch, capsys):
         monkeypatch.setenv(name, "set by the benchmark")  # restored after the test: the benchmark sets them for its runs
     assert ab_judge_calls.main(["--pairs", "2"]) == 0
     out = capsys.readouterr().out
-    assert "run 1: 4 judge calls, 4 uploads" in out and "run 1: 2 judge calls, 4 uploads" in out and "run 1: 4 judge calls, 3 uploads" in out
+    assert ("run 1: 4 judge calls, 4 uploads" in out and "run 1: 2 judge calls, 4 uploads" in out
+            and "run 1: 4 judge calls, 3 uploads" in out)
 
 
 def test_gold_pairs_on_request_and_the_dashboard_counts_people_only(gemini_env, tmp_path, capsys):
@@ -161,7 +163,8 @@ def test_gold_pairs_on_request_and_the_dashboard_counts_people_only(gemini_env, 
     pair = next(s for s in ws.store.samples() if s.kind == "pair")
     gold = next(s for s in ws.store.samples() if s.kind == "gold")
     prefer(gemini_env, pair.prompt, pair.clip_a, pair.clip_b)
-    prefer(gemini_env, gold.prompt, gold.clip_of(gold.expected), gold.clip_of(next(x for x in gold.systems if x != gold.expected)))
+    prefer(gemini_env, gold.prompt, gold.clip_of(gold.expected),
+           gold.clip_of(next(x for x in gold.systems if x != gold.expected)))
     assert judge(ws) == 0 and "1 samples: 1 judged now" in capsys.readouterr().out  # gold left out by default
     assert judge(ws, "--gold") == 0 and "1 judged now, 1 already judged" in capsys.readouterr().out
     assert main(["ab", "report", "--data", str(ws.root), "--resamples", "50"]) == 0
@@ -170,4 +173,5 @@ def test_gold_pairs_on_request_and_the_dashboard_counts_people_only(gemini_env, 
     assert model["gold"]["correct"] == 1 and model["samples"] == 1  # gold pairs stay out of the agreement
     assert main(["ab", "status", "--data", str(ws.root)]) == 0
     status = json.loads(capsys.readouterr().out)
-    assert status["complete"] == 0 and {"rater": MODEL, "kind": "model", "done": 2, "total": None, "gold": model["gold"]} in status["raters"]
+    assert (status["complete"] == 0
+            and {"rater": MODEL, "kind": "model", "done": 2, "total": None, "gold": model["gold"]} in status["raters"])

@@ -27,7 +27,8 @@ def test_suite_through_promptfoo_against_the_fake_server_has_scores_per_dimensio
         v = test["vars"]
         better, worse = (v["reference"], v["new"]) if v.get("expect_fail") else (v["new"], v["reference"])
         prefer(fake, v["prompt"], clip_sha(better), clip_sha(worse), tag="flicker")
-    env = {"GEMINI_API_KEY": "test-key-not-real", "GOOGLE_GEMINI_BASE_URL": fake.url, "REELJUDGE_CACHE_DIR": str(tmp_path / "cache")}
+    env = {"GEMINI_API_KEY": "test-key-not-real", "GOOGLE_GEMINI_BASE_URL": fake.url,
+           "REELJUDGE_CACHE_DIR": str(tmp_path / "cache")}
     code, results, output = run_promptfoo_eval(CONFIG, tmp_path, env=env)
     assert code == 0, output[-3000:]
     cells = rows(results)
@@ -37,7 +38,8 @@ def test_suite_through_promptfoo_against_the_fake_server_has_scores_per_dimensio
         for system in ("new", "reference"):
             assert {f"ab_{system}_{d}" for d in DIMS} <= set(named)
         assert named["ab_consistent"] == 1.0
-        grading = next(c for c in cell["gradingResult"]["componentResults"] if (c.get("metadata") or {}).get("judge") == "ab_judge")
+        grading = next(c for c in cell["gradingResult"]["componentResults"]
+                       if (c.get("metadata") or {}).get("judge") == "ab_judge")
         assert grading["metadata"]["orders_asked"] == 2 and "flicker (Flicker / temporal jitter)" in grading["reason"]
         assert cell["response"]["video"]["storageRef"]["key"].startswith("video/")  # the new clip plays in the viewer
     by_desc = {c["testCase"]["description"]: c for c in cells}

@@ -48,13 +48,16 @@ def test_a_clip_that_cannot_be_probed_fails_with_its_name(tmp_path):
     broken = tmp_path / "broken.mp4"
     broken.write_bytes(b"\x00" * 2000)
     result = get_assert(str(broken), {"vars": {"prompt": PROMPT, "reference": str(CLIPS / "gen_clean.mp4")},
-                                      "config": {"judge": "probes"}, "providerResponse": {"metadata": {"clip_path": str(broken)}}})
+                                      "config": {"judge": "probes"},
+                                      "providerResponse": {"metadata": {"clip_path": str(broken)}}})
     assert result["pass"] is False and "broken.mp4" in result["reason"] and result["metadata"]["judged"] is False
 
 
 def _verdict(*failed: str) -> ProbesVerdict:
-    names = ("technical", "black_frames", "frozen_frames", "scene_cuts", "flicker", "dynamic_degree", "camera_shake", "motion_smoothness")
-    return ProbesVerdict([ProbeResult(n, n not in failed, 0.0 if n in failed else 1.0, f"{n} found" if n in failed else "ok") for n in names])
+    names = ("technical", "black_frames", "frozen_frames", "scene_cuts", "flicker", "dynamic_degree",
+             "camera_shake", "motion_smoothness")
+    return ProbesVerdict([ProbeResult(n, n not in failed, 0.0 if n in failed else 1.0, f"{n} found" if n in failed else "ok")
+                          for n in names])
 
 
 @pytest.mark.parametrize("first, second, winner, decided_by, tags", [

@@ -70,9 +70,11 @@ def test_every_tag_dimension_anchor_and_rule_reaches_the_judge():
 def test_family_schema_narrows_dimensions_and_tags():
     t2v = rubric.family_schema(P, "text-to-video")
     edit = rubric.family_schema(P, "edit")
-    assert t2v["properties"]["ratings"]["properties"]["A"]["required"] == ["prompt_adherence", "temporal_consistency", "identity_consistency", "motion_physics"]
+    assert (t2v["properties"]["ratings"]["properties"]["A"]["required"]
+            == ["prompt_adherence", "temporal_consistency", "identity_consistency", "motion_physics"])
     assert "edit_precision" in edit["properties"]["ratings"]["properties"]["B"]["required"]
-    assert "edit_not_applied" in edit["properties"]["primary_tag"]["enum"] and "edit_not_applied" not in t2v["properties"]["primary_tag"]["enum"]
+    assert ("edit_not_applied" in edit["properties"]["primary_tag"]["enum"]
+            and "edit_not_applied" not in t2v["properties"]["primary_tag"]["enum"])
     assert "unsafe_compliance" not in t2v["properties"]["secondary_tags"]["items"]["enum"]
 
 

@@ -187,7 +187,8 @@ def test_a_tie_in_a_plain_form_is_read_without_feedback(gemini_env, form):
     on_order(gemini_env, PROMPT, reference_first(), reply(verdict_reply("tie", "tie_both_good")))
     result = grade()
     assert result["metadata"]["winner"] == "tie" and result["metadata"]["consistent"] is True
-    assert len(gemini_env.calls()) == 2 and result["metadata"]["orders"][0]["repaired"] == [f"winner {json.dumps(form)} read as \"tie\""]
+    assert (len(gemini_env.calls()) == 2 and result["metadata"]["orders"][0]["repaired"]
+            == [f"winner {json.dumps(form)} read as \"tie\""])
 
 
 @pytest.mark.parametrize("form", REFUSED_FORMS)
@@ -205,7 +206,8 @@ def test_a_winner_with_two_readings_or_none_is_refused(gemini_env, form):
     (("note", "secondary_tags"), ["secondary_tags left out: read as none", "note left out: read as null"]),
 ])
 def test_an_optional_field_left_out_is_read_without_feedback(gemini_env, left_out, repaired):
-    value = {k: v for k, v in verdict_reply("A", "flicker", secondary=["artifacts"], note="B flickers.").items() if k not in left_out}
+    value = {k: v for k, v in verdict_reply("A", "flicker", secondary=["artifacts"], note="B flickers.").items()
+             if k not in left_out}
     on_order(gemini_env, PROMPT, new_first(), reply(value))
     answer_second_order_for_new(gemini_env)
     result = grade()
@@ -223,7 +225,8 @@ def test_a_secondary_tag_repeating_the_primary_is_dropped_and_recorded(gemini_en
     result = grade()
     assert result["pass"] is True and len(gemini_env.calls()) == 2
     order = result["metadata"]["orders"][0]
-    assert order["secondary_tags"] == ["artifacts"] and order["repaired"] == ['secondary tag "flicker" repeats the primary tag: dropped']
+    assert (order["secondary_tags"] == ["artifacts"] and order["repaired"]
+            == ['secondary tag "flicker" repeats the primary tag: dropped'])
     assert result["metadata"]["primary_tag"] == "flicker" and "flicker" not in result["metadata"]["secondary_tags"]
 
 

@@ -60,7 +60,8 @@ def test_a_black_clip_loses_to_a_reference_with_a_freeze(clips):
 
 @pytest.mark.parametrize("new, reference, winner, tag", [
     ("black", "flicker", "reference", "artifacts"),
-    ("frozen_most", "flicker", "reference", "scene_reset"),  # frozen for most of its length, then the picture jumps ahead (issue 37: a reset, not a physics break)
+    # frozen for most of its length, then the picture jumps ahead (issue 37: a reset, not a physics break)
+    ("frozen_most", "flicker", "reference", "scene_reset"),
     ("cut", "freeze", "reference", "scene_reset"),  # half the clip another shot vs 0.8 s frozen
     ("black", "frozen_most", "reference", "artifacts"),  # both ruined: the heavier loses
 ])
@@ -71,7 +72,8 @@ def test_heavier_faults_lose(clips, new, reference, winner, tag):
 
 
 def _verdict(**failed: float | None) -> ProbesVerdict:
-    names = ("technical", "black_frames", "frozen_frames", "scene_cuts", "flicker", "dynamic_degree", "camera_shake", "motion_smoothness")
+    names = ("technical", "black_frames", "frozen_frames", "scene_cuts", "flicker", "dynamic_degree",
+             "camera_shake", "motion_smoothness")
     return ProbesVerdict([ProbeResult(n, n not in failed, 1.0, "x",
                                       details={} if failed.get(n) is None else {"ruined_share": failed[n]}) for n in names])
 

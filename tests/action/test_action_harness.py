@@ -58,7 +58,8 @@ def _git(repo: Path, *args: str) -> str:
 
 def action_checkout(folder: Path) -> Path:
     """The action's repository at one commit, as ``uses: owner/repo@sha`` checks it out (tracked and new files, links kept)."""
-    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT, capture_output=True, text=True, check=True)
+    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT,
+                            capture_output=True, text=True, check=True)
     for rel in listed.stdout.splitlines():
         src, dst = ROOT / rel, folder / rel
         dst.parent.mkdir(parents=True, exist_ok=True)
@@ -74,7 +75,8 @@ def action_checkout(folder: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def sources(tmp_path_factory, artifacts):  # noqa: F811
-    """(the action's checkout, the --find-links folder with reeljudge's dependencies and wheel, the promptfoo project template)."""
+    """(the action's checkout, the --find-links folder with reeljudge's dependencies and wheel, the promptfoo project
+    template)."""
     def build(folder: Path):
         return action_checkout(folder / "action"), wheelhouse(folder / "wheels", [artifacts.wheel])
     action, wheels = once_per_run(tmp_path_factory, "action-harness", build)
@@ -128,7 +130,8 @@ class Repo:
                     "GITHUB_REPOSITORY": "acme/reels", "GITHUB_SERVER_URL": "https://github.com", "GITHUB_RUN_ID": "1",
                     "GITHUB_WORKFLOW_REF": "acme/reels/.github/workflows/reeljudge.yml@refs/heads/main",
                     "REELJUDGE_CACHE_DIR": str(tmp / "judge-cache"), "PROMPTFOO_CONFIG_DIR": str(tmp / "promptfoo"),
-                    "npm_config_cache": subprocess.run(["npm", "config", "get", "cache"], capture_output=True, text=True).stdout.strip(),
+                    "npm_config_cache": subprocess.run(["npm", "config", "get", "cache"],
+                                                       capture_output=True, text=True).stdout.strip(),
                     **pip_env(wheels), **npm_env()}
         self.tools = tools(tmp / "tools")
 
@@ -160,7 +163,8 @@ class Repo:
         job = yaml.safe_load((workspace / ".github" / "workflows" / "reeljudge.yml").read_text())["jobs"]["gate"]
         step = next(s for s in job["steps"] if str(s.get("uses", "")).startswith(ACTION))
         step["with"].update(inputs or {})
-        runner = Runner(workspace, context, self.gh / "runs" / run_id, self.state, actions={ACTION: self.action}, env=env, tools=self.tools,
+        runner = Runner(workspace, context, self.gh / "runs" / run_id, self.state, actions={ACTION: self.action}, env=env,
+                        tools=self.tools,
                         cache=self.cache, temp=None if self.cache is None else self.tmp / "work" / "_temp")
         self.last_runner = runner
         if registry:  # what npm would extract into the promptfoo prefix (it still resolves and installs promptfoo@version)
@@ -252,7 +256,8 @@ def test_a_planted_regression_without_the_key_fails_and_its_comment_is_posted(ga
     assert job.failed and report["verdict"] == "regression" and report["exit_code"] == 1, output[-4000:]
     assert "regression (exit 1: the job fails)" in output
     assert comment.splitlines()[1].startswith("## reeljudge gate: ❌ regression") and "`gecko`: not run: no key" in comment
-    newly = {s["name"]: [t["test"] for f in s.get("flips", []) for t in f["tests"] if t["kind"] == "newly failing"] for s in report["suites"]}
+    newly = {s["name"]: [t["test"] for f in s.get("flips", []) for t in f["tests"] if t["kind"] == "newly failing"]
+             for s in report["suites"]}
     assert newly == {"filmability": [], "probes": ["example clip [echo]"], "ab": []}, newly
     state = json.loads(repo.state.read_text())
     sha = _git(repo.repo, "rev-parse", "planted")
@@ -275,7 +280,8 @@ MODES = {
     "requirement": lambda r: {"reeljudge-spec": "reeljudge==0.1.0", "promptfoo-version": "0.121.20"},
     "wheel": lambda r: {"reeljudge-spec": str(r.wheel),
                         "promptfoo-command": str(r.template / "node_modules" / ".bin" / "promptfoo")},
-    "git": lambda r: {"reeljudge-spec": f"git+file://{r.action}", "promptfoo-command": str(r.template / "node_modules" / ".bin" / "promptfoo")},
+    "git": lambda r: {"reeljudge-spec": f"git+file://{r.action}",
+                      "promptfoo-command": str(r.template / "node_modules" / ".bin" / "promptfoo")},
 }
 
 
@@ -283,7 +289,8 @@ MODES = {
 def entries_repo(tmp_path_factory, sources, user_python):  # noqa: F811
     """A --python-entries project (type: python; no package.json), gating the probes starter."""
     tmp = tmp_path_factory.mktemp("entries")
-    return Repo(tmp, user_repo(tmp / "reels", user_python, sources[2], "--python-entries", "--judges", "probes", npm=False), sources)
+    return Repo(tmp,
+                user_repo(tmp / "reels", user_python, sources[2], "--python-entries", "--judges", "probes", npm=False), sources)
 
 
 @pytest.mark.parametrize("mode", sorted(MODES))
@@ -294,7 +301,8 @@ def test_every_install_mode_installs_and_evaluates(entries_repo, mode):
     assert not job.failed, output[-6000:]
     assert "(reeljudge 0.1.0)" in output and "installing the project's npm packages" not in output
     if mode == "requirement":
-        assert "installing promptfoo@0.121.20" in output and "reeljudge-action/promptfoo-npm/node_modules/.bin/promptfoo" in output
+        assert ("installing promptfoo@0.121.20" in output
+                and "reeljudge-action/promptfoo-npm/node_modules/.bin/promptfoo" in output)
     rows = json.loads((workspace / "reeljudge-results" / "probes.json").read_text())["results"]["results"]
     assert len(rows) == 1 and rows[0]["success"], rows[0].get("error") or rows[0]["gradingResult"]
     assert rows[0]["gradingResult"]["componentResults"][0]["assertion"]["type"] == "python"
@@ -304,7 +312,8 @@ def test_every_install_mode_installs_and_evaluates(entries_repo, mode):
 # request; then a broken config and a suite whose every test errors, each red with a comment that says why; the
 # install cache (actions/cache, played with a store) measured on the runs after the first.
 
-THROWS = """module.exports = class Down { id() { return 'generator'; } async callApi() { throw new Error('the upstream generator is down'); } };\n"""
+THROWS = ("module.exports = class Down { id() { return 'generator'; } "
+          "async callApi() { throw new Error('the upstream generator is down'); } };\n")
 
 
 def _adoption_repo(folder: Path, template: Path) -> Path:
@@ -318,7 +327,8 @@ def _adoption_repo(folder: Path, template: Path) -> Path:
 
 def _install_seconds(runner: Runner) -> float:
     """The install's wall time in a job: the cache key, the cache restore and the install step."""
-    return sum(t for name, t in runner.timings if name in ("Install cache key", "Restore the install cache", "Install reeljudge and promptfoo"))
+    return sum(t for name, t in runner.timings
+               if name in ("Install cache key", "Restore the install cache", "Install reeljudge and promptfoo"))
 
 
 def _comment_job(repo: Repo, run_id: str) -> list[dict]:
@@ -369,8 +379,8 @@ def test_the_pull_request_that_adds_the_gate_is_green_without_a_baseline(first_d
     assert report["verdict"] == "passed" and report["exit_code"] == 0
     assert [(s["name"], s["verdict"], s["baseline"]) for s in report["suites"]] == [
         ("ab", "passed", None), ("filmability", "passed", None), ("probes", "passed", None)]
-    assert comment.splitlines()[1] == ("## reeljudge gate: ✅ passed — ab, filmability, probes: no baseline yet: judged by its own "
-                                       "thresholds; the first push to main records it")
+    assert comment.splitlines()[1] == ("## reeljudge gate: ✅ passed — ab, filmability, probes: no baseline "
+                                       "yet: judged by its own thresholds; the first push to main records it")
     assert "Baseline: none (no successful push run on main" in comment
     assert "passed (exit 0)" in output
     [posted] = _comment_job(repo, "add-gate")
@@ -429,15 +439,17 @@ def test_a_second_run_restores_the_install_and_does_not_reinstall(first_day):
     assert "restored reeljudge-install-v1-" in output and "(exact key) from refs_heads_main" in output
     assert "the cached virtualenv matches" in output and "installing reeljudge from" not in output
     assert "the cached node_modules matches" in output and "installing the project's npm packages" not in output
-    steps = {name: round(t) for name, t in repo.last_runner.timings if name in ("Restore the install cache", "Install reeljudge and promptfoo")}
+    steps = {name: round(t) for name, t in repo.last_runner.timings
+             if name in ("Restore the install cache", "Install reeljudge and promptfoo")}
     cold = runs["main-1"][2]
     assert "cache miss: reeljudge-install-v1-" in cold and "installing reeljudge from --editable" in cold
     job, _workspace, output = repo.run("main-3", "push", inputs={"cache": "false"})  # before: no cache, as the action was
     assert not job.failed and "installing reeljudge from --editable" in output and "Restore the install cache: skipped" in output
     before = _install_seconds(repo.last_runner)
-    print(f"\ninstall wall time: the adding pull request (cold) {runs['add-gate'][3]:.0f} s, the first push to main (cold: a pull "
-          f"request's cache is its own) {runs['main-1'][3]:.0f} s; a second run without the cache {before:.0f} s, with it {warm:.0f} s "
-          f"({steps})")
+    print(f"\ninstall wall time: the adding pull request (cold) {runs['add-gate'][3]:.0f} s, "
+          f"the first push to main (cold: a pull request's cache is its own) {runs['main-1'][3]:.0f} s; "
+          f"a second run without the cache {before:.0f} s, "
+          f"with it {warm:.0f} s ({steps})")
 
 #: issue 35: a term generator for eight narrations of different domains; the pull request's off-by-one bug
 #: gives every narration the next one's terms (concrete, filmable, about something else)
@@ -498,7 +510,8 @@ def test_a_generator_returning_another_narrations_terms_turns_the_keyless_gate_r
     job, workspace, output = repo.run("main-gen", "push")
     assert not job.failed, output[-6000:]
     rows = json.loads((workspace / "reeljudge-results" / "filmability.json").read_text())["results"]["results"]
-    assert len(rows) == len(tests) and all(r["success"] for r in rows), [r["gradingResult"]["reason"] for r in rows if not r["success"]]
+    assert len(rows) == len(tests) and all(r["success"] for r in rows), [r["gradingResult"]["reason"] for r in rows
+                                                                         if not r["success"]]
 
     def off_by_one(r: Path) -> None:
         (r / "terms_generator.py").write_text(GENERATOR.replace("OFFSET = 0", "OFFSET = 1"))

@@ -28,7 +28,8 @@ pytestmark = pytest.mark.e2e
 SHA = "0123456789abcdef0123456789abcdef01234567"
 ACTION = "acme-tools/reeljudge"
 GOOD = {
-    "A chef slices fresh vegetables in a busy restaurant kitchen": ["chef slicing vegetables", "restaurant kitchen", "knife on cutting board"],
+    "A chef slices fresh vegetables in a busy restaurant kitchen": ["chef slicing vegetables", "restaurant kitchen",
+                                                                    "knife on cutting board"],
     "Waves crash against the rocky coast at sunset": ["ocean waves", "rocky coast", "sunset sky"],
     "A cyclist rides through city traffic in the rain": ["cyclist in rain", "city traffic", "wet street"],
     "Farmers harvest wheat with a combine in golden fields": ["combine harvester", "wheat field", "farmer"],
@@ -131,7 +132,8 @@ class Team:
         steps = data["jobs"][job]["steps"]
         for step in steps:  # this test cannot download: reeljudge and promptfoo are this project's installs
             if str(step.get("uses", "")).startswith(ACTION) and step["with"].get("mode") != "comment":
-                step["with"].update({"reeljudge-spec": "preinstalled", "reeljudge-command": str(ROOT / ".venv" / "bin" / "reeljudge"),
+                step["with"].update({"reeljudge-spec": "preinstalled",
+                                     "reeljudge-command": str(ROOT / ".venv" / "bin" / "reeljudge"),
                                      "promptfoo-command": str(ROOT / "node_modules" / ".bin" / "promptfoo")})
         return data["jobs"][job]
 
@@ -185,7 +187,8 @@ def _action_output(job) -> str:
 
 
 def test_the_documented_workflows_are_zizmor_clean(team):
-    proc = subprocess.run([str(ROOT / ".venv" / "bin" / "zizmor"), "--offline", "--pedantic", "--strict-collection", "--no-progress", "--color", "never",
+    proc = subprocess.run([str(ROOT / ".venv" / "bin" / "zizmor"), "--offline", "--pedantic", "--strict-collection",
+                           "--no-progress", "--color", "never",
                            str(team.repo / ".github" / "workflows")], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0 and "No findings to report" in proc.stdout + proc.stderr, proc.stdout + proc.stderr
 
@@ -242,7 +245,8 @@ def test_a_planted_regression_fails_with_the_newly_failing_tests_listed(team):
 
 
 def test_a_small_noisy_drop_without_flips_is_inconclusive(team):
-    job, report, comment = team.pull_request("small-drop", {WAVES: ["ocean waves", "rocky coast", "serenity", "beauty"]})  # 1.0 → 0.8
+    # 1.0 → 0.8
+    job, report, comment = team.pull_request("small-drop", {WAVES: ["ocean waves", "rocky coast", "serenity", "beauty"]})
     assert job.failed and report["verdict"] == "inconclusive" and report["exit_code"] == 3
     [suite] = report["suites"]
     assert not suite["flips"][0]["tests"]
@@ -279,7 +283,8 @@ def test_promptfoo_0_121_20_crashing_at_shutdown_after_300_tests_is_read_as_a_fi
     script = str(ROOT / "action" / "gate.sh")
     assert subprocess.run(["bash", script, "install"], cwd=tmp_path, env=env, capture_output=True, text=True).returncode == 0
     crash = subprocess.run([promptfoo, "eval", "-c", "promptfooconfig.yaml", "-o", "raw.json", "--no-progress-bar"], cwd=tmp_path,
-                           env={**env, "PROMPTFOO_DISABLE_DEBUG_LOG": "0", "PROMPTFOO_DISABLE_TELEMETRY": "1"}, capture_output=True, text=True)
+                           env={**env, "PROMPTFOO_DISABLE_DEBUG_LOG": "0", "PROMPTFOO_DISABLE_TELEMETRY": "1"},
+                           capture_output=True, text=True)
     assert crash.returncode == 1 and "write after end" in crash.stdout + crash.stderr  # the known crash, on a complete eval
     assert len(json.loads((tmp_path / "raw.json").read_text())["results"]["results"]) == 300
     avoided = subprocess.run(["bash", script, "evaluate"], cwd=tmp_path, env=env, capture_output=True, text=True)
@@ -290,5 +295,6 @@ def test_promptfoo_0_121_20_crashing_at_shutdown_after_300_tests_is_read_as_a_fi
     assert "big: promptfoo exited 1 after writing a complete results file: read as a finished eval" in recognised.stdout
     (tmp_path / "promptfooconfig.yaml").write_text("prompts: [\n")  # a broken config writes no results: a failure
     broken = subprocess.run(["bash", script, "evaluate"], cwd=tmp_path, env=env, capture_output=True, text=True)
-    assert broken.returncode == 1 and "promptfooconfig.yaml does not parse: YAML" in broken.stderr and "no complete results file" in broken.stderr
+    assert (broken.returncode == 1 and "promptfooconfig.yaml does not parse: YAML" in broken.stderr
+            and "no complete results file" in broken.stderr)
     shutil.rmtree(tmp_path / "pf", ignore_errors=True)

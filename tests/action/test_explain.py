@@ -24,17 +24,17 @@ YAMLException: deficient indentation (2:1)
 NO_CONFIG = """file:///p/node_modules/promptfoo/dist/src/main.js:2257
 \t\tif (globPaths.length === 0) throw new Error(`No configuration file found at ${configPath}. Run "${promptfooCommand("init")}" to create one`);
 Error: No configuration file found at promptfooconfig.typo.yaml. Run "promptfoo init" to create one or pass --config path/to/promptfooconfig.yaml.
-"""
+"""  # noqa: E501 (captured output, kept verbatim)
 NO_PYTHON_FILE = """Python worker stderr: ERROR: Failed to load module: [Errno 2] No such file or directory: '{cwd}/providers/gen.py'
 Python worker stderr: Traceback (most recent call last):
   ✗ 1 error (100%)
-"""
+"""  # noqa: E501 (captured output, kept verbatim)
 PIP = """ERROR: Could not find a version that satisfies the requirement reeljudge==9.9 (from versions: 0.1.0)
 ERROR: No matching distribution found for reeljudge==9.9
 """
 NPM = """npm error code ENOTCACHED
 npm error request to https://registry.npmjs.org/promptfoo failed: cache mode is 'only-if-cached' but no cached response is available.
-"""
+"""  # noqa: E501 (captured output, kept verbatim)
 
 
 def explain(tmp_path: Path, log: str, config: str = "", error: str | None = None) -> str:
@@ -47,7 +47,8 @@ def explain(tmp_path: Path, log: str, config: str = "", error: str | None = None
 
 
 @pytest.mark.parametrize("log, config, said", [
-    (YAML, "promptfooconfig.probes.yaml", "promptfooconfig.probes.yaml does not parse: YAML deficient indentation at line 2, column 1"),
+    (YAML, "promptfooconfig.probes.yaml",
+     "promptfooconfig.probes.yaml does not parse: YAML deficient indentation at line 2, column 1"),
     (NO_CONFIG, "", "there is no config file promptfooconfig.typo.yaml (a typo in configs:?)"),
     (NO_PYTHON_FILE, "promptfooconfig.yaml", "a Python file promptfooconfig.yaml names does not exist: providers/gen.py "
                                              '(promptfoo only says "Worker failed to become ready within timeout")'),

@@ -1,4 +1,5 @@
-"""The shipped GitHub Actions workflows and the reusable action pass a maintained linter (zizmor, from PyPI) and keep their promises."""
+"""The shipped GitHub Actions workflows and the reusable action pass a maintained linter (zizmor, from PyPI) and keep their
+promises."""
 
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ SHA_PIN = re.compile(r"^[\w.-]+/[\w.-]+@[0-9a-f]{40}$")
 
 def _zizmor(*paths: Path) -> subprocess.CompletedProcess:
     assert ZIZMOR.exists(), "zizmor is installed by set-up (test extra); run npm test"
-    return subprocess.run([str(ZIZMOR), "--offline", "--pedantic", "--strict-collection", "--no-progress", "--color", "never", *map(str, paths)],
+    return subprocess.run([str(ZIZMOR), "--offline", "--pedantic", "--strict-collection", "--no-progress", "--color",
+                           "never", *map(str, paths)],
                           capture_output=True, text=True, timeout=120)
 
 
@@ -59,8 +61,10 @@ def test_the_linter_catches_a_broken_copy(tmp_path, change, expected):
 @pytest.mark.parametrize(
     ("change", "expected"),
     [
-        (('run: bash "$GITHUB_ACTION_PATH/action/gate.sh" compare', "run: echo ${{ github.event.pull_request.title }}"), "template-injection"),
-        (("actions/github-script@ed597411d8f924073f98dfc5c65a23a2325f34cd # v8.0.0", "actions/github-script@main"), "unpinned-uses"),
+        (('run: bash "$GITHUB_ACTION_PATH/action/gate.sh" compare',
+          "run: echo ${{ github.event.pull_request.title }}"), "template-injection"),
+        (("actions/github-script@ed597411d8f924073f98dfc5c65a23a2325f34cd # v8.0.0",
+          "actions/github-script@main"), "unpinned-uses"),
     ],
 )
 def test_the_linter_catches_a_broken_copy_of_the_action(tmp_path, change, expected):
@@ -96,11 +100,13 @@ def test_the_gate_workflow_uses_the_projects_own_setup_cache_and_scripts():
     secret_steps = [s["name"] for s in _steps(gate, "gate") if "secrets." in str(s)]
     assert secret_steps == ["Run the suites"]  # the key reaches nothing else
     action = steps["Gate (the reusable action of this repository, action.yml)"]
-    assert action["uses"] == "./" and action["with"]["reeljudge-spec"] == "preinstalled" and action["with"]["results-dir"] == "results"
+    assert (action["uses"] == "./" and action["with"]["reeljudge-spec"] == "preinstalled"
+            and action["with"]["results-dir"] == "results")
     inputs = _action()["inputs"]
     assert set(action["with"]) <= set(inputs) and inputs["artifact-name"]["default"] == "reeljudge-results"
     text = (ROOT / "action" / "gate.sh").read_text()
-    assert '--name "${INPUT_ARTIFACT_NAME:-reeljudge-results}"' in text and "GITHUB_WORKFLOW_REF" in text  # baseline = this workflow's artifact
+    # baseline = this workflow's artifact
+    assert '--name "${INPUT_ARTIFACT_NAME:-reeljudge-results}"' in text and "GITHUB_WORKFLOW_REF" in text
 
 
 def test_the_comment_workflow_uses_the_action_in_comment_mode_and_finds_its_comment_by_the_marker():

@@ -78,7 +78,8 @@ def test_regression_fails_the_gate_then_noise_passes_and_the_one_comment_is_upda
 
     workspace, artifacts, runner, gate, comment = _push_and_gate(
         tmp_path, "push1", "a" * 40, {"film_relevance": -0.08}, seed=2, state=state)
-    assert gate.step("Set up (the project's own set-up)").outcome == "success", gate.step("Set up (the project's own set-up)").output
+    setup = gate.step("Set up (the project's own set-up)")
+    assert setup.outcome == "success", setup.output
     action = gate.step(GATE)
     assert action.outcome == "failure", action.output  # exit 1: the gate fails the pull request
     assert "--- Fetch the baseline: success" in action.output and "--- Compare with the baseline: success" in action.output
@@ -96,7 +97,8 @@ def test_regression_fails_the_gate_then_noise_passes_and_the_one_comment_is_upda
 
     [posted] = _bot_comments(state)
     body = posted["body"]
-    assert body.startswith(MARKER) and body.splitlines()[1].startswith("## reeljudge gate: ❌ regression — filmability: `film_relevance`")
+    assert (body.startswith(MARKER)
+            and body.splitlines()[1].startswith("## reeljudge gate: ❌ regression — filmability: `film_relevance`"))
     interval = f"[{relevance['low']:+.3f}, {relevance['high']:+.3f}]".replace("-", "−")
     row = next(line for line in body.splitlines() if "`film_relevance`" in line)
     assert interval in row and "❌ regression" in row  # the comment shows the interval
@@ -110,7 +112,8 @@ def test_regression_fails_the_gate_then_noise_passes_and_the_one_comment_is_upda
     assert not comment2.failed
     [updated] = _bot_comments(state)  # still one comment, updated in place
     assert updated["id"] == posted["id"] and updated["updated"] == 1
-    assert updated["body"].splitlines()[1].startswith("## reeljudge gate: ✅ passed") and f"Candidate: {'b' * 40}." in updated["body"]
+    assert (updated["body"].splitlines()[1].startswith("## reeljudge gate: ✅ passed")
+            and f"Candidate: {'b' * 40}." in updated["body"])
     human = json.loads(state.read_text())["comments"][0]
     assert human["user"]["type"] == "User" and "updated" not in human  # a quoted marker in a human comment is left alone
 

@@ -25,7 +25,8 @@ def test_gecko_suite_runs_in_three_batch_rounds_then_replays_at_zero_calls(fake,
     env = local_suite_env(fake.url, tmp_path)
     eval_args = ["-c", "promptfooconfig.gecko.yaml", "-o", str(out), "--no-progress-bar", "--no-cache"]
     run = subprocess.run(
-        [REELJUDGE, "batch", "run", "--no-progress", "--interval", "0.05", "--promptfoo", "bash scripts/promptfoo.sh", "--", *eval_args],
+        [REELJUDGE, "batch", "run", "--no-progress", "--interval", "0.05", "--promptfoo",
+         "bash scripts/promptfoo.sh", "--", *eval_args],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
     )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
@@ -58,7 +59,8 @@ def test_default_filmability_suite_takes_two_rounds_generator_then_judge(fake, t
            "PROMPTFOO_CONFIG_DIR": str(tmp_path / "promptfoo")}
     eval_args = ["-c", "promptfooconfig.yaml", "--filter-first-n", "2", "-o", str(out), "--no-progress-bar", "--no-cache"]
     run = subprocess.run(
-        [REELJUDGE, "batch", "run", "--no-progress", "--interval", "0.05", "--promptfoo", "bash scripts/promptfoo.sh", "--", *eval_args],
+        [REELJUDGE, "batch", "run", "--no-progress", "--interval", "0.05", "--promptfoo",
+         "bash scripts/promptfoo.sh", "--", *eval_args],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
     )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]

@@ -20,7 +20,8 @@ DIMS = ("prompt_adherence", "temporal_consistency", "identity_consistency", "mot
 def browser(tmp_path_factory):
     from playwright.sync_api import sync_playwright
 
-    assert os.access(CHROMIUM, os.X_OK), f"{CHROMIUM} is missing: scripts/setup.sh installs Debian's chromium (apt-get install chromium)"
+    assert os.access(CHROMIUM, os.X_OK), (f"{CHROMIUM} is missing: scripts/setup.sh installs Debian's chromium "
+                                          "(apt-get install chromium)")
     profile = tmp_path_factory.mktemp("chromium-profile")
     with sync_playwright() as p:
         context = p.chromium.launch_persistent_context(str(profile), executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
@@ -148,7 +149,8 @@ def test_keyboard_only_rating(tmp_path, page):
     shown_b = record["shown"]["B"]["system"]
     assert record["winner_side"] == "B" and record["winner"] == shown_b
     assert record["primary_tag"] == "missed_constraint" and record["secondary_tags"] == ["hallucinated_element"]
-    assert record["ratings"][shown_b] == {d: 5 for d in DIMS} and record["ratings"][record["shown"]["A"]["system"]] == {d: 2 for d in DIMS}
+    assert (record["ratings"][shown_b] == {d: 5 for d in DIMS} and record["ratings"][record["shown"]["A"]["system"]]
+            == {d: 2 for d in DIMS})
 
 
 def test_bad_forms_get_their_message_and_store_nothing(tmp_path, page):
@@ -183,13 +185,16 @@ def test_bad_forms_get_their_message_and_store_nothing(tmp_path, page):
         assert message in violations(page)
         server = page.evaluate("""async () => { const s = window.reeljudgeAB.state();
             const form = {winner: 'A', primary_tag: 'flicker', secondary_tags: [], note: null,
-              ratings: {A: {prompt_adherence: 5, temporal_consistency: 5, identity_consistency: 5, motion_physics: 5, edit_precision: 4},
+              ratings: {A: {prompt_adherence: 5, temporal_consistency: 5, identity_consistency: 5, motion_physics: 5,
+                            edit_precision: 4},
                         B: {prompt_adherence: 2, temporal_consistency: 2, identity_consistency: 2, motion_physics: 2}}};
             const res = await fetch(location.pathname.replace('/r/', '/api/r/') + '/submit', {method: 'POST',
               headers: {'Content-Type': 'application/json'},
-              body: JSON.stringify({assignment_id: s.task.assignment_id, submission_id: s.submissionId, form, watch: {log: s.log}})});
+              body: JSON.stringify({assignment_id: s.task.assignment_id, submission_id: s.submissionId, form,
+                                    watch: {log: s.log}})});
             return {status: res.status, body: await res.json()}; }""")
-        assert server["status"] == 422 and {"field": "ratings.A.edit_precision", "message": message} in server["body"]["violations"]
+        assert (server["status"] == 422
+                and {"field": "ratings.A.edit_precision", "message": message} in server["body"]["violations"])
         assert ws.store.judgements() == []
 
         page.evaluate("() => document.querySelector('input[name=\"r-A-edit_precision\"]').remove()")
@@ -241,13 +246,15 @@ def test_loop_mode_counts_every_play_of_each_clip(tmp_path, page):
                 while (!counted() && performance.now() < deadline) await new Promise((r) => setTimeout(r, 5));
                 document.dispatchEvent(new KeyboardEvent("keydown", {key: "k"}));
             }""", n)
-            page.evaluate("() => { for (const v of document.querySelectorAll('#players video')) { v.pause(); v.currentTime = 0; } }")
+            page.evaluate("() => { for (const v of document.querySelectorAll('#players video')) { v.pause(); "
+                          "v.currentTime = 0; } }")
         plays = page.evaluate("window.reeljudgeAB.state().plays")
     assert plays == {"A": 2, "B": 2}
 
 
 def test_the_page_says_why_submit_is_locked_and_shows_the_anchors_on_a_laptop_screen(tmp_path, page):
-    """Issue 19, finding 10: no reason for a locked Submit, anchors only in a tooltip, an unlabelled counter, the form below the players."""
+    """Issue 19, finding 10: no reason for a locked Submit, anchors only in a tooltip, an unlabelled counter, the form below the
+    players."""
     ws = make_study(tmp_path, n_pairs=2)
     token = invite(ws, "ann")
     page.set_viewport_size({"width": 1366, "height": 768})
@@ -319,7 +326,8 @@ def test_the_page_on_a_phone(tmp_path, browser):
             assert box(page, "#submit")["bottom"] <= 844  # and wherever the rater is on the page
             page.click("#loop")
             page.click("#play")
-            page.wait_for_function("() => { const p = window.reeljudgeAB.state().plays; return p.A >= 2 && p.B >= 2 }", timeout=30000)
+            page.wait_for_function("() => { const p = window.reeljudgeAB.state().plays; return p.A >= 2 && p.B >= 2 }",
+                                   timeout=30000)
             page.click("#winner-set label:has(input[value=B])")
             page.select_option("#primary_tag", "flicker")
             for dim in DIMS:
@@ -393,7 +401,8 @@ def test_a_clip_that_fails_to_load_says_so_and_offers_a_retry(tmp_path, page):
             path.with_suffix(".away").rename(path)
         page.click("#clip-error-A button")
         page.click("#clip-error-B button")
-        page.wait_for_function("() => !document.querySelector('#video-A').error && document.querySelector('#video-A').readyState >= 2")
+        page.wait_for_function("() => !document.querySelector('#video-A').error && "
+                               "document.querySelector('#video-A').readyState >= 2")
         hidden = page.eval_on_selector_all(".clip-error", "els => els.map((e) => e.hidden)")
         watch_twice(page)
     assert message.startswith("Clip A could not be loaded: the server answered 5") and "Retry clip A" in message
@@ -414,7 +423,8 @@ def test_the_page_waits_out_a_busy_server_and_says_so(tmp_path, page):
         kind = "submit" if "/submit/" in route.request.url else "task"
         if busy[kind]:
             busy[kind] -= 1
-            route.fulfill(status=503 if kind == "task" else 429, headers={"Retry-After": "1", "Content-Type": "application/json"}, body="{}")
+            route.fulfill(status=503 if kind == "task" else 429,
+                          headers={"Retry-After": "1", "Content-Type": "application/json"}, body="{}")
         else:
             route.continue_()
 
@@ -434,7 +444,8 @@ def test_the_page_waits_out_a_busy_server_and_says_so(tmp_path, page):
         page.wait_for_selector("#done:not([hidden])", timeout=20000)  # (the route handlers answer only while Playwright waits)
         records = ws.store.judgements()
     assert seen[0].startswith("The server is busy (503): trying to load your task again in") and "(attempt 2)" in seen[0]
-    assert seen[1].startswith("The server is limiting requests (429): trying to send your answer again") and "Your answers are kept." in seen[1]
+    assert (seen[1].startswith("The server is limiting requests (429): trying to send your answer again")
+            and "Your answers are kept." in seen[1])
     assert cleared is True and busy == {"task": 0, "submit": 0} and len(records) == 1
 
 
@@ -454,7 +465,8 @@ def test_a_withdrawn_task_is_explained_once_and_the_next_task_follows(tmp_path, 
         with httpx.Client(timeout=30) as client:
             for name, token in (("bob", bob), ("carol", carol)):
                 task, watch = take_task(client, url, token)
-                body = {"assignment_id": task["assignment_id"], "submission_id": f"{name}-0001", "form": valid_form("tie"), "watch": watch}
+                body = {"assignment_id": task["assignment_id"], "submission_id": f"{name}-0001",
+                        "form": valid_form("tie"), "watch": watch}
                 assert client.post(f"{url}/api/r/{token}/submit", json=body).status_code == 200
         watch_twice(page)
         fill(page)

@@ -35,7 +35,8 @@ SHOW_PASS_REASONS = "localStorage.setItem('eval-settings', JSON.stringify({state
 #: per test: the var ``case`` that names its row, its vars, its assertion (entry, config)
 CASES: dict[str, tuple[dict[str, str], str, dict[str, Any]]] = {
     "film-pass": ({"narration": "Closures capture variables from the surrounding scope",
-                   "terms": '["laptop screen code", "programmer typing", "developer coding"]'}, "filmability", {"judge": "local"}),
+                   "terms": '["laptop screen code", "programmer typing", "developer coding"]'},
+                   "filmability", {"judge": "local"}),
     "film-fail": ({"narration": "Trust takes years to build and seconds to lose", "terms": '["trust", "reputation", "loyalty"]'},
                   "filmability", {"judge": "local"}),
     "probes-pass": ({"terms": "clip", "video": "clips/gen_clean.mp4"}, "video_probes", {}),
@@ -62,7 +63,8 @@ def write_suite(folder: Path) -> Path:
               "assert": [{"type": "python", "value": f"file://{ROOT / 'assertions' / f'{entry}.py'}", "config": config}]}
              for case, (vars_, entry, config) in CASES.items()]
     config = folder / "promptfooconfig.yaml"
-    config.write_text(yaml.safe_dump({"description": "viewer cells", "prompts": ["{{terms}}"], "providers": ["echo"], "tests": tests},
+    config.write_text(yaml.safe_dump({"description": "viewer cells", "prompts": ["{{terms}}"],
+                                      "providers": ["echo"], "tests": tests},
                                      sort_keys=False))
     return config
 
@@ -72,10 +74,12 @@ def viewer(tmp_path_factory) -> Iterator[tuple[str, dict[str, dict[str, Any]], P
     """(viewer URL, results by case, folder): one eval in a user's folder, then ``promptfoo view`` of its database."""
     folder = tmp_path_factory.mktemp("viewer")
     config = write_suite(folder / "project")
-    env = {**os.environ, "PROMPTFOO_CONFIG_DIR": str(folder / "promptfoo"), "PROMPTFOO_CACHE_PATH": str(folder / "promptfoo-cache")}
+    env = {**os.environ, "PROMPTFOO_CONFIG_DIR": str(folder / "promptfoo"),
+           "PROMPTFOO_CACHE_PATH": str(folder / "promptfoo-cache")}
     out = folder / "results.json"
     run = subprocess.run(["bash", str(ROOT / "scripts" / "promptfoo.sh"), "eval", "-c", str(config), "-o", str(out),
-                          "--no-progress-bar", "--no-cache"], cwd=config.parent, env=env, capture_output=True, text=True, timeout=600)
+                          "--no-progress-bar", "--no-cache"], cwd=config.parent, env=env,
+                          capture_output=True, text=True, timeout=600)
     assert out.exists(), (run.stdout + run.stderr)[-3000:]
     results = {r["vars"]["case"]: r for r in json.loads(out.read_text())["results"]["results"]}
     assert set(results) == set(CASES), (run.stdout + run.stderr)[-3000:]
@@ -95,7 +99,8 @@ def read_cells(base: str, screenshot: Path, *, pass_reasons: bool) -> tuple[dict
             if pass_reasons:
                 page.add_init_script(SHOW_PASS_REASONS)
             page.goto(f"{base}/eval", wait_until="networkidle", timeout=90000)
-            page.wait_for_function(f"() => document.querySelectorAll('tbody tr .cell .status').length >= {len(CASES)}", timeout=90000)
+            page.wait_for_function(f"() => document.querySelectorAll('tbody tr .cell .status').length >= {len(CASES)}",
+                                   timeout=90000)
             page.screenshot(path=str(screenshot), full_page=True)
             rows, header = page.evaluate(ROWS_JS), page.inner_text("thead")
         finally:
@@ -116,7 +121,8 @@ def test_each_cell_reads_its_verdict_first_and_the_column_counts_one_check_per_t
     base, results, folder = viewer
     cells, header = read_cells(base, folder / "viewer.png", pass_reasons=False)
     assert set(cells) == set(CASES)
-    expected = {"film-pass": True, "film-fail": False, "probes-pass": True, "probes-fail": False, "ab-win": True, "missing-clip": False}
+    expected = {"film-pass": True, "film-fail": False, "probes-pass": True, "probes-fail": False,
+                "ab-win": True, "missing-clip": False}
     assert {case: r["success"] for case, r in results.items()} == expected
     for case, cell in cells.items():
         reason = results[case]["gradingResult"]["componentResults"][0]["reason"]

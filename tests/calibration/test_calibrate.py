@@ -108,9 +108,11 @@ def test_promptfoo_scores_against_two_raters_with_groups(tmp_path):
 
 def test_csv_and_jsonl_inputs_and_the_markdown_report(tmp_path, capsys):
     judge = tmp_path / "judge.jsonl"
-    judge.write_text("".join(json.dumps({"item": f"v{i}", "score": i % 7 / 7, "tags": "a;b" if i < 10 else "b"}) + "\n" for i in range(30)))
+    judge.write_text("".join(json.dumps({"item": f"v{i}", "score": i % 7 / 7, "tags": "a;b" if i < 10 else "b"}) + "\n"
+                             for i in range(30)))
     human = tmp_path / "human.jsonl"
-    human.write_text("".join(json.dumps({"item": f"v{i}", "ratings": {"r1": i % 7, "r2": (i % 7) + (i % 2)}}) + "\n" for i in range(30)))
+    human.write_text("".join(json.dumps({"item": f"v{i}", "ratings": {"r1": i % 7, "r2": (i % 7) + (i % 2)}}) + "\n"
+                             for i in range(30)))
     assert main(["calibrate", str(judge), str(human), "--resamples", "100"]) == 0
     text = capsys.readouterr().out
     assert "### judge metric `score`" in text and "| tag=a | 10 |" in text and "| all | 30 |" in text
@@ -142,9 +144,11 @@ def test_csv_and_jsonl_inputs_and_the_markdown_report(tmp_path, capsys):
         ([{"item": f"v{i}", "score": i} for i in range(2)], [{"item": f"v{i}", "ratings": [i, i]} for i in range(2)],
          [], "only 2 items have both judge scores and human ratings"),
         # a rating that is not a number
-        ([{"item": "v1", "score": 1}], [{"item": "v1", "rating": "good", "rater": "a"}], [], "row 1: rating 'good' is not a number"),
+        ([{"item": "v1", "score": 1}], [{"item": "v1", "rating": "good", "rater": "a"}], [],
+         "row 1: rating 'good' is not a number"),
         # a judge file without the asked-for column
-        ([{"item": "v1", "score": 1}], [{"item": "v1", "rating": 1, "rater": "a"}], ["--metric", "clip"], "row 1: clip None is not a number"),
+        ([{"item": "v1", "score": 1}], [{"item": "v1", "rating": 1, "rater": "a"}], ["--metric", "clip"],
+         "row 1: clip None is not a number"),
         # the same judge item twice
         ([{"item": "v1", "score": 1}, {"item": "v1", "score": 2}], [{"item": "v1", "rating": 1, "rater": "a"}], [],
          "item 'v1' appears twice (row 2)"),

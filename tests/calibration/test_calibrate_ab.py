@@ -111,7 +111,8 @@ def test_promptfoo_results_name_clips_by_sha256(tmp_path, capsys):
     ("extra", "raters", "message"),
     [
         ([], ("ann", "bob"), "choose one with --dimension (prompt_adherence, temporal_consistency"),
-        (["--dimension", "adherence"], ("ann", "bob"), "--dimension 'adherence' is not a dimension of the study; did you mean 'prompt_adherence'?"),
+        (["--dimension", "adherence"], ("ann", "bob"),
+         "--dimension 'adherence' is not a dimension of the study; did you mean 'prompt_adherence'?"),
         (["--dimension", "prompt_adherence"], ("ann",), "every item has ratings from a single rater (ann)"),
     ],
 )

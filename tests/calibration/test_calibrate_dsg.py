@@ -59,7 +59,8 @@ def test_an_unanswered_prompt_scores_zero_and_a_foreign_file_is_refused(tmp_path
     assert scores.items["sd2dot1/tifa160_134"].scores["score"] == 0.0  # no answers in the release
     plain = tmp_path / "judge.csv"
     plain.write_text("item,score\na,1\nb,0\n")
-    assert main(["calibrate", str(plain), str(DSG / "tifa160-likert-anns.csv"), "--dependencies", str(DSG / "dsg-1k-anns.csv")]) == 2
+    assert (main(["calibrate", str(plain), str(DSG / "tifa160-likert-anns.csv"), "--dependencies",
+                  str(DSG / "dsg-1k-anns.csv")]) == 2)
     assert "--dependencies is for a DSG answer file" in capsys.readouterr().err
 
 

@@ -23,5 +23,6 @@ def test_the_architecture_page_shows_the_layers_the_graph_test_enforces():
 
 
 def test_the_reader_sees_a_changed_floor():
-    text = "## The floors\n\n| floor | units | what |\n|---|---|---|\n| 2 | `reeljudge.media` | x |\n| 1 | `reeljudge.errors` | y |\n"
+    text = ("## The floors\n\n| floor | units | what |\n|---|---|---|\n| 2 | `reeljudge.media` | x |\n| 1 | "
+            "`reeljudge.errors` | y |\n")
     assert documented_floors(text) == {2: {"reeljudge.media"}, 1: {"reeljudge.errors"}}

@@ -107,7 +107,8 @@ def _reads_only_what_a_hit_needs(judge: str, opened: list[str], cache_dir: Path)
     """Every file the hit opened is a cache entry, a prompt or schema file, the protocol or a clip, each read once."""
     from reeljudge.package_data import protocols_folder, rubrics_folder
 
-    data = {"rubrics": rubrics_folder(), "protocols": protocols_folder(), "cache": cache_dir, "clips": ROOT / "datasets" / "clips"}
+    data = {"rubrics": rubrics_folder(), "protocols": protocols_folder(), "cache": cache_dir,
+            "clips": ROOT / "datasets" / "clips"}
     kinds = {}
     for name in opened:
         path = Path(name).resolve()

@@ -16,10 +16,12 @@ PACKAGE = ROOT / "reeljudge"
 
 #: low to high; a unit is a package or a module (longest name wins)
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("reeljudge.errors", "reeljudge.judging", "reeljudge.identity", "reeljudge.verdict"),  # the contracts every floor reads: the table of judges, who judged, the verdict protocol
+    # the contracts every floor reads: the table of judges, who judged, the verdict protocol
+    ("reeljudge.errors", "reeljudge.judging", "reeljudge.identity", "reeljudge.verdict"),
     ("reeljudge.extras", "reeljudge.package_data"),  # package_data: where the packaged data files are
     ("reeljudge.atomic", "reeljudge.options", "reeljudge.not_judged", "reeljudge.stats",
-     "reeljudge.rows", "reeljudge.synth"),  # reeljudge.synth: synthetic clips (ab gold, test fixtures), importing no reeljudge layer
+     # reeljudge.synth: synthetic clips (ab gold, test fixtures), importing no reeljudge layer
+     "reeljudge.rows", "reeljudge.synth"),
     # the promptfoo wing's lower floor: what promptfoo hands us and what we hand back (no media, no judge)
     ("reeljudge.promptfoo", "reeljudge.retry", "reeljudge.cache", "reeljudge.environment"),
     ("reeljudge.media",),  # carriers and files only: nothing of promptfoo (test_media_knows_nothing_of_promptfoo)
@@ -29,7 +31,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("reeljudge.filmability", "reeljudge.gecko", "reeljudge.ab"),
     ("reeljudge.ab_judge", "reeljudge.providers", "reeljudge.gates"),
     ("reeljudge.calibration", "reeljudge.warm", "reeljudge.scaffold"),
-    ("reeljudge.assertions",),  # the promptfoo adapters: named (by strings) by index.js, the warm worker and init; imported by no module
+    # the promptfoo adapters: named (by strings) by index.js, the warm worker and init; imported by no module
+    ("reeljudge.assertions",),
     ("reeljudge",),  # the faces, each imported lazily by name when used
     ("reeljudge.cli", "reeljudge.cache_cli"),
 )
@@ -195,10 +198,12 @@ def test_the_checker_sees_cycles_and_lazy_typing_and_relative_imports(tmp_path):
                       "def ask():\n    from reeljudge.batch import plan\n    from . import wire\n")
     known = {m: Path() for m in ("reeljudge.gemini.client", "reeljudge.gemini.wire", "reeljudge.batch", "reeljudge.batch.plan",
                                  "reeljudge.ab", "reeljudge.ab.cli")}
-    assert imported("reeljudge.gemini.client", source, known) == {"reeljudge.batch.plan", "reeljudge.gemini.wire", "reeljudge.ab.cli"}
+    assert (imported("reeljudge.gemini.client", source, known)
+            == {"reeljudge.batch.plan", "reeljudge.gemini.wire", "reeljudge.ab.cli"})
     assert unit_of("reeljudge.synth.clips") == "reeljudge.synth"
     assert unit_of("reeljudge.gecko.vqa") == "reeljudge.gecko"
-    assert unit_of("reeljudge.promptfoo.clips") == "reeljudge.promptfoo.clips" and unit_of("reeljudge.promptfoo.context") == "reeljudge.promptfoo"
+    assert (unit_of("reeljudge.promptfoo.clips") == "reeljudge.promptfoo.clips" and unit_of("reeljudge.promptfoo.context")
+            == "reeljudge.promptfoo")
     reading = 'def grade(row):\n    """Reads testCase."""\n    return row.get("gradingResult"), f"no {row[\'testCase\']}"\n'
     assert promptfoo_keys(reading) == {"gradingResult", "testCase"}
 
@@ -238,7 +243,8 @@ def _reachable(edges: dict[str, set[str]]) -> dict[str, set[str]]:
     return out
 
 
-#: the judges' cores: they return verdicts (reeljudge.verdict) and say who judged (reeljudge.identity), knowing nothing of promptfoo
+#: the judges' cores: they return verdicts (reeljudge.verdict) and say who judged (reeljudge.identity), knowing nothing
+#: of promptfoo
 JUDGE_CORES = ("reeljudge.filmability", "reeljudge.gecko", "reeljudge.probes", "reeljudge.ab_judge", "reeljudge.library")
 #: what of the wing a judge package may read: promptfoo's results files (the Gecko report, its pairs and afterAll hook)
 RESULTS_FILE_READER = "reeljudge.promptfoo.results_file"
@@ -249,5 +255,6 @@ def test_no_judge_core_imports_the_promptfoo_wing():
     files reads the wing's reader of them."""
     found = sorted(f"{m} imports {t}" for m, targets in graph().items()
                    if any(m == core or m.startswith(core + ".") for core in JUDGE_CORES)
-                   for t in targets if (t == "reeljudge.promptfoo" or t.startswith("reeljudge.promptfoo.")) and t != RESULTS_FILE_READER)
+                   for t in targets if (t == "reeljudge.promptfoo" or t.startswith("reeljudge.promptfoo."))
+                   and t != RESULTS_FILE_READER)
     assert found == []

@@ -26,7 +26,8 @@ def fast_lane_expression() -> str:
 
 def pytest_lines() -> list[str]:
     """Every line of scripts/test.sh that starts pytest, in order, from pytest's own arguments on."""
-    return [line.split("-m pytest", 1)[1].strip() for line in (ROOT / "scripts" / "test.sh").read_text(encoding="utf-8").splitlines()
+    return [line.split("-m pytest", 1)[1].strip()
+            for line in (ROOT / "scripts" / "test.sh").read_text(encoding="utf-8").splitlines()
             if "-m pytest" in line and not line.lstrip().startswith("#")]
 
 

@@ -30,9 +30,12 @@ def test_a_failing_cell_lists_its_failing_checks_first_and_marks_the_passing_one
     parts = {"flicker": "no flicker", "black_frames": "frames 0-47 black", "technical": "24 fps", "cuts": "no cut"}
     status = {"flicker": True, "black_frames": False, "cuts": True}
     failing = grading_result(passed=False, score=0.0, reason="2 of 3", breakdown=parts, part_status=status)["reason"].splitlines()
-    assert failing == ["FAIL 2 of 3", "✗ black_frames: frames 0-47 black", "✓ flicker: no flicker", "technical: 24 fps", "✓ cuts: no cut"]
+    assert (failing
+            == ["FAIL 2 of 3", "✗ black_frames: frames 0-47 black", "✓ flicker: no flicker",
+                "technical: 24 fps", "✓ cuts: no cut"])
     passing = grading_result(passed=True, score=1.0, reason="ok", breakdown=parts, part_status={k: True for k in status})
-    assert passing["reason"].splitlines()[1:] == ["✓ flicker: no flicker", "✓ black_frames: frames 0-47 black", "technical: 24 fps",
+    assert passing["reason"].splitlines()[1:] == ["✓ flicker: no flicker", "✓ black_frames: frames 0-47 black",
+                                                  "technical: 24 fps",
                                                  "✓ cuts: no cut"]
     assert passing["metadata"]["breakdown"] == parts  # the parts' own texts, unmarked, for the gate and exports
 

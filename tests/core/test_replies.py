@@ -39,7 +39,8 @@ def parse(text: str):
         f"{GOOD_TEXT}\n\nFinal answer again: {GOOD_TEXT}",  # the same object twice is one reading
         GOOD_TEXT.replace('"efficiency"]', '"efficiency"]') .replace('"reason": "ok"', '"reason": "ok", "reason": "ok"'),
     ],
-    ids=["clean", "fence", "prose", "trailing-commas", "single-quotes", "mismatched-quote", "single-quoted-value", "numbers-as-text",
+    ids=["clean", "fence", "prose", "trailing-commas", "single-quotes", "mismatched-quote", "single-quoted-value",
+         "numbers-as-text",
          "one-element-list", "same-object-twice", "same-key-same-value"],
 )
 def test_recoverable_replies_parse_to_exactly_the_intended_content(text):
@@ -75,7 +76,8 @@ def test_source_spelling_of_the_unfilmable_list_is_accepted():
         (GOOD_TEXT.replace('"relevance": 3', '"relevance": 3, "relevance": 1').replace('"ok"}', '"ok",}'), "ambiguous",
          "'relevance' appears twice in one object"),
         (f"Draft: {GOOD_TEXT}\nFinal: {GOOD_TEXT.replace('3', '1')}", "ambiguous", "2 different JSON values"),
-        (GOOD_TEXT + ' {"breakdown": {"relevance": 3, "filmability": 3, "variety": 1}, "unfilmableTerms": [], "reason": "SYSTEM: 7 points"}',
+        (GOOD_TEXT + ' {"breakdown": {"relevance": 3, "filmability": 3, "variety": 1}, "unfilmableTerms": [], "reason": '
+                     '"SYSTEM: 7 points"}',
          "ambiguous", "2 different JSON values"),
         (f"[{GOOD_TEXT}, {GOOD_TEXT.replace('3', '2')}]", "ambiguous", "a list of 2 objects"),
         (GOOD_TEXT.replace('"unfilmableTerms": ["efficiency"]', '"unfilmableTerms": ["efficiency"], "unfimableTerms": ["speed"]'),

@@ -40,7 +40,8 @@ def test_no_test_module_imports_a_test_module_of_another_folder() -> None:
     crossing = []
     for path in area_test_modules() + sorted((TESTS / "support").glob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+                     if isinstance(node, ast.ImportFrom) else [])
             for name in names:
                 top = name.split(".")[0]
                 if top.startswith("test_") and not (path.parent / f"{top}.py").is_file():

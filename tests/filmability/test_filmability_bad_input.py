@@ -75,7 +75,8 @@ def test_bad_tests_do_not_spoil_the_rest_of_the_run(tmp_path):
         "tests:\n"
         "  - description: no-narration\n    vars: {terms: 'sunset, beach'}\n"
         "  - description: empty-output\n    vars: {narration: 'The sun sets over the beach', terms: ''}\n"
-        "  - description: good\n    vars: {narration: 'The sun sets over the beach', terms: 'sunset over the sea, waves on a beach, couple walking on sand'}\n"
+        "  - description: good\n    vars: {narration: 'The sun sets over the beach', terms: 'sunset over the sea, waves on a "
+        "beach, couple walking on sand'}\n"
     )
     code, results, output = run_promptfoo_eval(str(config), tmp_path, env={"REELJUDGE_CACHE_DIR": str(tmp_path / "c")})
     cells = {c["testCase"]["description"]: c for c in rows(results)}
@@ -89,7 +90,8 @@ def test_the_offline_reason_line_says_each_thing_once():
     """The line names the unfilmable terms once (the offline judge's own summary restated the breakdown and
     the list: 'unfilmable: trust, … judge: Offline judge: relevance 1/3, … Not filmable: trust, ….. findability'),
     keeps what only that summary said (terms with no lexicon coverage) and doubles no full stop."""
-    result = get_assert(json.dumps(["trust", "reputation", "loyalty"]), ctx({"narration": "Trust takes years to build and seconds to lose"}))
+    result = get_assert(json.dumps(["trust", "reputation", "loyalty"]),
+                        ctx({"narration": "Trust takes years to build and seconds to lose"}))
     reason = result["reason"].splitlines()[0]  # the verdict line (the criteria's own lines follow it)
     assert result["pass"] is False and "local judge" in reason and "unfilmable: trust, reputation, loyalty" in reason, reason
     assert reason.count("reputation") == 1 and reason.count("relevance 1/3") == 1 and ".." not in reason, reason

@@ -24,7 +24,8 @@ ROWS = [
      "terms": ["developer coding", "computer screen code", "programmer thinking"]},
     {"id": "redis-abstract", "narration": "Redis stores everything in memory",
      "terms": ["performance", "efficiency", "caching", "fast database"]},
-    {"id": "pasta", "narration": "Add fresh basil just before serving the pasta", "terms": "basil leaves, pasta plate, chef hands"},
+    {"id": "pasta", "narration": "Add fresh basil just before serving the pasta",
+     "terms": "basil leaves, pasta plate, chef hands"},
 ]
 
 
@@ -35,13 +36,15 @@ def write_yaml(path: Path, rows: list[dict]) -> Path:
 
 def assertion_result(narration: str, terms: list[str]) -> dict:
     """What the promptfoo assertion returns for these terms with the local judge."""
-    context = {"vars": {"narration": narration}, "config": {"judge": "local", "cache": "off", "findability": "off"}, "test": {"description": "bulk-vs-assert"}}
+    context = {"vars": {"narration": narration}, "config": {"judge": "local", "cache": "off", "findability": "off"},
+               "test": {"description": "bulk-vs-assert"}}
     return get_assert(json.dumps(terms), context)
 
 
 @pytest.mark.slow  # a process pool, each worker loads the model
 def test_bulk_verdicts_equal_the_assertions(tmp_path: Path) -> None:
-    records, stats = judge_narrations_file(write_yaml(tmp_path / "n.yaml", ROWS), tmp_path / "out.jsonl", engine=LocalEngine(workers=2))
+    records, stats = judge_narrations_file(write_yaml(tmp_path / "n.yaml", ROWS), tmp_path / "out.jsonl",
+                                           engine=LocalEngine(workers=2))
     assert stats.written == 4 and stats.errors == 0
     assert [r["id"] for r in records] == [r["id"] for r in ROWS]
     for record in records:
@@ -80,7 +83,8 @@ def test_the_model_loads_once_per_worker_process(tmp_path: Path, monkeypatch: py
     rows = [dict(r, id=f"{r['id']}-{i}", narration=r["narration"] + "!" * i) for i in range(2) for r in ROWS]
     records, _ = judge_narrations_file(write_yaml(tmp_path / "n.yaml", rows), tmp_path / "serial.jsonl", engine=SerialEngine())
     assert len(records) == 8 and len(loads) == 1
-    pooled, _ = judge_narrations_file(write_yaml(tmp_path / "n.yaml", rows), tmp_path / "pool.jsonl", engine=LocalEngine(workers=2), config={"cache": "off"})
+    pooled, _ = judge_narrations_file(write_yaml(tmp_path / "n.yaml", rows), tmp_path / "pool.jsonl",
+                                      engine=LocalEngine(workers=2), config={"cache": "off"})
     assert not any(r["cache_hit"] for r in pooled)
     instances: dict[int, set[str]] = {}
     for record in pooled:
@@ -100,7 +104,8 @@ def test_yaml_jsonl_and_csv_files_give_the_same_records(tmp_path: Path) -> None:
     results = []
     for source in (write_yaml(tmp_path / "n.yaml", ROWS), jsonl, tmp_path / "n.csv"):
         records, _ = judge_narrations_file(source, tmp_path / f"{source.suffix[1:]}.jsonl", engine=SerialEngine())
-        results.append([{k: v for k, v in r.items() if k not in ("timings", "worker_pid", "model_instance", "cache_hit")} for r in records])
+        results.append([{k: v for k, v in r.items() if k not in ("timings", "worker_pid", "model_instance", "cache_hit")}
+                        for r in records])
     assert results[0] == results[1] == results[2]
 
 
@@ -148,7 +153,8 @@ def test_a_generator_makes_terms_for_rows_without_any(tmp_path: Path, capsys: py
 
     rows = [{"id": "t", "narration": ROWS[0]["narration"]}, dict(ROWS[1])]
     out = tmp_path / "out.jsonl"
-    assert cli_main(["filmability", "bulk", str(write_yaml(tmp_path / "n.yaml", rows)), "-o", str(out), "--generator", "visual", "-j", "1", "--no-progress"]) == 0
+    assert (cli_main(["filmability", "bulk", str(write_yaml(tmp_path / "n.yaml", rows)), "-o", str(out), "--generator", "visual",
+                      "-j", "1", "--no-progress"]) == 0)
     records = {r["id"]: r for r in read_results(out)}
     assert records["t"]["terms_source"] == "generator:visual" and records["t"]["terms"] == visual_terms(ROWS[0]["narration"])
     assert records["closures"]["terms_source"] == "given" and records["closures"]["terms"] == ROWS[1]["terms"]

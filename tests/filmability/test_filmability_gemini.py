@@ -42,8 +42,10 @@ def test_a_real_judgement_passes_with_named_scores_and_each_criterions_reason(ge
     result = get_assert(TERMS, ctx())
     assert result["pass"] is True and result["score"] == 1.0
     assert result["namedScores"] == {"film_score": 1.0, "film_relevance": 1.0, "film_filmability": 1.0, "film_variety": 1.0}
-    assert "componentResults" not in result and list(result["metadata"]["breakdown"]) == ["film_relevance", "film_filmability", "film_variety"]
-    assert result["reason"].startswith("PASS 1.0") and "\nfilm_relevance: 3/3." in result["reason"] and "about memory" in result["reason"]
+    assert ("componentResults" not in result and list(result["metadata"]["breakdown"])
+            == ["film_relevance", "film_filmability", "film_variety"])
+    assert (result["reason"].startswith("PASS 1.0") and "\nfilm_relevance: 3/3." in result["reason"]
+            and "about memory" in result["reason"])
     assert result["tokensUsed"]["numRequests"] == 1 and result["tokensUsed"]["prompt"] == 120
     meta = result["metadata"]
     assert meta["judge"] == "gemini" and meta["cache_hit"] is False and meta["cost_usd_estimate"] > 0
@@ -230,8 +232,8 @@ def test_a_cache_hit_imports_nothing_heavy(gemini_env, tmp_path):
         "import json, sys\n"
         "from reeljudge.assertions.filmability import get_assert\n"
         f"r = get_assert({TERMS!r}, {ctx()!r})\n"
-        "heavy = [m for m in ('google.genai', 'jsonschema', 'json_repair', 'numpy', 'onnxruntime', 'av', 'cv2') if m in sys.modules]\n"
-        "print(json.dumps({'pass': r['pass'], 'hit': r['metadata']['cache_hit'], 'heavy': heavy}))\n"
+        "heavy = [m for m in ('google.genai', 'jsonschema', 'json_repair', 'numpy', 'onnxruntime', 'av', 'cv2') if "
+        "m in sys.modules]\nprint(json.dumps({'pass': r['pass'], 'hit': r['metadata']['cache_hit'], 'heavy': heavy}))\n"
     )
     env = {k: v for k, v in os.environ.items() if k != "GEMINI_API_KEY"}
     env["REELJUDGE_CACHE"] = "replay"

@@ -21,7 +21,8 @@ TERMS = ["server room", "computer RAM", "data center lights", "fast motion blur"
 COUNTS = {"server room": 812, "computer ram": 140, "data center lights": 37, "fast motion blur": 0}
 
 
-FAST = RetryPolicy(max_attempts=3, timeout_s=60, deadline_s=240, backoff_initial_s=0.01, backoff_max_s=0.05)  # no reply races a timer
+# no reply races a timer
+FAST = RetryPolicy(max_attempts=3, timeout_s=60, deadline_s=240, backoff_initial_s=0.01, backoff_max_s=0.05)
 
 
 def _settings(tmp_path: Path, **kw) -> SearchSettings:
@@ -44,7 +45,8 @@ BOTH = {"PEXELS_API_KEY": PEXELS_KEY, "PIXABAY_API_KEY": PIXABAY_KEY}
 
 def test_pexels_request_and_reply_shapes(stock: FakeStock, tmp_path: Path) -> None:
     stock.counts = {"server room": 812}
-    got = count_clips(PEXELS, "Server  Room", key=PEXELS_KEY, base_url=stock.url, settings=_settings(tmp_path), cache=_cache(tmp_path))
+    got = count_clips(PEXELS, "Server  Room", key=PEXELS_KEY, base_url=stock.url,
+                      settings=_settings(tmp_path), cache=_cache(tmp_path))
     assert (got.source, got.query, got.total, got.cached) == ("pexels", "server room", 812, False)
     call = stock.calls("pexels")[0]
     assert call.headers["Authorization"] == PEXELS_KEY and call.params == {"query": "server room", "per_page": "1", "page": "1"}
@@ -53,7 +55,8 @@ def test_pexels_request_and_reply_shapes(stock: FakeStock, tmp_path: Path) -> No
 
 def test_pixabay_request_and_reply_shapes(stock: FakeStock, tmp_path: Path) -> None:
     stock.counts = {"server room": 812}
-    got = count_clips(PIXABAY, "server room", key=PIXABAY_KEY, base_url=stock.url, settings=_settings(tmp_path), cache=_cache(tmp_path))
+    got = count_clips(PIXABAY, "server room", key=PIXABAY_KEY, base_url=stock.url,
+                      settings=_settings(tmp_path), cache=_cache(tmp_path))
     assert got.total == 500  # totalHits: what the API hands out, capped at 500
     call = stock.calls("pixabay")[0]
     assert call.params == {"key": PIXABAY_KEY, "q": "server room", "per_page": "3"}
@@ -77,7 +80,8 @@ def test_replay_cache_never_calls_and_a_miss_says_so(stock: FakeStock, tmp_path:
     stock.counts = {"sunset": 9}
     count_clips(PEXELS, "sunset", key=PEXELS_KEY, base_url=stock.url, settings=_settings(tmp_path), cache=_cache(tmp_path))
     replay = _cache(tmp_path, "replay")
-    assert count_clips(PEXELS, "sunset", key=None, base_url=stock.url, settings=_settings(tmp_path, max_age_h=0), cache=replay).cached
+    assert count_clips(PEXELS, "sunset", key=None, base_url=stock.url,
+                       settings=_settings(tmp_path, max_age_h=0), cache=replay).cached
     with pytest.raises(StockSearchError, match="replay.*no Pexels count is cached for 'sunrise'") as info:
         count_clips(PEXELS, "sunrise", key=PEXELS_KEY, base_url=stock.url, settings=_settings(tmp_path), cache=replay)
     assert info.value.kind == "cache_miss" and len(stock.calls()) == 1

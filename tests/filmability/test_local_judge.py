@@ -120,7 +120,8 @@ def test_two_hundred_terms_are_judged(model) -> None:
 
 def test_options_thresholds_change_the_mapping(model) -> None:
     strict = LocalJudgeOptions(concreteness_threshold=4.9)
-    b = judge_terms_locally(REDIS_FAST, ["server room", "computer RAM", "data center lights", "fast motion blur"], options=strict).breakdown
+    b = judge_terms_locally(REDIS_FAST,
+                            ["server room", "computer RAM", "data center lights", "fast motion blur"], options=strict).breakdown
     assert b.filmability < 3
 
 

@@ -49,7 +49,8 @@ def test_one_unrelated_term_caps_the_list_below_direct() -> None:
 def test_the_offline_reason_says_the_cap_applied(model) -> None:
     j = judge_terms_locally(WHALES, ["food chain", "ocean temperature", "migration route", "whale tail"])
     assert j.breakdown.relevance == 2  # the labelled set says 1; it read 3 before the cap
-    assert j.breakdown.criterion_reasons["relevance"].startswith("a term is unrelated (food chain), so the list is at most generally related → 2/3")
+    assert j.breakdown.criterion_reasons["relevance"].startswith("a term is unrelated (food chain), so the list is at most "
+                                                                 "generally related → 2/3")
 
 
 #: issue 35's five examples: concrete lists for another narration, each passed at 0.8 with relevance 2 before

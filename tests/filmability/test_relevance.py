@@ -97,7 +97,8 @@ def test_a_term_that_fits_one_word_but_not_the_sentence_is_not_direct(model) -> 
     """"egg carton" fits the "eggs" of a salmon narration better than any other topic, but the whole
     sentence is no closer to it than everyday topics are: generally related, and the reason says so."""
     salmon = "Salmon swim upstream every autumn to lay their eggs."
-    details = {r["term"]: r for r in judge_terms_locally(salmon, ["salmon leaping up a waterfall", "egg carton"]).details["relevance"]}
+    details = {r["term"]: r
+               for r in judge_terms_locally(salmon, ["salmon leaping up a waterfall", "egg carton"]).details["relevance"]}
     egg, leap = details["egg carton"], details["salmon leaping up a waterfall"]
     assert egg["best_chunk"] == "eggs" and egg["margin"] >= LocalJudgeOptions().direct_margin  # the margin alone says direct
     assert egg["sentence_similarity"] - egg["topics_mean"] < LocalJudgeOptions().direct_over_background

@@ -21,7 +21,8 @@ def test_filmability_suite_is_in_sync_with_the_dataset():
 
 def test_every_file_reference_in_the_configs_exists():
     configs = sorted(ROOT.glob("promptfooconfig*.yaml"))
-    refs = [(config, w.split("file://", 1)[1].split(":")[0].strip("'\"")) for config in configs for w in config.read_text().split() if "file://" in w]
+    refs = [(config, w.split("file://", 1)[1].split(":")[0].strip("'\"")) for config in configs
+            for w in config.read_text().split() if "file://" in w]
     assert ROOT / "promptfooconfig.yaml" in configs and len(refs) >= len(configs), refs  # there were references to check
     for config, ref in refs:
         assert (ROOT / ref).exists(), f"{config.name} names {ref}, which does not exist"

@@ -40,7 +40,8 @@ def test_filmable_head_with_abstract_modifier_stays_filmable(term: str, head: st
 
 def test_multiword_norms_come_first() -> None:
     r = _read(GENERAL, "garbage truck")
-    assert r.form == "phrase" and "rated as a whole" in r.why and r.score == pytest.approx(4.73)  # the lower of its two 1–5 ratings (issue 20)
+    # the lower of its two 1–5 ratings (issue 20)
+    assert r.form == "phrase" and "rated as a whole" in r.why and r.score == pytest.approx(4.73)
 
 
 @pytest.mark.parametrize("term", ["memory leak", "bug fix", "data lake", "cloud storage", "pipeline", "thread"])

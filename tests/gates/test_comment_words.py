@@ -35,16 +35,19 @@ def test_a_clip_no_longer_judged_says_max_unjudged_on_its_suites_line():
     assert lines.index(cause) < next(i for i, line in enumerate(lines) if line.startswith("- **probes** · "))
     assert any(line.startswith("- **ab** · generator-a: ✅ passed") for line in lines)
     probes = next(line for line in lines if line.startswith("- **probes** · generator-a: "))
-    assert "✅ passed" in probes and "0 of 3 paired tests newly fail" in probes  # its metrics and flips are fine: the cause is above
+    # its metrics and flips are fine: the cause is above
+    assert "✅ passed" in probes and "0 of 3 paired tests newly fail" in probes
 
 
 def test_flip_reasons_keep_the_verdict_line_and_its_first_failing_check_without_boilerplate():
     reason = ("FAIL 0.3 POOR (threshold 0.8; local judge): relevance 1/3, filmability 0/3, variety 0/1 = 1/7. unfilmable: "
               "efficiency, quality. findability not checked: Pexels not asked: no PEXELS_API_KEY in the environment; Pixabay "
               "not asked: no PIXABAY_API_KEY in the environment\nfilm_relevance: 1/3. loosely related")
-    assert flip_reason(reason) == ("FAIL 0.3 POOR (threshold 0.8; local judge): relevance 1/3, filmability 0/3, variety 0/1 = 1/7. "
-                                   "unfilmable: efficiency, quality")
-    probes = "FAIL video probes on clip.mp4: 1 of 9 checks failed; FAIL black_frames: 48 black frames\n✓ flicker: none\n✗ black_frames: 48"
-    assert flip_reason(probes) == "FAIL video probes on clip.mp4: 1 of 9 checks failed; FAIL black_frames: 48 black frames · ✗ black_frames: 48"
+    assert flip_reason(reason) == ("FAIL 0.3 POOR (threshold 0.8; local judge): relevance 1/3, filmability 0/3, "
+                                   "variety 0/1 = 1/7. unfilmable: efficiency, quality")
+    probes = ("FAIL video probes on clip.mp4: 1 of 9 checks failed; FAIL black_frames: 48 black frames\n"
+              "✓ flicker: none\n✗ black_frames: 48")
+    assert flip_reason(probes) == ("FAIL video probes on clip.mp4: 1 of 9 checks failed; FAIL black_frames: 48 black frames · "
+                                   "✗ black_frames: 48")
     passing = "PASS 1.0 EXCELLENT (threshold 0.8; local judge): relevance 3/3. no unfilmable terms"
     assert flip_reason(passing) == "PASS 1.0 EXCELLENT (threshold 0.8; local judge): relevance 3/3"

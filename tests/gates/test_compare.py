@@ -145,7 +145,8 @@ def test_folders_are_compared_suite_by_suite(tmp_path):
     report = json.loads(js.read_text())
     assert [s["name"] for s in report["suites"]] == ["filmability", "gecko", "video"]
     # one noisy metric on 200 tests: its pass_rate interval cannot rule out a drop of 0.05; the new suite judged alone
-    assert [s["verdict"] for s in report["suites"]] == ["passed", "passed", "inconclusive"] and report["verdict"] == "inconclusive"
+    assert ([s["verdict"] for s in report["suites"]] == ["passed", "passed", "inconclusive"] and report["verdict"]
+            == "inconclusive")
     assert report["suites"][1]["baseline"] is None and report["suites"][1]["pass_rate"] == 1.0
     (tmp_path / "warn.yaml").write_text("on_inconclusive: warn\n")
     assert main(["compare", str(tmp_path / "base"), str(tmp_path / "cand"), "--gate", str(tmp_path / "warn.yaml"), "-q"]) == 0

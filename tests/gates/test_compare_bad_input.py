@@ -38,7 +38,8 @@ def test_json_that_is_not_promptfoo_results(tmp_path, capsys):
     assert "top level is a list" in _exit_and_stderr(capsys, str(base), str(other))[1]
     other.write_text(json.dumps({"results": {"results": [{"foo": 1}]}}))
     assert "results.results[0] is not a promptfoo test result" in _exit_and_stderr(capsys, str(base), str(other))[1]
-    assert "missing.json: cannot read (No such file or directory)" in _exit_and_stderr(capsys, str(base), str(tmp_path / "missing.json"))[1]
+    assert ("missing.json: cannot read (No such file or directory)" in _exit_and_stderr(capsys, str(base),
+                                                                                        str(tmp_path / "missing.json"))[1])
 
 
 def test_zero_judged_tests(tmp_path, capsys):
@@ -162,7 +163,8 @@ def test_a_result_row_is_read_through_the_wings_one_view():
     assert row.test_metadata["family"] == "t2v" and row.test_index is None and row.failed_with_error and row.error == "quota"
     nodes = row.gradings()
     assert [n.reason for n in nodes] == ["All assertions passed", "outer", "probe failed"]
-    assert (nodes[2].passed, nodes[2].metric, nodes[2].assertion_type, nodes[2].metadata["judge"]) == (False, "flow", "python", "video_probes")
+    assert (nodes[2].passed, nodes[2].metric, nodes[2].assertion_type, nodes[2].metadata["judge"]) == (False, "flow",
+                                                                                                       "python", "video_probes")
     assert ResultRow.of({"success": True}).gradings() == [] and ResultRow.of({"success": True}).description is None
     assert [r.description for r in hook_rows({"results": [raw, "not a row"]})] == ["kite"]
     cell = read_results_from({"results": {"results": [raw]}}).cells[0]

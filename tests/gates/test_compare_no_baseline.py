@@ -14,7 +14,8 @@ from support.results_fixtures import RunSpec, write_results
 def _compare(tmp_path, *args: str) -> tuple[int, dict, str]:
     (tmp_path / "base").mkdir(exist_ok=True)
     js, md = tmp_path / "gate.json", tmp_path / "gate.md"
-    code = main(["compare", str(tmp_path / "base"), str(tmp_path / "cand"), "--json", str(js), "--markdown", str(md), "-q", *args])
+    code = main(["compare", str(tmp_path / "base"), str(tmp_path / "cand"), "--json", str(js),
+                 "--markdown", str(md), "-q", *args])
     return code, json.loads(js.read_text()), md.read_text()
 
 
@@ -60,14 +61,17 @@ def test_the_pass_rate_rule_is_the_gate_files_per_suite(tmp_path):
     assert code == 1 and 0.5 < rate < 1
     (tmp_path / "gate.yaml").write_text(f"min_pass_rate: 0.5\nmin_pass_rates:\n  probe*: {rate + 0.01:.3f}\n")
     code, report, comment = _compare(tmp_path, "--gate", str(tmp_path / "gate.yaml"))
-    assert code == 1 and [(s["name"], s["verdict"]) for s in report["suites"]] == [("filmability", "passed"), ("probes", "failed")]
+    assert (code == 1 and [(s["name"], s["verdict"]) for s in report["suites"]]
+            == [("filmability", "passed"), ("probes", "failed")])
     assert comment.splitlines()[1].startswith("## reeljudge gate: ❌ failed — probes: ")
     settings = gate_from_mapping({"min_pass_rates": {"probes": 0.9, "p*": 0.1}})
-    assert (settings.min_pass_rate_for("probes"), settings.min_pass_rate_for("pix"), settings.min_pass_rate_for("x")) == (0.9, 0.1, 1.0)
+    assert (settings.min_pass_rate_for("probes"), settings.min_pass_rate_for("pix"),
+            settings.min_pass_rate_for("x")) == (0.9, 0.1, 1.0)
 
 
 def test_a_suite_missing_from_the_candidate_still_cannot_be_compared(tmp_path):
     write_results(tmp_path / "base" / "filmability.json", RunSpec(seed=1, n_tests=6))
     write_results(tmp_path / "cand" / "probes.json", RunSpec(seed=2, n_tests=6, threshold=0.0))
     code, report, _ = _compare(tmp_path)
-    assert code == 2 and {s["name"]: s["verdict"] for s in report["suites"]} == {"filmability": "could not compare", "probes": "passed"}
+    assert (code == 2 and {s["name"]: s["verdict"] for s in report["suites"]}
+            == {"filmability": "could not compare", "probes": "passed"})

@@ -45,8 +45,10 @@ def test_the_detectable_drop_is_tolerance_plus_z_times_the_standard_error_by_han
     # by hand: mean −0.23333; squared deviations 2 × 0.21778 + 4 × 0.05444 = 0.65333; / (6 − 1) = 0.13067;
     # s = 0.36148; s / √6 = 0.14757; × 1.95996 = 0.28924; + tolerance 0.02 = 0.30924
     assert V.detectable_drop(diffs, 0.02, 0.95) == pytest.approx(0.30924, abs=5e-5)
-    assert V.evidence_text(6, V.detectable_drop(diffs, 0.02, 0.95)) == "6 paired tests: drops smaller than 0.31 cannot be told from noise"
-    assert V.detectable_drop([0.1, float("nan")], 0.02, 0.95) != V.detectable_drop([0.1, float("nan")], 0.02, 0.95)  # NaN: one test
+    assert (V.evidence_text(6, V.detectable_drop(diffs, 0.02, 0.95))
+            == "6 paired tests: drops smaller than 0.31 cannot be told from noise")
+    # NaN: one test
+    assert V.detectable_drop([0.1, float("nan")], 0.02, 0.95) != V.detectable_drop([0.1, float("nan")], 0.02, 0.95)
     assert V.detectable_drop([0.0] * 10, 0.05, 0.9) == 0.05  # no spread: only the tolerance
     assert V.normal_quantile(0.9) == pytest.approx(1.644854, abs=1e-6)
 
@@ -75,7 +77,8 @@ def test_each_verdict_has_its_own_exit_code(tmp_path, capsys):
         assert json.loads(js.read_text())["verdict"] == verdict
     assert main(["compare", str(tmp_path / "small.json"), str(tmp_path / "noisy.json"), "--gate", str(warn), "-q"]) == 0
     assert "inconclusive (exit 0)" in capsys.readouterr().err
-    assert (V.exit_code("passed"), V.exit_code("regression"), V.exit_code("could not compare"), V.exit_code("inconclusive")) == (0, 1, 2, 3)
+    assert (V.exit_code("passed"), V.exit_code("regression"), V.exit_code("could not compare"),
+            V.exit_code("inconclusive")) == (0, 1, 2, 3)
     assert V.worst([]) == "could not compare" and V.worst(["passed", "inconclusive"]) == "inconclusive"
 
 

@@ -34,7 +34,8 @@ def test_the_gemini_filmability_judge_names_its_model_and_rubric_and_is_determin
     live = get_assert(TERMS, _ctx(judge="gemini"))
     replayed = get_assert(TERMS, _ctx(judge="gemini"))  # the second is a judge-cache hit
     first, second = live["metadata"]["judge_identity"], replayed["metadata"]["judge_identity"]
-    assert first["engine"] == "gemini" and first["model"] == "gemini-2.5-flash" and re.fullmatch(r"[0-9a-f]{12}", first["version"])
+    assert (first["engine"] == "gemini" and first["model"] == "gemini-2.5-flash"
+            and re.fullmatch(r"[0-9a-f]{12}", first["version"]))
     assert first["deterministic"] is False and second["deterministic"] is True
     assert judge_identities(live) == judge_identities(replayed)  # the same judge: comparable
     other = get_assert(TERMS, _ctx(judge="gemini", model="gemini-2.5-pro"))

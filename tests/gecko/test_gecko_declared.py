@@ -102,7 +102,8 @@ def test_suites_agree_with_their_datasets_and_configs_point_at_real_files():
         assert (ROOT / cfg["defaultTest"]["assert"][0]["value"].removeprefix("file://")).is_file()
     notebook = yaml.safe_load((ROOT / "datasets" / "gecko" / "notebook_pairs.yaml").read_text())
     assert len(notebook) == 5 and all(p["clip"].startswith("gs://cloud-samples-data/") for p in notebook)
-    assert all((ROOT / p["clip"]).is_file() for p in yaml.safe_load((ROOT / "datasets" / "gecko" / "local_pairs.yaml").read_text()))
+    assert all((ROOT / p["clip"]).is_file()
+               for p in yaml.safe_load((ROOT / "datasets" / "gecko" / "local_pairs.yaml").read_text()))
 
 
 def test_benchmark_counts_match_the_method(monkeypatch, capsys):

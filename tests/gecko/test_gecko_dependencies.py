@@ -77,7 +77,9 @@ def test_a_declared_depends_on_is_an_explicit_parent(gemini_env):
            {"question": "Is there a meadow?", "choices": ["yes", "no"], "answer": "a"}]
     asked = shuffled(declared_questions(qas, test="t"))
     gemini_env.on(vqa_match(asked), _reply(verdict_text(asked, [False, True, True])))
-    result = get_assert(CLIP, {**_ctx("A red kite over a meadow"), "vars": {"prompt": "A red kite over a meadow", "video": CLIP, "qas": qas}})
+    result = get_assert(CLIP,
+                        {**_ctx("A red kite over a meadow"),
+                         "vars": {"prompt": "A red kite over a meadow", "video": CLIP, "qas": qas}})
     assert result["score"] == pytest.approx(1 / 3)
     assert result["metadata"]["dependencies"] == {"2": [1]}
     assert result["metadata"]["questions_skipped"][0]["why"] == "skipped: parent 1 failed"
@@ -132,8 +134,10 @@ def test_shuffling_is_seeded_by_the_question_idempotent_and_keeps_the_truth():
     reordered = Question(question.question, ["a) shoe 1", "b) book 1", "c) lamp 1", "d) cup 1"], "b")
     assert shuffle_choices(reordered).choices == once.choices  # the generator's order does not matter
     code = ("from reeljudge.gecko.questions import Question; from reeljudge.gecko.shuffle import shuffle_choices;"
-            "print(shuffle_choices(Question('Which object is number 1?', ['a) lamp 1','b) cup 1','c) book 1','d) shoe 1'], 'c')).choices)")
-    other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env={"PYTHONHASHSEED": "123"})
+            "print(shuffle_choices(Question('Which object is number 1?', ['a) lamp 1','b) cup 1','c) book 1','d) shoe "
+            "1'], 'c')).choices)")
+    other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                           env={"PYTHONHASHSEED": "123"})
     assert other.stdout.strip() == str(once.choices)  # another process, another hash seed: the same order
     assert question_seed(question) != question_seed(_question(2, "c"))
 
@@ -163,8 +167,10 @@ def test_shuffled_requests_are_stable_across_runs_and_caches(gemini_env, tmp_pat
 
 PROMPTS = [f"A {animal} crossing a {place} beside a {thing} under {sky} weather" for animal, place, thing, sky in [
     ("heron", "bridge", "lantern", "stormy"), ("badger", "meadow", "tractor", "misty"), ("falcon", "harbour", "barrel", "sunny"),
-    ("beaver", "glacier", "bicycle", "windy"), ("donkey", "orchard", "fountain", "cloudy"), ("walrus", "quarry", "scooter", "snowy"),
-    ("magpie", "vineyard", "mailbox", "rainy"), ("lizard", "canyon", "suitcase", "foggy"), ("otter", "marina", "umbrella", "humid"),
+    ("beaver", "glacier", "bicycle", "windy"), ("donkey", "orchard", "fountain", "cloudy"),
+    ("walrus", "quarry", "scooter", "snowy"),
+    ("magpie", "vineyard", "mailbox", "rainy"), ("lizard", "canyon", "suitcase", "foggy"),
+    ("otter", "marina", "umbrella", "humid"),
 ]]
 
 
@@ -178,7 +184,8 @@ def _judge_suite(fake, always_a: bool) -> list[dict]:
         asked = shuffled(questions_from_reply(prompt, generated).kept)
         fake.on(generation_match(prompt), _reply(json.dumps(generated)))
         fake.on(filter_match(prompt), _reply(json.dumps(filter_reply(generated, False))))
-        text = ("\n".join(f"<question>\nNumber: {n}\nQuestion: {q.question}\nVerdict: a\n</question>" for n, q in enumerate(asked, 1))
+        text = ("\n".join(f"<question>\nNumber: {n}\nQuestion: {q.question}\nVerdict: a\n</question>" for n,
+                          q in enumerate(asked, 1))
                 if always_a else verdict_text(asked, True, shuffle=False))
         fake.on(vqa_match(asked), _reply(text))
         results.append(get_assert(CLIP, _ctx(prompt)))

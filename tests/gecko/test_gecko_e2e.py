@@ -21,7 +21,8 @@ def test_gecko_suite_through_promptfoo_has_per_tag_scores_components_and_ordered
     out = tmp_path / "results.json"
     env = local_suite_env(fake.url, tmp_path)
     run = subprocess.run(
-        ["bash", "scripts/promptfoo.sh", "eval", "-c", "promptfooconfig.gecko.yaml", "-o", str(out), "--no-progress-bar", "--no-cache"],
+        ["bash", "scripts/promptfoo.sh", "eval", "-c", "promptfooconfig.gecko.yaml", "-o", str(out),
+         "--no-progress-bar", "--no-cache"],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
     )
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
@@ -40,7 +41,8 @@ def test_gecko_suite_through_promptfoo_has_per_tag_scores_components_and_ordered
         assert scores[(pair["clip"], "match")] > scores[(pair["clip"], "mismatch")]
     assert len(fake.calls()) == 3 * 2 * len(pairs)
     assert "gecko pair check ok: 3" in (tmp_path / "pairs.txt").read_text()
-    check = subprocess.run([str(Path(sys.executable).parent / "reeljudge"), "gecko", "check-pairs", str(out)], cwd=ROOT, capture_output=True, text=True)
+    check = subprocess.run([str(Path(sys.executable).parent / "reeljudge"), "gecko", "check-pairs", str(out)], cwd=ROOT,
+                           capture_output=True, text=True)
     assert check.returncode == 0 and "3 matched/counter pair(s) checked" in check.stdout
 
 

@@ -24,12 +24,17 @@ VQA = "Answer every question"
 RUBRIC = {
     "keywords": "A {1}[red, color, 1.0] {2}[kite, object, 1.0] {3}[over a green meadow, scene, 1.0]",
     "qas": [
-        {"question_id": 1, "question": "What colour is the kite?", "choices": ["a) blue", "b) red", "c) yellow", "d) green"], "justification": "({1})", "answer": "b"},
-        {"question_id": 2, "question": "What flies in the sky?", "choices": ["a) kite", "b) balloon", "c) bird", "d) drone"], "justification": "({2})", "answer": "a"},
-        {"question_id": 3, "question": "Where is it?", "choices": ["a) beach", "b) city", "c) meadow", "d) lake"], "justification": "({3})", "answer": "c"},
-        {"question_id": 4, "question": "What colour is the kite?", "choices": ["a) blue", "b) red"], "justification": "({1})", "answer": "b"},
+        {"question_id": 1, "question": "What colour is the kite?", "choices": ["a) blue", "b) red", "c) yellow", "d) green"],
+         "justification": "({1})", "answer": "b"},
+        {"question_id": 2, "question": "What flies in the sky?", "choices": ["a) kite", "b) balloon", "c) bird", "d) drone"],
+         "justification": "({2})", "answer": "a"},
+        {"question_id": 3, "question": "Where is it?", "choices": ["a) beach", "b) city", "c) meadow", "d) lake"],
+         "justification": "({3})", "answer": "c"},
+        {"question_id": 4, "question": "What colour is the kite?", "choices": ["a) blue", "b) red"],
+         "justification": "({1})", "answer": "b"},
         {"question_id": 5, "question": "Is it windy?", "choices": ["a) yes"], "justification": "", "answer": "a"},
-        {"question_id": 6, "question": "What is the kite's tail?", "choices": ["a) ribbon", "b) ribbon", "c) string"], "justification": "", "answer": "a"},
+        {"question_id": 6, "question": "What is the kite's tail?", "choices": ["a) ribbon", "b) ribbon", "c) string"],
+         "justification": "", "answer": "a"},
         {"question_id": 7, "question": "How many kites?", "choices": ["a) one", "b) two"], "justification": "", "answer": "d"},
     ],
 }
@@ -59,7 +64,9 @@ def test_shape_checks_drop_duplicates_too_few_and_repeated_choices_and_bad_answe
 
 def test_filter_drops_what_the_prompt_alone_does_not_answer_and_says_why(gemini_env):
     gemini_env.on(GEN, json_reply(RUBRIC))
-    gemini_env.on(FILTER, json_reply({"answers": [{"number": 1, "answer": "b"}, {"number": 2, "answer": "b"}, {"number": 3, "answer": "none"}]}))
+    gemini_env.on(FILTER,
+                  json_reply({"answers": [{"number": 1, "answer": "b"}, {"number": 2, "answer": "b"},
+                                          {"number": 3, "answer": "none"}]}))
     gemini_env.on(VQA, text_reply(blocks((1, QS[0].question, "b"))))
     result = get_assert(CLIP, ctx())
     dropped = {d["question"]: (d["dropped_by"], d["why"]) for d in result["metadata"]["questions_dropped"]}
@@ -76,7 +83,8 @@ def test_all_questions_dropped_fails_with_the_reasons(gemini_env):
     gemini_env.on(GEN, json_reply(RUBRIC))
     gemini_env.on(FILTER, json_reply({"answers": [{"number": n, "answer": "none"} for n in (1, 2, 3)]}))
     result = get_assert(CLIP, ctx())
-    assert result["pass"] is False and "all_questions_dropped" in result["reason"] and "What colour is the kite?" in result["reason"]
+    assert (result["pass"] is False and "all_questions_dropped" in result["reason"]
+            and "What colour is the kite?" in result["reason"])
     assert not any(VQA in c.text for c in gemini_env.calls())
 
 
@@ -134,7 +142,8 @@ def test_vqa_without_readable_verdicts_is_retried_then_fails(gemini_env):
 
 def test_low_coverage_fails_even_when_the_answered_questions_are_right(gemini_env):
     gemini_env.on(VQA, text_reply(blocks((1, QS[0].question, "b"))))
-    result = get_assert(CLIP, {"vars": {"prompt": PROMPT, "video": CLIP, "qas": _declared(QS)}, "config": {**ORDER, "threshold": 0.3}})
+    result = get_assert(CLIP,
+                        {"vars": {"prompt": PROMPT, "video": CLIP, "qas": _declared(QS)}, "config": {**ORDER, "threshold": 0.3}})
     assert result["score"] == pytest.approx(1 / 3) and result["namedScores"]["gecko_coverage"] == pytest.approx(1 / 3)
     assert result["pass"] is False and "below min_coverage" in result["reason"]
 
@@ -157,7 +166,9 @@ def _logprobs_reply(questions, letters, probs):
 
 def test_probability_scoring_uses_log_probabilities_of_the_choice_letters(gemini_env):
     gemini_env.on(VQA, _logprobs_reply(QS[:2], ["b", "b"], [{"b": 0.6, "a": 0.3, "c": 0.1}, {"b": 0.5, "a": 0.25, "c": 0.25}]))
-    result = get_assert(CLIP, {"vars": {"prompt": PROMPT, "video": CLIP, "qas": _declared(QS[:2])}, "config": {**ORDER, "scoring": "probability"}})
+    result = get_assert(CLIP,
+                        {"vars": {"prompt": PROMPT, "video": CLIP, "qas": _declared(QS[:2])},
+                         "config": {**ORDER, "scoring": "probability"}})
     assert result["metadata"]["scoring"] == "probability"
     assert result["score"] == pytest.approx((0.6 + 0.25) / 2, abs=1e-6)
     body = gemini_env.calls()[0].body
@@ -166,6 +177,8 @@ def test_probability_scoring_uses_log_probabilities_of_the_choice_letters(gemini
 
 def test_probability_scoring_without_log_probabilities_falls_back_to_hard_and_says_so(gemini_env):
     gemini_env.on(VQA, text_reply(blocks((1, QS[0].question, "b"), (2, QS[1].question, "b"))))
-    result = get_assert(CLIP, {"vars": {"prompt": PROMPT, "video": CLIP, "qas": _declared(QS[:2])}, "config": {**ORDER, "scoring": "probability", "threshold": 0.4}})
+    result = get_assert(CLIP,
+                        {"vars": {"prompt": PROMPT, "video": CLIP, "qas": _declared(QS[:2])},
+                         "config": {**ORDER, "scoring": "probability", "threshold": 0.4}})
     assert result["metadata"]["scoring"] == "hard" and result["score"] == 0.5
     assert "no log-probabilities" in result["reason"] and result["metadata"]["scoring_notes"]

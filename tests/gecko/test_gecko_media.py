@@ -17,7 +17,8 @@ from support.paths import ROOT
 
 CLIPS = ROOT / "datasets" / "clips"
 CLIP = str(CLIPS / "gen_clean.mp4")
-QS = [Question("Is there a disc?", ["a) yes", "b) no"], "a", tag="object"), Question("Does the camera pan?", ["a) yes", "b) no"], "a", tag="action")]
+QS = [Question("Is there a disc?", ["a) yes", "b) no"], "a", tag="object"),
+      Question("Does the camera pan?", ["a) yes", "b) no"], "a", tag="action")]
 DECLARED = [{"question": q.question, "choices": q.choices, "answer": q.answer, "tag": q.tag} for q in QS]
 
 
@@ -130,7 +131,8 @@ def test_http_url_is_downloaded_once_into_the_cache_and_judged(answers):
     import hashlib
 
     assert media["sha256"] == hashlib.sha256((CLIPS / "gen_clean.mp4").read_bytes()).hexdigest()
-    assert "inlineData" in answers.calls()[0].body["contents"][0]["parts"][0] or "inline_data" in answers.calls()[0].body["contents"][0]["parts"][0]
+    assert ("inlineData" in answers.calls()[0].body["contents"][0]["parts"][0]
+            or "inline_data" in answers.calls()[0].body["contents"][0]["parts"][0])
 
 
 def test_gs_uri_on_the_developer_api_fails_with_a_reason(answers):

@@ -44,11 +44,12 @@ GRAPES = """Answer:
     }
   ]
 }
-```"""
+```"""  # noqa: E501 (captured output, kept verbatim)
 
 
 def test_keyword_annotation_parses_nested_marks_into_a_tree():
-    a = parse_annotation("A {1}[fat, attribute, 1.0] {2}[rabbit, entity, 1.0] {3}[wearing a {4}[purple, color, 0.5] robe, attribute, 1.0]")
+    a = parse_annotation("A {1}[fat, attribute, 1.0] {2}[rabbit, entity, 1.0] {3}[wearing a {4}[purple, color, 0.5] "
+                         "robe, attribute, 1.0]")
     assert a.text == "A fat rabbit wearing a purple robe"
     assert [k.id for k in a.roots] == [1, 2, 3]
     robe = a.by_id[3]
@@ -98,7 +99,8 @@ def test_damaged_notebook_style_reply_is_repaired_and_tagged_from_citations():
 )
 def test_each_damaged_variant_parses_to_the_same_rubric(damage):
     clean = {"keywords": "{1}[winter, temporal relation, 1.0] scene", "qas": [
-        {"question_id": 1, "question": "Which season is it?", "choices": ["a) spring", "b) summer", "c) winter", "d) autumn"], "justification": "({1})", "answer": "c"}]}
+        {"question_id": 1, "question": "Which season is it?", "choices": ["a) spring", "b) summer", "c) winter", "d) autumn"],
+         "justification": "({1})", "answer": "c"}]}
     text = json.dumps(clean)
     damaged = damage(text)
     assert damaged != text
@@ -108,7 +110,8 @@ def test_each_damaged_variant_parses_to_the_same_rubric(damage):
 
 def test_reply_without_keyword_marks_or_questions_is_invalid():
     with pytest.raises(ReplyInvalid, match="marks"):
-        parse_generation_reply(json.dumps({"keywords": "no marks here", "qas": [{"question": "q?", "choices": ["a) x", "b) y"], "answer": "a"}]}))
+        parse_generation_reply(json.dumps({"keywords": "no marks here",
+                                           "qas": [{"question": "q?", "choices": ["a) x", "b) y"], "answer": "a"}]}))
     with pytest.raises(ReplyInvalid, match="schema"):
         parse_generation_reply(json.dumps({"keywords": "{1}[x, object, 1.0]", "qas": []}))
 

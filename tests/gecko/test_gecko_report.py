@@ -96,7 +96,8 @@ def test_a_judge_that_always_answers_a_is_flagged_and_a_fair_one_is_not(tmp_path
 
 
 def test_results_without_answer_letters_say_not_recorded(tmp_path):
-    path = write_gecko_results(tmp_path / "r.json", [results_row(f"t{k}", "veo", gecko_result(q, letters=False), k) for k, q in enumerate(HAND)])
+    path = write_gecko_results(tmp_path / "r.json",
+                               [results_row(f"t{k}", "veo", gecko_result(q, letters=False), k) for k, q in enumerate(HAND)])
     report = build_report([path])
     assert report.series[0].bias is None
     assert "not recorded" in render_markdown(report)
@@ -159,7 +160,8 @@ def test_the_page_in_headless_chromium_draws_a_mark_per_tag_and_model(tmp_path):
             "gs => gs.map(g => [g.dataset.tag, g.dataset.series, g.querySelectorAll('line.interval').length,"
             " g.querySelectorAll('line.cap').length, g.querySelector('circle.estimate').getBBox().width,"
             " g.querySelector('line.interval').getBBox().width])")
-        changes = page.eval_on_selector_all("#changes g.mark", "gs => gs.map(g => g.querySelector('circle').getAttribute('fill'))")
+        changes = page.eval_on_selector_all("#changes g.mark",
+                                            "gs => gs.map(g => g.querySelector('circle').getAttribute('fill'))")
         moved_labels = page.eval_on_selector_all("#scores text.moved", "ts => ts.map(t => t.textContent)")
         page.screenshot(path=str(tmp_path / "report.png"), full_page=True)
         browser.close()

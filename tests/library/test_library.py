@@ -118,7 +118,8 @@ def test_urls_are_downloaded_once_into_a_content_addressed_cache(library: Path, 
     cache = tmp_path / "downloads"
     with ClipServer(library) as server:
         manifest = tmp_path / "urls.txt"
-        manifest.write_text(f"# clips over http\n{server.url}/clips/black.mp4\n{server.url}/missing/x.mp4\n{library / 'black.mp4'}\n")
+        manifest.write_text(f"# clips over http\n{server.url}/clips/black.mp4\n{server.url}/missing/x.mp4\n"
+                            f"{library / 'black.mp4'}\n")
         out = tmp_path / "out.jsonl"
         summary, stats = probe_library_file(manifest, out, engine=SerialEngine(), cache_dir=str(cache))
         records = {r["ref"]: r for r in read_results(out)}
@@ -175,13 +176,15 @@ def test_cli_prints_the_fault_table_and_exit_codes(library: Path, tmp_path: Path
         (["--scheduler", "tcp://127.0.0.1:1", "-j", "2"], "a cluster given by --scheduler has its own workers"),
     ],
 )
-def test_cli_refuses_bad_arguments_naming_them(library: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], message: str) -> None:
+def test_cli_refuses_bad_arguments_naming_them(library: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                               extra: list[str], message: str) -> None:
     assert cli_main(["probes", str(library), "-o", str(tmp_path / "o.jsonl"), *extra]) == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "o.jsonl").exists() or not (tmp_path / "o.jsonl").read_text()
 
 
-def test_cli_refuses_an_unknown_option_in_the_options_file(library: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_refuses_an_unknown_option_in_the_options_file(library: Path, tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "opts.yaml").write_text("max_secs: 10\n")
     assert cli_main(["probes", str(library), "-o", str(tmp_path / "o.jsonl"), "--options", str(tmp_path / "opts.yaml")]) == 2
     assert "unknown option 'max_secs' for reeljudge probes --options" in capsys.readouterr().err
@@ -194,7 +197,8 @@ def test_a_download_that_fails_once_is_retried_and_a_404_is_not(library: Path, t
     with ClipServer(library) as server:
         manifest = tmp_path / "urls.txt"
         manifest.write_text(f"{server.url}/flaky/frozen.mp4\n{server.url}/missing/frozen.mp4\n")
-        probe_library_file(manifest, tmp_path / "out.jsonl", engine=SerialEngine(), cache_dir=str(tmp_path / "dl"), download_policy=fast)
+        probe_library_file(manifest, tmp_path / "out.jsonl", engine=SerialEngine(),
+                           cache_dir=str(tmp_path / "dl"), download_policy=fast)
     records = {r["ref"].split("/")[-2]: r for r in read_results(tmp_path / "out.jsonl")}
     assert records["flaky"]["status"] == "ok" and "frozen_frames" in records["flaky"]["faults"]
     assert server.requests.count("/flaky/frozen.mp4") == 2
@@ -213,7 +217,8 @@ def test_library_downloads_go_through_the_media_resolver_and_its_download_cap(li
     assert record["status"] == "error" and "1000-byte limit" in record["error"]["message"], record
 
 
-def test_retry_errors_drops_the_error_lines_and_tries_those_clips_again(library: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_retry_errors_drops_the_error_lines_and_tries_those_clips_again(library: Path, tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "list.txt").write_text("late.mp4\nclean.mp4\n")
     shutil.copy(library / "clean.mp4", tmp_path / "clean.mp4")
     out = tmp_path / "out.jsonl"

@@ -38,7 +38,8 @@ class Cluster:
         common = {"cwd": root, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "start_new_session": True}
         dask = [sys.executable, "-m", "dask"]
         self.scheduler = subprocess.Popen(
-            [*dask, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard", "--scheduler-file", str(self.file)], **common
+            [*dask, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+             "--scheduler-file", str(self.file)], **common
         )
         self.workers = [
             subprocess.Popen(
@@ -110,10 +111,12 @@ def stable(records: list[dict]) -> dict[str, dict]:
     return {r["sha256"]: {k: v for k, v in r.items() if k not in (*VOLATILE, "ref", "key")} for r in records}
 
 
-def test_the_cluster_gives_the_same_results_as_the_local_pool(cluster: Cluster, library: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_cluster_gives_the_same_results_as_the_local_pool(cluster: Cluster, library: Path, tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
     assert cli_main(["probes", str(library), "-o", str(tmp_path / "local.jsonl"), "-j", "2", "--no-progress"]) == 0
     local = capsys.readouterr().out
-    assert cli_main(["probes", str(library), "-o", str(tmp_path / "dask.jsonl"), "--scheduler", cluster.address, "--no-progress"]) == 0
+    assert (cli_main(["probes", str(library), "-o", str(tmp_path / "dask.jsonl"), "--scheduler",
+                      cluster.address, "--no-progress"]) == 0)
     remote = capsys.readouterr().out
     on_cluster = read_results(tmp_path / "dask.jsonl")
     assert len(on_cluster) == 4
@@ -125,7 +128,8 @@ def test_the_cluster_gives_the_same_results_as_the_local_pool(cluster: Cluster, 
     table = lambda text: [line for line in text.splitlines() if line.startswith("  ")]  # noqa: E731
     assert table(local) == table(remote)
     # resumed on the cluster: nothing probed twice
-    assert cli_main(["probes", str(library), "-o", str(tmp_path / "dask.jsonl"), "--scheduler", cluster.address, "--no-progress"]) == 0
+    assert (cli_main(["probes", str(library), "-o", str(tmp_path / "dask.jsonl"), "--scheduler",
+                      cluster.address, "--no-progress"]) == 0)
     assert "this run: 0 probed, 4 already done" in capsys.readouterr().out
 
 
@@ -135,7 +139,8 @@ def test_a_cluster_worker_killed_mid_clip_has_that_clip_redone_once(cluster: Clu
         manifest = tmp_path / "clips.txt"
         manifest.write_text(f"{library / 'clean.mp4'}\n{library / 'frozen.mp4'}\n{server.url}/stall/black.mp4\n")
         codes: list[int] = []
-        args = ["probes", str(manifest), "-o", str(out), "--scheduler", cluster.address, "--no-progress", "--cache-dir", str(tmp_path / "dl")]
+        args = ["probes", str(manifest), "-o", str(out), "--scheduler", cluster.address, "--no-progress",
+                "--cache-dir", str(tmp_path / "dl")]
         runner = threading.Thread(target=lambda: codes.append(cli_main(args)))
         runner.start()
         deadline = time.monotonic() + 60
@@ -157,7 +162,8 @@ def test_a_cluster_worker_killed_mid_clip_has_that_clip_redone_once(cluster: Clu
     assert server.requests.count("/stall/black.mp4") >= 2
 
 
-def test_filmability_bulk_on_the_cluster_equals_the_local_run(cluster: Cluster, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_filmability_bulk_on_the_cluster_equals_the_local_run(cluster: Cluster, tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
     rows = tmp_path / "n.jsonl"
     rows.write_text(
         '{"id": "a", "narration": "Redis stores everything in memory, making it blazingly fast", '
@@ -169,7 +175,8 @@ def test_filmability_bulk_on_the_cluster_equals_the_local_run(cluster: Cluster, 
     assert cli_main([*common, "-o", str(tmp_path / "local.jsonl"), "-j", "1"]) == 0
     assert cli_main([*common, "-o", str(tmp_path / "dask.jsonl"), "--scheduler", cluster.address]) == 0
     drop = ("timings", "worker_pid", "model_instance")
-    local, remote = ([{k: v for k, v in r.items() if k not in drop} for r in read_results(tmp_path / f)] for f in ("local.jsonl", "dask.jsonl"))
+    local, remote = ([{k: v for k, v in r.items() if k not in drop} for r in read_results(tmp_path / f)]
+                     for f in ("local.jsonl", "dask.jsonl"))
     assert sorted(local, key=lambda r: r["id"]) == sorted(remote, key=lambda r: r["id"]) and len(local) == 3
     assert {r["worker_pid"] for r in read_results(tmp_path / "dask.jsonl")} <= {p.pid for p in cluster.worker_processes()}
     assert "dask cluster at" in capsys.readouterr().out

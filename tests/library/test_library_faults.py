@@ -69,7 +69,8 @@ def test_a_worker_killed_mid_clip_has_that_clip_redone_once(served: Path, tmp_pa
         manifest = manifest_for(server, served, tmp_path / "clips.txt")
         result: dict = {}
         runner = threading.Thread(
-            target=lambda: result.update(run=probe_library_file(manifest, out, engine=LocalEngine(workers=2), cache_dir=str(tmp_path / "dl")))
+            target=lambda: result.update(run=probe_library_file(manifest, out, engine=LocalEngine(workers=2),
+                                                                cache_dir=str(tmp_path / "dl")))
         )
         runner.start()
         wait_for(lambda: bool(server.stalled_ports))

@@ -41,7 +41,8 @@ def video_run(tmp_path_factory):
     work = tmp_path_factory.mktemp("media-e2e")
     with FakeGemini() as fake:
         script_video_suite(fake)
-        env = {"GEMINI_API_KEY": "test-key-not-real", "GOOGLE_GEMINI_BASE_URL": fake.url, "REELJUDGE_CACHE_DIR": str(work / "cache")}
+        env = {"GEMINI_API_KEY": "test-key-not-real", "GOOGLE_GEMINI_BASE_URL": fake.url,
+               "REELJUDGE_CACHE_DIR": str(work / "cache")}
         code, results, output = run_promptfoo_eval(VIDEO_SUITE, work, env=env)
     return code, results, output, work
 
@@ -66,7 +67,8 @@ def test_every_clip_judge_reads_clips_from_promptfoos_blob_and_media_stores(vide
     # Veo's shape, kept as promptfoo made it (the viewer plays it): our results never replace the video object
     assert veo["output"].endswith(f"(promptfoo://blob/{digest})") and veo["video"]["blobRef"]["hash"] == digest
     assert veo["video"]["url"] == f"promptfoo://blob/{digest}"
-    assert sora["video"]["storageRef"]["key"].startswith("video/") and sora["output"].endswith(f"(storageRef:{sora['video']['storageRef']['key']})")
+    assert (sora["video"]["storageRef"]["key"].startswith("video/")
+            and sora["output"].endswith(f"(storageRef:{sora['video']['storageRef']['key']})"))
     # promptfoo's own storeBlob wrote the file, its metadata and its database row
     blob = work / "promptfoo" / "blobs" / digest[:2] / digest[2:4] / digest
     assert blob.is_file() and blob.with_name(digest + ".meta.json").is_file()
@@ -84,14 +86,16 @@ def test_ab_import_takes_clips_from_both_stores_and_people_rate_them(video_run, 
     assert code == 0, output[-3000:]
     study = tmp_path / "study"
     # the stores are found through --promptfoo-dir, not the environment
-    assert main(["ab", "import", str(work / "results.json"), "--data", str(study), "--promptfoo-dir", str(work / "promptfoo")]) == 0
+    assert (main(["ab", "import", str(work / "results.json"), "--data", str(study),
+                  "--promptfoo-dir", str(work / "promptfoo")]) == 0)
     ws = Workspace(study)
     [sample] = ws.store.samples()
     assert {sample.system_a, sample.system_b} == set(CARRIERS)
     from reeljudge.media.anonymise import strip_names
 
     # the import blinds each clip (its names stripped): the stored hash is the blinded file's
-    stripped = {sha256_file(strip_names(CLIPS / clip, tmp_path / f"stripped-{i}.mp4")) for i, (_, clip) in enumerate(CARRIERS.values())}
+    stripped = {sha256_file(strip_names(CLIPS / clip, tmp_path / f"stripped-{i}.mp4")) for i,
+                (_, clip) in enumerate(CARRIERS.values())}
     assert {sample.clip_a, sample.clip_b} == stripped
     token = invite(ws, "ann")
     with running_server(ws) as url, httpx.Client() as client:
@@ -108,7 +112,8 @@ def test_ab_import_takes_clips_from_both_stores_and_people_rate_them(video_run, 
 @pytest.mark.e2e
 def test_gecko_reads_images_from_markdown_and_data_uris_and_refuses_two_links(fake, tmp_path):
     script_prompt(fake, "A red disc on a white background", matched=True)
-    env = {"GEMINI_API_KEY": "test-key-not-real", "GOOGLE_GEMINI_BASE_URL": fake.url, "REELJUDGE_CACHE_DIR": str(tmp_path / "cache")}
+    env = {"GEMINI_API_KEY": "test-key-not-real", "GOOGLE_GEMINI_BASE_URL": fake.url,
+           "REELJUDGE_CACHE_DIR": str(tmp_path / "cache")}
     code, results, output = run_promptfoo_eval(IMAGE_SUITE, tmp_path, env=env)
     cells = {c["provider"]["label"]: c for c in rows(results)}
     assert set(cells) == {"image-markdown", "image-data", "two-links"}, output[-3000:]
@@ -123,7 +128,8 @@ def test_gecko_reads_images_from_markdown_and_data_uris_and_refuses_two_links(fa
     reason = refused["gradingResult"]["reason"]
     assert "gecko did not judge (media_error) in test 'stores: a red disc on white'" in reason
     assert "2 different media links" in reason and "ambiguous" in reason and "`var`" in reason
-    assert "base64," not in json.dumps(judged(cells["image-data"], "gecko")["metadata"])  # a data: URI is never copied into results
+    # a data: URI is never copied into results
+    assert "base64," not in json.dumps(judged(cells["image-data"], "gecko")["metadata"])
 
 
 @pytest.mark.e2e

@@ -56,11 +56,13 @@ def put_media(pf_dir: Path, source: Path, key: str) -> str:
 
 def veo_response(digest: str) -> dict:
     uri = f"promptfoo://blob/{digest}"
-    return {"output": f"[Video: a red ball]({uri})", "video": {"blobRef": {"uri": uri, "hash": digest, "mimeType": "video/mp4"}, "url": uri}}
+    return {"output": f"[Video: a red ball]({uri})",
+            "video": {"blobRef": {"uri": uri, "hash": digest, "mimeType": "video/mp4"}, "url": uri}}
 
 
 def ctx(response: dict | None = None, **vars_) -> dict:
-    return {"vars": {"prompt": "a red ball", **vars_}, "providerResponse": response or {}, "test": {"description": TEST}, "config": {}}
+    return {"vars": {"prompt": "a red ball", **vars_}, "providerResponse": response or {},
+            "test": {"description": TEST}, "config": {}}
 
 
 def refused(result: dict, *parts: str) -> None:
@@ -75,7 +77,8 @@ def refused(result: dict, *parts: str) -> None:
 
 def test_the_assertions_var_comes_first(pf_dir):
     digest = put_blob(pf_dir, CLEAN)
-    found = find_reference(TestContext.of(ctx(veo_response(digest), take="gen_frozen")), veo_response(digest)["output"], var="take")
+    found = find_reference(TestContext.of(ctx(veo_response(digest), take="gen_frozen")),
+                           veo_response(digest)["output"], var="take")
     assert (found.ref, found.origin) == ("gen_frozen", "var 'take'")
 
 
@@ -86,11 +89,13 @@ def test_the_response_video_object_comes_before_markdown_and_default_vars(pf_dir
     assert found.ref == f"promptfoo://blob/{digest}" and found.origin == "the provider response's video.blobRef"
     sora = {"video": {"storageRef": {"key": "video/abc.mp4"}, "url": "storageRef:video/abc.mp4"}}
     assert find_reference(TestContext.of(ctx(sora)), "", var=None).ref == "storageRef:video/abc.mp4"
-    assert find_reference(TestContext.of(ctx({"video": {"url": "https://x.test/a.mp4"}})), "", var=None).origin == "the provider response's video.url"
+    assert (find_reference(TestContext.of(ctx({"video": {"url": "https://x.test/a.mp4"}})), "", var=None).origin
+            == "the provider response's video.url")
 
 
 def test_our_providers_clip_path_is_the_original_of_their_viewer_copy():
-    response = {"metadata": {"clip_path": "datasets/clips/gen_clean.mp4"}, "video": {"storageRef": {"key": "video/0123456789ab.mp4"}}}
+    response = {"metadata": {"clip_path": "datasets/clips/gen_clean.mp4"},
+                "video": {"storageRef": {"key": "video/0123456789ab.mp4"}}}
     found = find_reference(TestContext.of(ctx(response)), "gen_clean", var=None)
     assert found.ref == "datasets/clips/gen_clean.mp4" and "clip_path" in found.origin
 
@@ -143,8 +148,10 @@ def test_a_media_store_key_and_a_data_uri_and_a_file_uri(pf_dir, tmp_path):
     located = locate_media(TestContext.of(ctx(clip=uri)), "", var=None, kinds=("video",))
     assert located.opened.carrier == "data-uri" and located.media.sha256 == sha(CLEAN)
     assert located.metadata()["file"] == f"sha256:{sha(CLEAN)}" and "base64" not in located.label
-    located = locate_media(TestContext.of(ctx(clip="file://datasets/clips/gen_clean.mp4")), "", var=None, kinds=("video",), base_dir=ROOT)
-    assert located.opened.carrier == "file" and located.metadata()["file"] in ("datasets/clips/gen_clean.mp4", f"sha256:{sha(CLEAN)}")
+    located = locate_media(TestContext.of(ctx(clip="file://datasets/clips/gen_clean.mp4")), "", var=None,
+                           kinds=("video",), base_dir=ROOT)
+    assert (located.opened.carrier == "file"
+            and located.metadata()["file"] in ("datasets/clips/gen_clean.mp4", f"sha256:{sha(CLEAN)}"))
 
 
 def test_data_uris_and_urls_land_in_the_library_download_cache(tmp_path, monkeypatch):
@@ -166,7 +173,8 @@ def test_the_ab_judges_reference_may_be_any_carrier(pf_dir):
     digest = put_blob(pf_dir, CLIPS / "gen_flicker.mp4")
     key = put_media(pf_dir, CLEAN, "video/0123456789ab.mp4")
     response = {"output": f"[Video: x](storageRef:{key})", "video": {"storageRef": {"key": key}}}
-    context = {**ctx(response, reference=f"promptfoo://blob/{digest}"), "config": {"judge": "probes", "reference_var": "reference"}}
+    context = {**ctx(response, reference=f"promptfoo://blob/{digest}"),
+               "config": {"judge": "probes", "reference_var": "reference"}}
     result = ab_judge(response["output"], context)
     assert result["pass"] is True, result["reason"]
     assert result["metadata"]["media"]["new"]["carrier"] == "media-store"
@@ -249,7 +257,8 @@ def test_refused_a_storage_key_escaping_the_media_store(pf_dir, key):
 
 
 def test_refused_a_missing_media_store_key(pf_dir):
-    refused(probes("x", ctx({"video": {"storageRef": {"key": "video/ffffffffffff.mp4"}}})), "media-store", "is missing from promptfoo's media store")
+    refused(probes("x", ctx({"video": {"storageRef": {"key": "video/ffffffffffff.mp4"}}})), "media-store",
+            "is missing from promptfoo's media store")
 
 
 @pytest.mark.parametrize("uri, problem", [
@@ -292,7 +301,8 @@ def test_refused_markdown_with_two_different_media_links(pf_dir):
 
 def test_a_bad_download_setting_is_a_clear_error(monkeypatch):
     monkeypatch.setenv("REELJUDGE_MAX_DOWNLOAD_BYTES", "lots")
-    with pytest.raises(BadInputError, match="environment variable REELJUDGE_MAX_DOWNLOAD_BYTES must be a whole number, got 'lots'"):
+    with pytest.raises(BadInputError,
+                       match="environment variable REELJUDGE_MAX_DOWNLOAD_BYTES must be a whole number, got 'lots'"):
         locate_media(TestContext.of(ctx(clip="https://127.0.0.1:9/a.mp4")), "", var=None, kinds=("video",))
     monkeypatch.setenv("REELJUDGE_MAX_DOWNLOAD_BYTES", "1000")
     monkeypatch.setenv("REELJUDGE_DOWNLOAD_TIMEOUT_S", "0")
@@ -322,7 +332,8 @@ def test_ab_import_refuses_a_missing_blob_naming_the_test_and_provider(pf_dir, t
 
     put_media(pf_dir, CLEAN, "video/0123456789ab.mp4")
     missing = sha(CLIPS / "gen_frozen.mp4")
-    path = results_file(tmp_path, {"veo": veo_response(missing), "sora": {"video": {"storageRef": {"key": "video/0123456789ab.mp4"}}}})
+    path = results_file(tmp_path,
+                        {"veo": veo_response(missing), "sora": {"video": {"storageRef": {"key": "video/0123456789ab.mp4"}}}})
     ws = Workspace(tmp_path / "study")
     with pytest.raises(ImportRefused, match=rf"results.json test 0 \(one\): clip_a: blob {missing[:12]}… is missing"):
         build_samples(read_promptfoo(path), ws.fix_protocol(), ws.clips)
@@ -344,9 +355,11 @@ def test_locating_a_blob_imports_nothing_heavy(pf_dir):
 
     digest = put_blob(pf_dir, CLEAN)
     code = (
-        "import sys, json; from reeljudge.promptfoo.clips import locate_media; from reeljudge.promptfoo.context import TestContext; "
+        "import sys, json; from reeljudge.promptfoo.clips import locate_media; from reeljudge.promptfoo.context "
+        "import TestContext; "
         f"r = locate_media(TestContext.of({{'providerResponse': {veo_response(digest)!r}}}), '', var=None, kinds=('video',)); "
-        "print(json.dumps([r.media.sha256, sorted({m.split('.')[0] for m in sys.modules} & {'numpy', 'av', 'httpx', 'tenacity', 'google', 'cv2'})]))"
+        "print(json.dumps([r.media.sha256, sorted({m.split('.')[0] for m in sys.modules} & {'numpy', 'av', 'httpx', 'tenacity', "
+        "'google', 'cv2'})]))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True).stdout
     assert json.loads(out) == [digest, []]

@@ -74,10 +74,12 @@ def _filmability(run: Callable[..., dict], stock: Any) -> dict[str, dict]:
            for name, (terms, n, cfg) in cases.items()}
     from support.fake_stock import PEXELS_KEY, PIXABAY_KEY
 
-    os.environ.update(PEXELS_API_KEY=PEXELS_KEY, PIXABAY_API_KEY=PIXABAY_KEY, PEXELS_API_BASE_URL=stock.url, PIXABAY_API_BASE_URL=stock.url)
+    os.environ.update(PEXELS_API_KEY=PEXELS_KEY, PIXABAY_API_KEY=PIXABAY_KEY, PEXELS_API_BASE_URL=stock.url,
+                      PIXABAY_API_BASE_URL=stock.url)
     stock.counts = {"server room": 40, "computer RAM": 3, "data center lights": 12, "fast motion blur": 0}
     out["findability"] = run(grade, json.dumps(good), _ctx({"narration": redis}, {"judge": "local"}, "findability"))
-    out["min_findability"] = run(grade, json.dumps(good), _ctx({"narration": redis}, {"judge": "local", "min_findability": 0.9}, "minf"))
+    out["min_findability"] = run(grade, json.dumps(good),
+                                 _ctx({"narration": redis}, {"judge": "local", "min_findability": 0.9}, "minf"))
     for name in ("PEXELS_API_KEY", "PIXABAY_API_KEY", "PEXELS_API_BASE_URL", "PIXABAY_API_BASE_URL"):
         os.environ.pop(name)
     return out
@@ -88,7 +90,8 @@ def _film_gemini(run: Callable[..., dict], fake: Any) -> dict[str, dict]:
 
     grade = _entry("reeljudge.assertions.filmability", "reeljudge.filmability.assertion")
     value = {"breakdown": {"relevance": 2, "filmability": 3, "variety": 1}, "points": 7, "score": 1.0, "reason": "fine",
-             "criterionReasons": {"relevance": "close", "filmability": "physical", "variety": "mixed"}, "unfilmableTerms": ["RAM"]}
+             "criterionReasons": {"relevance": "close", "filmability": "physical", "variety": "mixed"},
+             "unfilmableTerms": ["RAM"]}
     fake.on("Grade these search terms", json_reply(value))
     terms = json.dumps(["server room", "RAM"])
     return {"gemini": run(grade, terms, _ctx({"narration": "Redis keeps data in memory"}, {"judge": "gemini"}, "fg"))}
@@ -105,7 +108,10 @@ def _probes(run: Callable[..., dict], tmp: Path) -> dict[str, dict]:
     out["property_only"] = run(grade, "", _ctx({"clip": still}, {"probes": ["dynamic_degree"]}, "prop"))
     out["expect_motion"] = run(grade, "", _ctx({"clip": still}, {"probes": ["dynamic_degree"], "expect_motion": True}, "motion"))
     out["from_output"] = run(grade, str(CLIPS / "gen_clean.mp4"), _ctx({"prompt": "x"}, {}, "output"))
-    out["provider_metadata"] = run(grade, "made", _ctx({}, {}, "meta", providerResponse={"output": "made", "metadata": {"clip_path": str(CLIPS / "gen_cut.mp4")}}))
+    out["provider_metadata"] = run(grade, "made",
+                                   _ctx({}, {}, "meta",
+                                        providerResponse={"output": "made",
+                                                          "metadata": {"clip_path": str(CLIPS / "gen_cut.mp4")}}))
     out["missing"] = run(grade, "", _ctx({"clip": str(tmp / "absent.mp4")}, {}, "missing"))
     (tmp / "text.mp4").write_text("not a video")
     out["not_video"] = run(grade, "", _ctx({"clip": str(tmp / "text.mp4")}, {}, "notvideo"))
@@ -150,7 +156,8 @@ def _ab(run: Callable[..., dict], fake: Any) -> dict[str, dict]:
     black, cut = str(CLIPS / "gen_black.mp4"), str(CLIPS / "gen_cut.mp4")
 
     def pair(new: str, ref: str, prompt: str, name: str, **config: Any) -> dict:
-        ctx = _ctx({"prompt": prompt, "reference": ref}, config, name, providerResponse={"output": new, "metadata": {"clip_path": new}})
+        ctx = _ctx({"prompt": prompt, "reference": ref}, config, name,
+                   providerResponse={"output": new, "metadata": {"clip_path": new}})
         return run(grade, new, ctx)
 
     out = {}

@@ -99,7 +99,8 @@ def test_a_faces_verdict_writes_the_reason_its_promptfoo_result_opens_with(gemin
     terms = ["server room", "RAM chips", "speed"]
     film = reeljudge.judge_terms(NARRATION, terms, judge="local", findability="off")
     config = {"judge": "local", "findability": "off"}
-    opens_with(filmability.get_assert(json.dumps(terms), {"vars": {"narration": NARRATION}, "config": config}), film, film.reason())
+    opens_with(filmability.get_assert(json.dumps(terms),
+                                      {"vars": {"narration": NARRATION}, "config": config}), film, film.reason())
     probes = reeljudge.run_probes(FLICKER)
     reason = probes.reason("gen_flicker.mp4")
     assert reason.startswith("video probes on gen_flicker.mp4: 1 of 7 checks failed; FAIL flicker: ")

@@ -35,7 +35,8 @@ def _suite(folder: Path) -> Path:
             for entry, kind in (("video_probes.py", "python"), ("video_probes.js", "javascript"))
             for clip in (NEW, REFERENCE)
         ] + [
-            {"description": "ab_judge probes", "vars": {"prompt": "A red ball rolls past a wall", "video": NEW, "reference": REFERENCE},
+            {"description": "ab_judge probes",
+             "vars": {"prompt": "A red ball rolls past a wall", "video": NEW, "reference": REFERENCE},
              "assert": [{"type": "python", "value": f"file://{ROOT / 'assertions' / 'ab_judge.py'}",
                          "config": {"judge": "probes", "media_var": "video", "reference_var": "reference"}}]},
         ],
@@ -51,14 +52,16 @@ def test_file_vars_are_judged_as_promptfoo_loaded_them(tmp_path):
     code, results, output = run_promptfoo_eval(str(config), tmp_path)
     cells = {c["testCase"]["description"] + " " + c["testCase"]["vars"]["video"]: c for c in rows(results)}
     assert len(cells) == 5, output[-3000:]
-    digests = {ref: hashlib.sha256((config.parent / ref.removeprefix("file://")).read_bytes()).hexdigest() for ref in (NEW, REFERENCE)}
+    digests = {ref: hashlib.sha256((config.parent / ref.removeprefix("file://")).read_bytes()).hexdigest()
+               for ref in (NEW, REFERENCE)}
     for entry in ("video_probes.py", "video_probes.js"):
         clean, flicker = cells[f"probes {entry} {NEW}"], cells[f"probes {entry} {REFERENCE}"]
         assert clean["success"], clean["gradingResult"]["reason"]
         assert not flicker["success"] and "FAIL flicker" in flicker["gradingResult"]["reason"], flicker["gradingResult"]["reason"]
         for cell, ref in ((clean, NEW), (flicker, REFERENCE)):
             judged = cell["gradingResult"]["componentResults"][0]
-            assert judged["reason"].startswith(f"{'PASS' if cell['success'] else 'FAIL'} video probes on {ref}: "), judged["reason"]
+            verdict = "PASS" if cell["success"] else "FAIL"
+            assert judged["reason"].startswith(f"{verdict} video probes on {ref}: "), judged["reason"]
             media = judged["metadata"]["media"]
             assert (media["written"], media["sha256"], media["carrier"]) == (ref, digests[ref], "data-uri")
     ab = cells[f"ab_judge probes {NEW}"]

@@ -23,8 +23,10 @@ def init(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
 
 
 def test_init_writes_a_project_with_the_users_var_names_and_package_references(tmp_path, capsys):
-    code, out = init(capsys, str(tmp_path), "--judges", "filmability,ab", "--narration-var", "voiceover", "--video-var", "clip_file")
-    assert code == 0 and "created promptfooconfig.filmability.yaml" in out and "npx promptfoo eval -c promptfooconfig.ab.yaml" in out
+    code, out = init(capsys, str(tmp_path), "--judges", "filmability,ab", "--narration-var", "voiceover",
+                     "--video-var", "clip_file")
+    assert (code == 0 and "created promptfooconfig.filmability.yaml" in out
+            and "npx promptfoo eval -c promptfooconfig.ab.yaml" in out)
     assert not (tmp_path / "promptfooconfig.gecko.yaml").exists()
     assert [p.name for p in (tmp_path / "reeljudge_entries").iterdir()] == ["clips.py"]  # the clip provider entry only
     film = yaml.safe_load((tmp_path / "promptfooconfig.filmability.yaml").read_text())
@@ -36,7 +38,8 @@ def test_init_writes_a_project_with_the_users_var_names_and_package_references(t
     assert load_gate(tmp_path / "reeljudge.gate.yaml").tolerance == 0.02  # the gate loader (unknown keys refused) reads it
     workflow = yaml.safe_load((tmp_path / ".github" / "workflows" / "reeljudge.yml").read_text())
     step = workflow["jobs"]["gate"]["steps"][1]
-    assert step["uses"] == "reeljudge/reeljudge@COMMIT_SHA" and step["with"]["configs"] == "promptfooconfig.filmability.yaml promptfooconfig.ab.yaml"
+    assert (step["uses"] == "reeljudge/reeljudge@COMMIT_SHA" and step["with"]["configs"]
+            == "promptfooconfig.filmability.yaml promptfooconfig.ab.yaml")
     comment = yaml.safe_load((tmp_path / ".github" / "workflows" / "reeljudge-comment.yml").read_text())
     assert comment["jobs"]["comment"]["steps"][0]["with"]["mode"] == "comment"
     assert {".reeljudge/cache/", "results/", ".promptfoo/"} <= set((tmp_path / ".gitignore").read_text().splitlines())
@@ -56,7 +59,8 @@ def test_init_never_overwrites_an_edited_file_without_force(tmp_path, capsys):
     config.write_text("# mine\n")
     code, out = init(capsys, str(tmp_path), "--judges", "probes")
     assert code == 0 and config.read_text() == "# mine\n"
-    assert "kept promptfooconfig.probes.yaml (it differs from the template; --force replaces it)" in out and "nothing changed" in out
+    assert ("kept promptfooconfig.probes.yaml (it differs from the template; --force replaces it)" in out
+            and "nothing changed" in out)
     code, out = init(capsys, str(tmp_path), "--judges", "probes", "--force")
     assert "replaced promptfooconfig.probes.yaml" in out and "package:reeljudge:videoProbes" in config.read_text()
 
@@ -72,7 +76,8 @@ def test_an_entry_written_by_an_earlier_init_gets_pythons_import_error_and_the_r
     """Before issue 29, ``init --python-entries`` wrote ``from reeljudge.<judge>.assertion import get_assert``:
     that module is gone, so Python itself refuses it; the README's upgrade note names the line to write."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    for package, stem in (("filmability", "filmability"), ("probes", "video_probes"), ("gecko", "gecko"), ("ab_judge", "ab_judge")):
+    for package, stem in (("filmability", "filmability"), ("probes", "video_probes"), ("gecko", "gecko"),
+                          ("ab_judge", "ab_judge")):
         entry = tmp_path / f"old_{stem}.py"
         entry.write_text(f"from reeljudge.{package}.assertion import get_assert\n__all__ = ['get_assert']\n")
         run = subprocess.run([sys.executable, str(entry)], capture_output=True, text=True, cwd=tmp_path)
@@ -115,7 +120,8 @@ def test_every_template_placeholder_is_filled():
 def test_the_workflow_passes_the_workflow_linter_once_its_placeholder_is_pinned(tmp_path, capsys):
     init(capsys, str(tmp_path), "--judges", "probes")
     workflow = tmp_path / ".github" / "workflows" / "reeljudge.yml"
-    zizmor = [str(Path(sys.executable).parent / "zizmor"), "--offline", "--pedantic", "--strict-collection", "--no-progress", "--color", "never",
+    zizmor = [str(Path(sys.executable).parent / "zizmor"), "--offline", "--pedantic", "--strict-collection", "--no-progress",
+              "--color", "never",
               "--no-config", "--cache-dir", str(tmp_path / "zizmor-cache"), str(workflow)]
     placeholder = subprocess.run(zizmor, capture_output=True, text=True, cwd=tmp_path)
     findings = [line for line in placeholder.stdout.splitlines() if line.startswith(("error[", "warning[", "info[", "help["))]
@@ -146,7 +152,8 @@ def test_the_workflows_init_writes_are_the_snippets_docs_gates_md_shows():
         return re.search(r"```yaml\n(.*?)```", docs.split(f"<!-- action-snippet: {name} -->", 1)[1], re.S).group(1)
 
     files = plan_project(InitOptions(judges=("filmability",)))
-    body = lambda text: "\n".join(line for line in text.splitlines() if not line.startswith("# Written by") and not line.startswith("# "))
+    body = lambda text: "\n".join(line for line in text.splitlines() if not line.startswith("# Written by")
+                                  and not line.startswith("# "))
     gate = snippet("gate").replace("configs: promptfooconfig.yaml", "configs: promptfooconfig.filmability.yaml")
     assert body(files[".github/workflows/reeljudge.yml"]) == body(gate)
     assert body(files[".github/workflows/reeljudge-comment.yml"]) == body(snippet("comment"))
@@ -173,7 +180,8 @@ def test_gate_all_puts_the_gemini_suites_in_key_configs(tmp_path, capsys):
     given = _gate_inputs(tmp_path)
     assert given["configs"] == "promptfooconfig.filmability.yaml promptfooconfig.probes.yaml"
     assert given["key-configs"] == "promptfooconfig.gecko.yaml promptfooconfig.ab.yaml"
-    assert yaml.safe_load((tmp_path / "promptfooconfig.ab.yaml").read_text())["defaultTest"]["assert"][0]["config"]["judge"] == "gemini"
+    ab = yaml.safe_load((tmp_path / "promptfooconfig.ab.yaml").read_text())
+    assert ab["defaultTest"]["assert"][0]["config"]["judge"] == "gemini"
 
 
 def test_gate_lists_and_none(tmp_path, capsys):
@@ -227,7 +235,8 @@ def test_next_steps_install_what_the_readme_installs_with_telemetry_off(tmp_path
     steps = out.split("next:", 1)[1]
     assert f".venv/bin/pip install ./reeljudge-{__version__}-py3-none-any.whl" in steps
     assert f"npm install --save-dev promptfoo ./reeljudge-{__version__}.tgz" in steps
-    assert "pip install reeljudge " not in steps and "npm install --save-dev promptfoo reeljudge" not in steps  # unpublished names
+    # unpublished names
+    assert "pip install reeljudge " not in steps and "npm install --save-dev promptfoo reeljudge" not in steps
     assert "PROMPTFOO_DISABLE_TELEMETRY=1" in steps and 'NODE_OPTIONS="--require ./node_modules/reeljudge/loopback.cjs"' in steps
     readme = (ROOT / "README.md").read_text()
     assert f"./reeljudge-{__version__}-py3-none-any.whl" in readme and f"./reeljudge-{__version__}.tgz" in readme

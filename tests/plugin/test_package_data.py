@@ -17,7 +17,8 @@ SHIPPED = ("reeljudge/ab/static", "reeljudge/warm/client.js", "reeljudge/data/in
 
 def expected_data() -> dict[str, bytes]:
     """Every data file the wheel must hold, by its path in the wheel, with the bytes it must have."""
-    files = {f"{inside}/{path.name}": path.read_bytes() for top, inside in EDITED.items() for path in (ROOT / top).iterdir() if path.is_file()}
+    files = {f"{inside}/{path.name}": path.read_bytes() for top, inside in EDITED.items() for path in (ROOT / top).iterdir()
+             if path.is_file()}
     for shipped in SHIPPED:
         source = ROOT / shipped
         for path in ([source] if source.is_file() else sorted(p for p in source.rglob("*") if p.is_file())):
@@ -53,7 +54,8 @@ def is_test_code(name: str) -> bool:
 
 
 def test_the_test_code_check_sees_what_used_to_ship():
-    shipped_before = ["reeljudge/testing/corpus.py", "reeljudge/testing/__init__.py", "tests/support/fake_gemini.py", "reeljudge/x/test_y.py"]
+    shipped_before = ["reeljudge/testing/corpus.py", "reeljudge/testing/__init__.py",
+                      "tests/support/fake_gemini.py", "reeljudge/x/test_y.py"]
     assert all(is_test_code(n) for n in shipped_before)
     assert not any(is_test_code(n) for n in ("reeljudge/synth/clips.py", "reeljudge/probes/api.py", "reeljudge/ab/gold.py"))
 

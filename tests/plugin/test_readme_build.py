@@ -45,7 +45,8 @@ def test_the_readme_build_lines_work_in_a_fresh_clone(tmp_path):
     env = {**os.environ, "PATH": os.pathsep.join(path), "UV_OFFLINE": "1", "npm_config_offline": "true"}
     assert shutil.which("uv", path=env["PATH"]) is None  # the README must not rely on uv being on PATH
     for line in lines[1:]:
-        proc = subprocess.run(["bash", "-euo", "pipefail", "-c", line], cwd=clone, env=env, capture_output=True, text=True, timeout=600)
+        proc = subprocess.run(["bash", "-euo", "pipefail", "-c", line], cwd=clone, env=env,
+                              capture_output=True, text=True, timeout=600)
         assert proc.returncode == 0, (line, proc.stdout[-2000:], proc.stderr[-2000:])
     for path in promised:
         assert (clone / path).is_file(), (path, sorted(p.name for p in (clone / "dist").iterdir()))

@@ -61,7 +61,8 @@ def clean_clip(folder: Path) -> bytes:
     return make_clip(folder / "veo.mp4", FIXTURES["clean"].spec).read_bytes()
 
 
-def veo_env(project: Path, python: Path, node: Path | None, work: Path, fake: FakeGemini, proxy: GoogleProxy, ca: Path) -> dict[str, str]:
+def veo_env(project: Path, python: Path, node: Path | None, work: Path, fake: FakeGemini,
+            proxy: GoogleProxy, ca: Path) -> dict[str, str]:
     """A user's environment with a (fake) key: HTTPS through the proxy, which promptfoo trusts; 127.0.0.1 direct."""
     env = user_env(project, python, node=node, GEMINI_API_KEY=KEY, GOOGLE_GEMINI_BASE_URL=fake.url,
                    PROMPTFOO_CONFIG_DIR=str(work / "promptfoo"), REELJUDGE_CACHE_DIR=str(work / "cache"),
@@ -117,7 +118,8 @@ def veo_paths(operation: str = "op1") -> list[tuple[str, str]]:
 def test_the_readme_block_is_promptfoos_own_veo_provider_with_our_judges():
     assert PARSED["providers"][0]["id"].startswith("google:video:veo-")
     assert [a["value"] for a in PARSED["defaultTest"]["assert"]] == ["package:reeljudge:videoProbes", "package:reeljudge:gecko"]
-    assert "tests/plugin/test_readme_veo.py" in (ROOT / "README.md").read_text(encoding="utf-8")  # the README says where it is tested
+    # the README says where it is tested
+    assert "tests/plugin/test_readme_veo.py" in (ROOT / "README.md").read_text(encoding="utf-8")
 
 
 def test_the_readme_veo_example_runs_and_both_judges_pass_on_the_clip(veo_run):
@@ -130,9 +132,10 @@ def test_the_readme_veo_example_runs_and_both_judges_pass_on_the_clip(veo_run):
         result = judged(row, judge)
         assert result["pass"] is True, result["reason"]
         media = result["metadata"]["media"]
-        assert media["carrier"] == "promptfoo-blob" and media["sha256"] == sha and media["file"] == f"promptfoo://blob/{sha}", media
+        assert (media["carrier"], media["sha256"], media["file"]) == ("promptfoo-blob", sha, f"promptfoo://blob/{sha}"), media
         assert "the provider response's video." in media["found_in"], media
-    assert row["namedScores"]["gecko"] == 1 and row["namedScores"]["gecko_coverage"] == 1, row["namedScores"]  # every question right
+    # every question right
+    assert row["namedScores"]["gecko"] == 1 and row["namedScores"]["gecko_coverage"] == 1, row["namedScores"]
 
 
 def test_promptfoos_blob_store_holds_the_served_clip(veo_run):
@@ -156,7 +159,8 @@ def test_only_the_google_host_was_asked_for_and_with_the_key(veo_run):
 FAILURES = {
     "operation-error": (lambda fake: fake.script_operation("error", error={"code": 13, "message": "internal render failure"}),
                         "Video generation failed: internal render failure", 2),
-    "video-404": (lambda fake: fake.script_operation(download_error=error_reply(404, "file expired")), "Download error: Not Found", 3),
+    "video-404": (lambda fake: fake.script_operation(download_error=error_reply(404, "file expired")),
+                  "Download error: Not Found", 3),
 }
 
 
@@ -169,7 +173,8 @@ def test_a_failing_veo_api_is_the_tests_error_and_no_judge_passes(setup, tmp_pat
     assert row["success"] is False and message in (row.get("error") or ""), row
     components = (row.get("gradingResult") or {}).get("componentResults") or []
     assert not any(c.get("pass") for c in components), components  # (promptfoo runs no assertion on a provider error)
-    assert [(r.method, r.path) for r in run["proxy"].requests] == veo_paths()[:requests] and set(run["proxy"].refused) <= {TELEMETRY}
+    assert ([(r.method, r.path) for r in run["proxy"].requests] == veo_paths()[:requests]
+            and set(run["proxy"].refused) <= {TELEMETRY})
     assert not [p for p in (run["store"] / "blobs").rglob("*") if p.is_file()]  # promptfoo stored nothing
     assert run["fake"].calls("generateContent") == []  # no judge was asked about a clip that does not exist
 

@@ -29,7 +29,8 @@ import yaml
 from support.fake_gemini import FakeGemini, json_reply
 from support.filmability_scripts import judgement
 from support.promptfoo_run import comparable, judged
-from support.user_project import ROOT, artifacts, foreign_loads, loaded_paths, promptfoo_project, run_eval, site_packages, user_env, user_python  # noqa: F401
+from support.user_project import (ROOT, artifacts, foreign_loads, loaded_paths, promptfoo_project,  # noqa: F401
+                                  run_eval, site_packages, user_env, user_python)
 from reeljudge.promptfoo.clips import CLIP_VARS
 from support.ab_judge_scripts import prefer
 from support.gecko_scripts import script_prompt
@@ -82,7 +83,8 @@ def suites(project: Path, kind: str) -> list[dict[str, Any]]:
     return [
         test("film local good", "filmability", {n: "Redis stores everything in memory, making it fast",
                                                 "terms": '["server room", "computer RAM", "data center lights"]'}, judge="local"),
-        test("film local abstract", "filmability", {n: "Redis stores everything in memory", "terms": '["performance", "efficiency", "caching"]'},
+        test("film local abstract", "filmability",
+             {n: "Redis stores everything in memory", "terms": '["performance", "efficiency", "caching"]'},
              judge="local"),
         test("probes clean", "probes", {p: AB_PROMPT, v: clip("gen_clean"), "terms": "x"}),
         test("probes black", "probes", {p: AB_PROMPT, v: clip("gen_black"), "terms": "x"}),
@@ -122,7 +124,8 @@ def store_providers(project: Path) -> list[dict[str, Any]]:
     """The store providers, from the repository's test provider linked (not copied) into the project."""
     (project / "providers").mkdir()
     (project / "providers" / STORES_PROVIDER.name).symlink_to(STORES_PROVIDER)
-    return [{"id": f"file://providers/{STORES_PROVIDER.name}", "label": label, "config": {"store": store, "clip": f"clips/{clip}.mp4"}}
+    return [{"id": f"file://providers/{STORES_PROVIDER.name}", "label": label,
+             "config": {"store": store, "clip": f"clips/{clip}.mp4"}}
             for label, (store, clip, _carrier) in STORES.items()]
 
 
@@ -155,7 +158,8 @@ def user_run(promptfoo_project, user_python, tmp_path_factory):  # noqa: F811 - 
         prefer(fake, AB_PROMPT, sha("gen_fade_out"), sha("gen_flicker"))
         script_prompt(fake, AB_PROMPT, matched=True)
         env = user_env(project, user_python, node=node, GEMINI_API_KEY="test-key-not-real", GOOGLE_GEMINI_BASE_URL=fake.url,
-                       REELJUDGE_CACHE="off", REELJUDGE_MAX_ATTEMPTS="1", REELJUDGE_E2E_TRACE=str(trace), REELJUDGE_E2E_REPO=str(ROOT))
+                       REELJUDGE_CACHE="off", REELJUDGE_MAX_ATTEMPTS="1", REELJUDGE_E2E_TRACE=str(trace),
+                       REELJUDGE_E2E_REPO=str(ROOT))
         code, results, output = run_eval(project, "all.yaml", env, "-j", "4")
     assert code in (0, 100) and results, output[-4000:]
     by = {r["testCase"]["description"]: r for r in results["results"]["results"]}
@@ -178,23 +182,29 @@ def reason(row: dict[str, Any]) -> str:
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_every_judge_works_from_the_users_project(user_run, kind):
-    by = {name.split(": ", 1)[1]: row for name, row in user_run["by"].items() if name.startswith(f"{kind}: ") and not name.endswith(" store")}
+    by = {name.split(": ", 1)[1]: row for name, row in user_run["by"].items() if name.startswith(f"{kind}: ")
+          and not name.endswith(" store")}
     assert len(by) == 8, sorted(user_run["by"])
     expected_type = "javascript" if kind == "package" else "python"
     assert all(r["gradingResult"]["componentResults"][0]["assertion"]["type"] == expected_type for r in by.values())
     good, abstract = by["film local good"], by["film local abstract"]
-    assert good["success"] and set(good["namedScores"]) >= {"film_score", "film_relevance", "film_filmability", "film_variety"}, good["gradingResult"]
+    assert good["success"] and set(good["namedScores"]) >= {"film_score", "film_relevance",
+                                                            "film_filmability", "film_variety"}, good["gradingResult"]
     assert "local judge" in reason(good)
     assert not abstract["success"] and abstract["namedScores"]["film_score"] < 0.8
-    assert by["probes clean"]["success"] and {"black_frames", "frozen_frames", "flicker"} <= set(by["probes clean"]["namedScores"])
+    assert (by["probes clean"]["success"]
+            and {"black_frames", "frozen_frames", "flicker"} <= set(by["probes clean"]["namedScores"]))
     assert not by["probes black"]["success"] and "black" in reason(by["probes black"]).lower()
     ab = by["ab probes"]
-    assert ab["success"] and ab["score"] == 1.0 and ab["namedScores"]["ab_probes_new_temporal_consistency"] == 1.0, ab["gradingResult"]
-    assert by["film gemini"]["success"] and by["film gemini"]["namedScores"]["film_score"] == 1.0, by["film gemini"]["gradingResult"]
+    assert (ab["success"] and ab["score"] == 1.0
+            and ab["namedScores"]["ab_probes_new_temporal_consistency"] == 1.0), ab["gradingResult"]
+    film = by["film gemini"]
+    assert film["success"] and film["namedScores"]["film_score"] == 1.0, film["gradingResult"]
     gecko = by["gecko gemini"]
     assert gecko["success"] and "gecko_coverage" in gecko["namedScores"], gecko["gradingResult"]
     pair = by["ab gemini"]
-    assert pair["success"] and pair["namedScores"]["ab_win"] == 1.0 and pair["namedScores"]["ab_consistent"] == 1.0, pair["gradingResult"]
+    assert (pair["success"] and pair["namedScores"]["ab_win"] == 1.0
+            and pair["namedScores"]["ab_consistent"] == 1.0), pair["gradingResult"]
 
 
 def same(result: dict[str, Any], kind: str) -> Any:
@@ -239,7 +249,8 @@ def test_clips_in_promptfoos_own_blob_and_media_stores_are_judged_by_every_insta
     row = user_run["by"][f"{kind}: {label} store"]
     assert row["provider"]["label"] == label and row["success"], row["gradingResult"]
     assert VARS["video"] not in row["vars"] and not set(CLIP_VARS) & set(row["vars"])  # only the response leads to the clip
-    judges = [c for c in row["gradingResult"]["componentResults"] if (c.get("metadata") or {}).get("judge")]  # not their sub-checks
+    # not their sub-checks
+    judges = [c for c in row["gradingResult"]["componentResults"] if (c.get("metadata") or {}).get("judge")]
     assert [c["assertion"]["type"] for c in judges] == ["javascript" if kind == "package" else "python"] * len(STORE_JUDGES)
     for judge, mode in (("video_probes", None), ("gecko", None), ("ab_judge", "gemini"), ("ab_judge", "probes")):
         meta = judged(row, judge, mode)["metadata"]
@@ -248,7 +259,8 @@ def test_clips_in_promptfoos_own_blob_and_media_stores_are_judged_by_every_insta
         assert "the provider response's video." in media["found_in"], media
     assert judged(row, "ab_judge", "gemini")["metadata"]["winner"] == "new"
     assert judged(row, "ab_judge", "probes")["metadata"]["media"]["reference"]["file"] == "clips/gen_flicker.mp4"
-    video, stored = row["response"]["video"], user_run["project"] / ".promptfoo"  # promptfoo's video object is kept (the viewer plays it)
+    # promptfoo's video object is kept (the viewer plays it)
+    video, stored = row["response"]["video"], user_run["project"] / ".promptfoo"
     if carrier == "promptfoo-blob":  # promptfoo's own storeBlob wrote into the user's promptfoo folder
         digest = video["blobRef"]["hash"]
         assert judged(row, "video_probes")["metadata"]["media"]["file"] == f"promptfoo://blob/{digest}" and digest == sha(clip)

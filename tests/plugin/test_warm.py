@@ -32,21 +32,26 @@ def suite(kind: str) -> dict:
     clip = str(ROOT / "datasets" / "clips" / "gen_clean.mp4")
     black = str(ROOT / "datasets" / "clips" / "gen_black.mp4")
     local = [
-        ("local good", "Redis stores everything in memory, making it fast", '["server room", "computer RAM", "data center lights"]'),
+        ("local good", "Redis stores everything in memory, making it fast",
+         '["server room", "computer RAM", "data center lights"]'),
         ("local abstract", "Redis stores everything in memory", '["performance", "efficiency", "caching"]'),
         ("local unicode", "Le café ferme à minuit", "café terrace, night street, closing shutters"),
     ]
-    tests = [{"description": d, "vars": {"narration": n, "terms": t}, "assert": [judge("filmability", judge="local")]} for d, n, t in local]
+    tests = [{"description": d, "vars": {"narration": n, "terms": t}, "assert": [judge("filmability", judge="local")]}
+             for d, n, t in local]
     tests += [
         {"description": "local missing var", "vars": {"terms": "server room"}, "assert": [judge("filmability", judge="local")]},
-        {"description": "bad option", "vars": {"narration": "x", "terms": "server room"}, "assert": [judge("filmability", treshold=0.5)]},
+        {"description": "bad option", "vars": {"narration": "x", "terms": "server room"},
+         "assert": [judge("filmability", treshold=0.5)]},
         {"description": "gemini judged", "vars": {"narration": "Servers hum in a cold room", "terms": "server rack, cold aisle"},
          "assert": [judge("filmability", judge="gemini")]},
         {"description": "gemini blocked", "vars": {"narration": "BLOCK this one", "terms": "server rack"},
          "assert": [judge("filmability", judge="gemini")]},
         {"description": "probes clean", "vars": {"terms": "x", "clip": clip}, "assert": [judge("video_probes")]},
-        {"description": "probes black", "vars": {"terms": "x", "clip": black}, "assert": [judge("video_probes", expect_fail=True)]},
-        {"description": "probes missing clip", "vars": {"terms": "x", "clip": str(ROOT / "nope.mp4")}, "assert": [judge("video_probes")]},
+        {"description": "probes black", "vars": {"terms": "x", "clip": black},
+         "assert": [judge("video_probes", expect_fail=True)]},
+        {"description": "probes missing clip", "vars": {"terms": "x", "clip": str(ROOT / "nope.mp4")},
+         "assert": [judge("video_probes")]},
         {"description": "gecko", "vars": {"terms": "x", "video": clip, "prompt": "A disc gliding over a colourful texture"},
          "assert": [judge("gecko", validity_filter=True)]},
     ]
@@ -56,7 +61,8 @@ def suite(kind: str) -> dict:
 def run_suite(kind: str, tmp_path: Path, fake, *args: str) -> dict:
     config = tmp_path / f"{kind}.yaml"
     config.write_text(yaml.safe_dump(suite(kind), sort_keys=False))
-    env = {"GEMINI_API_KEY": "test-key-not-real", "GOOGLE_GEMINI_BASE_URL": fake.url, "REELJUDGE_CACHE_DIR": str(tmp_path / f"cache-{kind}"),
+    env = {"GEMINI_API_KEY": "test-key-not-real", "GOOGLE_GEMINI_BASE_URL": fake.url,
+           "REELJUDGE_CACHE_DIR": str(tmp_path / f"cache-{kind}"),
            "REELJUDGE_MAX_ATTEMPTS": "1"}
     code, results, output = run_promptfoo_eval(str(config), tmp_path / kind, "-j", "4", *args, env=env)
     assert code in (0, 100), output[-3000:]
@@ -152,10 +158,12 @@ def test_a_worker_that_dies_fails_the_test_it_was_judging_and_the_next_test_gets
 
 @pytest.mark.e2e
 def test_warm_entries_refuse_promptfoo_inversion_and_assertion_threshold(tmp_path):
-    js = entry_pair(tmp_path, "ok", "def get_assert(output, context):\n    return {'pass': False, 'score': 0.2, 'reason': 'no'}\n")
+    js = entry_pair(tmp_path, "ok",
+                    "def get_assert(output, context):\n    return {'pass': False, 'score': 0.2, 'reason': 'no'}\n")
     tests = [
         {"description": "inverted", "vars": {"n": 1}, "assert": [{"type": "not-javascript", "value": f"file://{js}"}]},
-        {"description": "threshold", "vars": {"n": 2}, "assert": [{"type": "javascript", "value": f"file://{js}", "threshold": 0.1}]},
+        {"description": "threshold", "vars": {"n": 2},
+         "assert": [{"type": "javascript", "value": f"file://{js}", "threshold": 0.1}]},
     ]
     path = tmp_path / "refuse.yaml"
     path.write_text(yaml.safe_dump({"prompts": ["{{n}}"], "providers": ["echo"], "tests": tests}))
@@ -167,7 +175,8 @@ def test_warm_entries_refuse_promptfoo_inversion_and_assertion_threshold(tmp_pat
 
 def test_worker_runs_an_entry_once_loaded_and_reports_exceptions(tmp_path):
     entry = tmp_path / "counter.py"
-    entry.write_text("CALLS = []\ndef get_assert(output, context):\n    CALLS.append(output)\n    if output == 'boom':\n        raise RuntimeError('boom')\n    return {'pass': True, 'score': len(CALLS), 'reason': output}\n")
+    entry.write_text("CALLS = []\ndef get_assert(output, context):\n    CALLS.append(output)\n    if output == 'boom':\n        "
+                     "raise RuntimeError('boom')\n    return {'pass': True, 'score': len(CALLS), 'reason': output}\n")
     first = worker.run({"entry": str(entry), "args": ["a", {}]})
     second = worker.run({"entry": str(entry), "args": ["b", {}]})
     assert first == {"ok": True, "data": {"pass": True, "score": 1, "reason": "a"}}

@@ -78,11 +78,14 @@ def test_variable_frame_rate_is_reported(tmp_path: Path) -> None:
     spec = ClipSpec(frames=48)
     steps = [40 if i % 3 else 100 for i in range(spec.frames)]
     pts = np.concatenate([[0], np.cumsum(steps)[:-1]]).astype(int)
-    path = write_clip(tmp_path / "vfr.mp4", __import__("reeljudge.synth.clips", fromlist=["render"]).render(spec), fps=25, pts_ms=list(pts))
+    path = write_clip(tmp_path / "vfr.mp4", __import__("reeljudge.synth.clips", fromlist=["render"]).render(spec),
+                      fps=25, pts_ms=list(pts))
     result = grade(path)
-    assert "variable frame rate" in result["metadata"]["breakdown"]["technical"] and result["metadata"]["probes"]["technical"]["passed"] is True
+    assert ("variable frame rate" in result["metadata"]["breakdown"]["technical"]
+            and result["metadata"]["probes"]["technical"]["passed"] is True)
     strict = grade(path, allow_vfr=False)
-    assert strict["metadata"]["probes"]["technical"]["passed"] is False and "variable frame rate" in strict["metadata"]["breakdown"]["technical"]
+    assert (strict["metadata"]["probes"]["technical"]["passed"] is False
+            and "variable frame rate" in strict["metadata"]["breakdown"]["technical"])
 
 
 def test_4k_is_analysed_at_reduced_size(tmp_path: Path) -> None:
@@ -104,7 +107,8 @@ def test_ten_minute_clip_is_bounded_and_says_so(tmp_path: Path) -> None:
     assert info["declared_duration"] == pytest.approx(600, abs=1)
     assert info["decoded_frames"] < frames and "max_seconds=150" in result["metadata"]["bounded"]
     assert "analysed the first 150 s" in result["metadata"]["breakdown"]["technical"]
-    assert result["metadata"]["probes"]["technical"]["passed"] is True, result["reason"]  # the tail check found the end, so not truncated
+    # the tail check found the end, so not truncated
+    assert result["metadata"]["probes"]["technical"]["passed"] is True, result["reason"]
 
 
 def test_expect_fail_never_turns_a_probe_that_did_not_run_into_a_pass(tmp_path: Path) -> None:

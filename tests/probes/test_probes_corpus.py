@@ -39,7 +39,8 @@ def _failed(results: dict, name: str) -> dict[str, str]:
 
 
 def test_the_corpus_covers_every_class_the_issue_names() -> None:
-    wanted_clean = {"locked_off", "slow_motion", "flat_animation", "vfr_pan", "real_vp9", "fade_out", "dissolve", "flash", "flash_one_frame", "flash_three_frames", "grain", "night", "pan_hold_1080p"}
+    wanted_clean = {"locked_off", "slow_motion", "flat_animation", "vfr_pan", "real_vp9", "fade_out", "dissolve", "flash",
+                    "flash_one_frame", "flash_three_frames", "grain", "night", "pan_hold_1080p"}
     wanted_faults = {f"flicker_{hz}hz_{scene}" for hz in (3, 5, 8, 12) for scene in ("static", "moving")}
     wanted_faults |= {"cut", "cut_and_back", "frozen", "stall", "black", "shake", "truncated", "gray"}
     assert wanted_clean <= set(CLEAN) and wanted_faults <= set(FAULTS)
@@ -115,7 +116,8 @@ def test_motion_can_be_required_by_option_prompt_or_degree(paths: dict[str, Path
     assert motion(ProbeOptions.of(motion_from_prompt=True), "a quiet valley at dawn").passed
     low = motion(ProbeOptions.of(min_dynamic_degree=0.3))
     assert not low.passed and "min_dynamic_degree" in low.reason
-    moving = next(r for r in probe_clip(paths["clean_pan"], ProbeOptions.of(min_dynamic_degree=0.3)) if r.name == "dynamic_degree")
+    moving = next(r for r in probe_clip(paths["clean_pan"], ProbeOptions.of(min_dynamic_degree=0.3)) if r.name
+                  == "dynamic_degree")
     assert moving.passed and moving.details["degree"] >= 0.3
 
 

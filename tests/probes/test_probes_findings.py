@@ -78,7 +78,8 @@ def test_noise_within_the_tolerances_passes_and_a_change_beyond_them_is_reported
     score, luma = entry["findings"]["flicker"]["score"], entry["signals"]["luma"]["mean"]
     noisy = _changed(_changed(entry, "findings.flicker.score", score + 0.0005), "signals.luma.mean", luma * 1.0005)
     assert differences({key: entry}, {key: noisy}) == []
-    lines = differences({key: entry}, {key: _changed(_changed(entry, "findings.flicker.score", score + 0.05), "signals.luma.mean", luma + 1.0)})
+    lines = differences({key: entry},
+                        {key: _changed(_changed(entry, "findings.flicker.score", score + 0.05), "signals.luma.mean", luma + 1.0)})
     assert [line.split(":")[0] for line in lines] == [f"{key} findings.flicker.score", f"{key} signals.luma.mean"]
     assert "(tolerance ±" in lines[0]
 
@@ -87,10 +88,14 @@ def test_verdicts_reasons_frames_and_times_must_be_equal(reference: dict) -> Non
     key = "v0_flicker_8hz_static"
     entry = reference[key]
     run = entry["findings"]["flicker"]["details"]["runs"][0]
-    for path, value in [("findings.flicker.passed", True), ("findings.flicker.reason", entry["findings"]["flicker"]["reason"] + " "),
+    for path, value in [("findings.flicker.passed", True),
+                        ("findings.flicker.reason", entry["findings"]["flicker"]["reason"] + " "),
                         ("info.decoded_frames", entry["info"]["decoded_frames"] - 1)]:
-        assert [line.split(":")[0] for line in differences({key: entry}, {key: _changed(entry, path, value)})] == [f"{key} {path}"]
+        assert ([line.split(":")[0] for line in differences({key: entry}, {key: _changed(entry, path, value)})]
+                == [f"{key} {path}"])
     moved = json.loads(json.dumps(entry))
-    moved["findings"]["flicker"]["details"]["runs"][0] = {**run, "start_frame": run["start_frame"] + 1, "start_s": run["start_s"] + 1e-6}
+    moved["findings"]["flicker"]["details"]["runs"][0] = {**run, "start_frame": run["start_frame"] + 1,
+                                                          "start_s": run["start_s"] + 1e-6}
     lines = differences({key: entry}, {key: moved})
-    assert [line.split(":")[0] for line in lines] == [f"{key} findings.flicker.details.runs[0].start_frame", f"{key} findings.flicker.details.runs[0].start_s"]
+    assert ([line.split(":")[0] for line in lines]
+            == [f"{key} findings.flicker.details.runs[0].start_frame", f"{key} findings.flicker.details.runs[0].start_s"])

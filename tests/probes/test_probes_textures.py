@@ -36,7 +36,8 @@ def test_the_corpus_is_a_recipe_of_repeating_surfaces_with_a_held_out_split() ->
                         "crowd", "waves", "real_grass", "real_leaves"}
     assert families == {clip.family for clip in train.values()}
     motions = {name.split("_", 1)[1].removeprefix(clip.family + "_") for name, clip in CLIPS.items() if clip.group == "clean"}
-    assert {"pan0.5", "pan1", "pan1.5", "pan2", "pan3", "pan4", "alias", "tilt_ball", "zoom", "rotate"} <= {m.removesuffix("_ball") for m in motions} | motions
+    assert ({"pan0.5", "pan1", "pan1.5", "pan2", "pan3", "pan4", "alias",
+             "tilt_ball", "zoom", "rotate"} <= {m.removesuffix("_ball") for m in motions} | motions)
     planted = [p.probe for clip in CLIPS.values() for p in clip.planted]
     assert {probe: planted.count(probe) for probe in set(planted)} == {
         "black_frames": 5, "frozen_frames": 5, "flicker": 5, "scene_cuts": 5, "camera_shake": 5, "technical": 5}

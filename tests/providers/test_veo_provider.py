@@ -88,7 +88,8 @@ def test_generates_polls_downloads_and_returns_a_playable_video(project: Path, g
     assert start.path == f"/v1beta/models/{DEFAULT_MODEL}:predictLongRunning"
     assert start.body == {
         "instances": [{"prompt": PROMPT}],
-        "parameters": {"sampleCount": 1, "aspectRatio": "16:9", "durationSeconds": 4, "negativePrompt": "text overlays", "seed": 7},
+        "parameters": {"sampleCount": 1, "aspectRatio": "16:9", "durationSeconds": 4,
+                       "negativePrompt": "text overlays", "seed": 7},
     }
     assert start.headers.get("x-goog-api-key") == "test-key-not-real"
     assert ops["poll"][0].path == "/" + "v1beta/" + meta["operation"]
@@ -167,7 +168,8 @@ def assert_failed(response: dict[str, Any], *fragments: str) -> None:
         assert fragment in response["error"], response["error"]
 
 
-def test_no_credentials_is_a_clear_error_without_any_request(project: Path, gemini_env: FakeGemini, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_credentials_is_a_clear_error_without_any_request(project: Path, gemini_env: FakeGemini,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("GEMINI_API_KEY")
     assert_failed(run(), "no Gemini credentials for generating a Veo clip on the developer backend", "GEMINI_API_KEY")
     assert gemini_env.requests == [] and clips(project) == []

@@ -56,7 +56,8 @@ def verdict_reply(winner: str, primary: str, *, secondary: Iterable[str] = (), r
     dims = tuple(dims)
     if ratings is None:
         good, bad = {d: 5 for d in dims}, {d: 2 for d in dims}
-        ratings = {"A": good, "B": bad} if winner == "A" else {"A": bad, "B": good} if winner == "B" else {"A": {d: 4 for d in dims}, "B": {d: 4 for d in dims}}
+        ratings = ({"A": good, "B": bad} if winner == "A" else {"A": bad, "B": good} if winner == "B"
+                   else {"A": {d: 4 for d in dims}, "B": {d: 4 for d in dims}})
     return {"ratings": ratings, "winner": winner, "primary_tag": primary, "secondary_tags": list(secondary), "note": note}
 
 

@@ -39,7 +39,8 @@ def make_clips(folder: Path, n: int, frames: int = 24) -> list[Path]:
 
 
 def make_study(
-    tmp_path: Path, n_pairs: int = 2, *, gold: int = 0, frames: int = 24, family: str = "text-to-video", database: str | None = None
+    tmp_path: Path, n_pairs: int = 2, *, gold: int = 0, frames: int = 24, family: str = "text-to-video",
+    database: str | None = None
 ) -> Workspace:
     """A workspace with ``n_pairs`` imported pair samples (systems sys-x / sys-y) and ``gold`` gold pairs.
 
@@ -47,7 +48,8 @@ def make_study(
     """
     clips = make_clips(tmp_path / "src", 2 * n_pairs, frames)
     rows = [
-        {"prompt": f"A red ball rolls past a wall, take {i}", "clip_a": str(clips[2 * i].name), "clip_b": str(clips[2 * i + 1].name),
+        {"prompt": f"A red ball rolls past a wall, take {i}", "clip_a": str(clips[2 * i].name),
+         "clip_b": str(clips[2 * i + 1].name),
          "system_a": "sys-x", "system_b": "sys-y", "family": family}
         for i in range(n_pairs)
     ]
@@ -79,8 +81,10 @@ def byte_study(root: Path, clip_bytes: int, n_pairs: int = 2) -> Workspace:
     samples, clips = [], []
     for i in range(n_pairs):
         shas = (f"{2 * i:064x}", f"{2 * i + 1:064x}")
-        clips += [Clip(sha, name, clip_bytes, "video/mp4", 1.0, 24.0, 1280, 720) for sha, name in zip(shas, ("bytes-a.mp4", "bytes-b.mp4"))]
-        samples.append(make_sample("text-to-video", f"A red ball rolls past a wall, take {i}", ("sys-x", shas[0]), ("sys-y", shas[1])))
+        clips += [Clip(sha, name, clip_bytes, "video/mp4", 1.0, 24.0, 1280, 720) for sha,
+                  name in zip(shas, ("bytes-a.mp4", "bytes-b.mp4"))]
+        samples.append(make_sample("text-to-video", f"A red ball rolls past a wall, take {i}",
+                                   ("sys-x", shas[0]), ("sys-y", shas[1])))
     ws.store.add_samples(samples, clips)
     return ws
 
@@ -110,7 +114,8 @@ def running_server(ws: Workspace, qc: QCOptions = QCOptions(gold_every=0), **opt
 
     port = free_port()
     serve = ServeOptions(port=port, qc=qc, **options)
-    config = uvicorn.Config(create_app(ws, serve), host="127.0.0.1", port=port, log_level="warning", http=guarded_protocol(serve.limits),
+    config = uvicorn.Config(create_app(ws, serve), host="127.0.0.1", port=port, log_level="warning",
+                            http=guarded_protocol(serve.limits),
                             timeout_keep_alive=serve.limits.keep_alive)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
@@ -141,7 +146,8 @@ def full_watch(plays: int = 2, seconds: float = 1.0) -> dict[str, Any]:
 
 def valid_form(winner: str = "A", family: str = "text-to-video", primary: str | None = None) -> dict[str, Any]:
     """A form that follows every rule (ratings favour the winner)."""
-    dims = ["prompt_adherence", "temporal_consistency", "identity_consistency", "motion_physics"] + (["edit_precision"] if family == "edit" else [])
+    dims = (["prompt_adherence", "temporal_consistency", "identity_consistency", "motion_physics"]
+            + (["edit_precision"] if family == "edit" else []))
     good, bad = ({d: 5 for d in dims}, {d: 2 for d in dims})
     ratings = {"A": good, "B": bad} if winner == "A" else {"A": bad, "B": good} if winner == "B" else {"A": good, "B": dict(good)}
     tag = primary or ("tie_both_good" if winner == "tie" else "flicker")
@@ -178,7 +184,8 @@ def submit(client: Any, url: str, token: str, winner: str = "A", **extra: Any) -
     """Take the rater's task, watch it as the page would, and submit a valid verdict; the response."""
     task, watch = take_task(client, url, token)
     assert task is not None
-    body = {"assignment_id": task["assignment_id"], "submission_id": extra.pop("submission_id", f"sub-{token[:8]}-{task['assignment_id'][:8]}"),
+    body = {"assignment_id": task["assignment_id"],
+            "submission_id": extra.pop("submission_id", f"sub-{token[:8]}-{task['assignment_id'][:8]}"),
             "form": extra.pop("form", valid_form(winner)), "watch": extra.pop("watch", watch)}
     return client.post(f"{url}/api/r/{token}/submit", json=body)
 

@@ -38,7 +38,8 @@ _CONTENT = {b"mdat", b"free", b"skip", b"stts", b"stsz", b"stz2", b"stsc", b"stc
 _ENCODER_TEXT = re.compile(rb"(?:x26[45]|Lav[fc]|libx26[45]|libvpx|libaom|HandBrake|ffmpeg|GPAC|Google|Sys[A-Z])[\x20-\x7e]{2,}")
 
 
-def boxes(data: bytes, start: int = 0, end: int | None = None, path: tuple[bytes, ...] = ()) -> Iterator[tuple[tuple[bytes, ...], bytes]]:
+def boxes(data: bytes, start: int = 0, end: int | None = None,
+          path: tuple[bytes, ...] = ()) -> Iterator[tuple[tuple[bytes, ...], bytes]]:
     """(path of box types, payload) of every ISO BMFF box in ``data``, depth first."""
     end = len(data) if end is None else end
     pos = start
@@ -191,7 +192,8 @@ def _gold_share(tasks: Sequence[Seen]) -> float:
 def all_scores(per_rater: Mapping[str, Sequence[Seen]], every: int) -> list[Score]:
     """Every classifier of the issue, run on each rater's own task list and summed over the raters."""
     runs = [[gold_by_position(seen, every), gold_by_same_names(seen), gold_by_repeated_prompt(seen),
-             side_by(seen, encoder_names, "side by encoder names"), side_by(seen, codec_fingerprint, "side by bytes (codec fingerprint)")]
+             side_by(seen, encoder_names, "side by encoder names"),
+             side_by(seen, codec_fingerprint, "side by bytes (codec fingerprint)")]
             for seen in per_rater.values()]
     total = []
     for column in zip(*runs):
@@ -246,7 +248,8 @@ def two_system_study_files(folder: Path, n_pairs: int, frames: int = 24) -> Path
     folder.mkdir(parents=True, exist_ok=True)
     rows = []
     for i in range(n_pairs):
-        row = {"prompt": f"Scene {i}: a camera pans across a textured wall while a ball crosses it", "system_a": "sys-x", "system_b": "sys-y"}
+        row = {"prompt": f"Scene {i}: a camera pans across a textured wall while a ball crosses it",
+               "system_a": "sys-x", "system_b": "sys-y"}
         for side, system in (("clip_a", "sys-x"), ("clip_b", "sys-y")):
             spec = replace(BASE, width=128, height=72, frames=frames, seed=1000 + 2 * i + (side == "clip_b"))
             row[side] = encode_as(folder / f"{system}-{i}.mp4", render(spec), system).name
@@ -267,7 +270,8 @@ def seen_tasks(ws: Any, rater: str, qc: Any, winner: str = "tie") -> list[Seen]:
         task = task[0] if isinstance(task, tuple) else task
         sample = task.sample
         data = {side: ws.clips.path(ws.store.clip(sha)).read_bytes() for side, sha in task.clips.items()}
-        tasks.append(Seen(len(tasks), sample.prompt, data["A"], data["B"], sample.kind == "gold", task.shown["A"], sample.systems))
+        tasks.append(Seen(len(tasks), sample.prompt, data["A"], data["B"], sample.kind == "gold",
+                          task.shown["A"], sample.systems))
         record = build_record(sample_id=sample.sample_id, family=sample.family, protocol=ws.protocol.id, shown=task.shown,
                               clips=task.clips, form=valid_form(winner), rater_id=rater, served_at=task.served_at,
                               watch={"full_plays": {"A": 2, "B": 2}, "log": full_watch()["log"]})

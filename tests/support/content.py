@@ -36,7 +36,8 @@ def block_means(path: Path) -> Iterator[Any]:
             packed = frame.to_ndarray(format="yuv420p").astype(np.float32)
             h, w = frame.height, frame.width
             uv = packed[h:].reshape(2, h // 2, w // 2)
-            yield np.concatenate([_block_means(p, s).ravel() for p, s in ((packed[:h], BLOCK), (uv[0], BLOCK // 2), (uv[1], BLOCK // 2))])
+            yield np.concatenate([_block_means(p, s).ravel() for p,
+                                  s in ((packed[:h], BLOCK), (uv[0], BLOCK // 2), (uv[1], BLOCK // 2))])
 
 
 def frame_differences(reference: Path, fresh: Path) -> tuple[list[str], list[float]]:
@@ -56,5 +57,6 @@ def content_differences(reference: Path, fresh: Path, tolerance: float = BLOCK_T
     over = [i for i, d in enumerate(diffs) if d > tolerance]
     if over:
         worst = max(over, key=diffs.__getitem__)
-        problems.append(f"{len(over)} frames have a {BLOCK}×{BLOCK} block whose mean differs by more than {tolerance:g} levels (frame {worst}: {diffs[worst]:.1f})")
+        problems.append(f"{len(over)} frames have a {BLOCK}×{BLOCK} block whose mean differs by more than {tolerance:g} levels "
+                        f"(frame {worst}: {diffs[worst]:.1f})")
     return [f"{fresh.name}: {problem}" for problem in problems]

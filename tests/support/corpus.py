@@ -100,29 +100,45 @@ def hard_negatives(v: _Variant) -> list[CorpusClip]:
         _clean("locked_off_exact", v, replace(still, grain=0.0), what="locked-off still, noise-free", moves=False),
         _clean("locked_off_object", v, _spec(v, pan_px=0.0, object_px=2.0), what="static camera, an object moves"),
         _clean("slow_motion", v, _spec(v, pan_px=0.25, object_px=0.3), what="slow motion: sub-pixel pan and object"),
-        _clean("flat_animation", v, _spec(v, scene="flat", pan_px=3.0, object_px=4.0, grain=0.0, cadence=v.cadence), what=f"flat-colour cartoon, panning, each drawing held {v.cadence} frames"),
-        _clean("flat_animation_smooth", v, _spec(v, scene="flat", pan_px=4.0, object_px=5.0, grain=0.0), what="flat-colour cartoon, a new drawing every frame, panning"),
-        _clean("flat_animation_still", v, _spec(v, scene="flat", pan_px=0.0, object_px=3.0, grain=0.0, cadence=v.cadence), what="flat-colour cartoon, still background"),
+        _clean("flat_animation", v, _spec(v, scene="flat", pan_px=3.0, object_px=4.0, grain=0.0, cadence=v.cadence),
+               what=f"flat-colour cartoon, panning, each drawing held {v.cadence} frames"),
+        _clean("flat_animation_smooth", v, _spec(v, scene="flat", pan_px=4.0, object_px=5.0, grain=0.0),
+               what="flat-colour cartoon, a new drawing every frame, panning"),
+        _clean("flat_animation_still", v, _spec(v, scene="flat", pan_px=0.0, object_px=3.0, grain=0.0, cadence=v.cadence),
+               what="flat-colour cartoon, still background"),
         _clean("vfr_pan", v, _spec(v, pan_px=10.0, object_px=4.0, vfr=True), what="fast pan, variable frame rate", moves=True),
         _clean("fade_out", v, _spec(v).with_faults(Fault("fade_out", f(2.0), f(0.75))), what="fade-out to black at the end"),
         _clean("fade_in", v, _spec(v).with_faults(Fault("fade_in", 0, f(0.6))), what="fade-in from black"),
-        _clean("dip_to_black", v, _spec(v).with_faults(Fault("fade_out", f(1.0), f(0.5)), Fault("fade_in", f(1.6), f(0.5))), what="dip to black and back (a fade, not a cut)"),
+        _clean("dip_to_black", v, _spec(v).with_faults(Fault("fade_out", f(1.0), f(0.5)), Fault("fade_in", f(1.6), f(0.5))),
+               what="dip to black and back (a fade, not a cut)"),
         _clean("dissolve", v, _spec(v).with_faults(Fault("dissolve", f(1.2), f(0.6))), what="dissolve between two shots"),
         _clean("flash", v, _spec(v).with_faults(Fault("flash", f(1.5), 2)), what="one camera flash"),
-        _clean("flash_one_frame", v, _spec(v, pan_px=0.0, object_px=1.0).with_faults(Fault("flash", f(1.5), 1, strength=1.33)), what="a one-frame flash to white, static camera, an object moves (not a cut)"),
-        _clean("flash_three_frames", v, _spec(v, pan_px=0.0, object_px=1.0).with_faults(Fault("flash", f(1.5), 3, strength=1.33)), what="a three-frame flash to white, fading, static camera, an object moves (not a cut)"),
-        _clean("exposure_ramp", v, _spec(v).with_faults(Fault("exposure", f(1.0), f(1.0))), what="exposure ramps up 40 % over a second"),
+        _clean("flash_one_frame", v, _spec(v, pan_px=0.0, object_px=1.0).with_faults(Fault("flash", f(1.5), 1, strength=1.33)),
+               what="a one-frame flash to white, static camera, an object moves (not a cut)"),
+        _clean("flash_three_frames", v, _spec(v, pan_px=0.0, object_px=1.0).with_faults(Fault("flash", f(1.5), 3, strength=1.33)),
+               what="a three-frame flash to white, fading, static camera, an object moves (not a cut)"),
+        _clean("exposure_ramp", v, _spec(v).with_faults(Fault("exposure", f(1.0), f(1.0))),
+               what="exposure ramps up 40 % over a second"),
         _clean("grain", v, _spec(v, grain=10.0), what="heavy film grain on a pan"),
-        _clean("night", v, _spec(v, scene="night", pan_px=0.5, object_px=3.0, grain=3.0), what="night street, low light, slow pan; a car drives in"),
-        _clean("night_traffic", v, _spec(v, scene="night", pan_px=0.0, object_px=10.0, grain=3.0), what="still night street, a car comes into and leaves the picture"),
+        _clean("night", v, _spec(v, scene="night", pan_px=0.5, object_px=3.0, grain=3.0),
+               what="night street, low light, slow pan; a car drives in"),
+        _clean("night_traffic", v, _spec(v, scene="night", pan_px=0.0, object_px=10.0, grain=3.0),
+               what="still night street, a car comes into and leaves the picture"),
         _clean("handheld_sway", v, _spec(v, pan_px=0.0, object_px=2.0, sway_px=6.0), what="slow handheld sway (not shake)"),
-        _clean("pan_ease_hold", v, _spec(v, pan_px=3.0, object_px=0.0, hold_after=v.frame(2.0), ease_frames=v.frame(0.6), grain=3.0), what="pan slows to a hold on a still landscape"),
-        _clean("hold_then_pan", v, _spec(v, pan_px=3.0, object_px=0.0, pan_from=v.frame(1.0), grain=3.0), what="camera holds still, then starts to pan"),
+        _clean("pan_ease_hold", v,
+               _spec(v, pan_px=3.0, object_px=0.0, hold_after=v.frame(2.0), ease_frames=v.frame(0.6), grain=3.0),
+               what="pan slows to a hold on a still landscape"),
+        _clean("hold_then_pan", v, _spec(v, pan_px=3.0, object_px=0.0, pan_from=v.frame(1.0), grain=3.0),
+               what="camera holds still, then starts to pan"),
         _clean("zoom", v, _spec(v, pan_px=0.0, object_px=1.0, zoom=0.01), what="slow zoom in"),
-        _clean("pulldown", v, _spec(v, fps=30, frames=90, cadence=1.25), what="24 fps footage at 30 fps: every fourth frame repeated"),
-        _clean("pan_hold_1080p", v, _pan_hold(v), what="1080p: pan, then the camera holds while an object crosses a sixth of the frame", moves=True),
-        CorpusClip("real_h264", "clean", "the real clip (Big Buck Bunny excerpt, H.264)", lambda p: _copy(REAL_CLIP, p), moves=True),
-        CorpusClip("real_vp9", "clean", f"the real clip re-encoded lossy: VP9 WebM CRF {v.vp9_crf}", lambda p: transcode_vp9(REAL_CLIP, p, v.vp9_crf), suffix=".webm", moves=True),
+        _clean("pulldown", v, _spec(v, fps=30, frames=90, cadence=1.25),
+               what="24 fps footage at 30 fps: every fourth frame repeated"),
+        _clean("pan_hold_1080p", v, _pan_hold(v),
+               what="1080p: pan, then the camera holds while an object crosses a sixth of the frame", moves=True),
+        CorpusClip("real_h264", "clean", "the real clip (Big Buck Bunny excerpt, H.264)",
+                   lambda p: _copy(REAL_CLIP, p), moves=True),
+        CorpusClip("real_vp9", "clean", f"the real clip re-encoded lossy: VP9 WebM CRF {v.vp9_crf}",
+                   lambda p: transcode_vp9(REAL_CLIP, p, v.vp9_crf), suffix=".webm", moves=True),
     ]
 
 
@@ -137,35 +153,59 @@ def faults(v: _Variant) -> list[CorpusClip]:
     f, n, s = v.frame, _spec(v).frames, v.strength
     static = _spec(v, pan_px=0.0, object_px=0.0)
     clips = [
-        _fault("cut", v, _spec(v).with_faults(Fault("cut", f(1.5))), Expected("scene_cuts", f(1.5), f(1.5)), what="hard cut in a one-shot clip"),
-        _fault("cut_and_back", v, _spec(v).with_faults(Fault("cut", f(1.0)), Fault("cut", f(2.0))), Expected("scene_cuts", f(1.0), f(1.0)), what="a cut to another shot and back to the first a second later"),
-        _fault("jump", v, _spec(v).with_faults(Fault("jump", f(1.5))), Expected("scene_cuts", f(1.5), f(1.5)), what="camera teleports"),
-        _fault("frozen", v, _spec(v).with_faults(Fault("frozen", f(1.25), f(0.5))), Expected("frozen_frames", f(1.25) - 1, f(1.75) - 1), what="playback freezes (exact duplicates) mid-pan"),
-        _fault("frozen_end", v, _spec(v).with_faults(Fault("frozen", n - f(1.0), f(1.0))), Expected("frozen_frames", n - f(1.0) - 1, n - 1), what="playback freezes for the last second"),
-        _fault("stall", v, _spec(v).with_faults(Fault("near_static", f(1.25), f(0.5))), Expected("frozen_frames", f(1.25) - 1, f(1.75) - 1), what="decoder stall: a held frame under fresh noise"),
-        _fault("frozen_animation", v, _spec(v, scene="flat", pan_px=3.0, object_px=4.0, grain=0.0, cadence=v.cadence).with_faults(Fault("frozen", f(1.25), f(0.5))), Expected("frozen_frames", f(1.25) - 1, f(1.75) - 1), what="flat animation freezes"),
-        _fault("frozen_short", v, _spec(v).with_faults(Fault("frozen", f(1.5), 5)), Expected("frozen_frames", f(1.5) - 1, f(1.5) + 4), what="playback freezes for 6 frames"),
-        _fault("frozen_object", v, _spec(v, pan_px=0.0, object_px=3.0).with_faults(Fault("frozen", f(1.25), f(0.5))), Expected("frozen_frames", f(1.25) - 1, f(1.75) - 1), what="static camera, moving object: playback freezes"),
-        _fault("black_end_hard", v, _spec(v).with_faults(Fault("black", n - f(0.5), f(0.5))), Expected("black_frames", n - f(0.5), n - 1), what="hard cut to black for the last half second"),
-        _fault("black", v, _spec(v).with_faults(Fault("black", f(1.0), f(0.33))), Expected("black_frames", f(1.0), f(1.0) + f(0.33) - 1), what="hard cut to black and back"),
-        _fault("shake", v, _spec(v).with_faults(Fault("shake", f(1.0), f(1.0))), Expected("camera_shake", f(1.0), f(2.0) - 1), what="camera shake for a second"),
-        _fault("shake_vfr", v, _spec(v, pan_px=6.0, vfr=True).with_faults(Fault("shake", f(1.0), f(1.0))), Expected("camera_shake", f(1.0), f(2.0) - 1), what="camera shake in a variable-frame-rate pan"),
-        _fault("gray", v, _spec(v).with_faults(Fault("gray", 0, n)), Expected("black_and_white", 0, n - 1), what="black-and-white, not asked for"),
-        CorpusClip("truncated", "fault", "file cut at 55 % of its bytes", lambda p: _truncate(_clip(_spec(v), v.crf)(p), 0.55), (Expected("technical", 0, n - 1),)),
+        _fault("cut", v, _spec(v).with_faults(Fault("cut", f(1.5))), Expected("scene_cuts", f(1.5), f(1.5)),
+               what="hard cut in a one-shot clip"),
+        _fault("cut_and_back", v, _spec(v).with_faults(Fault("cut", f(1.0)), Fault("cut", f(2.0))),
+               Expected("scene_cuts", f(1.0), f(1.0)), what="a cut to another shot and back to the first a second later"),
+        _fault("jump", v, _spec(v).with_faults(Fault("jump", f(1.5))),
+               Expected("scene_cuts", f(1.5), f(1.5)), what="camera teleports"),
+        _fault("frozen", v, _spec(v).with_faults(Fault("frozen", f(1.25), f(0.5))),
+               Expected("frozen_frames", f(1.25) - 1, f(1.75) - 1), what="playback freezes (exact duplicates) mid-pan"),
+        _fault("frozen_end", v, _spec(v).with_faults(Fault("frozen", n - f(1.0), f(1.0))),
+               Expected("frozen_frames", n - f(1.0) - 1, n - 1), what="playback freezes for the last second"),
+        _fault("stall", v, _spec(v).with_faults(Fault("near_static", f(1.25), f(0.5))),
+               Expected("frozen_frames", f(1.25) - 1, f(1.75) - 1), what="decoder stall: a held frame under fresh noise"),
+        _fault("frozen_animation", v,
+               _spec(v, scene="flat", pan_px=3.0, object_px=4.0,
+                     grain=0.0, cadence=v.cadence).with_faults(Fault("frozen", f(1.25), f(0.5))),
+                     Expected("frozen_frames", f(1.25) - 1, f(1.75) - 1), what="flat animation freezes"),
+        _fault("frozen_short", v, _spec(v).with_faults(Fault("frozen", f(1.5), 5)),
+               Expected("frozen_frames", f(1.5) - 1, f(1.5) + 4), what="playback freezes for 6 frames"),
+        _fault("frozen_object", v, _spec(v, pan_px=0.0, object_px=3.0).with_faults(Fault("frozen", f(1.25), f(0.5))),
+               Expected("frozen_frames", f(1.25) - 1, f(1.75) - 1), what="static camera, moving object: playback freezes"),
+        _fault("black_end_hard", v, _spec(v).with_faults(Fault("black", n - f(0.5), f(0.5))),
+               Expected("black_frames", n - f(0.5), n - 1), what="hard cut to black for the last half second"),
+        _fault("black", v, _spec(v).with_faults(Fault("black", f(1.0), f(0.33))),
+               Expected("black_frames", f(1.0), f(1.0) + f(0.33) - 1), what="hard cut to black and back"),
+        _fault("shake", v, _spec(v).with_faults(Fault("shake", f(1.0), f(1.0))), Expected("camera_shake", f(1.0), f(2.0) - 1),
+               what="camera shake for a second"),
+        _fault("shake_vfr", v, _spec(v, pan_px=6.0, vfr=True).with_faults(Fault("shake", f(1.0), f(1.0))),
+               Expected("camera_shake", f(1.0), f(2.0) - 1), what="camera shake in a variable-frame-rate pan"),
+        _fault("gray", v, _spec(v).with_faults(Fault("gray", 0, n)), Expected("black_and_white", 0, n - 1),
+               what="black-and-white, not asked for"),
+        CorpusClip("truncated", "fault", "file cut at 55 % of its bytes", lambda p: _truncate(_clip(_spec(v), v.crf)(p), 0.55),
+                   (Expected("technical", 0, n - 1),)),
     ]
     real = 25  # the real clip's frame rate
     clips += [
-        CorpusClip("real_frozen", "fault", "the real clip freezes for half a second", lambda p: _real_with(p, v.crf, freeze=(2 * real, real // 2)), (Expected("frozen_frames", 2 * real - 1, 2 * real + real // 2 - 1),)),
-        CorpusClip("real_flicker_8hz", "fault", "the real clip flickers at 8 Hz for a second", lambda p: _real_with(p, v.crf, flicker=(2 * real, real, 8.0, s)), (Expected("flicker", 2 * real, 3 * real - 1, 8.0),)),
+        CorpusClip("real_frozen", "fault", "the real clip freezes for half a second",
+                   lambda p: _real_with(p, v.crf, freeze=(2 * real, real // 2)),
+                   (Expected("frozen_frames", 2 * real - 1, 2 * real + real // 2 - 1),)),
+        CorpusClip("real_flicker_8hz", "fault", "the real clip flickers at 8 Hz for a second",
+                   lambda p: _real_with(p, v.crf, flicker=(2 * real, real, 8.0, s)),
+                   (Expected("flicker", 2 * real, 3 * real - 1, 8.0),)),
     ]
     for hz in (3, 5, 8, 12):
         for scene, spec in (("static", static), ("moving", _spec(v))):
             flicker = spec.with_faults(Fault("flicker", f(1.0), f(1.0), strength=s, hz=hz))
-            clips.append(_fault(f"flicker_{hz}hz_{scene}", v, flicker, Expected("flicker", f(1.0), f(2.0) - 1, float(hz)), what=f"{hz} Hz brightness flicker for 1 s, {scene} scene"))
+            clips.append(_fault(f"flicker_{hz}hz_{scene}", v, flicker, Expected("flicker", f(1.0), f(2.0) - 1, float(hz)),
+                                what=f"{hz} Hz brightness flicker for 1 s, {scene} scene"))
     nyquist = _spec(v).with_faults(Fault("flicker", f(1.0), f(1.0), strength=s))
-    clips.append(_fault("flicker_nyquist", v, nyquist, Expected("flicker", f(1.0), f(2.0) - 1, v.fps / 2.0), what=f"flicker at the Nyquist rate ({v.fps / 2:g} Hz)"))
+    clips.append(_fault("flicker_nyquist", v, nyquist, Expected("flicker", f(1.0), f(2.0) - 1, v.fps / 2.0),
+                        what=f"flicker at the Nyquist rate ({v.fps / 2:g} Hz)"))
     aperiodic = _spec(v).with_faults(Fault("flicker_random", f(1.0), f(1.0), strength=s))
-    clips.append(_fault("flicker_aperiodic", v, aperiodic, Expected("flicker", f(1.0), f(2.0) - 1), what="aperiodic brightness flicker for 1 s"))
+    clips.append(_fault("flicker_aperiodic", v, aperiodic, Expected("flicker", f(1.0), f(2.0) - 1),
+                        what="aperiodic brightness flicker for 1 s"))
     return clips
 
 
@@ -175,7 +215,8 @@ def corpus(variant: int = 0) -> list[CorpusClip]:
     return hard_negatives(v) + faults(v)
 
 
-def write_corpus(folder: Path, variants: tuple[int, ...] = (0,), names: set[str] | None = None) -> list[tuple[int, CorpusClip, Path]]:
+def write_corpus(folder: Path, variants: tuple[int, ...] = (0,),
+                 names: set[str] | None = None) -> list[tuple[int, CorpusClip, Path]]:
     """Write the clips of these variants into ``folder`` (kept if already there); (variant, clip, path) each."""
     folder.mkdir(parents=True, exist_ok=True)
     written = []
@@ -211,7 +252,8 @@ def transcode_vp9(source: Path, target: Path, crf: int) -> Path:
     return target
 
 
-def _real_with(target: Path, crf: int, freeze: tuple[int, int] | None = None, flicker: tuple[int, int, float, float] | None = None) -> Path:
+def _real_with(target: Path, crf: int, freeze: tuple[int, int] | None = None,
+               flicker: tuple[int, int, float, float] | None = None) -> Path:
     """The real clip with a fault put in: ``freeze`` = (first frame, length) repeats the frame before;
     ``flicker`` = (first frame, length, Hz, strength) scales brightness by 1 ± 25 % × strength."""
     import av

@@ -75,7 +75,8 @@ def clip_findings(path: Path, prompt: str) -> dict[str, Any]:
     except MediaError as error:
         return {"error": str(error).replace(str(path), path.name)}
     results = probe_signals(signals, options, prompt)
-    found = {r.name: {"passed": r.passed, "score": r.score, "gating": r.gating, "reason": r.reason, "details": r.details} for r in results}
+    found = {r.name: {"passed": r.passed, "score": r.score, "gating": r.gating, "reason": r.reason, "details": r.details}
+             for r in results}
     return {"info": signals.info.as_metadata(), "findings": _plain(found), "signals": signal_summaries(signals)}
 
 

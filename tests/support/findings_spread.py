@@ -33,7 +33,8 @@ from reeljudge.synth import encode
 from support import findings
 from support.tolerance import spread, tolerance_of
 
-SETTINGS = ("base", "cv2-threads-8", "decoder-threads-1", "decoder-threads-4", "cv2-unoptimized", "no-avx512", "ffmpeg-no-simd", "x264-no-asm", "all")
+SETTINGS = ("base", "cv2-threads-8", "decoder-threads-1", "decoder-threads-4", "cv2-unoptimized", "no-avx512",
+            "ffmpeg-no-simd", "x264-no-asm", "all")
 NO_AVX512_ENV = {"NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512_ICL AVX512_SPR", "OPENCV_CPU_DISABLE": "AVX512F,AVX512-SKX"}
 
 

@@ -42,7 +42,9 @@ def scenario_results(fake: Any, config: dict[str, Any]) -> dict[str, Any]:
     out["kite"] = get_assert(CLIP, _context(KITE, config))
     declared = declared_questions(DECLARED, test="declared")
     asked = shuffled(declared) if shuffle else declared
-    fake.on(vqa_match(asked), {"kind": "text", "text": verdict_text(asked, [False, True], shuffle=False), "finish": "STOP", "usage": (900, 50), "logprobs": None})
+    fake.on(vqa_match(asked),
+            {"kind": "text", "text": verdict_text(asked, [False, True], shuffle=False), "finish": "STOP",
+             "usage": (900, 50), "logprobs": None})
     out["declared"] = get_assert(CLIP, _context("A red kite over a meadow", config, qas=DECLARED))
     return out
 

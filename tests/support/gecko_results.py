@@ -52,7 +52,8 @@ def gecko_result(questions: Sequence[Question], *, expect: str = "match", letter
 
 def not_judged_result(test: str) -> dict[str, Any]:
     """What the assertion returns when its judge did not judge."""
-    return failure(JudgeError("the reply cache has no entry for this request (replay mode)", kind="cache_miss"), judge="gecko", test=test)
+    return failure(JudgeError("the reply cache has no entry for this request (replay mode)", kind="cache_miss"),
+                   judge="gecko", test=test)
 
 
 def results_row(description: str, provider: str, graded: dict[str, Any], index: int = 0) -> dict[str, Any]:
@@ -60,7 +61,8 @@ def results_row(description: str, provider: str, graded: dict[str, Any], index: 
     vars_ = {"prompt": f"prompt of {description}", "video": f"clips/{description}.mp4"}
     outer = {"pass": graded["pass"], "score": graded["score"], "reason": graded["reason"],
              "namedScores": graded.get("namedScores", {}), "componentResults": [graded]}
-    return {"provider": {"id": f"file://providers/{provider}.py", "label": provider}, "prompt": {"raw": "{{prompt}}", "label": "p"},
+    return {"provider": {"id": f"file://providers/{provider}.py", "label": provider},
+            "prompt": {"raw": "{{prompt}}", "label": "p"},
             "testCase": {"description": description, "vars": vars_, "assert": [{"type": "python"}]}, "vars": vars_,
             "testIdx": index, "promptIdx": 0, "success": bool(graded["pass"]), "score": graded["score"],
             "namedScores": graded.get("namedScores", {}), "gradingResult": outer, "failureReason": 0 if graded["pass"] else 1}

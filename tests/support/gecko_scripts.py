@@ -125,10 +125,15 @@ def script_prompt(fake: Any, prompt: str, *, matched: bool, drop_last: bool = Tr
     question_set = synth_generation(prompt)
     kept = kept_after_filter(prompt, question_set, drop_last)
     kept = shuffled(kept) if shuffle else kept
-    fake.on(generation_match(prompt), {"kind": "text", "text": json.dumps(question_set), "finish": "STOP", "usage": (300, 400), "logprobs": None})
-    fake.on(filter_match(prompt), {"kind": "text", "text": json.dumps(filter_reply(question_set, drop_last)), "finish": "STOP", "usage": (350, 60), "logprobs": None})
+    fake.on(generation_match(prompt),
+            {"kind": "text", "text": json.dumps(question_set), "finish": "STOP", "usage": (300, 400), "logprobs": None})
+    fake.on(filter_match(prompt),
+            {"kind": "text", "text": json.dumps(filter_reply(question_set, drop_last)), "finish": "STOP",
+             "usage": (350, 60), "logprobs": None})
     flags = [True] * len(kept) if matched else [i == 0 for i in range(len(kept))]
-    fake.on(vqa_match(kept), {"kind": "text", "text": verdict_text(kept, flags, shuffle=False), "finish": "STOP", "usage": (1500, 120), "logprobs": None})
+    fake.on(vqa_match(kept),
+            {"kind": "text", "text": verdict_text(kept, flags, shuffle=False), "finish": "STOP",
+             "usage": (1500, 120), "logprobs": None})
     return kept
 
 
@@ -164,13 +169,15 @@ def local_suite_env(fake_url: str, work: Path) -> dict[str, str]:
 NESTED: dict[str, dict[str, Any]] = {
     "two_levels": {
         "prompt": "A fat rabbit wearing a purple robe",
-        "keywords": "A {1}[fat, attribute, 1.0] {2}[rabbit, entity, 1.0] {3}[wearing a {4}[purple, color, 1.0] robe, attribute, 1.0]",
+        "keywords": "A {1}[fat, attribute, 1.0] {2}[rabbit, entity, 1.0] {3}[wearing a {4}[purple, color, 1.0] "
+                    "robe, attribute, 1.0]",
         "words": ["fat", "rabbit", "wearing a purple robe", "purple"],
         "right": [True, True, False, True],
     },
     "three_levels_two_children": {
         "prompt": "A wooden boat with a white sail on a lake",
-        "keywords": "{1}[A {2}[wooden, material, 1.0] boat with {3}[a {4}[white, color, 1.0] sail, object, 1.0], entity, 1.0] on a {5}[lake, scene, 1.0]",
+        "keywords": "{1}[A {2}[wooden, material, 1.0] boat with {3}[a {4}[white, color, 1.0] sail, object, 1.0], entity, 1.0] on "
+                    "a {5}[lake, scene, 1.0]",
         "words": ["wooden boat with a white sail", "wooden", "white sail", "white", "lake"],
         "right": [False, True, True, False, True],
     },
@@ -212,8 +219,11 @@ def script_nested(fake: Any, name: str, *, shuffle: bool = True, verdicts: str |
     question_set = nested_generation(name)
     kept = questions_from_reply(scenario["prompt"], question_set).kept
     asked = shuffled(kept) if shuffle else kept
-    fake.on(generation_match(scenario["prompt"]), {"kind": "text", "text": json.dumps(question_set), "finish": "STOP", "usage": (300, 400), "logprobs": None})
-    fake.on(filter_match(scenario["prompt"]), {"kind": "text", "text": json.dumps(filter_reply(question_set, False)), "finish": "STOP", "usage": (350, 60), "logprobs": None})
+    fake.on(generation_match(scenario["prompt"]),
+            {"kind": "text", "text": json.dumps(question_set), "finish": "STOP", "usage": (300, 400), "logprobs": None})
+    fake.on(filter_match(scenario["prompt"]),
+            {"kind": "text", "text": json.dumps(filter_reply(question_set, False)), "finish": "STOP",
+             "usage": (350, 60), "logprobs": None})
     text = verdicts if verdicts is not None else verdict_text(asked, list(scenario["right"]), shuffle=False)
     fake.on(vqa_match(asked), {"kind": "text", "text": text, "finish": "STOP", "usage": (1500, 120), "logprobs": None})
     return asked

@@ -32,7 +32,8 @@ from support.local_server import LocalServer
 
 GOOGLE_HOST = "generativelanguage.googleapis.com"
 MAX_BODY = 8 * 1024 * 1024  # the largest request body forwarded (Veo starts are small JSON)
-HOP_BY_HOP = {"connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "trailer", "upgrade", "host", "content-length"}
+HOP_BY_HOP = {"connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "trailer", "upgrade",
+              "host", "content-length"}
 
 
 @dataclass(frozen=True)
@@ -123,7 +124,8 @@ class GoogleProxy(LocalServer):
         with self.lock:
             self.requests.append(request)
 
-    def forward(self, method: str, path: str, headers: dict[str, str], body: bytes) -> tuple[int, str, list[tuple[str, str]], bytes]:
+    def forward(self, method: str, path: str, headers: dict[str, str], body: bytes) -> tuple[int, str,
+                                                                                             list[tuple[str, str]], bytes]:
         """Send one request to the upstream server; (status, reason, headers, body) of its answer."""
         connection = http.client.HTTPConnection(self.upstream.hostname, self.upstream.port, timeout=60)
         try:

@@ -31,7 +31,8 @@ class LockedRegistry:
 
     def __init__(self, folder: Path) -> None:
         lock = json.loads((folder / "package-lock.json").read_text())["packages"]
-        self.cache = Path(subprocess.run(["npm", "config", "get", "cache"], capture_output=True, text=True, check=True).stdout.strip()) / "_cacache"
+        self.cache = (Path(subprocess.run(["npm", "config", "get", "cache"],
+                                          capture_output=True, text=True, check=True).stdout.strip()) / "_cacache")
         self.packages: dict[str, tuple[dict, str]] = {}
         for key, entry in lock.items():
             if not key.startswith("node_modules/") or "/node_modules/" in key[13:] or "integrity" not in entry:

@@ -100,10 +100,12 @@ def wheelhouse(folder: Path, extra: list[Path]) -> Path:
 
 def pip_env(folder: Path) -> dict[str, str]:
     """The environment in which pip installs only from ``folder`` (and reads none of the machine's pip configuration)."""
-    return {"PIP_CONFIG_FILE": os.devnull, "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(folder), "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+    return {"PIP_CONFIG_FILE": os.devnull, "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(folder),
+            "PIP_DISABLE_PIP_VERSION_CHECK": "1",
             "PIP_NO_CACHE_DIR": "1"}
 
 
 def npm_env() -> dict[str, str]:
     """The environment in which npm installs offline, from its cache."""
-    return {"npm_config_offline": "true", "npm_config_audit": "false", "npm_config_fund": "false", "npm_config_update_notifier": "false"}
+    return {"npm_config_offline": "true", "npm_config_audit": "false", "npm_config_fund": "false",
+            "npm_config_update_notifier": "false"}

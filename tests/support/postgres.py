@@ -83,7 +83,8 @@ def postgres_server(timeout_s: float = 60.0) -> Iterator[str]:
             os.chmod(work, 0o755)
             _chown_tree(work)
         done = subprocess.run(
-            [str(bin_dir / "initdb"), "-D", str(data), "-U", "postgres", "--auth=trust", "--encoding=UTF8", "--no-sync", "--no-instructions"],
+            [str(bin_dir / "initdb"), "-D", str(data), "-U", "postgres", "--auth=trust", "--encoding=UTF8",
+             "--no-sync", "--no-instructions"],
             capture_output=True, **_as_user(),
         )
         if done.returncode != 0:
@@ -135,5 +136,6 @@ def _wait_ready(url: str, process: subprocess.Popen[bytes], log: Path, timeout_s
                 return
         except psycopg.OperationalError:
             if time.monotonic() > deadline:
-                raise PostgresUnavailable(f"postgres did not accept connections in {timeout_s:.0f} s: {log.read_text(errors='replace')[-800:]}") from None
+                raise PostgresUnavailable(f"postgres did not accept connections in {timeout_s:.0f} s: "
+                                          f"{log.read_text(errors='replace')[-800:]}") from None
             time.sleep(0.1)

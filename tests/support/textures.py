@@ -34,5 +34,6 @@ def probe_texture_split(folder: Path, split: str) -> dict[str, dict[str, dict]]:
         except MediaError as error:
             out[clip.name] = {"technical": {"passed": False, "gating": True, "reason": str(error), "details": {}}}
             continue
-        out[clip.name] = {r.name: {"passed": r.passed, "gating": r.gating, "reason": r.reason, "details": r.details} for r in results}
+        out[clip.name] = {r.name: {"passed": r.passed, "gating": r.gating, "reason": r.reason, "details": r.details}
+                          for r in results}
     return out

@@ -40,7 +40,8 @@ from support.paths import ROOT
 
 UV = ROOT / ".tools" / "uv" / "bin" / "uv"
 CREDENTIALS = ("GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION",
-               "GOOGLE_APPLICATION_CREDENTIALS", "GOOGLE_GEMINI_BASE_URL", "GOOGLE_VERTEX_BASE_URL", "PEXELS_API_KEY", "PIXABAY_API_KEY")
+               "GOOGLE_APPLICATION_CREDENTIALS", "GOOGLE_GEMINI_BASE_URL", "GOOGLE_VERTEX_BASE_URL",
+               "PEXELS_API_KEY", "PIXABAY_API_KEY")
 
 # Planted in the user's venv (a .pth line runs it in every Python process): records every opened
 # path that names reeljudge or lies in the repository, one file per process, in $REELJUDGE_E2E_TRACE.
@@ -131,7 +132,8 @@ def node_bin(which: str, scratch: Path) -> Path | None:
 
 
 def make_project(folder: Path, tarball: Path, which: str) -> Path:
-    """A promptfoo project of its own at ``folder``: package.json pinning promptfoo and reeljudge (the tarball), installed offline."""
+    """A promptfoo project of its own at ``folder``: package.json pinning promptfoo and reeljudge (the tarball), installed
+    offline."""
     source, version = promptfoo_source(which)
     folder.mkdir(parents=True)
     shutil.copy(tarball, folder / tarball.name)
@@ -168,7 +170,8 @@ def run_eval(project: Path, config: str, env: dict[str, str], *args: str, timeou
     require_e2e(f"promptfoo eval -c {config} in a user's project")
     out = project / "results" / f"{Path(config).stem}.json"
     proc = subprocess.run([str(project / "node_modules" / ".bin" / "promptfoo"), "eval", "-c", config, "-o", str(out),
-                           "--no-progress-bar", "--no-cache", *args], cwd=project, env=env, capture_output=True, text=True, timeout=timeout)
+                           "--no-progress-bar", "--no-cache", *args], cwd=project, env=env, capture_output=True,
+                           text=True, timeout=timeout)
     results = json.loads(out.read_text()) if out.exists() else {}
     return proc.returncode, results, proc.stdout + proc.stderr
 
@@ -208,7 +211,8 @@ def promptfoo_project(tmp_path_factory: pytest.TempPathFactory, artifacts: Artif
     """
     which = os.environ.get("REELJUDGE_PROMPTFOO", "pinned")
     template, node = once_per_run(tmp_path_factory, f"user-{which}",
-                                  lambda scratch: (make_project(scratch / "project", artifacts.npm, which), node_bin(which, scratch)))
+                                  lambda scratch: (make_project(scratch / "project", artifacts.npm, which),
+                                                   node_bin(which, scratch)))
     project = tmp_path_factory.mktemp(f"user-{which}") / "project"
     _run(["cp", "-al", template, project])
     yield project, node

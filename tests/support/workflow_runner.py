@@ -7,8 +7,10 @@ its ``working-directory`` with the step's ``env:`` and GitHub's environment (``G
 ``steps.<id>.outputs.<name>``, ``GITHUB_ENV`` and ``GITHUB_PATH`` files whose lines reach the later
 steps, ``GITHUB_STEP_SUMMARY``); ``${{ }}`` expressions (``inputs.*``, ``env.*``, ``steps.*``,
 ``github.*``, ``secrets.*`` from a context the test gives) are substituted, and an expression or
-``if:`` the runner does not know fails the test instead of being guessed. A composite action (``uses: ./`` or a repository the test names, e.g. this one as
-``acme/reeljudge``) runs its own steps with its inputs. Other ``uses:`` steps are played by local equivalents: checkout and the setup actions are
+``if:`` the runner does not know fails the test instead of being guessed. A composite action (``uses: ./`` or a repository the
+test names, e.g. this one as
+``acme/reeljudge``) runs its own steps with its inputs. Other ``uses:`` steps are played by local equivalents: checkout and the
+setup actions are
 already done (the workspace is a copy of the project with its installed environments linked in;
 ``tools`` maps a setup action to the folder it puts first on ``PATH``),
 ``actions/cache`` is a no-op unless the runner is given a cache store, where it is played as the
@@ -47,7 +49,8 @@ const save = () => fs.writeFileSync(statePath, JSON.stringify(state, null, 2));
 const github = {
   rest: {
     pulls: {
-      get: async ({ pull_number }) => ({ data: { number: pull_number, head: { sha: state.pulls[String(pull_number)].head_sha } } }),
+      get: async ({ pull_number }) => ({
+        data: { number: pull_number, head: { sha: state.pulls[String(pull_number)].head_sha } } }),
     },
     issues: {
       listComments: async ({ issue_number }) => ({ data: state.comments.filter((c) => c.issue_number === issue_number) }),
@@ -187,7 +190,8 @@ class Runner:
                 if not ok and step.get("continue-on-error"):
                     ok = True
                 run.steps.append(StepResult(name, "success" if ok else "failure", output, seconds))
-            run.outputs = {k: self._expand(v.get("value", ""), inputs) for k, v in (outputs or {}).items()}  # a composite's outputs:
+            # a composite's outputs:
+            run.outputs = {k: self._expand(v.get("value", ""), inputs) for k, v in (outputs or {}).items()}
             return run
         finally:
             self.steps_outputs = saved
@@ -232,13 +236,15 @@ class Runner:
     def _expand(self, text: str, inputs: dict[str, str] | None = None) -> str:
         return _EXPR.sub(lambda m: self._lookup(m.group(1), inputs or {}), str(text))
 
-    def _run_step(self, step: dict[str, Any], inputs: dict[str, str], action_path: Path | None) -> tuple[bool, str, dict[str, str]]:
+    def _run_step(self, step: dict[str, Any], inputs: dict[str, str],
+                  action_path: Path | None) -> tuple[bool, str, dict[str, str]]:
         """One step: (succeeded, its output, its outputs)."""
         self._count += 1
         files = {name: self.files / f"{name.lower()}_{self._count}" for name in ("GITHUB_OUTPUT", "GITHUB_ENV", "GITHUB_PATH")}
         for path in files.values():
             path.touch()
-        env = {**os.environ, "GITHUB_STEP_SUMMARY": str(self.summary), "CI": "true", "GITHUB_ACTIONS": "true", "RUNNER_TEMP": str(self.temp),
+        env = {**os.environ, "GITHUB_STEP_SUMMARY": str(self.summary), "CI": "true", "GITHUB_ACTIONS": "true",
+               "RUNNER_TEMP": str(self.temp),
                "GITHUB_WORKSPACE": str(self.workspace), **{k: str(v) for k, v in files.items()}, **self.env,
                **({"GITHUB_ACTION_PATH": str(action_path)} if action_path else {}),
                **{k: self._expand(v, inputs) for k, v in (step.get("env") or {}).items()}}
@@ -309,7 +315,8 @@ class Runner:
             for path in paths:
                 shutil.rmtree(path, ignore_errors=True)
             subprocess.run(["tar", "--use-compress-program", "zstd -d -T0", "-xPf", str(found)], check=True, capture_output=True)
-            said = f"restored {found.stem.removesuffix('.tar')} ({'exact key' if exact else 'a restore key'}) from {found.parent.parent.name}"
+            said = (f"restored {found.stem.removesuffix('.tar')} ({'exact key' if exact else 'a restore key'}) from "
+                    f"{found.parent.parent.name}")
 
         def save() -> str:
             target = folder(scope) / f"{key}.tar.zst"
@@ -317,7 +324,8 @@ class Runner:
                 return f"not saved: {key} is already in the cache"
             existing = [p for p in paths if Path(p).exists()]
             target.parent.mkdir(parents=True, exist_ok=True)
-            subprocess.run(["tar", "--use-compress-program", "zstd -T0", "-cPf", str(target), *existing], check=True, capture_output=True)
+            subprocess.run(["tar", "--use-compress-program", "zstd -T0", "-cPf", str(target), *existing],
+                           check=True, capture_output=True)
             return f"saved {key} ({target.stat().st_size // 1_000_000} MB) under {scope}"
 
         self.post.append(save)
@@ -337,9 +345,11 @@ class Runner:
         unknown = set(given) - set(action["inputs"])
         if unknown:
             raise AssertionError(f"{path.name}/action.yml has no input(s) {sorted(unknown)}")
-        inputs = {k: str(given[k]) if k in given else self._expand(str(v.get("default", "")), {}) for k, v in action["inputs"].items()}
+        inputs = {k: str(given[k]) if k in given else self._expand(str(v.get("default", "")), {}) for k,
+                  v in action["inputs"].items()}
         run = self._run_steps(action["runs"]["steps"], inputs, path, outputs=action.get("outputs"))
-        return not run.failed, "\n".join(f"--- {s.name}: {s.outcome} ({s.seconds:.1f} s)\n{s.output}" for s in run.steps), run.outputs
+        return not run.failed, "\n".join(f"--- {s.name}: {s.outcome} ({s.seconds:.1f} s)\n{s.output}"
+                                         for s in run.steps), run.outputs
 
     def _uses(self, action: str, inputs: dict[str, str], env: dict[str, str]) -> tuple[bool, str]:
         if action in self.tools:  # a setup action: its tool first on PATH for the later steps
@@ -380,7 +390,8 @@ class Runner:
         raise AssertionError(f"the workflow runner cannot play {action}")
 
 
-_SHELLS = {"bash": ["bash", "--noprofile", "--norc", "-eo", "pipefail", "{0}"], "sh": ["sh", "-e", "{0}"], "python": ["python3", "{0}"]}
+_SHELLS = {"bash": ["bash", "--noprofile", "--norc", "-eo", "pipefail", "{0}"], "sh": ["sh", "-e", "{0}"],
+           "python": ["python3", "{0}"]}
 
 
 def _key_values(text: str) -> dict[str, str]:

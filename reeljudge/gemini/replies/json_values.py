@@ -179,7 +179,8 @@ def _scanned_json(text: str, wants_object: bool) -> Any:
     if spans and not spans[-1].closed:
         bad = spans[-1]
         raise ReplyInvalid(
-            f"the reply ends inside {bad.open_inside} (it was cut off or left unclosed): {quote(text, max(bad.start, len(text) - 60))}",
+            f"the reply ends inside {bad.open_inside} (it was cut off or left unclosed): "
+            f"{quote(text, max(bad.start, len(text) - 60))}",
             kind="truncated",
         )
     values: list[tuple[Span, Any]] = []

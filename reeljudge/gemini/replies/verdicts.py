@@ -16,7 +16,8 @@ _DECOR = "*`\"'_ \t"
 _PREFIX = re.compile(r"^(?:final\s+)?(?:answer|verdict|choice|option)\s*(?:is)?\s*[:\-]?\s*", re.IGNORECASE)
 _LONE = re.compile(r"^\(?([a-jA-J])\)?[.):]?$")
 _LEAD = re.compile(r"^\(?([a-jA-J])(?:\)|\)?[.:\-])\s*(.*)$", re.DOTALL)
-_MENTION = re.compile(r"(?<![A-Za-z])\(([a-jA-J])\)|(?<![A-Za-z'])([a-jA-J])\)|(?:^|[\s,/])([a-jA-J])(?=\s*(?:,|/|$|\s+(?:or|and)\s))")
+_MENTION = re.compile(r"(?<![A-Za-z])\(([a-jA-J])\)|(?<![A-Za-z'])([a-jA-J])\)"
+                      r"|(?:^|[\s,/])([a-jA-J])(?=\s*(?:,|/|$|\s+(?:or|and)\s))")
 _NORM = re.compile(r"[\s\W_]+")
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from reeljudge.errors import ReelJudgeError
 from reeljudge.batch.planner import judge_client
@@ -23,7 +23,7 @@ SYSTEM = (
 
 
 @reply_parser("generator.search_terms")
-def search_terms_parser():
+def search_terms_parser() -> Callable[[str], Any]:
     """The reader of the generator's reply: ``{"terms": [...]}`` by its JSON Schema."""
     return json_parser(load_schema(SCHEMA_FILE))
 

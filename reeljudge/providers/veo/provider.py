@@ -122,7 +122,8 @@ class VeoGenerator:
         resumed, polls = False, 0
         if pending:
             try:
-                operation, polls = ops.wait(types.GenerateVideosOperation(name=pending), deadline, resuming=True)
+                resume = types.GenerateVideosOperation(name=pending)  # type: ignore[call-arg]  # a field of its base Operation
+                operation, polls = ops.wait(resume, deadline, resuming=True)
                 resumed = True
             except OperationGone:
                 operation = None
@@ -133,7 +134,8 @@ class VeoGenerator:
         try:
             video = the_video(operation)
         except JudgeError:
-            self.cache.forget(self.cache.record_key(CACHE_KIND, self.identity(prompt)))  # finished for good: a re-run may try again
+            # finished for good: a re-run may try again
+            self.cache.forget(self.cache.record_key(CACHE_KIND, self.identity(prompt)))
             raise
         path, sha = self._fetch(ops, video, operation.name)
         try:
