@@ -16,7 +16,9 @@ CLIPS = Path(__file__).resolve().parents[2] / "datasets" / "clips"
 
 def test_numpy_scalars_in_a_probe_result_become_python_values():
     result = ProbeResult("motion_smoothness", np.bool_(True), np.float32(0.5), "ok",
-                         details={"rms": np.float32(1.25), "runs": [{"jitter_px": np.float64(2.5), "rounded": round(np.float32(1.23456), 3)}], "pair": (np.int64(3), 4)})
+                         details={"rms": np.float32(1.25),
+                                  "runs": [{"jitter_px": np.float64(2.5), "rounded": round(np.float32(1.23456), 3)}],
+                                  "pair": (np.int64(3), 4)})
     assert type(result.passed) is bool and type(result.score) is float
     assert type(result.details["rms"]) is float and type(result.details["runs"][0]["jitter_px"]) is float
     assert result.details["runs"][0]["rounded"] == 1.235
