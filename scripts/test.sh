@@ -15,6 +15,12 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 FAST_LANE="not e2e and not browser and not slow"
 export PROMPTFOO_DISABLE_TELEMETRY=1 PROMPTFOO_DISABLE_UPDATE=1
+# Bytecode is kept, in one folder inside .venv (never beside the sources): a machine that sets
+# PYTHONDONTWRITEBYTECODE would otherwise have every one of a run's Python processes (workers,
+# promptfoo's Python calls, the CLIs the tests start) compile each module again, and pytest rewrite
+# every test file again (a fast-lane worker's collection: 11 s CPU without, 3 s with; docs/decisions.md)
+export PYTHONPYCACHEPREFIX="${PYTHONPYCACHEPREFIX:-$PWD/.venv/pycache}"
+unset PYTHONDONTWRITEBYTECODE
 run_dir=$(mktemp -d "${TMPDIR:-/tmp}/reeljudge-test.XXXXXX") || exit 1
 trap 'rm -rf "$run_dir"' EXIT
 export REELJUDGE_TEST_RUN_DIR="$run_dir"
