@@ -282,16 +282,22 @@ def test_promptfoo_0_121_20_crashing_at_shutdown_after_300_tests_is_read_as_a_fi
            "INPUT_PROMPTFOO_COMMAND": promptfoo, "INPUT_CONFIGS": "big=promptfooconfig.yaml", "INPUT_RESULTS_DIR": "out"}
     script = str(ROOT / "action" / "gate.sh")
     assert subprocess.run(["bash", script, "install"], cwd=tmp_path, env=env, capture_output=True, text=True).returncode == 0
-    crash = subprocess.run([promptfoo, "eval", "-c", "promptfooconfig.yaml", "-o", "raw.json", "--no-progress-bar"], cwd=tmp_path,
-                           env={**env, "PROMPTFOO_DISABLE_DEBUG_LOG": "0", "PROMPTFOO_DISABLE_TELEMETRY": "1"},
-                           capture_output=True, text=True)
+    for _attempt in range(3):  # the crash is a race at shutdown: on a loaded machine one run in a few misses it
+        crash = subprocess.run([promptfoo, "eval", "-c", "promptfooconfig.yaml", "-o", "raw.json", "--no-progress-bar"],
+                               cwd=tmp_path, env={**env, "PROMPTFOO_DISABLE_DEBUG_LOG": "0", "PROMPTFOO_DISABLE_TELEMETRY": "1"},
+                               capture_output=True, text=True)
+        if crash.returncode == 1:
+            break
     assert crash.returncode == 1 and "write after end" in crash.stdout + crash.stderr  # the known crash, on a complete eval
     assert len(json.loads((tmp_path / "raw.json").read_text())["results"]["results"]) == 300
     avoided = subprocess.run(["bash", script, "evaluate"], cwd=tmp_path, env=env, capture_output=True, text=True)
     assert avoided.returncode == 0 and "big: finished (promptfoo exit 0" in avoided.stdout, avoided.stdout + avoided.stderr
-    recognised = subprocess.run(["bash", script, "evaluate"], cwd=tmp_path, env={**env, "PROMPTFOO_DISABLE_DEBUG_LOG": "0"},
-                                capture_output=True, text=True)
-    assert recognised.returncode == 0, recognised.stdout + recognised.stderr
+    for _attempt in range(3):  # the same race: every run passes, and one of them meets the crash
+        recognised = subprocess.run(["bash", script, "evaluate"], cwd=tmp_path, env={**env, "PROMPTFOO_DISABLE_DEBUG_LOG": "0"},
+                                    capture_output=True, text=True)
+        assert recognised.returncode == 0, recognised.stdout + recognised.stderr
+        if "promptfoo exited 1" in recognised.stdout:
+            break
     assert "big: promptfoo exited 1 after writing a complete results file: read as a finished eval" in recognised.stdout
     (tmp_path / "promptfooconfig.yaml").write_text("prompts: [\n")  # a broken config writes no results: a failure
     broken = subprocess.run(["bash", script, "evaluate"], cwd=tmp_path, env=env, capture_output=True, text=True)

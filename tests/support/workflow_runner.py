@@ -165,7 +165,17 @@ class Runner:
         if not run.failed:
             for post in reversed(self.post):
                 run.steps.append(StepResult("post: save the cache", "success", post()))
+        self._empty_temp()  # GitHub empties RUNNER_TEMP at a job's end too (a run's disk stays bounded)
         return run
+
+    def _empty_temp(self) -> None:
+        """What ``RUNNER_TEMP`` held (the action's venv and promptfoo: hundreds of MB a job), gone."""
+        for child in self.temp.iterdir():
+            if child.is_dir() and not child.is_symlink():
+                shutil.rmtree(child, ignore_errors=True)
+            else:
+                child.unlink(missing_ok=True)
+        self.files.mkdir()  # the runner's own folder of file commands, for a next job
 
     def _run_steps(self, steps: list[dict], inputs: dict[str, str], action_path: Path | None,
                    replace: dict[str, Callable[[Path], None]] | None = None, outputs: dict[str, Any] | None = None) -> JobRun:
