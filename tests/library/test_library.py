@@ -30,6 +30,14 @@ def library(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root / "set"
 
 
+@pytest.fixture(scope="module")
+def serial_run(library: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The results file of one serial run over the library (read-only: a test that appends copies it)."""
+    out = tmp_path_factory.mktemp("serial") / "probes.jsonl"
+    probe_library_file(library, out, engine=SerialEngine())
+    return out
+
+
 def stable(records: list[dict]) -> dict[str, dict]:
     """Records by reference without the fields that vary between runs (timings, worker pid)."""
     return {r["ref"]: {k: v for k, v in r.items() if k not in VOLATILE} for r in records}
@@ -59,9 +67,9 @@ def test_folder_run_records_each_clip_with_the_probes_results(library: Path, tmp
     assert str(library) not in out.read_text()  # no machine paths in the results
 
 
-def test_a_second_run_skips_every_clip_and_changed_options_probe_again(library: Path, tmp_path: Path) -> None:
+def test_a_second_run_skips_every_clip_and_changed_options_probe_again(library: Path, serial_run: Path, tmp_path: Path) -> None:
     out = tmp_path / "probes.jsonl"
-    probe_library_file(library, out, engine=SerialEngine())
+    shutil.copy(serial_run, out)  # the first run's results
     first = out.read_bytes()
     _, again = probe_library_file(library, out, engine=SerialEngine())
     assert out.read_bytes() == first
@@ -73,10 +81,9 @@ def test_a_second_run_skips_every_clip_and_changed_options_probe_again(library: 
     assert len({r["options_hash"] for r in records}) == 2
 
 
-def test_local_pool_and_serial_runs_give_the_same_records(library: Path, tmp_path: Path) -> None:
-    probe_library_file(library, tmp_path / "a.jsonl", engine=SerialEngine())
+def test_local_pool_and_serial_runs_give_the_same_records(library: Path, serial_run: Path, tmp_path: Path) -> None:
     probe_library_file(library, tmp_path / "b.jsonl", engine=LocalEngine(workers=2))
-    assert stable(read_results(tmp_path / "a.jsonl")) == stable(read_results(tmp_path / "b.jsonl"))
+    assert stable(read_results(serial_run)) == stable(read_results(tmp_path / "b.jsonl"))
 
 
 def test_manifest_lists_missing_unreadable_and_bad_entries_and_probes_the_rest(library: Path, tmp_path: Path) -> None:
@@ -136,9 +143,9 @@ def test_urls_are_downloaded_once_into_a_content_addressed_cache(library: Path, 
         assert server.requests[hits:] == ["/missing/x.mp4"]  # the cached clip was not downloaded again
 
 
-def test_a_torn_last_line_is_cut_off_and_that_clip_probed_again(library: Path, tmp_path: Path) -> None:
+def test_a_torn_last_line_is_cut_off_and_that_clip_probed_again(library: Path, serial_run: Path, tmp_path: Path) -> None:
     out = tmp_path / "out.jsonl"
-    probe_library_file(library, out, engine=SerialEngine())
+    shutil.copy(serial_run, out)  # a finished run's results
     lines = out.read_text().splitlines(keepends=True)
     out.write_text("".join(lines[:3]) + lines[3][:40])  # killed mid-write of the fourth line
     with open_results(out) as opened:
