@@ -13,9 +13,10 @@ whole corpus is test support (``tests/support/corpus.py``).
 from __future__ import annotations
 
 import argparse
+from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Iterator, Literal, Sequence
+from typing import Callable, Iterator, Literal, Sequence
 
 import numpy as np
 
@@ -113,6 +114,29 @@ class ClipSpec:
         return [int(v) for v in np.concatenate([[0.0], np.cumsum(steps)[:-1]])]
 
 
+#: the last few worlds made (read-only), by everything that shapes one: the variants of one clip (its
+#: faults, its length within the same span) pan over the same world, which costs more to make than to keep
+_WORLDS: OrderedDict[tuple[object, ...], np.ndarray] = OrderedDict()
+_WORLDS_KEPT, _WORLD_MAX_BYTES = 6, 8 << 20
+
+
+def _shared_world(spec: ClipSpec, shot: int, tall: int, span: int, make: Callable[[], np.ndarray]) -> np.ndarray:
+    """``make()``, or the same world made before for an equal spec (footage and worlds over 8 MB never kept)."""
+    if spec.scene == "footage":  # read from a file, which may change
+        return make()
+    key = (spec.scene, spec.texture, spec.period, spec.angle, spec.seed, shot, tall, span)
+    if key in _WORLDS:
+        _WORLDS.move_to_end(key)
+        return _WORLDS[key]
+    world = make()
+    if world.nbytes <= _WORLD_MAX_BYTES:
+        world.flags.writeable = False
+        _WORLDS[key] = world
+        while len(_WORLDS) > _WORLDS_KEPT:
+            _WORLDS.popitem(last=False)
+    return world
+
+
 class _Renderer:
     """Renders the frames of one ClipSpec, one at a time."""
 
@@ -132,7 +156,8 @@ class _Renderer:
         tall = int((abs(spec.tilt_px) + abs(spec.drift_px)) * travel) + spec.height + 2 * margin
         make = world_maker(spec)
         # shot 1 (what a cut or dissolve switches to) is made when first seen: each world has its own seed
-        self._make_world = lambda shot: make(spec.seed + 1000 * shot, tall, span, shot)
+        self._make_world = lambda shot: _shared_world(spec, shot, tall, span,
+                                                      lambda: make(spec.seed + 1000 * shot, tall, span, shot))
         self._worlds: dict[int, np.ndarray] = {}
         self.wobble = _wobble_phase(spec.seed + 4, tall, span) if spec.wobble_px else None
         self.mover = mover(spec.scene)
