@@ -117,6 +117,15 @@ def fake_clock() -> Iterator[FakeClock]:
         yield clock
 
 
+@pytest.fixture(scope="module")
+def measure_once() -> Iterator[None]:
+    """For a module's tests: each clip decoded and measured once per process (``support.measure_once``)."""
+    from support.measure_once import measuring_once
+
+    with measuring_once():
+        yield
+
+
 @pytest.fixture
 def fake() -> Iterator[FakeGemini]:
     """A running fake Gemini server, stopped after the test."""

@@ -78,7 +78,9 @@ class LocalEngine:
         # spawn, not fork: a forked child of a process that already ran OpenCV or onnxruntime threads
         # can inherit a held lock and hang on its first call
         spawn = multiprocessing.get_context("spawn")
-        pool = ProcessPool(max_workers=self.size, initializer=_init_local, initargs=(context, init), context=spawn)
+        # no more processes than jobs: each one costs an interpreter start and the probes' imports
+        processes = max(1, min(self.size, len(payloads)))
+        pool = ProcessPool(max_workers=processes, initializer=_init_local, initargs=(context, init), context=spawn)
         try:
             running: dict[Any, int] = {}
             while pending or running:

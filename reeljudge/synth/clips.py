@@ -13,9 +13,10 @@ whole corpus is test support (``tests/support/corpus.py``).
 from __future__ import annotations
 
 import argparse
+from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Iterator, Literal, Sequence
+from typing import Callable, Iterator, Literal, Sequence
 
 import numpy as np
 
@@ -113,6 +114,29 @@ class ClipSpec:
         return [int(v) for v in np.concatenate([[0.0], np.cumsum(steps)[:-1]])]
 
 
+#: the last few worlds made (read-only), by everything that shapes one: the variants of one clip (its
+#: faults, its length within the same span) pan over the same world, which costs more to make than to keep
+_WORLDS: OrderedDict[tuple[object, ...], np.ndarray] = OrderedDict()
+_WORLDS_KEPT, _WORLD_MAX_BYTES = 6, 8 << 20
+
+
+def _shared_world(spec: ClipSpec, shot: int, tall: int, span: int, make: Callable[[], np.ndarray]) -> np.ndarray:
+    """``make()``, or the same world made before for an equal spec (footage and worlds over 8 MB never kept)."""
+    if spec.scene == "footage":  # read from a file, which may change
+        return make()
+    key = (spec.scene, spec.texture, spec.period, spec.angle, spec.seed, shot, tall, span)
+    if key in _WORLDS:
+        _WORLDS.move_to_end(key)
+        return _WORLDS[key]
+    world = make()
+    if world.nbytes <= _WORLD_MAX_BYTES:
+        world.flags.writeable = False
+        _WORLDS[key] = world
+        while len(_WORLDS) > _WORLDS_KEPT:
+            _WORLDS.popitem(last=False)
+    return world
+
+
 class _Renderer:
     """Renders the frames of one ClipSpec, one at a time."""
 
@@ -131,7 +155,10 @@ class _Renderer:
         span = int(abs(spec.pan_px) * travel) + spec.width * 2 + 2 * margin
         tall = int((abs(spec.tilt_px) + abs(spec.drift_px)) * travel) + spec.height + 2 * margin
         make = world_maker(spec)
-        self.worlds = [make(spec.seed, tall, span, 0), make(spec.seed + 1000, tall, span, 1)]
+        # shot 1 (what a cut or dissolve switches to) is made when first seen: each world has its own seed
+        self._make_world = lambda shot: _shared_world(spec, shot, tall, span,
+                                                      lambda: make(spec.seed + 1000 * shot, tall, span, shot))
+        self._worlds: dict[int, np.ndarray] = {}
         self.wobble = _wobble_phase(spec.seed + 4, tall, span) if spec.wobble_px else None
         self.mover = mover(spec.scene)
         # repeating worlds and footage: a cubic camera, so a pan by a fraction of a pixel keeps its detail
@@ -146,6 +173,12 @@ class _Renderer:
         held = [f for f in spec.faults if f.kind == "flicker_random"]
         self.random_gain = {i: float(g) for f in held for i,
                             g in zip(range(f.start, f.end + 1), _held_uniform(self.rng, f.length))}
+
+    def _world(self, shot: int) -> np.ndarray:
+        """The world of shot 0 (the clip's own) or 1 (after a cut), made once when first needed."""
+        if shot not in self._worlds:
+            self._worlds[shot] = self._make_world(shot)
+        return self._worlds[shot]
 
     def _faults(self, kind: FaultKind) -> list[Fault]:
         return [f for f in self.spec.faults if f.kind == kind]
@@ -212,11 +245,11 @@ class _Renderer:
         t = self.drawn[min(index, len(self.drawn) - 1)] if at is None else at
         switches = sum(1 for f in self._faults("cut") if index >= f.start)
         switches += sum(1 for f in self._faults("dissolve") if index > f.end)
-        frame = self._view(self.worlds[switches % 2], index, t)
+        frame = self._view(self._world(switches % 2), index, t)
         for f in self._faults("dissolve"):
             if f.covers(index):
                 alpha = (index - f.start + 1) / (f.length + 1)
-                other = self._view(self.worlds[(switches + 1) % 2], index, t)
+                other = self._view(self._world((switches + 1) % 2), index, t)
                 frame = np.clip(frame * (1 - alpha) + other * alpha, 0, 255).astype(np.uint8)
         self.mover(frame, self.spec.width, self.spec.height, self.spec.object_px, t)
         return frame

@@ -11,6 +11,8 @@ from reeljudge.ab_judge.probes_judge import compare_probes
 from reeljudge.probes.report import ProbeResult, ProbesVerdict
 from support.paths import ROOT
 
+pytestmark = pytest.mark.usefixtures("measure_once")  # each clip decoded once per process (tests/support/measure_once.py)
+
 CLIPS = ROOT / "datasets" / "clips"
 PROMPT = "A red ball rolls past a textured wall while the camera pans; one continuous shot."
 

@@ -20,6 +20,8 @@ from reeljudge.assertions.ab_judge import get_assert
 from reeljudge.synth.clips import Fault, make_clip
 from support.textures import texture_clips
 
+pytestmark = pytest.mark.usefixtures("measure_once")  # each clip decoded once per process (tests/support/measure_once.py)
+
 WALL = texture_clips("test")["D_bricks_pan2"]
 BALL = replace(WALL.spec, object_px=3.0)
 PROMPT = WALL.prompt

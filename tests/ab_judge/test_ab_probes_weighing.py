@@ -16,6 +16,8 @@ from reeljudge.ab_judge.probes_judge import compare_probes
 from reeljudge.probes.report import ProbeResult, ProbesVerdict
 from reeljudge.synth.clips import ClipSpec, Fault, make_clip
 
+pytestmark = pytest.mark.usefixtures("measure_once")  # each clip decoded once per process (tests/support/measure_once.py)
+
 PROMPT = "A red ball rolls past a textured wall while the camera pans; one continuous shot."
 BASE = ClipSpec(frames=72, fps=24, grain=1.5)  # 3 s
 CLIPS = {

@@ -30,14 +30,29 @@ def library(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root / "set"
 
 
+@pytest.fixture(scope="module")
+def serial_run(library: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The results file of one serial run over the library (read-only: a test that appends copies it)."""
+    out = tmp_path_factory.mktemp("serial") / "probes.jsonl"
+    probe_library_file(library, out, engine=SerialEngine())
+    return out
+
+
+@pytest.fixture(scope="module")
+def pool_run(library: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, object, object]:
+    """One run over the library in a local pool of two processes: its results file, summary and stats (read-only)."""
+    out = tmp_path_factory.mktemp("pool") / "probes.jsonl"
+    summary, stats = probe_library_file(library, out, engine=LocalEngine(workers=2))
+    return out, summary, stats
+
+
 def stable(records: list[dict]) -> dict[str, dict]:
     """Records by reference without the fields that vary between runs (timings, worker pid)."""
     return {r["ref"]: {k: v for k, v in r.items() if k not in VOLATILE} for r in records}
 
 
-def test_folder_run_records_each_clip_with_the_probes_results(library: Path, tmp_path: Path) -> None:
-    out = tmp_path / "probes.jsonl"
-    summary, stats = probe_library_file(library, out, engine=LocalEngine(workers=2))
+def test_folder_run_records_each_clip_with_the_probes_results(library: Path, pool_run: tuple) -> None:
+    out, summary, stats = pool_run
     records = {r["ref"]: r for r in read_results(out)}
     assert sorted(records) == [f"{n}.mp4" for n in sorted(CLIPS)]
     assert stats.written == 4 and stats.errors == 0 and summary.ok
@@ -59,9 +74,9 @@ def test_folder_run_records_each_clip_with_the_probes_results(library: Path, tmp
     assert str(library) not in out.read_text()  # no machine paths in the results
 
 
-def test_a_second_run_skips_every_clip_and_changed_options_probe_again(library: Path, tmp_path: Path) -> None:
+def test_a_second_run_skips_every_clip_and_changed_options_probe_again(library: Path, serial_run: Path, tmp_path: Path) -> None:
     out = tmp_path / "probes.jsonl"
-    probe_library_file(library, out, engine=SerialEngine())
+    shutil.copy(serial_run, out)  # the first run's results
     first = out.read_bytes()
     _, again = probe_library_file(library, out, engine=SerialEngine())
     assert out.read_bytes() == first
@@ -73,10 +88,8 @@ def test_a_second_run_skips_every_clip_and_changed_options_probe_again(library: 
     assert len({r["options_hash"] for r in records}) == 2
 
 
-def test_local_pool_and_serial_runs_give_the_same_records(library: Path, tmp_path: Path) -> None:
-    probe_library_file(library, tmp_path / "a.jsonl", engine=SerialEngine())
-    probe_library_file(library, tmp_path / "b.jsonl", engine=LocalEngine(workers=2))
-    assert stable(read_results(tmp_path / "a.jsonl")) == stable(read_results(tmp_path / "b.jsonl"))
+def test_local_pool_and_serial_runs_give_the_same_records(serial_run: Path, pool_run: tuple) -> None:
+    assert stable(read_results(serial_run)) == stable(read_results(pool_run[0]))
 
 
 def test_manifest_lists_missing_unreadable_and_bad_entries_and_probes_the_rest(library: Path, tmp_path: Path) -> None:
@@ -136,9 +149,9 @@ def test_urls_are_downloaded_once_into_a_content_addressed_cache(library: Path, 
         assert server.requests[hits:] == ["/missing/x.mp4"]  # the cached clip was not downloaded again
 
 
-def test_a_torn_last_line_is_cut_off_and_that_clip_probed_again(library: Path, tmp_path: Path) -> None:
+def test_a_torn_last_line_is_cut_off_and_that_clip_probed_again(library: Path, serial_run: Path, tmp_path: Path) -> None:
     out = tmp_path / "out.jsonl"
-    probe_library_file(library, out, engine=SerialEngine())
+    shutil.copy(serial_run, out)  # a finished run's results
     lines = out.read_text().splitlines(keepends=True)
     out.write_text("".join(lines[:3]) + lines[3][:40])  # killed mid-write of the fourth line
     with open_results(out) as opened:
@@ -156,7 +169,7 @@ def test_one_output_file_is_written_by_one_run_at_a_time(tmp_path: Path) -> None
 
 def test_cli_prints_the_fault_table_and_exit_codes(library: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "out.jsonl"
-    assert cli_main(["probes", str(library), "-o", str(out), "-j", "2", "--no-progress"]) == 0
+    assert cli_main(["probes", str(library), "-o", str(out), "-j", "1", "--no-progress"]) == 0
     text = capsys.readouterr().out
     assert "this run: 4 probed, 0 already done, 0 could not be probed" in text
     assert "faults found in 3 of 4 clips probed" in text

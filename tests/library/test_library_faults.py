@@ -57,19 +57,21 @@ def stable(records: list[dict]) -> dict[str, dict]:
     return {r["sha256"]: {k: v for k, v in r.items() if k not in (*VOLATILE, "ref", "key")} for r in records}
 
 
-def clean_run(folder: Path, tmp_path: Path) -> list[dict]:
+@pytest.fixture(scope="module")
+def clean_run(served: Path, tmp_path_factory: pytest.TempPathFactory) -> list[dict]:
     """The records of an undisturbed serial run over the same clips."""
-    probe_library_file(folder, tmp_path / "reference.jsonl", engine=SerialEngine())
-    return read_results(tmp_path / "reference.jsonl")
+    out = tmp_path_factory.mktemp("reference") / "reference.jsonl"
+    probe_library_file(served, out, engine=SerialEngine())
+    return read_results(out)
 
 
-def test_a_worker_killed_mid_clip_has_that_clip_redone_once(served: Path, tmp_path: Path) -> None:
+def test_a_worker_killed_mid_clip_has_that_clip_redone_once(served: Path, clean_run: list[dict], tmp_path: Path) -> None:
     out = tmp_path / "out.jsonl"
     with ClipServer(served) as server:
         manifest = manifest_for(server, served, tmp_path / "clips.txt")
         result: dict = {}
         runner = threading.Thread(
-            target=lambda: result.update(run=probe_library_file(manifest, out, engine=LocalEngine(workers=2),
+            target=lambda: result.update(run=probe_library_file(manifest, out, engine=LocalEngine(workers=1),
                                                                 cache_dir=str(tmp_path / "dl")))
         )
         runner.start()
@@ -90,16 +92,16 @@ def test_a_worker_killed_mid_clip_has_that_clip_redone_once(served: Path, tmp_pa
     assert all(r["status"] == "ok" for r in records)
     assert next(r for r in records if r["ref"].endswith("/stall/black.mp4"))["worker_pid"] != victim
     assert server.requests.count("/stall/black.mp4") == 2  # downloaded again by a fresh worker
-    assert stable(records) == stable(clean_run(served, tmp_path))
+    assert stable(records) == stable(clean_run)
     assert summary.ok and summary.fault_counts["black_frames"] == 1
 
 
-def test_a_run_killed_midway_resumes_without_duplicates_or_losses(served: Path, tmp_path: Path) -> None:
+def test_a_run_killed_midway_resumes_without_duplicates_or_losses(served: Path, clean_run: list[dict], tmp_path: Path) -> None:
     out = tmp_path / "out.jsonl"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     with ClipServer(served) as server:
         manifest = manifest_for(server, served, tmp_path / "clips.txt")
-        command = [sys.executable, "-m", "reeljudge.cli", "probes", str(manifest), "-o", str(out), "-j", "2", "--no-progress",
+        command = [sys.executable, "-m", "reeljudge.cli", "probes", str(manifest), "-o", str(out), "-j", "1", "--no-progress",
                    "--cache-dir", str(tmp_path / "dl")]
         run = subprocess.Popen(command, env=env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         try:
@@ -119,4 +121,4 @@ def test_a_run_killed_midway_resumes_without_duplicates_or_losses(served: Path, 
     records = read_results(out)
     assert len(records) == 3 and len({r["ref"] for r in records}) == 3 and len({r["key"] for r in records}) == 3
     assert out.read_bytes().endswith(b"\n") and out.read_bytes().count(b"\n") == 3
-    assert stable(records) == stable(clean_run(served, tmp_path))
+    assert stable(records) == stable(clean_run)
