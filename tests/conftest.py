@@ -1,6 +1,6 @@
 """Shared fixtures: a clean environment (no real keys ever used), the fake Gemini and stock-API servers,
 one embedded PostgreSQL per process, the probes corpus and the texture corpus's test split written once per
-run, the offline embedding model.
+run, the offline embedding model and the offline judge's derived data (made once per run).
 
 The tests live in folders by area (``tests/<area>/test_*.py``: no ``__init__.py``, so module names stay
 unique across folders); shared support is ``tests/support`` (``support.<module>``: this file's folder is
@@ -223,6 +223,15 @@ def texture_test_split(tmp_path_factory: pytest.TempPathFactory) -> dict[str, di
     from support.textures import probe_texture_split
 
     return once_per_run(tmp_path_factory, "texture-corpus-test", lambda folder: probe_texture_split(folder, "test"))
+
+
+@pytest.fixture(scope="session")
+def offline_judge_data(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The offline judge's norms and background bank vectors in this process, made once per test run and read
+    by every process (``support.offline_judge``): a module that judges offline uses it (``usefixtures``)."""
+    from support.offline_judge import warm_offline_judge
+
+    warm_offline_judge(tmp_path_factory)
 
 
 @pytest.fixture(scope="module")

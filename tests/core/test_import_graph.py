@@ -8,6 +8,7 @@ matching name in ``LAYERS``; a module imports only from its own unit or from a l
 from __future__ import annotations
 
 import ast
+from functools import lru_cache
 from pathlib import Path
 
 from support.paths import ROOT, TESTS
@@ -39,6 +40,12 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 LAYER_OF = {unit: level for level, units in enumerate(LAYERS) for unit in units}
 
 
+@lru_cache(maxsize=None)
+def _nodes(source: str) -> tuple[ast.AST, ...]:
+    """Every node of ``source``'s syntax tree, parsed once per content (each test here reads the whole package)."""
+    return tuple(ast.walk(ast.parse(source)))
+
+
 def modules() -> dict[str, Path]:
     """Every module of the package by dotted name."""
     found = {}
@@ -51,7 +58,7 @@ def modules() -> dict[str, Path]:
 def imported(name: str, path: Path, known: dict[str, Path]) -> set[str]:
     """The package's modules that ``name`` imports, anywhere in its source (``from p import m``: ``p.m``)."""
     targets: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in _nodes(path.read_text(encoding="utf-8")):
         if isinstance(node, ast.Import):
             targets.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -187,7 +194,7 @@ def test_judge_identity_is_spelled_in_its_module_only():
 def promptfoo_keys(source: str, keys: frozenset[str] | set[str] = PROMPTFOO_KEYS) -> set[str]:
     """The string constants of ``source`` that are one of ``keys`` (a docstring or message that
     mentions a key is no reading of it)."""
-    return {node.value for node in ast.walk(ast.parse(source))
+    return {node.value for node in _nodes(source)
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in keys}
 
 
@@ -221,7 +228,7 @@ def test_the_product_imports_no_test_support():
 def _top_names(path: Path) -> set[str]:
     """The first component of every absolute import in ``path``."""
     names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in _nodes(path.read_text(encoding="utf-8")):
         if isinstance(node, ast.Import):
             names.update(alias.name.split(".")[0] for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and not node.level and node.module:

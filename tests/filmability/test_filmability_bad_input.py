@@ -8,6 +8,8 @@ from support.fake_gemini import json_reply
 from support.promptfoo_run import ROOT, rows, run_promptfoo_eval
 from reeljudge.assertions.filmability import get_assert
 
+pytestmark = pytest.mark.usefixtures("offline_judge_data")  # judges offline: norms and bank vectors made once per run
+
 TERMS = json.dumps(["server room", "engineer typing"])
 
 

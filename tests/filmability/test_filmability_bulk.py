@@ -17,6 +17,8 @@ from reeljudge.filmability.bulk import judge_narrations_file
 from reeljudge.library.engines import LocalEngine, SerialEngine
 from reeljudge.library.jsonl import read_results
 
+pytestmark = pytest.mark.usefixtures("offline_judge_data")  # judges offline: norms and bank vectors made once per run
+
 ROWS = [
     {"id": "redis-fast", "narration": "Redis stores everything in memory, making it blazingly fast",
      "terms": ["server room", "computer RAM", "data center lights", "fast motion blur"]},

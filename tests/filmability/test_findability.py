@@ -16,6 +16,8 @@ from reeljudge.retry import RetryPolicy
 from reeljudge.stock.search import SearchSettings, StockSearchError, count_clips
 from reeljudge.stock.sources import PEXELS, PIXABAY
 
+pytestmark = pytest.mark.usefixtures("offline_judge_data")  # judges offline: norms and bank vectors made once per run
+
 REDIS_FAST = "Redis stores everything in memory, making it blazingly fast"
 TERMS = ["server room", "computer RAM", "data center lights", "fast motion blur"]
 COUNTS = {"server room": 812, "computer ram": 140, "data center lights": 37, "fast motion blur": 0}

@@ -13,6 +13,8 @@ from reeljudge.filmability.generators.keywords import keyword_terms
 from reeljudge.filmability.generators.visual import visual_terms
 from support.paths import ROOT
 
+pytestmark = pytest.mark.usefixtures("offline_judge_data")  # judges offline: norms and bank vectors made once per run
+
 NARRATIONS = yaml.safe_load((ROOT / "datasets" / "narrations.yaml").read_text(encoding="utf-8"))
 
 

@@ -8,6 +8,8 @@ from reeljudge.filmability import lexicon
 from reeljudge.filmability.lexicon import coverage, lemmas, segment
 from reeljudge.filmability.term_reading import term_concreteness
 
+pytestmark = pytest.mark.usefixtures("offline_judge_data")  # judges offline: norms and bank vectors made once per run
+
 UNFILMABLE = ["efficiency", "scalability", "closure", "API"]
 FILMABLE = ["server room", "typing", "sunset", "frustrated person"]
 

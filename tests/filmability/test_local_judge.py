@@ -12,6 +12,8 @@ from reeljudge.filmability.embeddings import EmbeddingModelError, get_embedder
 from reeljudge.filmability.judge_local import LocalJudgeOptions, judge_terms_locally
 from reeljudge.filmability.score_table import score_breakdown
 
+pytestmark = pytest.mark.usefixtures("offline_judge_data")  # judges offline: norms and bank vectors made once per run
+
 REDIS_FAST = "Redis stores everything in memory, making it blazingly fast"
 CLOSURES = "You need to understand how closures work"
 REDIS = "Redis stores everything in memory"

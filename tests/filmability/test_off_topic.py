@@ -12,6 +12,8 @@ from reeljudge.assertions.filmability import get_assert
 from reeljudge.filmability.judge_local import LocalJudgeOptions, judge_terms_locally
 from reeljudge.filmability.relevance import ListEvidence, TermRelevance, list_level
 
+pytestmark = pytest.mark.usefixtures("offline_judge_data")  # judges offline: norms and bank vectors made once per run
+
 TEACHER = "A good teacher notices when a student is falling behind."
 UNRELATED = ["fishing boat", "car engine", "mountain lake"]
 WHALES = "Humpback whales travel thousands of miles to warmer waters each winter."

@@ -9,6 +9,8 @@ from reeljudge.filmability.judge_local import LocalJudgeOptions, judge_terms_loc
 from reeljudge.filmability.score_table import score_breakdown
 from reeljudge.filmability.term_reading import term_concreteness
 
+pytestmark = pytest.mark.usefixtures("offline_judge_data")  # judges offline: norms and bank vectors made once per run
+
 SAVING = "Putting a little money aside every week adds up faster than you think."
 REMOTE = "Working from home means more video calls and fewer commutes."
 ELECTRIC = "Electric cars are replacing petrol cars in cities."

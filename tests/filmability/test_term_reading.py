@@ -11,6 +11,8 @@ from reeljudge.filmability.judge_local import LocalJudgeOptions, read_terms
 from reeljudge.filmability.senses import narration_domain
 from reeljudge.filmability.term_reading import term_concreteness
 
+pytestmark = pytest.mark.usefixtures("offline_judge_data")  # judges offline: norms and bank vectors made once per run
+
 GENERAL = "Households in the city changed how they live over the last ten years"
 SOFTWARE = "A memory leak slowly eats the server's RAM until the service crashes"
 PIPELINE = "The build pipeline runs every test on each commit"

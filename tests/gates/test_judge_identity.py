@@ -5,9 +5,13 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
+
 from support.fake_gemini import json_reply
 from reeljudge.gates.results import judge_identities
 from reeljudge.synth.clips import FIXTURES, make_clip
+
+pytestmark = pytest.mark.usefixtures("offline_judge_data")  # judges offline: norms and bank vectors made once per run
 
 TERMS = json.dumps(["server room", "computer RAM", "data center lights"])
 NARRATION = "Redis stores everything in memory, making it blazingly fast"

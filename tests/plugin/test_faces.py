@@ -12,6 +12,8 @@ import reeljudge
 from reeljudge.errors import BadInputError
 from support.paths import ROOT
 
+pytestmark = pytest.mark.usefixtures("offline_judge_data")  # judges offline: norms and bank vectors made once per run
+
 CLEAN = str(ROOT / "datasets" / "clips" / "gen_clean.mp4")
 FLICKER = str(ROOT / "datasets" / "clips" / "gen_flicker.mp4")
 NARRATION = "Redis keeps data in memory"
