@@ -20,7 +20,7 @@ import pytest
 def one_tls_context() -> Iterator[None]:
     """Build httpx's default TLS context once for the session instead of once per client."""
     build = transports.create_ssl_context
-    shared = lru_cache(maxsize=1)(lambda trust_env: build(verify=True, cert=None, trust_env=trust_env))
+    shared = lru_cache(maxsize=2)(lambda trust_env: build(verify=True, cert=None, trust_env=trust_env))
 
     def create(verify: Any = True, cert: Any = None, trust_env: bool = True) -> Any:
         return shared(trust_env) if verify is True and cert is None else build(verify=verify, cert=cert, trust_env=trust_env)
