@@ -1,9 +1,10 @@
 """The rating server's network edge against a hostile client (issue 28): one test per attack, over real sockets.
 
-Each test replays one finding against ``reeljudge ab serve`` running as its own process on
-127.0.0.1 (so its open-files limit can be set): memory before authentication, idle connections
-past the open-files limit, half-sent headers, trickled bodies, unstorable text, a newline-ended
-submission id, malformed ranges. Every loop is bounded in count and time.
+Each test replays one finding against the server on 127.0.0.1, in this process with ``ab serve``'s
+connection protocol, or as ``reeljudge ab serve`` in its own process where its open-files limit is
+set: memory before authentication, idle connections past the open-files limit, half-sent headers,
+trickled bodies, unstorable text, a newline-ended submission id, malformed ranges. Every loop is
+bounded in count and time.
 """
 
 from __future__ import annotations
@@ -22,24 +23,20 @@ from support.ab_study import closed_within as _closed_within
 from support.ab_study import first_answer as _answer
 from support.ab_study import free_port, invite, make_study, running_server, serve_process, take_task, valid_form
 from reeljudge.ab.evidence import RangeError, requested_spans
+from reeljudge.ab.limits import ConnectionLimits
 from support.paths import ROOT
 
-FAST_DEADLINES = ["--header-timeout", "2", "--body-timeout", "2"]
+FAST_DEADLINES = ConnectionLimits(header_timeout=2, body_timeout=2)
 NGINX = "/usr/sbin/nginx"  # Debian's nginx, installed by scripts/setup.sh
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory) -> Iterator[tuple[str, int, object]]:
-    """A study with twelve pairs and a server with short header and body deadlines: (url, port, workspace)."""
-    tmp = tmp_path_factory.mktemp("hostile-edge")
-    ws = make_study(tmp, n_pairs=12)
-    port = free_port()
-    proc = serve_process(ws.root, port, tmp / "server.log", *FAST_DEADLINES)
-    try:
-        yield f"http://127.0.0.1:{port}", port, ws
-    finally:
-        proc.terminate()
-        proc.wait(10)
+    """A study with twelve pairs and a server with short header and body deadlines, in this process with ``ab serve``'s
+    connection protocol (no interpreter to start): (url, port, workspace)."""
+    ws = make_study(tmp_path_factory.mktemp("hostile-edge"), n_pairs=12)
+    with running_server(ws, limits=FAST_DEADLINES) as url:
+        yield url, int(url.rsplit(":", 1)[1]), ws
 
 
 def test_an_unknown_token_is_answered_before_the_body_is_sent(server):

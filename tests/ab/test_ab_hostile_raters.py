@@ -11,7 +11,7 @@ import time
 import httpx
 import pytest
 
-from support.ab_study import invite, make_study, running_server, take_task, valid_form
+from support.ab_study import invite, make_study, running_server, take_task, valid_form, watch_task
 from reeljudge.ab.assignment import QCOptions, assignment_by_id
 
 
@@ -37,8 +37,10 @@ def test_a_rater_whose_hold_expired_and_whose_pair_was_rated_by_others_moves_on(
     ann, bob, carol = (invite(ws, name) for name in ("ann", "bob", "carol"))
     qc = QCOptions(gold_every=0, assignment_ttl_s=2.0)
     with running_server(ws, qc) as url, httpx.Client(timeout=30) as client:
-        late_task, late_watch = take_task(client, url, ann)
-        time.sleep(2.1)  # ann's hold expires: the pair is free again, and goes to bob and carol
+        late_task = client.get(f"{url}/api/r/{ann}/task").json()["task"]
+        handed_out = time.monotonic()  # after the server handed the task out
+        late_watch = watch_task(client, url, late_task, handed_out)
+        time.sleep(max(0.0, handed_out + 2.1 - time.monotonic()))  # ann's hold expires: the pair goes to bob and carol
         for name, token, system in (("bob", bob, "sys-x"), ("carol", carol, "sys-x" if others == "agree" else "sys-y")):
             task, watch = take_task(client, url, token)
             assert task["prompt"] == late_task["prompt"]

@@ -91,8 +91,10 @@ def test_a_submit_after_the_hold_expired_and_the_sample_was_reissued_is_a_409(tm
     ann, bob, carol = (invite(ws, name) for name in ("ann", "bob", "carol"))
     qc = QCOptions(gold_every=0, assignment_ttl_s=2.0)
     with running_server(ws, qc) as url, httpx.Client(timeout=30) as client:
-        late_task, late_watch = take_task(client, url, ann)
-        time.sleep(2.1)  # ann's hold expires: the sample is free again
+        late_task = client.get(f"{url}/api/r/{ann}/task").json()["task"]
+        handed_out = time.monotonic()  # after the server handed the task out
+        late_watch = watch_task(client, url, late_task, handed_out)
+        time.sleep(max(0.0, handed_out + 2.1 - time.monotonic()))  # ann's hold expires: the sample is free again
         for name, token in (("bob", bob), ("carol", carol)):
             task, watch = take_task(client, url, token)
             body = {"assignment_id": task["assignment_id"], "submission_id": f"{name}-0001",

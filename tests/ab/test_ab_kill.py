@@ -11,13 +11,13 @@ import time
 
 import httpx
 
-from support.ab_study import free_port, invite, make_study, serve_process, take_task, valid_form
+from support.ab_study import byte_study, free_port, invite, serve_process, take_task, valid_form
 from reeljudge.ab.records import validate_record
 
 
 
 def test_sigkill_mid_write_keeps_every_acknowledged_record_and_no_torn_one(tmp_path):
-    ws = make_study(tmp_path, n_pairs=30)
+    ws = byte_study(tmp_path / "study", 20_000, n_pairs=30)  # clips served, never decoded: bytes, not encoded clips
     tokens = {f"rater{i}": invite(ws, f"rater{i}") for i in range(6)}
     port = free_port()
     url = f"http://127.0.0.1:{port}"

@@ -6,6 +6,7 @@ import socket
 import threading
 import time
 from contextlib import contextmanager
+from functools import lru_cache
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterator
@@ -26,15 +27,25 @@ CHROMIUM_ARGS = [
 FAULTS = ("flicker", "frozen", "black", "cut", "shake", "gray")
 
 
-def make_clips(folder: Path, n: int, frames: int = 24) -> list[Path]:
-    """``n`` small distinct clips (128×72, 24 fps) from the fixture generator."""
+@lru_cache(maxsize=None)
+def _clip_bytes(i: int, frames: int) -> bytes:
+    """The bytes of clip ``i`` of :func:`make_clips` (rendered once per process: the generator is deterministic)."""
+    import tempfile
+
     from reeljudge.synth.clips import BASE, Fault, make_clip
 
-    spec = replace(BASE, width=128, height=72, frames=frames)
-    paths = []
-    for i in range(n):
-        faults = () if i % 2 == 0 else (Fault(FAULTS[(i // 2) % len(FAULTS)], frames // 3, max(2, frames // 3)),)
-        paths.append(make_clip(folder / f"clip{i}.mp4", replace(spec, seed=11 + i // 2).with_faults(*faults)))
+    spec = replace(BASE, width=128, height=72, frames=frames, seed=11 + i // 2)
+    faults = () if i % 2 == 0 else (Fault(FAULTS[(i // 2) % len(FAULTS)], frames // 3, max(2, frames // 3)),)
+    with tempfile.TemporaryDirectory() as folder:
+        return make_clip(Path(folder) / "clip.mp4", spec.with_faults(*faults)).read_bytes()
+
+
+def make_clips(folder: Path, n: int, frames: int = 24) -> list[Path]:
+    """``n`` small distinct clips (128×72, 24 fps) from the fixture generator."""
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = [folder / f"clip{i}.mp4" for i in range(n)]
+    for i, path in enumerate(paths):
+        path.write_bytes(_clip_bytes(i, frames))
     return paths
 
 
@@ -105,18 +116,19 @@ def free_port() -> int:
 
 @contextmanager
 def running_server(ws: Workspace, qc: QCOptions = QCOptions(gold_every=0), **options: Any) -> Iterator[str]:
-    """The real app under uvicorn with ``ab serve``'s connection protocol, on a free port in a background thread; yields its
-    base URL. ``options``: other ServeOptions fields (``limits``, ``rates``)."""
+    """The real app under uvicorn with ``ab serve``'s connection protocol and listen backlog, on a free port in a background
+    thread; yields its base URL. ``options``: other ServeOptions fields (``limits``, ``rates``)."""
     import httpx
     import uvicorn
 
     from reeljudge.ab.connection import guarded_protocol
+    from reeljudge.ab.limits import BACKLOG
 
     port = free_port()
     serve = ServeOptions(port=port, qc=qc, **options)
     config = uvicorn.Config(create_app(ws, serve), host="127.0.0.1", port=port, log_level="warning",
                             http=guarded_protocol(serve.limits),
-                            timeout_keep_alive=serve.limits.keep_alive)
+                            timeout_keep_alive=serve.limits.keep_alive, backlog=BACKLOG)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
