@@ -24,7 +24,9 @@ from support.ab_judge_scripts import on_order, prefer, reply, side_bias, verdict
 from support.gecko_scripts import NESTED, script_nested, script_prompt
 from support.paths import ROOT
 
-pytestmark = pytest.mark.usefixtures("offline_judge_data")  # judges offline: norms and bank vectors made once per run
+# judges offline (norms and bank vectors made once per run); probes the same few clips 38 times (each again with
+# expect_fail, again as the A/B judge's new and reference clip): each decoded once (tests/support/measure_once.py)
+pytestmark = pytest.mark.usefixtures("offline_judge_data", "measure_once")
 
 CLIPS = ROOT / "datasets" / "clips"
 DUMP = os.environ.get("REELJUDGE_RESULTS_DUMP")  # read at import: the tests' clean environment drops REELJUDGE_*
@@ -212,29 +214,7 @@ def _check(results: dict[str, dict[str, dict]]) -> None:
     assert all(probes[n]["pass"] is not probes[n.removesuffix("_expect_fail")]["pass"] for n in inverted)
 
 
-@pytest.fixture
-def decode_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each clip decoded once per options for this test: the probes' ``measure`` remembered by (clip, options),
-    each caller handed its own copy of the signals (every probe, verdict and reason is still worked out per
-    assertion). The cases probe the same few clips 38 times (each again with ``expect_fail``, again as the A/B
-    judge's new and reference clip); a decode of one file with one set of options is deterministic."""
-    import copy
-
-    import reeljudge.probes
-    from reeljudge.probes.signals import measure
-
-    decoded: dict[tuple[str, str], Any] = {}
-
-    def remembered(path: str | Path, options: Any = None) -> Any:
-        key = (str(Path(path).resolve()), repr(options))
-        if key not in decoded:
-            decoded[key] = measure(path, options)  # a MediaError is raised again on every ask: nothing remembered
-        return copy.deepcopy(decoded[key])
-
-    monkeypatch.setattr(reeljudge.probes, "measure", remembered)
-
-
-def test_dump_every_assertion_result(gemini_env, stock, tmp_path: Path, decode_once: None) -> None:
+def test_dump_every_assertion_result(gemini_env, stock, tmp_path: Path) -> None:
     def run(grade: Callable[..., dict], output: Any, context: dict) -> dict:
         return _clean(grade(output, context), str(tmp_path), gemini_env.url)
 
