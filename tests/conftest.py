@@ -29,14 +29,13 @@ safe next to any other, in another process, in any order:
   before the deadline: a test's deadlines are long (100 s, not 0.5 s), which costs nothing on the clock;
 - nothing leaves 127.0.0.1: every HTTP(S) client the tests start (promptfoo and the Node it runs, npm,
   uv, google-genai's httpx, urllib) is sent to a local port that refuses connections
-  (:data:`REFUSING_PROXY`), except for loopback hosts. promptfoo posts a "telemetry disabled" event
+  (``support.offline_network``), except for loopback hosts. promptfoo posts a "telemetry disabled" event
   to r.promptfoo.app even with ``PROMPTFOO_DISABLE_TELEMETRY=1``; with this it is refused here.
 """
 
 from __future__ import annotations
 
 import os
-import socket
 from pathlib import Path
 from typing import Iterator
 
@@ -47,6 +46,7 @@ from support import promptfoo_run
 from support.clock import FakeClock
 from support.fake_gemini import FakeGemini
 from support.fake_stock import PEXELS_KEY, PIXABAY_KEY, FakeStock
+from support.offline_network import refuse_outside_traffic
 
 CREDENTIAL_VARS = (
     "GEMINI_API_KEY",
@@ -64,18 +64,7 @@ CREDENTIAL_VARS = (
 )
 
 
-def _refusing_port() -> tuple[socket.socket, str]:
-    """A 127.0.0.1 port held by this process and never listened on: a connection to it is refused at once."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    return sock, f"http://127.0.0.1:{sock.getsockname()[1]}"
-
-
-_HELD, REFUSING_PROXY = _refusing_port()
-LOOPBACK = "127.0.0.1,localhost,::1"
-for _name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
-    os.environ[_name] = os.environ[_name.lower()] = REFUSING_PROXY
-os.environ["NO_PROXY"] = os.environ["no_proxy"] = LOOPBACK
+refuse_outside_traffic()
 
 
 #: session fixtures whose set-up dominated the fast lane (docs/decisions.md, issue 36): the probes corpus, the texture

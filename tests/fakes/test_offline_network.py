@@ -9,7 +9,7 @@ import urllib.request
 
 import pytest
 
-from conftest import REFUSING_PROXY
+from support.offline_network import REFUSING_PROXY
 
 
 def test_an_outside_host_is_refused_by_the_local_proxy_not_looked_up() -> None:
