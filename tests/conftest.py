@@ -36,8 +36,9 @@ safe next to any other, in another process, in any order:
 from __future__ import annotations
 
 import os
+from functools import lru_cache
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 import pytest
 
@@ -84,6 +85,28 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """Tell the promptfoo runners of ``support`` which test runs: they refuse one not marked ``e2e``."""
     promptfoo_run.RUNNING_MARKERS = {mark.name for mark in item.iter_markers()}
+
+
+@pytest.fixture(scope="session", autouse=True)
+def one_tls_context() -> Iterator[None]:
+    """httpx's default TLS context built once per process, not once per client.
+
+    Every server of the tests speaks plain HTTP on 127.0.0.1, yet httpx builds a TLS context (loading the CA
+    bundle: 24 ms of CPU) for each client it makes: ``httpx.get`` makes one per call, each google-genai client
+    two, and the tests make thousands. A client that asks for its own verification (a CA of its own, no
+    verification) still builds its own context.
+    """
+    import httpx._transports.default as transports  # the one place httpx builds a default context
+
+    build = transports.create_ssl_context
+    shared = lru_cache(maxsize=2)(lambda trust_env: build(verify=True, cert=None, trust_env=trust_env))
+
+    def create(verify: Any = True, cert: Any = None, trust_env: bool = True) -> Any:
+        return shared(trust_env) if verify is True and cert is None else build(verify=verify, cert=cert, trust_env=trust_env)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(transports, "create_ssl_context", create)
+        yield
 
 
 @pytest.fixture(autouse=True)

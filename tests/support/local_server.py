@@ -31,7 +31,9 @@ class LocalServer:
 
     def start(self) -> Any:
         """Serve in a background thread; returns the server."""
-        self._thread = threading.Thread(target=self._server.serve_forever, name=self._name, daemon=True)
+        # a short poll: shutdown() waits for the loop's next look (the default 0.5 s, paid by every test that stops a server)
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, name=self._name,
+                                        daemon=True)
         self._thread.start()
         return self
 

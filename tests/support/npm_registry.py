@@ -76,7 +76,7 @@ class LockedRegistry:
         return Handler
 
     def __enter__(self) -> "LockedRegistry":
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
         return self
 
     def __exit__(self, *exc) -> None:
