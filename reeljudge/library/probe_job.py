@@ -127,6 +127,7 @@ def _probe(path: Path, item: ClipItem, ctx: ProbeContext) -> dict[str, Any]:
     """Decode once, run every selected probe, and lay the verdict out as a record (its pass and faults as
     the assertion reads them: ``ProbesVerdict``)."""
     from reeljudge.probes import probe_clip
+    from reeljudge.probes.report import plain
 
     verdict = probe_clip(path, ctx.options, item.prompt)
     record = base_record(item, ctx)
@@ -138,7 +139,7 @@ def _probe(path: Path, item: ClipItem, ctx: ProbeContext) -> dict[str, Any]:
                 for r in verdict.results},
         clip_info=verdict.info.as_metadata() if verdict.info is not None else {},  # (probe_clip always sets it)
     )
-    text = json.dumps(record, default=_plain)  # numpy scalars and tuples to plain JSON
+    text = json.dumps(plain(record))  # any NumPy scalar left (clip metadata) as its plain value
     # the clip's local path (a machine path, or a download cache file) is named by its reference,
     # and the copies of that path in clip metadata go: the record's ``ref`` names the clip once
     return _drop_paths(json.loads(text.replace(json.dumps(str(path))[1:-1], json.dumps(item.ref)[1:-1])), item.ref, path.name)
@@ -153,13 +154,6 @@ def _drop_paths(value: Any, ref: str, file_name: str) -> Any:
     if isinstance(value, list):
         return [_drop_paths(v, ref, file_name) for v in value]
     return value
-
-
-def _plain(value: Any) -> Any:
-    """JSON form of the few non-JSON values probe details may hold (numpy scalars)."""
-    if hasattr(value, "item"):
-        return value.item()
-    raise TypeError(f"not JSON-serialisable: {type(value).__name__}")
 
 
 def _rounded(timings: dict[str, float]) -> dict[str, float]:
