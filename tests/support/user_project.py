@@ -152,7 +152,8 @@ def make_project(folder: Path, tarball: Path, which: str) -> Path:
 def user_env(project: Path, python: Path, *, node: Path | None = None, **extra: str) -> dict[str, str]:
     """The environment a user runs promptfoo in: PROMPTFOO_PYTHON set, nothing pointing into the repository."""
     env = {k: v for k, v in os.environ.items()
-           if k not in CREDENTIALS and not k.startswith(("REELJUDGE_", "PROMPTFOO_")) and k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+           if k not in CREDENTIALS and not k.startswith(("REELJUDGE_", "PROMPTFOO_"))
+           and k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONPYCACHEPREFIX")}  # (the run's bytecode folder: in the repository)
     path = [p for p in env.get("PATH", "").split(os.pathsep) if p and not Path(p).resolve().is_relative_to(ROOT)]
     env.update({
         "PATH": os.pathsep.join(([str(node)] if node else []) + path),
