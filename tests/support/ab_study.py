@@ -6,8 +6,8 @@ import socket
 import threading
 import time
 from contextlib import contextmanager
-from functools import lru_cache
 from dataclasses import replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterator
 

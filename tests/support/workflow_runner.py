@@ -148,10 +148,8 @@ class Runner:
         self.env = dict(env or {})
         self.tools = dict(tools or {})
         self.temp = temp or workspace.parent / f"{workspace.name}-runner-temp"  # GitHub's runners: one path, emptied per job
-        shutil.rmtree(self.temp, ignore_errors=True)  # a new job: nothing left from an earlier one
-        self.temp.mkdir(parents=True)
         self.files = self.temp / "_runner_file_commands"
-        self.files.mkdir()
+        self._empty_temp()  # a new job: nothing left from an earlier one
         self.steps_outputs: dict[str, dict[str, str]] = {}  # steps.<id>.outputs of the steps list running now
         self._count = 0
         self.cache = cache  # the cache service's store, shared between jobs (None: actions/cache is a no-op)
@@ -169,13 +167,11 @@ class Runner:
         return run
 
     def _empty_temp(self) -> None:
-        """What ``RUNNER_TEMP`` held (the action's venv and promptfoo: hundreds of MB a job), gone."""
-        for child in self.temp.iterdir():
-            if child.is_dir() and not child.is_symlink():
-                shutil.rmtree(child, ignore_errors=True)
-            else:
-                child.unlink(missing_ok=True)
-        self.files.mkdir()  # the runner's own folder of file commands, for a next job
+        """``RUNNER_TEMP`` empty (what it held, the action's venv and promptfoo, is hundreds of MB a job), with the
+        runner's own folder of file commands."""
+        shutil.rmtree(self.temp, ignore_errors=True)
+        self.temp.mkdir(parents=True)
+        self.files.mkdir()
 
     def _run_steps(self, steps: list[dict], inputs: dict[str, str], action_path: Path | None,
                    replace: dict[str, Callable[[Path], None]] | None = None, outputs: dict[str, Any] | None = None) -> JobRun:
