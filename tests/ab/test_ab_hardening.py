@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import pytest
 
-from support.ab_study import (full_watch, invite, make_study, min_seconds, raw_post, running_server, submit,
+from support.ab_study import (CLIP_S, full_watch, invite, make_study, min_seconds, raw_post, running_server, submit,
                               take_task, valid_form, watch_task)
 from reeljudge.ab.assignment import QCOptions
 from reeljudge.cli import main
@@ -31,13 +31,14 @@ def _strict(line: str) -> dict:
     return json.loads(line, parse_constant=refuse)
 
 
-def test_made_up_full_plays_without_the_clips_are_refused(study):
+def test_made_up_full_plays_without_the_clips_are_refused(tmp_path):
     """Finding 1: four invented full_play events 9 ms after the task, no clip ever requested, were stored."""
+    study = make_study(tmp_path, n_pairs=2, frames=24)  # 1 s clips: an honest page's 1 s open is well short of 2 s at 1×
     token = invite(study, "ann")
     with running_server(study) as url, httpx.Client() as client:
         task = client.get(f"{url}/api/r/{token}/task").json()["task"]
         body = {"assignment_id": task["assignment_id"], "submission_id": "forged-0001",
-                "form": valid_form("A"), "watch": full_watch()}
+                "form": valid_form("A"), "watch": full_watch(seconds=1.0)}
         forged = client.post(f"{url}/api/r/{token}/submit", json=body)
         client.get(url + task["clips"]["A"]["url"], headers={"Range": "bytes=0-99"})  # a peek at the first bytes
         client.get(url + task["clips"]["B"]["url"])
@@ -202,4 +203,4 @@ def test_min_seconds_follows_the_longer_clip(study):
     token = invite(study, "ann")
     with running_server(study) as url, httpx.Client() as client:
         task = client.get(f"{url}/api/r/{token}/task").json()["task"]
-    assert task["max_speed"] == 2.0 and min_seconds(task) == pytest.approx(task["min_full_plays"] * 1.0 / 2.0)
+    assert task["max_speed"] == 2.0 and min_seconds(task) == pytest.approx(task["min_full_plays"] * CLIP_S / 2.0)

@@ -14,7 +14,8 @@ import time
 import httpx
 import pytest
 
-from support.ab_study import full_watch, invite, make_study, running_server, take_task, valid_form, watch_task
+from support.ab_study import (CLIP_S, full_watch, invite, make_study, min_seconds, running_server, take_task, valid_form,
+                              watch_task)
 from reeljudge.ab.assignment import QCOptions
 from reeljudge.ab.workspace import Workspace
 from reeljudge.cli import main
@@ -56,7 +57,7 @@ def test_a_range_flood_grows_the_store_by_tasks_and_clips_not_requests(tmp_path,
         answers = [client.get(url + task["clips"]["A"]["url"], headers={"Range": header})
                    for header in (same, scattered, flood) * 10]
         client.get(url + task["clips"]["B"]["url"])
-        time.sleep(max(0.0, 1.05))
+        time.sleep(min_seconds(task) + 0.05)
         answer = client.post(f"{url}/api/r/{token}/submit", json={
             "assignment_id": task["assignment_id"], "submission_id": "flood-0001",
             "form": valid_form("A"), "watch": full_watch()})
@@ -74,7 +75,7 @@ def test_a_head_request_proves_nothing(tmp_path, engine):
     with running_server(ws) as url, httpx.Client(timeout=30) as client:
         task = client.get(f"{url}/api/r/{token}/task").json()["task"]
         heads = [client.head(url + task["clips"][side]["url"]) for side in ("A", "B")]
-        time.sleep(1.05)
+        time.sleep(min_seconds(task) + 0.05)
         answer = client.post(f"{url}/api/r/{token}/submit", json={
             "assignment_id": task["assignment_id"], "submission_id": "head-0001", "form": valid_form("A"), "watch": full_watch()})
     assert [h.status_code for h in heads] == [200, 200] and all(h.content == b"" for h in heads)
@@ -204,10 +205,10 @@ def test_watch_events_that_do_not_fit_the_page_or_the_clip_are_flagged(tmp_path)
         for name, token in (("ann", ann), ("bob", bob)):
             task = client.get(f"{url}/api/r/{token}/task").json()["task"]
             watch = watch_task(client, url, task, time.monotonic())
-            if name == "ann":  # 16× speed, and two "full plays" of a 1 s clip 10 ms apart
+            if name == "ann":  # 16× speed, and two "full plays" of a whole clip 10 ms apart
                 watch["log"] += [{"side": "both", "event": "rate", "t": 0, "at_ms": 2100, "value": 16},
-                                 {"side": "A", "event": "full_play", "t": 1.0, "at_ms": 2110, "value": 3},
-                                 {"side": "A", "event": "full_play", "t": 1.0, "at_ms": 2120, "value": 4}]
+                                 {"side": "A", "event": "full_play", "t": CLIP_S, "at_ms": 2110, "value": 3},
+                                 {"side": "A", "event": "full_play", "t": CLIP_S, "at_ms": 2120, "value": 4}]
             body = {"assignment_id": task["assignment_id"], "submission_id": f"{name}-0001",
                     "form": valid_form("A"), "watch": watch}
             assert client.post(f"{url}/api/r/{token}/submit", json=body).status_code == 200

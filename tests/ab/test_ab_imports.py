@@ -8,7 +8,7 @@ import json
 import pytest
 import yaml
 
-from support.ab_study import make_clips
+from support.ab_study import CLIP_S, make_clips
 from reeljudge.media.anonymise import strip_names
 from reeljudge.ab.imports import ImportRefused, build_samples, read_manifest, read_promptfoo
 from reeljudge.ab.workspace import Workspace
@@ -47,7 +47,7 @@ def test_yaml_and_csv_manifests_import_with_content_hashed_clips(tmp_path, clips
         stored = ws.store.clip(sha)
         assert (ws.clips.root / f"{sha}.mp4").read_bytes() == ws.clips.path(stored).read_bytes()
         assert hashlib.sha256(ws.clips.path(stored).read_bytes()).hexdigest() == sha
-        assert stored.fps == pytest.approx(24) and stored.duration == pytest.approx(1.0, abs=0.05)
+        assert stored.fps == pytest.approx(24) and stored.duration == pytest.approx(CLIP_S, abs=0.05)
     again = _import(ws, tmp_path / "src" / "m.yaml")
     assert ws.store.add_samples(again.samples, list(again.clips.values())) == (0, 1)  # same content, same sample
 

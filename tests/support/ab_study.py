@@ -25,6 +25,10 @@ CHROMIUM_ARGS = [
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ]
 FAULTS = ("flicker", "frozen", "black", "cut", "shake", "gray")
+#: frames of a study's clips unless a test asks for more: 0.25 s at 24 fps, so an honest rater's least wait before a
+#: submit (two full plays at 2×) is 0.25 s, not the 1 s of a 24-frame clip (the claims are about the rule, not its length)
+FRAMES = 6
+CLIP_S = FRAMES / 24
 
 
 @lru_cache(maxsize=None)
@@ -40,8 +44,8 @@ def _clip_bytes(i: int, frames: int) -> bytes:
         return make_clip(Path(folder) / "clip.mp4", spec.with_faults(*faults)).read_bytes()
 
 
-def make_clips(folder: Path, n: int, frames: int = 24) -> list[Path]:
-    """``n`` small distinct clips (128×72, 24 fps) from the fixture generator."""
+def make_clips(folder: Path, n: int, frames: int = FRAMES) -> list[Path]:
+    """``n`` small distinct clips (128×72, 24 fps, ``frames`` long) from the fixture generator."""
     folder.mkdir(parents=True, exist_ok=True)
     paths = [folder / f"clip{i}.mp4" for i in range(n)]
     for i, path in enumerate(paths):
@@ -50,7 +54,7 @@ def make_clips(folder: Path, n: int, frames: int = 24) -> list[Path]:
 
 
 def make_study(
-    tmp_path: Path, n_pairs: int = 2, *, gold: int = 0, frames: int = 24, family: str = "text-to-video",
+    tmp_path: Path, n_pairs: int = 2, *, gold: int = 0, frames: int = FRAMES, family: str = "text-to-video",
     database: str | None = None
 ) -> Workspace:
     """A workspace with ``n_pairs`` imported pair samples (systems sys-x / sys-y) and ``gold`` gold pairs.
@@ -147,7 +151,7 @@ def running_server(ws: Workspace, qc: QCOptions = QCOptions(gold_every=0), **opt
         thread.join(10)
 
 
-def full_watch(plays: int = 2, seconds: float = 1.0) -> dict[str, Any]:
+def full_watch(plays: int = 2, seconds: float = CLIP_S) -> dict[str, Any]:
     """A watch log with ``plays`` full plays of each side (clips of ``seconds``)."""
     log = [{"side": "both", "event": "play", "t": 0, "at_ms": 0}]
     for k in range(plays):
@@ -181,7 +185,7 @@ def watch_task(client: Any, url: str, task: dict[str, Any], handed_out: float) -
         response = client.get(url + task["clips"][side]["url"])
         assert response.status_code == 200, response.text
     time.sleep(max(0.0, handed_out + min_seconds(task) + 0.05 - time.monotonic()))
-    return full_watch()
+    return full_watch(seconds=max(clip["duration"] for clip in task["clips"].values()))
 
 
 def take_task(client: Any, url: str, token: str) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
