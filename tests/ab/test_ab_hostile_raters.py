@@ -11,7 +11,7 @@ import time
 import httpx
 import pytest
 
-from support.ab_study import invite, make_study, running_server, take_task, valid_form, watch_task
+from support.ab_study import HOLD_S, invite, make_study, running_server, take_task, valid_form, watch_task
 from reeljudge.ab.assignment import QCOptions, assignment_by_id
 
 
@@ -35,12 +35,12 @@ def test_a_rater_whose_hold_expired_and_whose_pair_was_rated_by_others_moves_on(
     pair was re-issued to disagreed, the late record was stored instead (PostgreSQL, 3 of 5 runs; it followed the sides)."""
     ws = make_study(tmp_path, n_pairs=2, database=engine)
     ann, bob, carol = (invite(ws, name) for name in ("ann", "bob", "carol"))
-    qc = QCOptions(gold_every=0, assignment_ttl_s=2.0)
+    qc = QCOptions(gold_every=0, assignment_ttl_s=HOLD_S)
     with running_server(ws, qc) as url, httpx.Client(timeout=30) as client:
         late_task = client.get(f"{url}/api/r/{ann}/task").json()["task"]
         handed_out = time.monotonic()  # after the server handed the task out
         late_watch = watch_task(client, url, late_task, handed_out)
-        time.sleep(max(0.0, handed_out + 2.1 - time.monotonic()))  # ann's hold expires: the pair goes to bob and carol
+        time.sleep(max(0.0, handed_out + HOLD_S + 0.1 - time.monotonic()))  # ann's hold expires: the pair goes to bob and carol
         for name, token, system in (("bob", bob, "sys-x"), ("carol", carol, "sys-x" if others == "agree" else "sys-y")):
             task, watch = take_task(client, url, token)
             assert task["prompt"] == late_task["prompt"]
@@ -64,17 +64,17 @@ def test_a_rater_who_comes_back_after_the_hold_expired_gets_the_next_task_and_is
     """Finding: a rater back from a break (the page asks for breaks) got the dead task again; `ab invite` did not help."""
     ws = make_study(tmp_path, n_pairs=2, database=engine)
     ann, bob, carol = (invite(ws, name) for name in ("ann", "bob", "carol"))
-    qc = QCOptions(gold_every=0, assignment_ttl_s=2.0)
+    qc = QCOptions(gold_every=0, assignment_ttl_s=HOLD_S)
     with running_server(ws, qc) as url, httpx.Client(timeout=30) as client:
         first = client.get(f"{url}/api/r/{ann}/task").json()["task"]
-        time.sleep(2.1)
+        time.sleep(HOLD_S + 0.1)
         bob_task = client.get(f"{url}/api/r/{bob}/task").json()["task"]  # the pair is re-issued; bob holds it now
         back = [client.get(f"{url}/api/r/{ann}/task").json() for _ in range(3)]
         carol_task = client.get(f"{url}/api/r/{carol}/task").json()["task"]
         progress = back[-1]["progress"]
     assert bob_task["prompt"] == first["prompt"]
     assert back[0]["task"]["assignment_id"] != first["assignment_id"] and back[0]["task"]["prompt"] != first["prompt"]
-    assert "Your previous task was withdrawn" in back[0]["notice"] and "held for you for 2 s" in back[0]["notice"]
+    assert "Your previous task was withdrawn" in back[0]["notice"] and f"held for you for {HOLD_S:g} s" in back[0]["notice"]
     assert [b["notice"] for b in back[1:]] == [None, None]  # once
     assert {b["task"]["assignment_id"] for b in back} == {back[0]["task"]["assignment_id"]}
     assert progress == {"done": 0, "total": 1}  # the withdrawn task is not counted as open

@@ -14,8 +14,8 @@ import time
 import httpx
 import pytest
 
-from support.ab_study import (CLIP_S, full_watch, invite, make_study, min_seconds, running_server, take_task, valid_form,
-                              watch_task)
+from support.ab_study import (CLIP_S, FRAMES, HOLD_S, full_watch, invite, make_study, min_seconds, running_server, take_task,
+                              valid_form, watch_task)
 from reeljudge.ab.assignment import QCOptions
 from reeljudge.ab.workspace import Workspace
 from reeljudge.cli import main
@@ -90,12 +90,12 @@ def test_a_submit_after_the_hold_expired_and_the_sample_was_reissued_is_a_409(tm
     and the sample never reached the third-rater queue."""
     ws = make_study(tmp_path, n_pairs=1, database=engine)
     ann, bob, carol = (invite(ws, name) for name in ("ann", "bob", "carol"))
-    qc = QCOptions(gold_every=0, assignment_ttl_s=2.0)
+    qc = QCOptions(gold_every=0, assignment_ttl_s=HOLD_S)
     with running_server(ws, qc) as url, httpx.Client(timeout=30) as client:
         late_task = client.get(f"{url}/api/r/{ann}/task").json()["task"]
         handed_out = time.monotonic()  # after the server handed the task out
         late_watch = watch_task(client, url, late_task, handed_out)
-        time.sleep(max(0.0, handed_out + 2.1 - time.monotonic()))  # ann's hold expires: the sample is free again
+        time.sleep(max(0.0, handed_out + HOLD_S + 0.1 - time.monotonic()))  # ann's hold expires: the sample is free again
         for name, token in (("bob", bob), ("carol", carol)):
             task, watch = take_task(client, url, token)
             body = {"assignment_id": task["assignment_id"], "submission_id": f"{name}-0001",
@@ -105,7 +105,7 @@ def test_a_submit_after_the_hold_expired_and_the_sample_was_reissued_is_a_409(tm
             "assignment_id": late_task["assignment_id"], "submission_id": "ann-0001",
             "form": valid_form("B"), "watch": late_watch})
     assert late.status_code == 409, late.text
-    assert "held for you for 2 s" in late.json()["error"] and "nothing was stored" in late.json()["error"]
+    assert f"held for you for {HOLD_S:g} s" in late.json()["error"] and "nothing was stored" in late.json()["error"]
     assert sorted(r["rater"]["id"] for r in ws.store.judgements()) == ["bob", "carol"]
 
 
@@ -146,8 +146,8 @@ def test_imported_clips_are_written_in_content_order_with_one_file_time(tmp_path
 def test_gold_pairs_borrow_the_studys_prompts_and_a_late_rater_is_never_given_only_gold(tmp_path):
     """Finding: gold pairs shared one fixed prompt, and a rater invited after the pairs were rated got only gold.
     (Issue 39: each gold pair draws its own prompt, the study's first, then the varied set.)"""
-    ws = make_study(tmp_path, n_pairs=2, frames=24)
-    assert main(["ab", "gold", "--data", str(ws.root), "--count", "3", "--frames", "24"]) == 0
+    ws = make_study(tmp_path, n_pairs=2)
+    assert main(["ab", "gold", "--data", str(ws.root), "--count", "3", "--frames", str(FRAMES)]) == 0
     samples = ws.store.samples()
     prompts = {s.prompt for s in samples if s.kind == "pair"}
     gold = [s for s in samples if s.kind == "gold"]
