@@ -2,7 +2,8 @@
 # Every test: unit tests, fake-Gemini tests and end-to-end promptfoo runs (all offline), then the
 # end-to-end tests once more on the newest promptfoo release under Node 24 (REELJUDGE_PROMPTFOO=latest).
 # Both passes run in parallel processes (pytest-xdist, one per core; REELJUDGE_TEST_WORKERS=N to
-# choose, 0 for none), a module's tests in one process (--dist loadscope: its fixtures are built once);
+# choose, 0 for none), a module's tests in one process (--dist loadscope: its fixtures are built once; the
+# modules that wait in real time start first, on half the processes: tests/support/runner_order.py);
 # the wheel, npm tarball and user project are built once for both passes (REELJUDGE_TEST_RUN_DIR).
 # Runs both passes even when the first fails; exits non-zero when either failed.
 #

@@ -43,7 +43,7 @@ from typing import Any, Iterator
 import pytest
 
 from reeljudge.retry import use_clock
-from support import promptfoo_run
+from support import promptfoo_run, runner_order
 from support.clock import FakeClock
 from support.fake_gemini import FakeGemini
 from support.fake_stock import PEXELS_KEY, PIXABAY_KEY, FakeStock
@@ -79,6 +79,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register :mod:`support.runner_order` (the order the parallel runner takes the selected tests in)."""
+    config.pluginmanager.register(runner_order, "reeljudge-runner-order")
 
 
 @pytest.hookimpl(tryfirst=True)

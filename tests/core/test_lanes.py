@@ -9,6 +9,7 @@ import re
 import subprocess
 import sys
 import tomllib
+from types import SimpleNamespace
 
 import pytest
 
@@ -68,3 +69,41 @@ def test_the_fast_lane_and_the_left_out_markers_together_are_every_collected_tes
     for left_out in ("tests/probes/test_probes_textures.py::", "tests/probes/test_probes_corpus.py::test_clean_hard_negative",
                      "tests/core/test_workflow_setup.py::", "tests/action/test_workflow_steps.py::", "tests/browser/"):
         assert not {t for t in fast if t.startswith(left_out)} and {t for t in rest if t.startswith(left_out)}, left_out
+
+
+class _Node:
+    """A stand-in for one xdist worker as the scheduler sees it: what it was told to run."""
+
+    def __init__(self, n: int) -> None:
+        self.gateway = SimpleNamespace(id=f"gw{n}")
+        self.shutting_down = False
+        self.sent: list[list[int]] = []
+
+    def send_runtest_some(self, indexes: list[int]) -> None:
+        self.sent.append(indexes)
+
+    def shutdown(self) -> None:
+        self.shutting_down = True
+
+
+def test_the_waiting_modules_exist_and_start_first_on_half_the_workers() -> None:
+    from support.runner_order import WAITING_MODULES, pytest_xdist_make_scheduler, waits
+
+    assert all((ROOT / module).is_file() for module in WAITING_MODULES)
+    config = SimpleNamespace(getvalue=lambda name: {"tx": ["4*popen"], "dist": "loadscope"}[name],
+                             option=SimpleNamespace(loadscopereorder=True))
+    scheduler = pytest_xdist_make_scheduler(config, None)
+    sizes = {"tests/core/test_big.py": 40, "tests/core/test_mid.py": 20, "tests/core/test_third.py": 10,
+             "tests/core/test_fourth.py": 8, **{module: 3 for module in sorted(WAITING_MODULES)[:3]}}
+    collection = [f"{module}::test_{i}" for module, size in sizes.items() for i in range(size)]
+    nodes = [_Node(n) for n in range(4)]
+    for node in nodes:
+        scheduler.add_node(node)
+        scheduler.add_node_collection(node, collection)
+    scheduler.schedule()
+    first = [collection[node.sent[0][0]].split("::")[0] for node in nodes]
+    # biggest first alone would start the four computing modules and leave the waits for last
+    assert sum(waits(scope) for scope in first) == 2, first  # half the workers wait, from the start
+    assert sorted(scope for scope in first if not waits(scope)) == ["tests/core/test_big.py", "tests/core/test_mid.py"]
+    assert waits(sorted(WAITING_MODULES)[0] + "::test_x") and not waits("tests/core/test_big.py::test_x")
+    assert pytest_xdist_make_scheduler(SimpleNamespace(getvalue=lambda name: "load"), None) is None
