@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, Mapping
 
 import yaml
 
@@ -154,12 +154,13 @@ def running_server(ws: Workspace, qc: QCOptions = QCOptions(gold_every=0), **opt
         thread.join(10)
 
 
-def full_watch(plays: int = 2, seconds: float = CLIP_S) -> dict[str, Any]:
-    """A watch log with ``plays`` full plays of each side (clips of ``seconds``)."""
+def full_watch(plays: int = 2, seconds: float | Mapping[str, float] = CLIP_S) -> dict[str, Any]:
+    """A watch log with ``plays`` full plays of each side (clips of ``seconds``, or of ``seconds[side]``)."""
+    length = seconds if isinstance(seconds, Mapping) else {"A": seconds, "B": seconds}
     log = [{"side": "both", "event": "play", "t": 0, "at_ms": 0}]
     for k in range(plays):
         for side in ("A", "B"):
-            log.append({"side": side, "event": "full_play", "t": seconds, "at_ms": 1000 * (k + 1), "value": k + 1})
+            log.append({"side": side, "event": "full_play", "t": length[side], "at_ms": 1000 * (k + 1), "value": k + 1})
     return {"log": log}
 
 
@@ -188,7 +189,7 @@ def watch_task(client: Any, url: str, task: dict[str, Any], handed_out: float) -
         response = client.get(url + task["clips"][side]["url"])
         assert response.status_code == 200, response.text
     time.sleep(max(0.0, handed_out + min_seconds(task) + 0.05 - time.monotonic()))
-    return full_watch(seconds=max(clip["duration"] for clip in task["clips"].values()))
+    return full_watch(seconds={side: task["clips"][side]["duration"] for side in ("A", "B")})
 
 
 def take_task(client: Any, url: str, token: str) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
