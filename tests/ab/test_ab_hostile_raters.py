@@ -11,7 +11,7 @@ import time
 import httpx
 import pytest
 
-from support.ab_study import HOLD_S, invite, make_study, running_server, take_task, valid_form, watch_task
+from support.ab_study import HOLD_S, hand_out, invite, make_study, running_server, take_task, valid_form, watch_task
 from reeljudge.ab.assignment import QCOptions, assignment_by_id
 
 
@@ -37,8 +37,7 @@ def test_a_rater_whose_hold_expired_and_whose_pair_was_rated_by_others_moves_on(
     ann, bob, carol = (invite(ws, name) for name in ("ann", "bob", "carol"))
     qc = QCOptions(gold_every=0, assignment_ttl_s=HOLD_S)
     with running_server(ws, qc) as url, httpx.Client(timeout=30) as client:
-        late_task = client.get(f"{url}/api/r/{ann}/task").json()["task"]
-        handed_out = time.monotonic()  # after the server handed the task out
+        late_task, handed_out = hand_out(client, url, ann)
         late_watch = watch_task(client, url, late_task, handed_out)
         time.sleep(max(0.0, handed_out + HOLD_S + 0.1 - time.monotonic()))  # ann's hold expires: the pair goes to bob and carol
         for name, token, system in (("bob", bob, "sys-x"), ("carol", carol, "sys-x" if others == "agree" else "sys-y")):

@@ -14,8 +14,8 @@ import time
 import httpx
 import pytest
 
-from support.ab_study import (CLIP_S, FRAMES, HOLD_S, full_watch, invite, make_study, min_seconds, running_server, take_task,
-                              valid_form, watch_task)
+from support.ab_study import (CLIP_S, FRAMES, HOLD_S, full_watch, hand_out, invite, make_study, min_seconds, running_server,
+                              take_task, valid_form, watch_task)
 from reeljudge.ab.assignment import QCOptions
 from reeljudge.ab.workspace import Workspace
 from reeljudge.cli import main
@@ -92,8 +92,7 @@ def test_a_submit_after_the_hold_expired_and_the_sample_was_reissued_is_a_409(tm
     ann, bob, carol = (invite(ws, name) for name in ("ann", "bob", "carol"))
     qc = QCOptions(gold_every=0, assignment_ttl_s=HOLD_S)
     with running_server(ws, qc) as url, httpx.Client(timeout=30) as client:
-        late_task = client.get(f"{url}/api/r/{ann}/task").json()["task"]
-        handed_out = time.monotonic()  # after the server handed the task out
+        late_task, handed_out = hand_out(client, url, ann)
         late_watch = watch_task(client, url, late_task, handed_out)
         time.sleep(max(0.0, handed_out + HOLD_S + 0.1 - time.monotonic()))  # ann's hold expires: the sample is free again
         for name, token in (("bob", bob), ("carol", carol)):

@@ -6,20 +6,19 @@ no cache: every run decodes the clip."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
 from support.fake_gemini import json_reply
 from reeljudge.media.refs import sha256_file
 from support.ab_judge_scripts import prefer
+from support.entries import load_entry
 from support.gecko_scripts import script_prompt
 from support.paths import ROOT
 
@@ -86,7 +85,7 @@ def _script(judge: str, fake) -> None:
 def test_a_cache_hit_imports_only_what_it_uses(judge, gemini_env):
     entry, output, context = CASES[judge]
     _script(judge, gemini_env)
-    first = _entry(ROOT / "assertions" / entry).get_assert(output, context)  # fills the cache: in this process
+    first = load_entry(ROOT / "assertions" / entry).get_assert(output, context)  # fills the cache: in this process
     assert first["pass"] is True, first["reason"]
     calls = len(gemini_env.calls())
     env = {**os.environ, "PYTHONPATH": ""}
@@ -102,20 +101,6 @@ def test_a_cache_hit_imports_only_what_it_uses(judge, gemini_env):
     assert [m for m in hit["ours"] if m.startswith(OURS_NOT_ON_A_HIT) and not m.startswith(reads_output)] == []
     assert len(gemini_env.calls()) == calls
     _reads_only_what_a_hit_needs(judge, hit["opened"], Path(env["REELJUDGE_CACHE_DIR"]))
-
-
-def _entry(path: Path) -> ModuleType:
-    """The assertion entry file at ``path``, loaded as promptfoo's Python runner loads it (the hit's own process
-    does the same in ``PROBE``)."""
-    spec = importlib.util.spec_from_file_location(f"entry_{path.stem}", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    saved = list(sys.path)
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        sys.path[:] = saved  # the entry puts the repository first on the path, as it should in promptfoo's process
-    return module
 
 
 def _reads_only_what_a_hit_needs(judge: str, opened: list[str], cache_dir: Path) -> None:

@@ -10,6 +10,7 @@ import pytest
 
 from reeljudge.errors import BadInputError
 from reeljudge.options import describe, flat_values, group, load_one, load_options, option
+from support.entries import load_entry
 from support.paths import ROOT
 
 CLIP = str(ROOT / "datasets" / "clips" / "gen_clean.mp4")
@@ -176,12 +177,7 @@ def test_a_per_test_var_is_checked_like_an_option():
 
 
 def _provider(name):
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(f"entry_{name}", ROOT / "providers" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.call_api
+    return load_entry(ROOT / "providers" / f"{name}.py").call_api
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 
 import pytest
@@ -11,6 +10,7 @@ import yaml
 from reeljudge.filmability.term_reading import term_concreteness
 from reeljudge.filmability.generators.keywords import keyword_terms
 from reeljudge.filmability.generators.visual import visual_terms
+from support.entries import load_entry
 from support.paths import ROOT
 
 pytestmark = pytest.mark.usefixtures("offline_judge_data")  # judges offline: norms and bank vectors made once per run
@@ -19,10 +19,7 @@ NARRATIONS = yaml.safe_load((ROOT / "datasets" / "narrations.yaml").read_text(en
 
 
 def _provider(name: str):
-    spec = importlib.util.spec_from_file_location(f"terms_{name}", ROOT / "providers" / f"terms_{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_entry(ROOT / "providers" / f"terms_{name}.py")
 
 
 def test_dataset_has_enough_tech_and_general_narrations() -> None:

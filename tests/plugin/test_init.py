@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +12,7 @@ import yaml
 from reeljudge.cli import main
 from reeljudge.gates.gatefile import load_gate
 from reeljudge.scaffold.project import InitOptions, plan_project
+from support.entries import load_entry
 from support.paths import ROOT
 
 
@@ -92,10 +92,7 @@ def test_python_entries_are_three_lines_that_import_the_installed_judge(tmp_path
     for stem in ("filmability", "video_probes", "gecko", "ab_judge"):
         entry = tmp_path / "reeljudge_entries" / f"{stem}.py"
         assert len(entry.read_text().splitlines()) == 3
-        spec = importlib.util.spec_from_file_location(f"entry_{stem}", entry)
-        loaded = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(loaded)
-        assert loaded.get_assert.__module__ == f"reeljudge.assertions.{stem}"
+        assert load_entry(entry).get_assert.__module__ == f"reeljudge.assertions.{stem}"
     config = yaml.safe_load((tmp_path / "promptfooconfig.gecko.yaml").read_text())["defaultTest"]["assert"][0]
     assert config == {**config, "type": "python", "value": "file://reeljudge_entries/gecko.py"}
 
@@ -244,10 +241,7 @@ def test_next_steps_install_what_the_readme_installs_with_telemetry_off(tmp_path
 
 def test_the_clips_provider_entry_serves_a_clip_from_the_installed_package(tmp_path, capsys):
     init(capsys, str(tmp_path), "--judges", "probes")
-    spec = importlib.util.spec_from_file_location("entry_clips", tmp_path / "reeljudge_entries" / "clips.py")
-    loaded = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(loaded)
-    assert loaded.call_api.__module__ == "reeljudge.providers.clips"
+    assert load_entry(tmp_path / "reeljudge_entries" / "clips.py").call_api.__module__ == "reeljudge.providers.clips"
     assert "file://reeljudge_entries/clips.py" in (ROOT / "README.md").read_text()
     assert "file://providers/clips.py" not in (ROOT / "README.md").read_text().split("## Develop reeljudge")[0]
 

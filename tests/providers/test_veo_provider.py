@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import os
 import subprocess
@@ -14,6 +13,7 @@ from typing import Any
 import pytest
 
 from support.clock import FakeClock
+from support.entries import load_entry
 from support.fake_gemini import FakeGemini, error_reply, tiny_mp4
 from reeljudge.providers.veo.provider import DEFAULT_MODEL, call_api
 from reeljudge.gemini.pricing import estimate_video_cost
@@ -322,11 +322,7 @@ def test_vertex_without_project_is_a_credentials_error(vertex: FakeGemini, monke
 
 
 def test_provider_entry_file_delegates() -> None:
-    spec = importlib.util.spec_from_file_location("veo_entry", REPO / "providers" / "veo.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    assert module.call_api is call_api
+    assert load_entry(REPO / "providers" / "veo.py").call_api is call_api
 
 
 def test_video_cost_estimates() -> None:

@@ -192,12 +192,18 @@ def watch_task(client: Any, url: str, task: dict[str, Any], handed_out: float) -
     return full_watch(seconds={side: task["clips"][side]["duration"] for side in ("A", "B")})
 
 
+def hand_out(client: Any, url: str, token: str) -> tuple[dict[str, Any] | None, float]:
+    """The rater's next task (None when nothing is left) and ``time.monotonic()`` when the server's answer arrived."""
+    task = client.get(f"{url}/api/r/{token}/task").json()["task"]
+    return task, time.monotonic()
+
+
 def take_task(client: Any, url: str, token: str) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
     """The rater's next task and the watch log after watching it honestly (None, None when nothing is left)."""
-    task = client.get(f"{url}/api/r/{token}/task").json()["task"]
+    task, handed_out = hand_out(client, url, token)
     if task is None:
         return None, None
-    return task, watch_task(client, url, task, time.monotonic())
+    return task, watch_task(client, url, task, handed_out)
 
 
 def submit(client: Any, url: str, token: str, winner: str = "A", **extra: Any) -> Any:
