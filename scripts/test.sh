@@ -25,6 +25,9 @@ unset PYTHONDONTWRITEBYTECODE
 run_dir=$(mktemp -d "${TMPDIR:-/tmp}/reeljudge-test.XXXXXX") || exit 1
 trap 'rm -rf "$run_dir"' EXIT
 export REELJUDGE_TEST_RUN_DIR="$run_dir"
+# what only its inputs decide (the offline judge's norms and embedded background bank) is kept between runs,
+# keyed by a digest of those inputs (tests/support/run_once.py: once_per_checkout)
+export REELJUDGE_TEST_KEEP_DIR="${REELJUDGE_TEST_KEEP_DIR:-$PWD/.venv/test-keep}"
 workers="${REELJUDGE_TEST_WORKERS:-auto}"
 parallel=(-n "$workers" --dist loadscope)
 [ "$workers" = 0 ] && parallel=(-p no:xdist)

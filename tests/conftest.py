@@ -35,6 +35,8 @@ safe next to any other, in another process, in any order:
 
 from __future__ import annotations
 
+import atexit
+import gc
 import os
 from functools import lru_cache
 from pathlib import Path
@@ -82,8 +84,16 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Register :mod:`support.runner_order` (the order the parallel runner takes the selected tests in)."""
+    """Register :mod:`support.runner_order` (the order the parallel runner takes the selected tests in), and
+    have this process skip the interpreter's last garbage collection when it exits.
+
+    Python's finalization collects every object still alive; in a worker that ran a few hundred tests
+    (parsed norms, decoded frames, servers' leftovers) that took 2 s, during which the run waited for it
+    (measured in docs/decisions.md). ``gc.freeze`` at exit moves those objects out of the collector's
+    reach; they are still freed as the interpreter tears down, and every other exit handler still runs.
+    """
     config.pluginmanager.register(runner_order, "reeljudge-runner-order")
+    atexit.register(gc.freeze)
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -4,12 +4,15 @@ and the three markers together are the whole suite. The selection is written onc
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
 import sys
 import tomllib
+from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
@@ -86,24 +89,65 @@ class _Node:
         self.shutting_down = True
 
 
-def test_the_waiting_modules_exist_and_start_first_on_half_the_workers() -> None:
-    from support.runner_order import WAITING_MODULES, pytest_xdist_make_scheduler, waits
+LOADSCOPE = SimpleNamespace(getvalue=lambda name: {"tx": ["4*popen"], "dist": "loadscope"}[name],
+                            option=SimpleNamespace(loadscopereorder=True))
 
-    assert all((ROOT / module).is_file() for module in WAITING_MODULES)
-    config = SimpleNamespace(getvalue=lambda name: {"tx": ["4*popen"], "dist": "loadscope"}[name],
-                             option=SimpleNamespace(loadscopereorder=True))
-    scheduler = pytest_xdist_make_scheduler(config, None)
-    sizes = {"tests/core/test_big.py": 40, "tests/core/test_mid.py": 20, "tests/core/test_third.py": 10,
-             "tests/core/test_fourth.py": 8, **{module: 3 for module in sorted(WAITING_MODULES)[:3]}}
+
+def first_units(scheduler: Any, sizes: dict[str, int]) -> list[str]:
+    """The module each of four stand-in workers is told to run first, for modules of ``sizes`` tests."""
     collection = [f"{module}::test_{i}" for module, size in sizes.items() for i in range(size)]
     nodes = [_Node(n) for n in range(4)]
     for node in nodes:
         scheduler.add_node(node)
         scheduler.add_node_collection(node, collection)
     scheduler.schedule()
-    first = [collection[node.sent[0][0]].split("::")[0] for node in nodes]
+    return [collection[node.sent[0][0]].split("::")[0] for node in nodes]
+
+
+def test_the_waiting_modules_exist_and_start_first_on_half_the_workers(monkeypatch: pytest.MonkeyPatch) -> None:
+    from support import runner_order
+    from support.runner_order import WAITING_MODULES, pytest_xdist_make_scheduler, waits
+
+    monkeypatch.setattr(runner_order, "KEEP_DIR", None)  # no durations recorded: xdist's order within each kind
+    assert all((ROOT / module).is_file() for module in WAITING_MODULES)
+    sizes = {"tests/core/test_big.py": 40, "tests/core/test_mid.py": 20, "tests/core/test_third.py": 10,
+             "tests/core/test_fourth.py": 8, **{module: 3 for module in sorted(WAITING_MODULES)[:3]}}
+    first = first_units(pytest_xdist_make_scheduler(LOADSCOPE, None), sizes)
     # biggest first alone would start the four computing modules and leave the waits for last
     assert sum(waits(scope) for scope in first) == 2, first  # half the workers wait, from the start
     assert sorted(scope for scope in first if not waits(scope)) == ["tests/core/test_big.py", "tests/core/test_mid.py"]
     assert waits(sorted(WAITING_MODULES)[0] + "::test_x") and not waits("tests/core/test_big.py::test_x")
     assert pytest_xdist_make_scheduler(SimpleNamespace(getvalue=lambda name: "load"), None) is None
+
+
+def test_recorded_durations_start_the_longest_unit_first_and_an_untimed_one_before_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from support import runner_order
+    from support.runner_order import WAITING_MODULES, Durations, pytest_xdist_make_scheduler
+
+    waiting = sorted(WAITING_MODULES)[:2]
+    sizes = {"tests/core/test_many_quick.py": 40, "tests/core/test_few_long.py": 2, "tests/core/test_mid.py": 10,
+             waiting[0]: 3, waiting[1]: 3}
+    recorder = Durations(str(tmp_path))  # what the controlling process records in a run
+    for module, size in sizes.items():
+        for i in range(size):
+            seconds = {"tests/core/test_few_long.py": 5.0, waiting[1]: 4.0}.get(module, 0.1)
+            for phase in ("setup", "call", "teardown"):
+                recorder.pytest_runtest_logreport(SimpleNamespace(nodeid=f"{module}::test_{i}", duration=seconds / 3))
+    recorder.pytest_sessionfinish()
+    monkeypatch.setattr(runner_order, "KEEP_DIR", str(tmp_path))
+    first = first_units(pytest_xdist_make_scheduler(LOADSCOPE, None), sizes)
+    # by test count: many_quick (4 s in all) and mid first; by the last run: few_long (10 s), then many_quick
+    assert first == [waiting[1], waiting[0], "tests/core/test_few_long.py", "tests/core/test_many_quick.py"], first
+    sizes["tests/core/test_new.py"] = 1  # never timed: it may be long, so it goes first among the computing ones
+    first = first_units(pytest_xdist_make_scheduler(LOADSCOPE, None), sizes)
+    assert first[2] == "tests/core/test_new.py", first
+    kept = json.loads((tmp_path / "durations.json").read_text())
+    assert kept["tests/core/test_few_long.py::test_0"] == pytest.approx(5.0) and len(kept) == 58
+    Durations(str(tmp_path)).pytest_sessionfinish()  # a run that timed nothing leaves the record as it was
+    recorder = Durations(str(tmp_path))
+    recorder.pytest_runtest_logreport(SimpleNamespace(nodeid="tests/core/test_mid.py::test_0", duration=9.0))
+    recorder.pytest_sessionfinish()  # a narrowed run updates its tests and keeps the others'
+    kept = json.loads((tmp_path / "durations.json").read_text())
+    assert kept["tests/core/test_mid.py::test_0"] == 9.0 and len(kept) == 58

@@ -7,16 +7,16 @@ import os
 
 import pytest
 
-pytest.importorskip("distributed")
+from reeljudge.library.engines import WorkerDied
+from support.jobs import echo_raise_or_die
 
-from distributed.scheduler import KilledWorker  # noqa: E402
-
-from reeljudge.library.dask_engine import DaskEngine, _group_outcomes, group_size  # noqa: E402
-from reeljudge.library.engines import WorkerDied  # noqa: E402
-from support.jobs import echo_raise_or_die  # noqa: E402
+# Dask is imported by each test, not by the module: every test process collects this module, and importing
+# Dask and distributed costs 0.3 s of CPU that a process running none of these tests would pay for nothing.
 
 
 def test_group_size_keeps_about_twelve_tasks_per_worker_and_at_most_sixteen_jobs() -> None:
+    from reeljudge.library.dask_engine import group_size
+
     assert group_size(4, 2) == 1
     assert group_size(200, 2) == 8
     assert group_size(10_000, 2) == 16
@@ -25,6 +25,8 @@ def test_group_size_keeps_about_twelve_tasks_per_worker_and_at_most_sixteen_jobs
 
 @pytest.mark.slow  # starts a local Dask cluster
 def test_grouped_jobs_on_a_local_cluster_each_report_their_own_outcome() -> None:
+    from reeljudge.library.dask_engine import DaskEngine
+
     outcomes = dict(DaskEngine(workers=1, group=3).run(echo_raise_or_die, list(range(7)), {"raise": 4}))
     assert sorted(outcomes) == list(range(7))
     assert isinstance(outcomes[4], ValueError) and "bad payload 4" in str(outcomes[4])
@@ -36,6 +38,8 @@ class _Killed:
     """A finished Dask future whose task killed its worker as often as the cluster allows."""
 
     def result(self) -> None:
+        from distributed.scheduler import KilledWorker
+
         raise KilledWorker("task", _Worker(), 1)
 
 
@@ -47,6 +51,8 @@ class _Worker:
 
 @pytest.mark.slow  # starts a local Dask cluster
 def test_a_killed_group_goes_back_as_single_jobs_and_a_killed_single_job_is_a_dead_worker() -> None:
+    from reeljudge.library.dask_engine import _group_outcomes
+
     pending: list[list[int]] = [[9]]
     assert _group_outcomes(_Killed(), [3, 4, 5], pending) == []
     assert pending == [[9], [5], [4], [3]]  # taken from the end: 3, 4, 5 run next, one per task
@@ -57,6 +63,7 @@ def test_a_killed_group_goes_back_as_single_jobs_and_a_killed_single_job_is_a_de
 @pytest.mark.slow  # starts a local Dask cluster
 @pytest.mark.parametrize("start_method", ["forkserver", "spawn"])
 def test_workers_start_with_one_compute_thread_and_no_malloc_trim(start_method: str) -> None:
+    from reeljudge.library.dask_engine import DaskEngine
     from support.jobs import worker_settings
 
     outcomes = dict(DaskEngine(workers=1, start_method=start_method).run(worker_settings, [0, 1], {}))

