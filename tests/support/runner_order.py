@@ -109,5 +109,5 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 
 def pytest_configure(config: pytest.Config) -> None:
     """In the controlling process of a parallel run with a keep folder: record the tests' durations."""
-    if KEEP_DIR and not os.environ.get("PYTEST_XDIST_WORKER") and config.getvalue("dist") == "loadscope":
+    if KEEP_DIR and not os.environ.get("PYTEST_XDIST_WORKER") and config.getoption("dist", None) == "loadscope":
         config.pluginmanager.register(Durations(KEEP_DIR), "reeljudge-durations")
