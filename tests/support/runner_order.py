@@ -23,9 +23,11 @@ from typing import Any
 
 import pytest
 
+from reeljudge.atomic import write_json
+from support.run_once import KEEP_DIR
+
 #: the tests' durations of the last runs (seconds, setup to teardown), in the keep folder of scripts/test.sh
 DURATIONS_FILE = "durations.json"
-KEEP_DIR = os.environ.get("REELJUDGE_TEST_KEEP_DIR")  # read at import: clean_env removes REELJUDGE_* variables
 
 #: modules whose time goes to waiting in real time, not to computing (measured per test: wall ÷ CPU above 5)
 WAITING_MODULES = frozenset({
@@ -94,11 +96,7 @@ class Durations:
         if not self.seen:
             return
         merged = {**read_durations(self.keep_dir), **{k: round(v, 3) for k, v in self.seen.items()}}
-        path = Path(self.keep_dir) / DURATIONS_FILE
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_name(f"{path.name}.{os.getpid()}")
-        partial.write_text(json.dumps(merged, sort_keys=True), encoding="utf-8")
-        partial.replace(path)
+        write_json(Path(self.keep_dir) / DURATIONS_FILE, merged, sync=False, sort_keys=True)  # rebuilt by any run
 
 
 @pytest.hookimpl(optionalhook=True)
