@@ -550,7 +550,7 @@ def test_both_clips_and_their_controls_stay_in_view_while_rating(tmp_path, brows
                     page.locator(selector).nth(i).evaluate("e => e.scrollIntoView({block: 'nearest'})")
                     facts = page.evaluate(IN_VIEW)
                     facts["part"] = page.locator(selector).nth(i).evaluate("e => e.getBoundingClientRect().toJSON()")
-                    facts["stage"] = box(page, "#stage")
+                    facts["stage"] = {"bottom": max(box(page, "#players")["bottom"], box(page, "#transport")["bottom"])}
                     steps[f"{selector}[{i}]"] = facts
                     if selector == "#ratings tbody tr" and i == 2:
                         screenshot(page, tmp_path, f"{screen}-rating")
@@ -572,7 +572,8 @@ def test_both_clips_and_their_controls_stay_in_view_while_rating(tmp_path, brows
 @pytest.mark.parametrize("screen, touch, least", [("phone", True, 44), ("laptop", True, 44), ("laptop", False, 24)])
 def test_every_control_is_44_px_on_a_touch_screen_and_24_px_to_a_mouse(tmp_path, browser, screen, touch, least):
     """Issue 46, finding: on a laptop 66 controls were under 44 px (Play 67×21), and "How to judge" was a 22 px line on a
-    phone. A touch screen of any size gets 44 × 44 px targets; a mouse at least WCAG 2.2's 24 × 24 px."""
+    phone. A touch screen of any size gets 44 × 44 px targets; a mouse at least WCAG 2.2's 24 × 24 px. "How to judge" is one
+    of them, and a click on it closes and opens it."""
     width, height, _ = SCREENS[screen]
     ws = make_study(tmp_path, n_pairs=1)
     token = invite(ws, "ann")
@@ -582,50 +583,75 @@ def test_every_control_is_44_px_on_a_touch_screen_and_24_px_to_a_mouse(tmp_path,
             coarse = page.evaluate("matchMedia('(pointer: coarse)').matches")
             controls = page.evaluate(CONTROLS, TARGETS + ", #instructions summary")
             screenshot(page, tmp_path, f"{screen}-{'touch' if touch else 'mouse'}")
+            toggled = []  # "How to judge": open on the first task, closed and opened again by its summary
+            for _ in range(2):
+                page.click("#instructions summary")
+                toggled.append(page.eval_on_selector("#instructions", "d => d.open"))
     small = [c for c in controls if c["width"] < least or c["height"] < least]
     assert coarse is touch and len(controls) > 60 and small == [], small
     assert any(c["name"] == "How to judge" for c in controls) and any(c["name"] == "play" for c in controls)
+    assert toggled == [False, True]
+
+
+GROUPS = """() => [...document.querySelectorAll('#secondary label')].filter((l) => l.offsetParent !== null).map((l) => {
+    let title = l.previousElementSibling; while (title && !title.classList.contains('group')) title = title.previousElementSibling;
+    const r = l.getBoundingClientRect(), t = title.getBoundingClientRect();
+    return {tag: l.querySelector('input').value, group: title.textContent, left: r.left, title_left: t.left, top: r.top,
+            title_top: t.top}; })"""
+OFFERED = """() => ({
+    secondary: [...document.querySelectorAll('#secondary input[name=secondary]')].filter((i) => i.offsetParent !== null)
+      .map((i) => i.value),
+    primary: [...document.querySelectorAll('#primary_tag option')].filter((o) => o.value && !o.hidden && !o.parentElement.hidden)
+      .map((o) => o.value)})"""
 
 
 @pytest.mark.parametrize("screen", sorted(SCREENS))
-def test_tag_groups_stay_whole_and_tie_reasons_are_offered_only_for_a_tie(tmp_path, browser, screen):
-    """Issue 46, finding: the "Temporal / identity" group split across two columns; the tie reasons stayed offered after a
-    winner was chosen. Each group's title and tags lie in one column, one under another; the tie's reasons are offered
-    (secondary boxes and primary options) only for a tie, a loser's only otherwise, and a reason already chosen stays on show."""
+def test_each_tag_group_stays_whole_in_one_column(tmp_path, browser, screen):
+    """Issue 46, finding: the "Temporal / identity" group split across the two columns of secondary reasons (its title at the
+    foot of one, its tags at the head of the next). Each tag lies under its own group's title, in that title's column."""
     width, height, touch = SCREENS[screen]
     ws = make_study(tmp_path, n_pairs=1)
     token = invite(ws, "ann")
-    offered = """() => ({
-        secondary: [...document.querySelectorAll('#secondary input[name=secondary]')].filter((i) => i.offsetParent !== null).map((i) => i.value),
-        primary: [...document.querySelectorAll('#primary_tag option')].filter((o) => o.value && !o.hidden && !o.parentElement.hidden).map((o) => o.value)})"""
-    groups = """() => [...document.querySelectorAll('#secondary label')].filter((l) => l.offsetParent !== null).map((l) => {
-        let title = l.previousElementSibling; while (title && !title.classList.contains('group')) title = title.previousElementSibling;
-        const r = l.getBoundingClientRect(), t = title.getBoundingClientRect();
-        return {tag: l.querySelector('input').value, group: title.textContent, left: r.left, title_left: t.left, top: r.top, title_top: t.top}; })"""
-    protocol = ws.protocol.public()
-    loser = [t["id"] for g in protocol["tag_groups"] if not g.get("families") and g.get("scope", "loser") == "loser" for t in g["tags"]]
-    tie = [t["id"] for g in protocol["tag_groups"] if g.get("scope") == "tie" for t in g["tags"]]
     with sized(browser, width, height, touch) as page:
         with running_server(ws) as url:
             open_task(page, url, token)
-            layout = page.evaluate(groups)
-            seen = {"none": page.evaluate(offered)}
-            for winner in ("A", "tie", "B"):
-                page.check(f"input[name=winner][value='{winner}']")
-                seen[winner] = page.evaluate(offered)
-            page.check("input[name=secondary][value='flicker']")  # chosen with winner B, then the rater picks a tie
-            page.check("input[name=winner][value='tie']")
-            seen["tie, flicker chosen"] = page.evaluate(offered)
+            page.check("input[name=winner][value='B']")
+            layout = page.evaluate(GROUPS)
             page.locator("#secondary").scroll_into_view_if_needed()
             screenshot(page, tmp_path, f"{screen}-reasons")
-    temporal = [g for g in layout if g["group"] == "Temporal / identity"]
-    assert len(temporal) == 4
-    for tag in layout:  # under its own title, in the title's column
+    assert [g["tag"] for g in layout if g["group"] == "Temporal / identity"] == ["flicker", "entity_drift", "identity_swap",
+                                                                                 "scene_reset"]
+    for tag in layout:
         assert abs(tag["left"] - tag["title_left"]) <= 16 and tag["top"] > tag["title_top"], tag
+
+
+def test_tie_reasons_are_offered_only_for_a_tie(tmp_path, page):
+    """Issue 46, finding: the tie's reasons stayed offered after a winner was chosen. They are offered (secondary boxes and
+    primary options) only for a tie, a loser's failures only otherwise (and before a choice); a reason already chosen stays
+    on show whatever the winner, so the rater sees it, with its message, and can undo it."""
+    ws = make_study(tmp_path, n_pairs=1)
+    token = invite(ws, "ann")
+    protocol = ws.protocol.public()
+    loser = [t["id"] for g in protocol["tag_groups"] if not g.get("families") and g.get("scope", "loser") == "loser"
+             for t in g["tags"]]
+    tie = [t["id"] for g in protocol["tag_groups"] if g.get("scope") == "tie" for t in g["tags"]]
+    with running_server(ws) as url:
+        open_task(page, url, token)
+        seen = {"none": page.evaluate(OFFERED)}
+        for winner in ("A", "tie", "B"):
+            page.check(f"input[name=winner][value='{winner}']")
+            seen[winner] = page.evaluate(OFFERED)
+        page.check("input[name=secondary][value='flicker']")  # chosen with winner B, then the rater picks a tie
+        page.check("input[name=winner][value='tie']")
+        seen["tie, flicker chosen"] = page.evaluate(OFFERED)
+        page.keyboard.press("Control+Enter")
+        said = violations(page)
+    assert len(loser) == 10 and len(tie) == 2
     for name in ("none", "A", "B"):
         assert seen[name] == {"secondary": loser, "primary": loser}, (name, seen[name])
     assert seen["tie"] == {"secondary": tie, "primary": tie}
-    assert set(seen["tie, flicker chosen"]["secondary"]) == {*tie, "flicker", "entity_drift", "identity_swap", "scene_reset"}
+    assert seen["tie, flicker chosen"]["secondary"] == ["flicker", "entity_drift", "identity_swap", "scene_reset", *tie]
+    assert any("A tie has no loser: “Flicker / temporal jitter”" in v for v in said), said
 
 
 def refuse_first(page, pattern, refusals, status=429, retry_after="2"):
