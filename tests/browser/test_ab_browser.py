@@ -498,8 +498,13 @@ SCREENS = {"phone": (*PHONE, True), "laptop": (*LAPTOP, False)}
 #: bar's, and the window's size
 IN_VIEW = """() => {
     const rect = (e) => e.getBoundingClientRect().toJSON();
-    const uncovered = (e) => { const r = e.getBoundingClientRect(); return [[.1, .1], [.9, .1], [.5, .5], [.1, .9], [.9, .9]].every(
-        ([fx, fy]) => { const hit = document.elementFromPoint(r.left + fx * r.width, r.top + fy * r.height); return hit === e || e.contains(hit); }); };
+    const uncovered = (e) => {
+      const r = e.getBoundingClientRect();
+      return [[.1, .1], [.9, .1], [.5, .5], [.1, .9], [.9, .9]].every(([fx, fy]) => {
+        const hit = document.elementFromPoint(r.left + fx * r.width, r.top + fy * r.height);
+        return hit === e || e.contains(hit);
+      });
+    };
     const seen = {};
     for (const id of ['video-A', 'video-B', 'play', 'step-back', 'step-fwd', 'scrub']) {
       const e = document.getElementById(id); seen[id] = {...rect(e), uncovered: uncovered(e)};
@@ -512,7 +517,8 @@ def assert_in_view(facts, where):
     """Both clips and their controls wholly inside the window, above the Submit bar, nothing over them."""
     bar = facts["bar"]
     for name, r in facts["seen"].items():
-        assert 0 <= r["top"] and r["bottom"] <= bar["top"] and 0 <= r["left"] and r["right"] <= facts["width"], (where, name, r, bar)
+        inside = 0 <= r["top"] and r["bottom"] <= bar["top"] and 0 <= r["left"] and r["right"] <= facts["width"]
+        assert inside, (where, name, r, bar)
         assert r["uncovered"], (where, name, r)
 
 
@@ -595,7 +601,8 @@ def test_every_control_is_44_px_on_a_touch_screen_and_24_px_to_a_mouse(tmp_path,
 
 
 GROUPS = """() => [...document.querySelectorAll('#secondary label')].filter((l) => l.offsetParent !== null).map((l) => {
-    let title = l.previousElementSibling; while (title && !title.classList.contains('group')) title = title.previousElementSibling;
+    let title = l.previousElementSibling;
+    while (title && !title.classList.contains('group')) title = title.previousElementSibling;
     const r = l.getBoundingClientRect(), t = title.getBoundingClientRect();
     return {tag: l.querySelector('input').value, group: title.textContent, left: r.left, title_left: t.left, top: r.top,
             title_top: t.top}; })"""
@@ -697,7 +704,8 @@ def test_a_clip_refused_with_429_says_so_and_loads_again_after_retry_after(tmp_p
     assert hidden is True and not any("your browser" in m for m in messages)
     gets = [at for method, at, status in seen if method == "GET" and not status]
     if refused == ("GET", "HEAD"):
-        said = re.match(r"Clip A could not be loaded: the server is limiting requests \(429\)\. Trying again in (\d) s", messages[0])
+        said = re.match(r"Clip A could not be loaded: the server is limiting requests \(429\)\. Trying again in (\d) s",
+                        messages[0])
         assert said and said[1] in "23", messages  # Retry-After 2, up to a fifth more (raters behind one address spread out)
         assert "Clip A is tried again by itself." in messages[1]
         head_refused = next(at for method, at, status in seen if method == "HEAD")

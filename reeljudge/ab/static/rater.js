@@ -135,6 +135,7 @@
     const primary = $("#primary_tag").value;
     for (const og of $("#primary_tag").querySelectorAll("optgroup")) {
       og.hidden = og.dataset.scope !== wanted && ![...og.children].some((o) => o.value === primary);
+      for (const option of og.children) option.hidden = og.hidden;  // (a select's keyboard and popup skip each)
     }
     for (const box of document.querySelectorAll("#secondary .tag-group")) {
       box.hidden = box.dataset.scope !== wanted && !box.querySelector("input:checked");
