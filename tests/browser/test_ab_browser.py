@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import time
 from contextlib import contextmanager
 
@@ -294,14 +295,21 @@ def box(page, selector):
 
 
 @contextmanager
-def sized(browser, width, height):
-    """A page of the shared browser with its window at ``width`` × ``height``, closed after."""
+def sized(browser, width, height, touch=False):
+    """A page of the shared browser with its window at ``width`` × ``height``, closed after; ``touch``: a touch screen (Chromium's
+    touch emulation, as DevTools' device mode: ``(pointer: coarse)`` matches, taps are touches). No script error on it."""
     page = browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
     page.set_viewport_size({"width": width, "height": height})
+    if touch:
+        cdp = browser.new_cdp_session(page)
+        cdp.send("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 5})
     try:
         yield page
     finally:
         page.close()
+    assert errors == []
 
 
 def test_the_page_on_a_phone(tmp_path, browser):
@@ -317,9 +325,9 @@ def test_the_page_on_a_phone(tmp_path, browser):
             small = [c for c in controls if c["width"] < TOUCH or c["height"] < TOUCH]
             outside = [c for c in controls if c["left"] < 0 or c["right"] > 390]
             assert len(controls) > 60 and small == [] and outside == [], (small, outside)
-            for side in "AB":
-                video = box(page, f"#video-{side}")
-                assert video["width"] >= 350 and video["height"] >= 190, video  # the whole width, not 171×150
+            a, b = box(page, "#video-A"), box(page, "#video-B")  # side by side (issue 46: both in view while rating)
+            assert a["right"] <= b["left"] and a["top"] == b["top"] and a["left"] >= 0 and b["right"] <= 390
+            assert min(a["width"], b["width"]) >= 175 and min(a["height"], b["height"]) >= 98, (a, b)  # not 171×150 in 492 px
             bar = box(page, "#submit")
             assert 844 - 160 <= bar["top"] and bar["bottom"] <= 844  # Submit on screen from the start
             page.evaluate("window.scrollTo(0, document.body.scrollHeight / 2)")
@@ -479,3 +487,252 @@ def test_a_withdrawn_task_is_explained_once_and_the_next_task_follows(tmp_path, 
     assert "held for you for 2 s" in notice and "nothing was stored" in notice
     assert again is True  # said once
     assert sorted(r["rater"]["id"] for r in ws.store.judgements()) == ["bob", "carol"]
+
+
+# ---- issue 46, item 5: the page on a phone and a laptop -----------------------------------------------------------------
+
+PHONE, LAPTOP = (390, 844), (1366, 768)
+SCREENS = {"phone": (*PHONE, True), "laptop": (*LAPTOP, False)}
+#: where the page is at a point of the rating step: both clips' and their controls' rectangles, each checked at points
+#: across it (the element on top there must be that element: nothing, the Submit bar included, lies over it), the Submit
+#: bar's, and the window's size
+IN_VIEW = """() => {
+    const rect = (e) => e.getBoundingClientRect().toJSON();
+    const uncovered = (e) => {
+      const r = e.getBoundingClientRect();
+      return [[.1, .1], [.9, .1], [.5, .5], [.1, .9], [.9, .9]].every(([fx, fy]) => {
+        const hit = document.elementFromPoint(r.left + fx * r.width, r.top + fy * r.height);
+        return hit === e || e.contains(hit);
+      });
+    };
+    const seen = {};
+    for (const id of ['video-A', 'video-B', 'play', 'step-back', 'step-fwd', 'scrub']) {
+      const e = document.getElementById(id); seen[id] = {...rect(e), uncovered: uncovered(e)};
+    }
+    return {seen, bar: rect(document.getElementById('submit-row')), width: innerWidth, height: innerHeight, y: scrollY};
+  }"""
+
+
+def assert_in_view(facts, where):
+    """Both clips and their controls wholly inside the window, above the Submit bar, nothing over them."""
+    bar = facts["bar"]
+    for name, r in facts["seen"].items():
+        inside = 0 <= r["top"] and r["bottom"] <= bar["top"] and 0 <= r["left"] and r["right"] <= facts["width"]
+        assert inside, (where, name, r, bar)
+        assert r["uncovered"], (where, name, r)
+
+
+def screenshot(page, tmp_path, name):
+    """The window as the rater sees it, kept in the test's folder (tmp_path/screens/NAME.png)."""
+    path = tmp_path / "screens" / f"{name}.png"
+    path.parent.mkdir(exist_ok=True)
+    page.screenshot(path=str(path))
+    return path
+
+
+@pytest.mark.parametrize("screen", sorted(SCREENS))
+def test_both_clips_and_their_controls_stay_in_view_while_rating(tmp_path, browser, screen):
+    """Issue 46, finding (390×844, first task): "How to judge" open pushed the clips down, the sticky Submit bar (92 px, five
+    lines) covered about 70 % of clip B and Play sat off-screen; while rating, the clips scrolled away (on a laptop too).
+    Wherever the rater is in the form, both clips and Play, the frame steps and the scrubber stay whole in the window,
+    nothing over them; each part of the form can be brought between them and a compact Submit bar."""
+    width, height, touch = SCREENS[screen]
+    ws = make_study(tmp_path, n_pairs=2)
+    token = invite(ws, "ann")
+    with sized(browser, width, height, touch) as page:
+        with running_server(ws) as url:
+            open_task(page, url, token)
+            page.wait_for_function("() => ['A', 'B'].every((s) => document.querySelector(`#video-${s}`).readyState >= 2)")
+            first = page.evaluate(IN_VIEW)
+            opened = page.eval_on_selector("#instructions", "d => d.open")
+            screenshot(page, tmp_path, f"{screen}-first-task")
+            watch_twice(page, keyboard=not touch)
+            page.check("input[name=winner][value='A']")
+            page.select_option("#primary_tag", "flicker")
+            steps = {}
+            parts = ["#winner-set", "#primary_tag", "#secondary", "#ratings tbody tr", "#note"]
+            for selector in parts:
+                for i in range(page.locator(selector).count()):
+                    page.locator(selector).nth(i).evaluate("e => e.scrollIntoView({block: 'nearest'})")
+                    facts = page.evaluate(IN_VIEW)
+                    facts["part"] = page.locator(selector).nth(i).evaluate("e => e.getBoundingClientRect().toJSON()")
+                    facts["stage"] = {"bottom": max(box(page, "#players")["bottom"], box(page, "#transport")["bottom"])}
+                    steps[f"{selector}[{i}]"] = facts
+                    if selector == "#ratings tbody tr" and i == 2:
+                        screenshot(page, tmp_path, f"{screen}-rating")
+            end = page.evaluate("document.documentElement.scrollHeight - innerHeight")
+            for y in range(0, end + 1, 97):  # and at every scroll position, not only where the page scrolled a part to
+                page.evaluate(f"window.scrollTo(0, {y})")
+                steps[f"scrolled to {y}"] = page.evaluate(IN_VIEW)
+    assert opened is True  # a rater's first task: "How to judge" open, and still both clips on the first screen
+    assert_in_view(first, "first screen")
+    assert first["bar"]["bottom"] <= height and first["bar"]["height"] <= 64, first["bar"]  # compact: two short lines at most
+    for where, facts in steps.items():
+        assert_in_view(facts, where)
+    for where, facts in steps.items():
+        if "part" in facts:  # the part brought into view lies between the stuck players and the bar, wholly visible
+            assert facts["stage"]["bottom"] <= facts["part"]["top"] + 1 and facts["part"]["bottom"] <= facts["bar"]["top"] + 1, (
+                where, facts["part"], facts["stage"], facts["bar"])
+    assert len(steps) > 10 and end > 0
+
+
+@pytest.mark.parametrize("screen, touch, least", [("phone", True, 44), ("laptop", True, 44), ("laptop", False, 24)])
+def test_every_control_is_44_px_on_a_touch_screen_and_24_px_to_a_mouse(tmp_path, browser, screen, touch, least):
+    """Issue 46, finding: on a laptop 66 controls were under 44 px (Play 67×21), and "How to judge" was a 22 px line on a
+    phone. A touch screen of any size gets 44 × 44 px targets; a mouse at least WCAG 2.2's 24 × 24 px. "How to judge" is one
+    of them, and a click on it closes and opens it."""
+    width, height, _ = SCREENS[screen]
+    ws = make_study(tmp_path, n_pairs=1)
+    token = invite(ws, "ann")
+    with sized(browser, width, height, touch) as page:
+        with running_server(ws) as url:
+            open_task(page, url, token)
+            coarse = page.evaluate("matchMedia('(pointer: coarse)').matches")
+            controls = page.evaluate(CONTROLS, TARGETS + ", #instructions summary")
+            screenshot(page, tmp_path, f"{screen}-{'touch' if touch else 'mouse'}")
+            toggled = []  # "How to judge": open on the first task, closed and opened again by its summary
+            for _ in range(2):
+                page.click("#instructions summary")
+                toggled.append(page.eval_on_selector("#instructions", "d => d.open"))
+    small = [c for c in controls if c["width"] < least or c["height"] < least]
+    assert coarse is touch and len(controls) > 60 and small == [], small
+    assert any(c["name"] == "How to judge" for c in controls) and any(c["name"] == "play" for c in controls)
+    assert toggled == [False, True]
+
+
+GROUPS = """() => [...document.querySelectorAll('#secondary label')].filter((l) => l.offsetParent !== null).map((l) => {
+    let title = l.previousElementSibling;
+    while (title && !title.classList.contains('group')) title = title.previousElementSibling;
+    const r = l.getBoundingClientRect(), t = title.getBoundingClientRect();
+    return {tag: l.querySelector('input').value, group: title.textContent, left: r.left, title_left: t.left, top: r.top,
+            title_top: t.top}; })"""
+OFFERED = """() => ({
+    secondary: [...document.querySelectorAll('#secondary input[name=secondary]')].filter((i) => i.offsetParent !== null)
+      .map((i) => i.value),
+    primary: [...document.querySelectorAll('#primary_tag option')].filter((o) => o.value && !o.hidden && !o.parentElement.hidden)
+      .map((o) => o.value)})"""
+
+
+@pytest.mark.parametrize("screen", sorted(SCREENS))
+def test_each_tag_group_stays_whole_in_one_column(tmp_path, browser, screen):
+    """Issue 46, finding: the "Temporal / identity" group split across the two columns of secondary reasons (its title at the
+    foot of one, its tags at the head of the next). Each tag lies under its own group's title, in that title's column."""
+    width, height, touch = SCREENS[screen]
+    ws = make_study(tmp_path, n_pairs=1)
+    token = invite(ws, "ann")
+    with sized(browser, width, height, touch) as page:
+        with running_server(ws) as url:
+            open_task(page, url, token)
+            page.check("input[name=winner][value='B']")
+            layout = page.evaluate(GROUPS)
+            page.locator("#secondary").scroll_into_view_if_needed()
+            screenshot(page, tmp_path, f"{screen}-reasons")
+    assert [g["tag"] for g in layout if g["group"] == "Temporal / identity"] == ["flicker", "entity_drift", "identity_swap",
+                                                                                 "scene_reset"]
+    for tag in layout:
+        assert abs(tag["left"] - tag["title_left"]) <= 16 and tag["top"] > tag["title_top"], tag
+
+
+def test_tie_reasons_are_offered_only_for_a_tie(tmp_path, page):
+    """Issue 46, finding: the tie's reasons stayed offered after a winner was chosen. They are offered (secondary boxes and
+    primary options) only for a tie, a loser's failures only otherwise (and before a choice); a reason already chosen stays
+    on show whatever the winner, so the rater sees it, with its message, and can undo it."""
+    ws = make_study(tmp_path, n_pairs=1)
+    token = invite(ws, "ann")
+    protocol = ws.protocol.public()
+    loser = [t["id"] for g in protocol["tag_groups"] if not g.get("families") and g.get("scope", "loser") == "loser"
+             for t in g["tags"]]
+    tie = [t["id"] for g in protocol["tag_groups"] if g.get("scope") == "tie" for t in g["tags"]]
+    with running_server(ws) as url:
+        open_task(page, url, token)
+        seen = {"none": page.evaluate(OFFERED)}
+        for winner in ("A", "tie", "B"):
+            page.check(f"input[name=winner][value='{winner}']")
+            seen[winner] = page.evaluate(OFFERED)
+        page.check("input[name=secondary][value='flicker']")  # chosen with winner B, then the rater picks a tie
+        page.check("input[name=winner][value='tie']")
+        seen["tie, flicker chosen"] = page.evaluate(OFFERED)
+        page.keyboard.press("Control+Enter")
+        said = violations(page)
+    assert len(loser) == 10 and len(tie) == 2
+    for name in ("none", "A", "B"):
+        assert seen[name] == {"secondary": loser, "primary": loser}, (name, seen[name])
+    assert seen["tie"] == {"secondary": tie, "primary": tie}
+    assert seen["tie, flicker chosen"]["secondary"] == ["flicker", "entity_drift", "identity_swap", "scene_reset", *tie]
+    assert any("A tie has no loser: “Flicker / temporal jitter”" in v for v in said), said
+
+
+def refuse_first(page, pattern, refusals, status=429, retry_after="2"):
+    """Answer the first requests matching ``pattern`` with ``status`` and ``Retry-After``: ``refusals`` lists which (by
+    method, in order, e.g. ["GET", "HEAD"]); every other request goes on to the server. The times seen, by method."""
+    seen: list[tuple[str, float, int]] = []
+    todo = list(refusals)
+
+    def answer(route):
+        method = route.request.method
+        if todo and todo[0] == method:
+            todo.pop(0)
+            seen.append((method, time.monotonic(), status))
+            route.fulfill(status=status, headers={"Retry-After": retry_after, "Content-Type": "text/plain"}, body="slow down")
+        else:
+            seen.append((method, time.monotonic(), 0))
+            route.continue_()
+
+    page.route(pattern, answer)
+    return seen
+
+
+@pytest.mark.parametrize("refused", [("GET", "HEAD"), ("GET",)], ids=["still-refused", "refusal-passed"])
+def test_a_clip_refused_with_429_says_so_and_loads_again_after_retry_after(tmp_path, page, refused):
+    """Issue 46, finding: a clip refused with 429 said "your browser could not play it" (the refusal had passed by the
+    page's HEAD) and was not tried again. Still refused: the page says so and loads it again after Retry-After, by itself;
+    refused once only: the page loads it again at once, never blaming the browser."""
+    ws = make_study(tmp_path, n_pairs=1)
+    token = invite(ws, "ann")
+    seen = refuse_first(page, "**/api/r/*/clip/*/A", refused)
+    with running_server(ws) as url:
+        page.goto(f"{url}/r/{token}")
+        page.wait_for_selector("#task:not([hidden])")
+        messages = []
+        if refused == ("GET", "HEAD"):
+            page.wait_for_selector("#clip-error-A:not([hidden])", timeout=15000)
+            messages.append(page.inner_text("#clip-error-A"))
+            messages.append(page.inner_text("#lock-reason"))
+        page.wait_for_function("() => document.querySelector('#video-A').readyState >= 2", timeout=20000)  # no click
+        hidden = page.eval_on_selector("#clip-error-A", "e => e.hidden")
+        watch_twice(page)
+    assert hidden is True and not any("your browser" in m for m in messages)
+    gets = [at for method, at, status in seen if method == "GET" and not status]
+    if refused == ("GET", "HEAD"):
+        said = re.match(r"Clip A could not be loaded: the server is limiting requests \(429\)\. Trying again in (\d) s",
+                        messages[0])
+        assert said and said[1] in "23", messages  # Retry-After 2, up to a fifth more (raters behind one address spread out)
+        assert "Clip A is tried again by itself." in messages[1]
+        head_refused = next(at for method, at, status in seen if method == "HEAD")
+        assert gets and gets[0] - head_refused >= 1.9  # after the server's Retry-After (2 s), not before
+    else:
+        assert gets and [m for m, _, _ in seen][:3] == ["GET", "HEAD", "GET"]  # asked why, then loaded again at once
+
+
+def test_a_refused_script_and_stylesheet_say_so_and_load_again(tmp_path, page):
+    """Issue 46, finding: a 429 on rater.js left "loading…" for good, with no message; a 429 on rater.css an unstyled page
+    without its Submit bar. The page's own loader (in rater.html) says which file did not load and why, and fetches it
+    again after Retry-After."""
+    ws = make_study(tmp_path, n_pairs=1)
+    token = invite(ws, "ann")
+    script = refuse_first(page, "**/static/rater.js", ["GET", "GET"], retry_after="1")
+    style = refuse_first(page, "**/static/rater.css", ["GET"], status=503, retry_after="1")
+    with running_server(ws) as url:
+        page.goto(f"{url}/r/{token}")
+        page.wait_for_function("() => document.querySelector('#net-status').textContent.includes('rater.js')", timeout=15000)
+        said = page.inner_text("#net-status")
+        page.wait_for_selector("#task:not([hidden])", timeout=20000)
+        styled = page.eval_on_selector("#submit-row", "e => getComputedStyle(e).position")
+        cleared = page.eval_on_selector("#net-status", "n => n.hidden")
+        watch_twice(page)
+        fill(page)
+        page.click("#submit")
+        records = wait_records(ws, 1)
+    assert "The page's script (/static/rater.js) did not load: the server is limiting requests (429). Trying again in" in said
+    assert [status for _, _, status in script] == [429, 429, 0] and [status for _, _, status in style] == [503, 0]
+    assert styled == "sticky" and cleared is True and len(records) == 1

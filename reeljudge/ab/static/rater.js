@@ -13,6 +13,7 @@
   let finished = { A: false, B: false };  // this pass of the clip has been counted (loop mode restarts both)
   let sessionTasks = 0, sessionStart = Date.now(), breakRule = { every: 15, minutes: 25 }, sessionTotal = 0, shownOnce = false;
   let clipError = { A: null, B: null };  // why a clip did not load (shown over it, with a retry), or null
+  let clipWaiting = { A: false, B: false };  // the page tries that clip again by itself (after the server's Retry-After)
 
   const now = () => Math.round(performance.now() - t0);
   const MAX_EVENTS = 500;  // the server takes a log of at most this many events (reeljudge/ab/watch.py): the latest are kept
@@ -24,16 +25,10 @@
   const newId = () => (crypto.randomUUID ? crypto.randomUUID() : `${Date.now()}-${Math.random().toString(16).slice(2)}`).replace(/[^A-Za-z0-9_.:-]/g, "");
 
   // ---- talking to the server: a busy server (503, 429) or a dropped connection is tried again, and the page says so ----
+  // (the retry policy is the page's loader's, in rater.html: it retries this script itself when the server refuses it)
+  const { retryAfter, refusal } = window.reeljudgeBoot;
   const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-  const BACKOFF_MAX_S = 30;
-  function retryAfter(res, attempt) {
-    // the server's Retry-After (seconds or a date), else 1, 2, 4 … 30 s; a little jitter so raters behind one address spread out
-    const header = res && res.headers.get("Retry-After");
-    let seconds = header === null || header === undefined ? NaN : Number(header);
-    if (header && Number.isNaN(seconds)) seconds = (Date.parse(header) - Date.now()) / 1000;
-    if (!Number.isFinite(seconds) || seconds < 0) seconds = Math.min(BACKOFF_MAX_S, 2 ** (attempt - 1));
-    return Math.min(60, seconds) * (1 + 0.2 * Math.random());
-  }
+  const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
   function netStatus(text) { const n = $("#net-status"); n.textContent = text; n.hidden = !text; }
   async function request(path, init, what) {
     for (let attempt = 1; ; attempt++) {
@@ -41,12 +36,12 @@
       try {
         res = await fetch(api(path), { cache: "no-store", ...init });
         if (res.status !== 503 && res.status !== 429) { netStatus(""); return res; }
-        reason = res.status === 429 ? "is limiting requests (429)" : "is busy (503)";
+        reason = refusal(res.status);
       } catch (err) {
-        reason = "could not be reached";
+        reason = "the server could not be reached";
       }
       const wait = retryAfter(res, attempt);
-      netStatus(`The server ${reason}: trying ${what} again in ${Math.ceil(wait)} s (attempt ${attempt + 1}). Your answers are kept.`);
+      netStatus(`${capital(reason)}: trying ${what} again in ${Math.ceil(wait)} s (attempt ${attempt + 1}). Your answers are kept.`);
       await sleep(wait * 1000);
     }
   }
@@ -77,7 +72,7 @@
     $("#prompt").textContent = t.prompt;
     $("#family").textContent = `(${t.family_label})`;
     $("#instruction-list").replaceChildren(...protocol.instructions.map((s) => el("li", {}, s)));
-    for (const side of SIDES) { clipFailed(side, null); videos[side].src = t.clips[side].url; videos[side].load(); }
+    for (const side of SIDES) { clipTries[side] = 0; loadClip(side); }
     $("#source-box").hidden = !t.source;
     if (t.source) $("#video-source").src = t.source.url;
     buildForm(t.family);
@@ -99,16 +94,19 @@
     $("#verdict").reset();
     const primary = $("#primary_tag");
     primary.replaceChildren(el("option", { value: "" }, "— choose one —"));
-    const secondary = $("#secondary");
-    secondary.replaceChildren(el("div", { class: "group" }, "Secondary reasons (0 to 3)"));
+    // each group one block (its title and its tags never split across columns), marked with the winner it is for
+    const columns = el("div", { class: "tag-columns" });
+    $("#secondary").replaceChildren(el("div", { class: "group-title" }, "Secondary reasons (0 to 3)"), columns);
     for (const group of protocol.tag_groups.filter((g) => applies(g, family))) {
-      const og = el("optgroup", { label: group.label });
-      secondary.append(el("div", { class: "group" }, group.label));
+      const scope = group.scope || "loser";
+      const og = el("optgroup", { label: group.label, "data-scope": scope });
+      const box = el("div", { class: "tag-group", "data-scope": scope, "data-group": group.id }, el("div", { class: "group" }, group.label));
       for (const tag of group.tags) {
         og.append(el("option", { value: tag.id }, tag.label));
-        secondary.append(el("label", {}, el("input", { type: "checkbox", name: "secondary", value: tag.id }), ` ${tag.label}`));
+        box.append(el("label", {}, el("input", { type: "checkbox", name: "secondary", value: tag.id }), ` ${tag.label}`));
       }
       primary.append(og);
+      columns.append(box);
     }
     const body = $("#ratings tbody");
     body.replaceChildren();
@@ -125,6 +123,22 @@
       }
       row.append(el("td", { class: "msg", "data-for": `ratings-${dim.id}` }));
       body.append(row);
+    }
+    offerTags();
+  }
+
+  // the reasons offered follow the winner: a tie's only for a tie, a loser's failures only with a winner (and before one is
+  // chosen); a tag already chosen stays on show whatever the winner, so the rater sees it (and the message on it) and can undo it
+  function offerTags() {
+    const winner = document.querySelector("input[name=winner]:checked");
+    const wanted = winner && winner.value === "tie" ? "tie" : "loser";
+    const primary = $("#primary_tag").value;
+    for (const og of $("#primary_tag").querySelectorAll("optgroup")) {
+      og.hidden = og.dataset.scope !== wanted && ![...og.children].some((o) => o.value === primary);
+      for (const option of og.children) option.hidden = og.hidden;  // (a select's keyboard and popup skip each)
+    }
+    for (const box of document.querySelectorAll("#secondary .tag-group")) {
+      box.hidden = box.dataset.scope !== wanted && !box.querySelector("input:checked");
     }
   }
 
@@ -178,22 +192,36 @@
     return out.map(([field, message]) => ({ field, message }));
   }
 
-  // why Submit is locked, or what is still missing: shown beside the button at all times
+  // why Submit is locked, or what is still missing: shown beside the button at all times, in full and in short (a phone's
+  // bar shows the short one, so the bar stays two lines high): [long, short]
   function lockReason() {
-    if (!task) return "";
-    const need = task.min_full_plays, parts = [];
-    const broken = SIDES.filter((s) => clipError[s]);
-    if (broken.length) parts.push(`Clip ${broken.join(" and clip ")} did not load: press Retry on it.`);
-    const short = SIDES.filter((s) => plays[s] < need && !clipError[s]).map((s) => `clip ${s} ${need - plays[s]} more time${need - plays[s] === 1 ? "" : "s"}`);
-    if (short.length) parts.push(`Submit unlocks when you have played ${short.join(" and ")} to the end.`);
+    if (!task) return ["", ""];
+    const need = task.min_full_plays, long = [], brief = [];
+    const broken = SIDES.filter((s) => clipError[s] && !clipWaiting[s]), waiting = SIDES.filter((s) => clipWaiting[s]);
+    if (broken.length) { long.push(`Clip ${broken.join(" and clip ")} did not load: press Retry on it.`); brief.push(`Retry clip ${broken.join(" and ")}.`); }
+    if (waiting.length) { long.push(`Clip ${waiting.join(" and clip ")} is tried again by itself.`); brief.push(`Clip ${waiting.join(" and ")}: loading again.`); }
+    const short = SIDES.filter((s) => plays[s] < need && !clipError[s]);
+    if (short.length) {
+      long.push(`Submit unlocks when you have played ${short.map((s) => `clip ${s} ${need - plays[s]} more time${need - plays[s] === 1 ? "" : "s"}`).join(" and ")} to the end.`);
+      brief.push(`Play ${short.map((s) => `${s} ${need - plays[s]}×`).join(", ")} more.`);
+    }
     const missing = check(readForm()).filter((v) => v.field !== "watch");
     const names = [...new Set(missing.map((v) => v.field.startsWith("ratings.") ? "ratings" : v.field))];
     const ratingsLeft = missing.filter((v) => v.field.startsWith("ratings.")).length;
-    const label = { winner: "the winner", primary_tag: "a primary reason", secondary_tags: "secondary reasons", note: "the note", ratings: `${ratingsLeft} rating${ratingsLeft === 1 ? "" : "s"}` };
-    if (names.length) parts.push(`Still to fix or fill in: ${names.map((n) => label[n] || n).join(", ")}.`);
-    return parts.join(" ");
+    const ratings = `${ratingsLeft} rating${ratingsLeft === 1 ? "" : "s"}`;
+    const label = { winner: "the winner", primary_tag: "a primary reason", secondary_tags: "secondary reasons", note: "the note", ratings };
+    const word = { winner: "winner", primary_tag: "primary reason", secondary_tags: "secondary reasons", note: "note", ratings };
+    if (names.length) {
+      long.push(`Still to fix or fill in: ${names.map((n) => label[n] || n).join(", ")}.`);
+      brief.push(`To do: ${names.map((n) => word[n] || n).join(", ")}.`);
+    }
+    return [long.join(" "), brief.join(" ")];
   }
-  function showLockReason() { $("#lock-reason").textContent = lockReason(); }
+  function showLockReason() {
+    const [long, brief] = lockReason();
+    $("#lock-reason").replaceChildren(el("span", { class: "long" }, long), el("span", { class: "short" }, brief));
+  }
+  function formChanged() { offerTags(); showLockReason(); }
 
   function clearMessages() { for (const m of document.querySelectorAll(".msg")) m.textContent = ""; }
   // origin "page": this page's own check, withdrawn as the rater fixes it; "server": stays until the next submit
@@ -259,7 +287,7 @@
     }
     syncButton();
   }
-  function syncButton() { $("#play").textContent = anyPlaying() ? "Pause (K)" : "Play (K)"; }
+  function syncButton() { $("#play").replaceChildren(anyPlaying() ? "Pause" : "Play", el("span", { class: "hint" }, " (K)")); }
   function seekTo(time, event, value) {
     for (const s of SIDES) {
       const v = videos[s];
@@ -316,31 +344,49 @@
     updatePlays();
   }
 
-  // ---- a clip that does not load says so, with the server's answer, and offers a retry ----
-  function clipFailed(side, message) {
-    clipError[side] = message;
+  // ---- a clip that does not load says why, over the clip, and is tried again ----
+  // A video element's error carries no HTTP status, so the page asks the server (HEAD) once the clip failed: refused (429)
+  // or busy (503), or not reached, the page says so and loads the clip again after Retry-After (else a backoff); answered
+  // now (the refusal has passed, a connection dropped), the clip is loaded again at once, and only a clip the server sends
+  // but that fails CLIP_TRIES times is one "your browser could not play"; any other answer waits for the rater's Retry.
+  const CLIP_TRIES = 3;
+  const clipTries = { A: 0, B: 0 }, clipTimer = { A: null, B: null };
+  function clipFailed(side, message, waiting = false) {
+    clipError[side] = message; clipWaiting[side] = Boolean(message) && waiting;
     const box = $(`#clip-error-${side}`);
     box.querySelector("p").textContent = message || "";
+    box.querySelector("button").textContent = waiting ? `Retry clip ${side} now` : `Retry clip ${side}`;
     box.hidden = !message;
     if (task) updatePlays();
   }
+  function loadClip(side) {
+    clearTimeout(clipTimer[side]); clipTimer[side] = null;
+    clipFailed(side, null);
+    videos[side].src = task.clips[side].url;
+    videos[side].load();
+  }
   async function diagnose(side) {
-    const v = videos[side];
-    if (!v.error || !task) return;
-    let why = "it did not arrive";
-    try {
-      const res = await fetch(task.clips[side].url, { method: "HEAD", cache: "no-store" });
-      why = res.ok ? "your browser could not play it" : `the server answered ${res.status}${res.status === 503 || res.status === 429 ? " (busy)" : ""}`;
-    } catch (err) { why = "the server could not be reached"; }
-    clipFailed(side, `Clip ${side} could not be loaded: ${why}.`);
+    const v = videos[side], url = task && task.clips[side].url;
+    if (!v.error || !url) return;
+    const attempt = ++clipTries[side];
+    let res = null, reason = "the server could not be reached";
+    try { res = await fetch(url, { method: "HEAD", cache: "no-store" }); } catch (err) { /* said below */ }
+    if (!task || task.clips[side].url !== url) return;  // the page moved on to another task meanwhile
+    if (res && res.ok) {
+      if (attempt < CLIP_TRIES) loadClip(side);
+      else clipFailed(side, `Clip ${side} could not be played: the server sends it, but your browser could not play it (media error ${v.error.code}).`);
+      return;
+    }
+    if (res && res.status !== 429 && res.status !== 503) { clipFailed(side, `Clip ${side} could not be loaded: the server answered ${res.status}.`); return; }
+    if (res) reason = refusal(res.status);
+    const wait = retryAfter(res, attempt);
+    clipFailed(side, `Clip ${side} could not be loaded: ${reason}. Trying again in ${Math.ceil(wait)} s (attempt ${attempt + 1}).`, true);
+    clipTimer[side] = setTimeout(() => loadClip(side), wait * 1000);
   }
   for (const side of SIDES) {
     videos[side].addEventListener("error", () => diagnose(side));
-    $(`#clip-error-${side} button`).addEventListener("click", () => {
-      clipFailed(side, null);
-      videos[side].src = task.clips[side].url;
-      videos[side].load();
-    });
+    videos[side].addEventListener("loadeddata", () => { clipTries[side] = 0; });
+    $(`#clip-error-${side} button`).addEventListener("click", () => loadClip(side));
   }
 
   function updatePlays() {
@@ -365,8 +411,8 @@
   $("#rate").addEventListener("change", (e) => setRate(Number(e.target.value)));
   $("#loop").addEventListener("change", () => record("both", "loop", $("#loop").checked));
   $("#verdict").addEventListener("submit", (e) => { e.preventDefault(); submit(); });
-  $("#verdict").addEventListener("input", showLockReason);
-  $("#verdict").addEventListener("change", showLockReason);
+  $("#verdict").addEventListener("input", formChanged);
+  $("#verdict").addEventListener("change", formChanged);
   $("#help-button").addEventListener("click", () => { $("#help").hidden = !$("#help").hidden; });
 
   // ---- keyboard ----
@@ -392,13 +438,23 @@
       p: () => $("#primary_tag").focus(), g: () => focusFirst("input[name=secondary]"),
       r: () => focusFirst("#ratings input[type=radio]"), n: () => $("#note").focus(), "?": () => { $("#help").hidden = !$("#help").hidden; },
     };
-    if (winner) { const input = document.querySelector(`input[name=winner][value="${winner}"]`); input.checked = true; input.focus(); showLockReason(); e.preventDefault(); return; }
+    if (winner) { const input = document.querySelector(`input[name=winner][value="${winner}"]`); input.checked = true; input.focus(); formChanged(); e.preventDefault(); return; }
     if (!formControl(t)) {
       if (key === " ") { e.preventDefault(); playPause(); return; }
       if (key === "ArrowLeft" || key === "ArrowRight") { e.preventDefault(); seekTo(master().currentTime + (key === "ArrowLeft" ? -1 : 1), "seek"); return; }
     }
     if (actions[key]) { e.preventDefault(); actions[key](); }
   });
+
+  // focus and scrolling stop short of the sticky players (while they stick) and of the Submit bar: what the rater goes to is
+  // never under them
+  function scrollPadding() {
+    const stage = $("#stage"), style = document.documentElement.style;
+    style.scrollPaddingTop = getComputedStyle(stage).position === "sticky" ? `${stage.offsetHeight + 8}px` : "";
+    style.scrollPaddingBottom = `${$("#submit-row").offsetHeight + 8}px`;
+  }
+  const resized = new ResizeObserver(scrollPadding);
+  resized.observe($("#stage")); resized.observe($("#submit-row"));
 
   function fatal(message) { $("#task").hidden = true; const f = $("#fatal"); f.hidden = false; f.textContent = message; }
   window.reeljudgeAB = { state: () => ({ plays: { ...plays }, log: log.slice(), task, submissionId, clipError: { ...clipError } }) };
