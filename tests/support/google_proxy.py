@@ -169,11 +169,12 @@ def _connect_handler(proxy: GoogleProxy) -> type[BaseHTTPRequestHandler]:
             _tunnel_handler(proxy)(tunnel, self.client_address, self.server)  # serves the tunnel until the client closes it
             self.close_connection = True
 
-        def _refuse(self) -> None:  # a plain-HTTP request through the proxy: its host is recorded as a target too
+        def _refuse(self) -> None:  # a plain-HTTP request through the proxy (an absolute URL): its host is a target too
             target = urlsplit(self.path)
-            with proxy.lock:
-                proxy.connects.append(f"{target.hostname}:{target.port or 80}" if target.hostname else self.path)
-                proxy.refused.append(proxy.connects[-1])
+            if target.hostname:
+                with proxy.lock:
+                    proxy.connects.append(f"{target.hostname}:{target.port or 80}")
+                    proxy.refused.append(proxy.connects[-1])
             self.send_error(405, "this test proxy only tunnels (CONNECT)")
 
         do_GET = do_POST = do_PUT = do_DELETE = _refuse  # noqa: N815 - http.server naming
