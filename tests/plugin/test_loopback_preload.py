@@ -60,7 +60,8 @@ def run_probe(folder: Path, telemetry_off: str | None, *, fetch: bool = False) -
     env["NODE_OPTIONS"] = f"--require {PRELOAD}"
     if telemetry_off is not None:
         env["PROMPTFOO_DISABLE_TELEMETRY"] = telemetry_off
-    proc = subprocess.run(["node", str(folder / "probe.js"), *(["fetch"] if fetch else [])], env=env, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(["node", str(folder / "probe.js"), *(["fetch"] if fetch else [])], env=env, capture_output=True,
+                          text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
