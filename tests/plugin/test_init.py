@@ -238,6 +238,12 @@ def test_next_steps_install_what_the_readme_installs_with_telemetry_off(tmp_path
     assert 'NODE_OPTIONS="--require $PWD/node_modules/reeljudge/loopback.cjs"' in steps and "npx " not in steps
     readme = (ROOT / "README.md").read_text()
     assert f"./reeljudge-{__version__}-py3-none-any.whl" in readme and f"./reeljudge-{__version__}.tgz" in readme
+    # the README's and docs/install.md's commands are init's (tests/plugin/test_offline_commands.py runs init's)
+    for doc in (readme, (ROOT / "docs" / "install.md").read_text()):
+        assert "PROMPTFOO_DISABLE_TELEMETRY=1 PROMPTFOO_DISABLE_UPDATE=1" in doc
+        assert 'NODE_OPTIONS="--require $PWD/node_modules/reeljudge/loopback.cjs"' in doc
+        assert "./node_modules/.bin/promptfoo eval -c promptfooconfig.filmability.yaml" in doc
+        assert "./node_modules/.bin/promptfoo view --yes" in doc and "npx promptfoo view --yes" not in doc
 
 
 def test_the_clips_provider_entry_serves_a_clip_from_the_installed_package(tmp_path, capsys):
