@@ -14,8 +14,9 @@ export PROMPTFOO_DISABLE_DEBUG_LOG="${PROMPTFOO_DISABLE_DEBUG_LOG:-1}"
 export PROMPTFOO_DISABLE_SHARING="${PROMPTFOO_DISABLE_SHARING:-1}"
 export PROMPTFOO_CONFIG_DIR="${PROMPTFOO_CONFIG_DIR:-$root/.promptfoo}"
 export NODE_NO_WARNINGS=1
-# the viewer has no host option and listens on every interface: loopback.cjs makes it listen on 127.0.0.1 only
-if [ "${1:-}" = view ]; then export NODE_OPTIONS="${NODE_OPTIONS:-} --require $root/loopback.cjs"; fi
+# the npm package's preload, as the README's commands use it: the viewer (no host option) listens on 127.0.0.1 only,
+# and the "telemetry disabled" event promptfoo posts anyway is refused (docs/install.md)
+export NODE_OPTIONS="${NODE_OPTIONS:-} --require $root/loopback.cjs"
 case "${REELJUDGE_PROMPTFOO:-pinned}" in
   pinned) exec "$root/node_modules/.bin/promptfoo" "$@" ;;
   latest)

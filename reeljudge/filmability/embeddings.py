@@ -90,6 +90,9 @@ class MiniLMOnnxEmbedder:
     def __init__(self, threads: int = 1) -> None:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        # onnxruntime 1.31 uploads usage events to Microsoft (1DS, mobile.events.data.microsoft.com) on Linux too, with a
+        # device id it keeps in ~/.cache/Microsoft; read when it is imported: set before the first import (issue 45)
+        os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
         try:
             import numpy  # noqa: F401
             import onnxruntime as ort

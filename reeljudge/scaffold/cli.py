@@ -17,9 +17,15 @@ def _options(args: argparse.Namespace) -> InitOptions:
                        gate=args.gate, ab_judge=args.ab_judge)
 
 
+#: promptfoo as the project installed it: one process (its PID is the viewer's), no npm in between (npx asks the npm
+#: registry whether npm itself is out of date, once a day)
+PROMPTFOO = "./node_modules/.bin/promptfoo"
+
+
 def next_commands(options: InitOptions) -> list[str]:
     """The commands a user runs next, as the README gives them: install the wheel and the npm tarball built
-    from the reeljudge repository (not yet published), then one eval per judge, telemetry off."""
+    from the reeljudge repository (not yet published), then one eval per judge and the viewer, with promptfoo's
+    telemetry and update check off and (npm package) the preload that refuses what promptfoo sends anyway."""
     from importlib.metadata import version
 
     __version__ = version("reeljudge")  # the installed release: the wheel and tarball names the README builds
@@ -27,13 +33,16 @@ def next_commands(options: InitOptions) -> list[str]:
               "   # the wheel built from the reeljudge repository (README)")
     npm = ("npm install --save-dev promptfoo"
            + ("" if options.python_entries else f" ./reeljudge-{__version__}.tgz   # and its npm pack tarball"))
-    env = ("export PROMPTFOO_PYTHON=$PWD/.venv/bin/python PROMPTFOO_DISABLE_TELEMETRY=1"
-           "   # the Python that has reeljudge; promptfoo's telemetry off")
-    runs = [f"npx promptfoo eval -c {config_name(j)}" for j in options.judges]
-    view = ("npx promptfoo view --yes   # the web viewer: promptfoo has no host option, it listens on every interface"
+    env = "export PROMPTFOO_PYTHON=$PWD/.venv/bin/python PROMPTFOO_DISABLE_TELEMETRY=1 PROMPTFOO_DISABLE_UPDATE=1"
+    env += ("   # the Python that has reeljudge; promptfoo's telemetry and update check off (it still posts a "
+            "\"telemetry disabled\" event: the npm package's loopback.cjs refuses it, docs/install.md)"
             if options.python_entries else
-            'NODE_OPTIONS="--require ./node_modules/reeljudge/loopback.cjs" npx promptfoo view --yes   # the web '
-            'viewer, on 127.0.0.1 only')
+            ' NODE_OPTIONS="--require $PWD/node_modules/reeljudge/loopback.cjs"   # the Python that has reeljudge; '
+            "promptfoo's telemetry and update check off, and what it sends anyway refused")
+    runs = [f"{PROMPTFOO} eval -c {config_name(j)}" for j in options.judges]
+    view = (f"{PROMPTFOO} view --yes   # the web viewer, one process (Ctrl+C or kill its PID stops it): "
+            + ("promptfoo has no host option, it listens on every interface" if options.python_entries else
+               "on 127.0.0.1:15500 only"))
     return [python, npm, env, *runs, view]
 
 

@@ -67,6 +67,9 @@ def test_plain_requests_to_the_proxy_are_refused(proxied) -> None:
     proxy, _ = proxied
     assert httpx.get(f"{proxy.url}/v1beta/models", trust_env=False).status_code == 405
     assert proxy.connects == []
+    # a plain-HTTP request sent through it names its host: recorded as a target, and refused
+    assert httpx.get("http://example.com/page", proxy=proxy.url, trust_env=False).status_code == 405
+    assert proxy.connects == proxy.refused == ["example.com:80"]
 
 
 def test_a_body_over_the_bound_is_refused_before_it_is_read(proxied, fake: FakeGemini) -> None:

@@ -26,7 +26,7 @@ def test_init_writes_a_project_with_the_users_var_names_and_package_references(t
     code, out = init(capsys, str(tmp_path), "--judges", "filmability,ab", "--narration-var", "voiceover",
                      "--video-var", "clip_file")
     assert (code == 0 and "created promptfooconfig.filmability.yaml" in out
-            and "npx promptfoo eval -c promptfooconfig.ab.yaml" in out)
+            and "./node_modules/.bin/promptfoo eval -c promptfooconfig.ab.yaml" in out)
     assert not (tmp_path / "promptfooconfig.gecko.yaml").exists()
     assert [p.name for p in (tmp_path / "reeljudge_entries").iterdir()] == ["clips.py"]  # the clip provider entry only
     film = yaml.safe_load((tmp_path / "promptfooconfig.filmability.yaml").read_text())
@@ -234,9 +234,16 @@ def test_next_steps_install_what_the_readme_installs_with_telemetry_off(tmp_path
     assert f"npm install --save-dev promptfoo ./reeljudge-{__version__}.tgz" in steps
     # unpublished names
     assert "pip install reeljudge " not in steps and "npm install --save-dev promptfoo reeljudge" not in steps
-    assert "PROMPTFOO_DISABLE_TELEMETRY=1" in steps and 'NODE_OPTIONS="--require ./node_modules/reeljudge/loopback.cjs"' in steps
+    assert "PROMPTFOO_DISABLE_TELEMETRY=1 PROMPTFOO_DISABLE_UPDATE=1" in steps
+    assert 'NODE_OPTIONS="--require $PWD/node_modules/reeljudge/loopback.cjs"' in steps and "npx " not in steps
     readme = (ROOT / "README.md").read_text()
     assert f"./reeljudge-{__version__}-py3-none-any.whl" in readme and f"./reeljudge-{__version__}.tgz" in readme
+    # the README's and docs/install.md's commands are init's (tests/plugin/test_offline_commands.py runs init's)
+    for doc in (readme, (ROOT / "docs" / "install.md").read_text()):
+        assert "PROMPTFOO_DISABLE_TELEMETRY=1 PROMPTFOO_DISABLE_UPDATE=1" in doc
+        assert 'NODE_OPTIONS="--require $PWD/node_modules/reeljudge/loopback.cjs"' in doc
+        assert "./node_modules/.bin/promptfoo eval -c promptfooconfig.filmability.yaml" in doc
+        assert "./node_modules/.bin/promptfoo view --yes" in doc and "npx promptfoo view --yes" not in doc
 
 
 def test_the_clips_provider_entry_serves_a_clip_from_the_installed_package(tmp_path, capsys):

@@ -1,6 +1,6 @@
 """``reeljudge init`` in an empty folder gives four starter configs that pass as written (issue 38), run the way
 a user runs them: the built wheel in a virtualenv of its own, the npm tarball and promptfoo in the project's
-package.json, ``npx promptfoo eval -c promptfooconfig.<judge>.yaml`` in the project, telemetry off. The Gecko
+package.json, ``./node_modules/.bin/promptfoo eval -c promptfooconfig.<judge>.yaml`` in the project, telemetry off. The Gecko
 starter needs a Gemini judge: the wire-level fake answers it. Then the clip provider entry ``init`` writes
 (``reeljudge_entries/clips.py``, the README's clip examples) serves the example clip to the probes."""
 
@@ -34,7 +34,7 @@ def started(promptfoo_project, user_python):  # noqa: F811
 def test_each_starter_passes_as_written(started, user_python, starter):  # noqa: F811
     project, node, said = started
     config = f"promptfooconfig.{starter}.yaml"
-    assert f"npx promptfoo eval -c {config}" in said
+    assert f"./node_modules/.bin/promptfoo eval -c {config}" in said
     with FakeGemini() as fake:
         script_prompt(fake, STARTER_PROMPT, matched=True)
         keys = {"GEMINI_API_KEY": "test-key-not-real", "GOOGLE_GEMINI_BASE_URL": fake.url} if starter == "gecko" else {}

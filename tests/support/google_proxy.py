@@ -110,8 +110,8 @@ class GoogleProxy(LocalServer):
     def __init__(self, tls: TlsFiles, *, upstream: str, host: str = GOOGLE_HOST) -> None:
         self.host = host
         self.upstream = urlsplit(upstream)
-        self.connects: list[str] = []  # every CONNECT target asked for, allowed or not
-        self.refused: list[str] = []  # the CONNECT targets answered 403
+        self.connects: list[str] = []  # every target asked for (CONNECT host:port, or a plain request's), allowed or not
+        self.refused: list[str] = []  # the targets refused (403 to a CONNECT, 405 to a plain request)
         self.requests: list[SeenRequest] = []
         self.lock = threading.Lock()
         self.tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
@@ -169,7 +169,12 @@ def _connect_handler(proxy: GoogleProxy) -> type[BaseHTTPRequestHandler]:
             _tunnel_handler(proxy)(tunnel, self.client_address, self.server)  # serves the tunnel until the client closes it
             self.close_connection = True
 
-        def _refuse(self) -> None:
+        def _refuse(self) -> None:  # a plain-HTTP request through the proxy (an absolute URL): its host is a target too
+            target = urlsplit(self.path)
+            if target.hostname:
+                with proxy.lock:
+                    proxy.connects.append(f"{target.hostname}:{target.port or 80}")
+                    proxy.refused.append(proxy.connects[-1])
             self.send_error(405, "this test proxy only tunnels (CONNECT)")
 
         do_GET = do_POST = do_PUT = do_DELETE = _refuse  # noqa: N815 - http.server naming
