@@ -276,6 +276,7 @@ class AcceptGate:
                  registry: Registry) -> None:
         self.loop, self.listener, self.factory, self.registry = loop, listener, factory, registry
         self.pending = 0  # accepted, not yet admitted (their protocol not made yet)
+        self.connecting: set[asyncio.Task[None]] = set()
         self.reserve: int | None = _reserve()
         self.exhausted = 0  # times the limit was met (reported once each in the log)
 
@@ -309,7 +310,9 @@ class AcceptGate:
                 continue
             conn.setblocking(False)
             self.pending += 1
-            self.loop.create_task(self._connect(conn))
+            task = self.loop.create_task(self._connect(conn))
+            self.connecting.add(task)  # the loop holds tasks weakly
+            task.add_done_callback(self.connecting.discard)
 
     async def _connect(self, conn: socket.socket) -> None:
         """Make the connection's transport and protocol (the protocol admits it to the registry)."""
