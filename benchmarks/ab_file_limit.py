@@ -10,7 +10,7 @@ descriptors never reached the limit and were back under the cap plus the process
 the server from another source tree (e.g. ``git archive`` of main) to compare in the same conditions.
 
 Usage: ``.venv/bin/python -m benchmarks.ab_file_limit [--runs 20] [--flood 300] [--open-files 256] [--header-timeout 10]
-[--src DIR]``
+[--max-connections N] [--src DIR]``
 """
 
 from __future__ import annotations
@@ -53,14 +53,14 @@ def _flood(port: int, source: str, count: int) -> list[socket.socket]:
 
 
 def one_run(data: Path, token: str, log: Path, src: Path, flood: int, open_files: int, header_s: float,
-            source: str) -> dict[str, object]:
+            source: str, extra: tuple[str, ...] = ()) -> dict[str, object]:
     """One server, one flood: what the run measured."""
     import httpx
 
     from support.ab_study import free_port
 
     port = free_port()
-    server = serve_process(data, port, src, "--gold-every", "0", "--header-timeout", str(header_s), open_files=open_files,
+    server = serve_process(data, port, src, "--gold-every", "0", "--header-timeout", str(header_s), *extra, open_files=open_files,
                            log=log)
     httpx.get(f"http://127.0.0.1:{port}/api/r/{token}/task", timeout=30)  # the store's first worker thread and its files
     base, cap = _descriptors(server.pid), (open_files - RESERVED) // 2
@@ -100,6 +100,7 @@ def main() -> None:
     parser.add_argument("--open-files", type=int, default=256)
     parser.add_argument("--header-timeout", type=float, default=10.0)
     parser.add_argument("--src", type=Path, default=ROOT)
+    parser.add_argument("--max-connections", default=None, help="passed to ab serve (e.g. 1000: a cap the limit cannot keep)")
     args = parser.parse_args()
     from support.ab_study import invite, make_study
 
@@ -108,13 +109,15 @@ def main() -> None:
         token = invite(ws, "ann")
         good = 0
         for run in range(args.runs):
+            extra = ("--max-connections", args.max_connections) if args.max_connections else ()
             result = one_run(ws.root, token, Path(tmp) / f"server{run}.log", args.src, args.flood, args.open_files,
-                             args.header_timeout, f"127.0.0.{100 + run % 50}")
+                             args.header_timeout, f"127.0.0.{100 + run % 50}", extra)
             ok = (result["status"] == 200 and result["at_deadline"] <= result["base"] + result["cap"]  # type: ignore[operator]
                   and result["peak"] < args.open_files and not result["emfile"])  # type: ignore[operator]
             good += ok
             print(f"run {run + 1:2d}: {result} {'ok' if ok else 'FAILED'}", flush=True)
-        print(f"file limit [{args.flood} silent connections, RLIMIT_NOFILE {args.open_files}, header deadline "
+        cap = f", --max-connections {args.max_connections}" if args.max_connections else ""
+        print(f"file limit [{args.flood} silent connections, RLIMIT_NOFILE {args.open_files}{cap}, header deadline "
               f"{args.header_timeout:g} s]: {good} of {args.runs} runs answered the rater and came back under the cap "
               f"({args.src.name})", flush=True)
 

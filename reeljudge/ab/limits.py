@@ -83,6 +83,7 @@ class FileBudget:
     allowed: int
     asked: int | None
     cap: int
+    raised_from: int | None = None
 
     @property
     def lowered(self) -> bool:
@@ -94,8 +95,9 @@ class FileBudget:
         if self.limit is None:
             head = "open files: no limit (RLIMIT_NOFILE unlimited)"
         else:
-            head = (f"open files: limit {self.limit} (RLIMIT_NOFILE), {RESERVED_FILES} kept for the store, logs and a reserve, "
-                    f"{FILES_PER_CONNECTION} per connection: at most {self.allowed} connections")
+            raised = f", raised from {self.raised_from}" if self.raised_from is not None else ""
+            head = (f"open files: limit {self.limit} (RLIMIT_NOFILE{raised}), {RESERVED_FILES} kept for the store, logs and a "
+                    f"reserve, {FILES_PER_CONNECTION} per connection: at most {self.allowed} connections")
         if self.lowered:
             asked = "no cap (--max-connections 0)" if self.asked == 0 else f"--max-connections {self.asked}"
             return f"{head}; {asked} cannot be kept under it: lowered to {self.cap} (raise the limit with ulimit -n)"
@@ -111,6 +113,7 @@ def file_budget(asked: int | None, raise_to_hard: bool = False) -> FileBudget:
     import resource
 
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    was = soft
     if soft == resource.RLIM_INFINITY:
         return FileBudget(None, UNLIMITED_CAP, asked, UNLIMITED_CAP if asked is None else asked)
     if raise_to_hard and asked is not None and (asked == 0 or asked > _allowed(soft)):
@@ -124,7 +127,7 @@ def file_budget(asked: int | None, raise_to_hard: bool = False) -> FileBudget:
                 pass
     allowed = _allowed(soft)
     cap = allowed if asked is None or asked == 0 else min(asked, allowed)
-    return FileBudget(soft, allowed, asked, cap)
+    return FileBudget(soft, allowed, asked, cap, was if soft != was else None)
 
 
 def _allowed(soft: int) -> int:

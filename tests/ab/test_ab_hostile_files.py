@@ -94,6 +94,8 @@ def test_silent_connections_past_the_open_files_limit_never_lock_a_rater_out(tmp
     assert [status for status, _ in answers] == [200] * 4, (answers, settled, text[-1500:])
     assert all(count <= base + cap for count in settled), (settled, base, cap)
     assert "Too many open files" not in text and "Traceback" not in text, text[-1500:]
+    said = "--max-connections 1000 cannot be kept under it: lowered to 64" if flags else "connections; --max-connections 64"
+    assert "open files: limit 256 (RLIMIT_NOFILE)" in text and said in text, text[:1000]
 
 
 def test_the_sweep_and_the_evictions_need_no_file_at_the_limit() -> None:
