@@ -6,7 +6,8 @@ never reads, requests pipelined without end, or more connections than the proces
 are all kept. The registry here, driven by the connection protocol (``connection.py``), enforces
 per server:
 
-- at ``max_connections`` (default: what the open-files limit allows), a new connection closes an
+- at ``max_connections`` (never more than the open-files limit keeps, ``file_budget``; by default
+  that many), a new connection closes an
   evictable one to make room: one held back by the rate limits, one whose response has made no
   progress for ``STALLED_S``, or one waiting for a request head (the longest waiting first; not one
   whose request arrived and waits unread in the kernel); when none is evictable, the new one gets
@@ -24,9 +25,10 @@ per server:
 - at most ``max_pipelined`` requests queued behind the one being answered: the last one allowed is
   answered and the connection closed.
 
-A sweep every half second checks the deadlines (so a deadline is met within 0.5 s of its time).
-The listen backlog is BACKLOG (128): asyncio accepts up to a backlog of connections in one burst
-before any can be closed, so a backlog of uvicorn's 2,048 could exhaust the open files at once.
+A sweep every half second checks the deadlines (so a deadline is met within 0.5 s of its time);
+nothing it or an eviction calls opens a file, so both work in a process at its open-files limit
+(issue 50), and no error stops the next sweep. Connections are accepted by ``connection.AcceptGate``
+(at most ACCEPT_BURST a turn, only with room under the cap); the listen backlog is BACKLOG (128).
 
 What the client took is read from the kernel on Linux (``SIOCOUTQ``: bytes in the send queue not
 yet acknowledged; ``SIOCOUTQNSD``: not yet transmitted; ``TCP_INFO``: bytes acknowledged in all);
