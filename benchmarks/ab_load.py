@@ -113,16 +113,27 @@ async def _load(url: str, tokens: list[str]) -> tuple[int, float, list[float]]:
         return sum(counts), time.perf_counter() - start, latencies
 
 
-def serve_process(data: Path, port: int, src: Path = ROOT, *extra: str) -> subprocess.Popen:
-    """``reeljudge ab serve`` on ``port`` as a process running the code of ``src``, once it answers /healthz."""
+def serve_process(data: Path, port: int, src: Path = ROOT, *extra: str, open_files: int | None = None,
+                  log: Path | None = None) -> subprocess.Popen:
+    """``reeljudge ab serve`` on ``port`` as a process running the code of ``src``, once it answers /healthz; optionally
+    under an open-files limit (``RLIMIT_NOFILE``) and with its output in ``log``."""
     import os
+    import resource
 
     import httpx
 
+    def limit() -> None:
+        if open_files:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (open_files, open_files))
+
     env = {**os.environ, "PYTHONPATH": str(src)}
+    out = log.open("wb") if log is not None else subprocess.DEVNULL
     server = subprocess.Popen([sys.executable, "-m", "reeljudge.cli", "ab", "serve", "--data", str(data),
                                "--port", str(port), *extra],
-                              cwd=src, env=env, stdout=subprocess.DEVNULL)
+                              cwd=src, env=env, stdout=out, stderr=subprocess.STDOUT if log is not None else None,
+                              preexec_fn=limit)
+    if log is not None:
+        out.close()  # type: ignore[union-attr]  # the server has its own copy
     for _ in range(300):
         try:
             if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:

@@ -57,7 +57,8 @@ def add_parser(subparsers: Any) -> Any:
     p.add_argument("--body-timeout", type=float, default=30.0, help="seconds a request body may take after its head (default 30)")
     p.add_argument("--keep-alive", type=float, default=5.0, help="seconds an idle keep-alive connection stays open (default 5)")
     p.add_argument("--max-connections", type=int, default=None,
-                   help="open connections at most (default: half the open-files limit left after 128; 0: no cap)")
+                   help="open connections at most (default: half the open-files limit left after 128; 0: no cap of its own). "
+                        "Never more than the open-files limit keeps: a higher one is lowered to it, said at start-up")
     p.add_argument("--max-per-client", type=int, default=64,
                    help="open connections per client address that carried no valid invite token yet (default 64; 0: no cap, "
                         "e.g. behind a reverse proxy); raters are told apart by their token")
@@ -187,7 +188,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from reeljudge.ab.assignment import QCOptions
     from reeljudge.ab.fair_share import RateLimits
     from reeljudge.ab.connection import run
-    from reeljudge.ab.limits import ConnectionLimits
+    from reeljudge.ab.limits import ConnectionLimits, file_budget
     from reeljudge.ab.server import ServeOptions, create_app
     from reeljudge.environment import study_environment
 
@@ -202,7 +203,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
                      "--active-per-token must be at least 0")
     if min(args.burst_per_token, args.burst_per_address) < 1:
         return _fail("--burst-per-token and --burst-per-address must be at least 1")
-    limits = ConnectionLimits(args.header_timeout, args.body_timeout, args.keep_alive, args.max_connections, args.max_per_client,
+    budget = file_budget(args.max_connections, raise_to_hard=True)  # a cap the open-files limit cannot keep is lowered
+    limits = ConnectionLimits(args.header_timeout, args.body_timeout, args.keep_alive, budget.cap, args.max_per_client,
                               args.write_timeout, args.max_pipelined)
     rates = RateLimits(args.rate_per_token, args.burst_per_token, args.rate_per_address,
                        args.burst_per_address, args.active_per_token)
@@ -211,6 +213,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     app = create_app(ws, options)
     print(f"reeljudge ab: serving {len(ws.store.samples())} samples on http://{args.host}:{args.port}/", flush=True)
     print(f"admin dashboard: http://{args.host}:{args.port}/admin?token={ws.admin_token()}", flush=True)
+    print(budget.describe(), file=sys.stderr if budget.lowered else sys.stdout, flush=True)
     run(app, args.host, args.port, limits, study_environment().ab_log)
     return 0
 

@@ -22,18 +22,24 @@ admitted, timed and closed by the registry of ``limits.Registry``; beside that i
 from __future__ import annotations
 
 import asyncio
+import errno
+import logging
+import os
+import socket
 import weakref
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Callable
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from reeljudge.ab.limits import BACKLOG, MAX_HEAD, SWEEP_S, ConnectionLimits, Registry, pending_bytes, reset, untransmitted_bytes
+from reeljudge.ab.limits import (ACCEPT_BURST, BACKLOG, MAX_HEAD, REFUSED, SWEEP_S, ConnectionLimits, Registry, pending_bytes,
+                                 reset, untransmitted_bytes)
 
 EXTENSION = "reeljudge.connection"
 #: unsent bytes a connection may queue in the kernel (``limit_unsent``)
 UNSENT = 256 * 1024
 TOO_LARGE = b"request head larger than 16 KiB"
+log = logging.getLogger("reeljudge.ab.connection")
 
 
 class _HeadCapped(h11.Connection):
@@ -186,10 +192,15 @@ def guarded_protocol(limits: ConnectionLimits) -> type:
             self._queued = self._pipelined = False
 
         def connection_made(self, transport: Any) -> None:
-            super().connection_made(transport)
-            self.connection = Connection(self, registry)
-            if registry.admit(self):
-                limit_unsent(transport.get_extra_info("socket"))
+            try:
+                super().connection_made(transport)
+                self.connection = Connection(self, registry)
+                if registry.admit(self):
+                    limit_unsent(transport.get_extra_info("socket"))
+            except Exception:
+                registry.drop(self)  # never a connection open and unknown to the registry: nothing would ever reap it
+                transport.abort()
+                raise
 
         def timeout_keep_alive_handler(self) -> None:
             # still taking the last response: the write deadline rules
@@ -250,10 +261,164 @@ def guarded_protocol(limits: ConnectionLimits) -> type:
     return GuardedH11Protocol
 
 
-def run(app: Any, host: str, port: int, limits: ConnectionLimits, log_level: str = "warning") -> None:
-    """Serve ``app`` under uvicorn with ``limits`` until interrupted."""
+class AcceptGate:
+    """Accepts a server's connections in place of asyncio's accept loop: only as many as the registry has room for, evicting
+    an idle one at the cap first, so the process never reaches its open-files limit through its sockets.
+
+    asyncio accepts up to the backlog on every turn of the loop, several turns before the first of them is admitted, and
+    meets the limit (EMFILE) in a flood. Here at most ``ACCEPT_BURST`` a turn; a connection that finds the cap full and
+    nothing evictable is answered 503 at once and closed. Should the limit be met anyway (the store's or a clip's files),
+    the reserved descriptor is let go to answer one waiting connection with a 503, idle connections are evicted, and
+    accepting resumes on a later turn: a limit hit is a moment, never a state.
+    """
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, listener: socket.socket, factory: Callable[[], Any],
+                 registry: Registry) -> None:
+        self.loop, self.listener, self.factory, self.registry = loop, listener, factory, registry
+        self.pending = 0  # accepted, not yet admitted (their protocol not made yet)
+        self.connecting: set[asyncio.Task[None]] = set()
+        self.reserve: int | None = _reserve()
+        self.exhausted = 0  # times the limit was met (reported once each in the log)
+
+    def start(self) -> None:
+        """Listen: accept on every turn the listening socket is readable."""
+        self.loop.add_reader(self.listener.fileno(), self._accept)
+
+    def stop(self) -> None:
+        """Accept no more, close the listening socket and let go of the reserve."""
+        self.loop.remove_reader(self.listener.fileno())
+        self.listener.close()
+        if self.reserve is not None:
+            os.close(self.reserve)
+            self.reserve = None
+
+    def _accept(self) -> None:
+        for _ in range(ACCEPT_BURST):
+            try:
+                conn, _ = self.listener.accept()
+            except (BlockingIOError, InterruptedError):
+                return
+            except ConnectionAbortedError:
+                continue
+            except OSError as error:
+                if error.errno not in (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM):
+                    raise
+                self._at_limit(error)
+                return
+            if not self.registry.room(self.pending):
+                _refuse_raw(conn)
+                continue
+            conn.setblocking(False)
+            self.pending += 1
+            task = self.loop.create_task(self._connect(conn))
+            self.connecting.add(task)  # the loop holds tasks weakly
+            task.add_done_callback(self.connecting.discard)
+
+    async def _connect(self, conn: socket.socket) -> None:
+        """Make the connection's transport and protocol (the protocol admits it to the registry)."""
+        try:
+            await self.loop.connect_accepted_socket(self.factory, conn)
+        except Exception:  # noqa: BLE001 - a connection that could not be set up is closed, the server goes on
+            conn.close()
+        finally:
+            self.pending -= 1
+
+    def _at_limit(self, error: OSError) -> None:
+        """The process met its open-files limit: answer one waiting connection with the reserve, evict idle ones, pause."""
+        self.exhausted += 1
+        log.warning("at the open-files limit (%s, %d time(s)): idle connections evicted, accepting again shortly",
+                    error.strerror, self.exhausted)
+        if self.reserve is not None:
+            os.close(self.reserve)
+            self.reserve = None
+            try:
+                conn, _ = self.listener.accept()
+                _refuse_raw(conn)
+            except OSError:
+                pass
+        for _ in range(ACCEPT_BURST):
+            if not self.registry.evict_idle():
+                break
+        self.loop.remove_reader(self.listener.fileno())
+        self.loop.call_later(SWEEP_S / 5, self._resume)
+
+    def _resume(self) -> None:
+        """Take the reserve back and accept again."""
+        if self.reserve is None:
+            self.reserve = _reserve()
+        if self.listener.fileno() >= 0:
+            self.start()
+
+
+def _reserve() -> int | None:
+    """A descriptor held open to be let go when the process meets its open-files limit (None if none can be opened)."""
+    try:
+        return os.open(os.devnull, os.O_RDONLY)
+    except OSError:
+        return None
+
+
+def _refuse_raw(conn: socket.socket) -> None:
+    """Answer a connection 503 (with Retry-After) on its socket and close it, without a transport."""
+    try:
+        conn.setblocking(False)
+        conn.send(REFUSED)
+    except OSError:
+        pass
+    conn.close()
+
+
+def gated_server(app: Any, host: str, port: int, limits: ConnectionLimits, log_level: str = "warning") -> Any:
+    """A uvicorn server for ``app`` with ``limits`` enforced, its connections accepted by an ``AcceptGate`` (not yet started:
+    ``run()`` it, or ``serve()`` it in a loop)."""
     import uvicorn
 
-    uvicorn.run(app, host=host, port=port, log_level=log_level, http=guarded_protocol(limits),
-                timeout_keep_alive=limits.keep_alive,  # type: ignore[arg-type]  # seconds, fractions kept (call_later)
-                backlog=BACKLOG)
+    protocol = guarded_protocol(limits)
+
+    class GatedServer(uvicorn.Server):
+        """uvicorn's server listening through an AcceptGate."""
+
+        gate: AcceptGate | None = None
+
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets=[])  # the app's start-up and uvicorn's state, no asyncio server
+            loop = asyncio.get_running_loop()
+            config, state = self.config, self.server_state
+
+            def factory() -> Any:
+                return protocol(config=config, server_state=state, app_state=self.lifespan.state, _loop=loop)
+
+            self.gate = AcceptGate(loop, _listener(host, port), factory, protocol.registry)  # type: ignore[attr-defined]
+            self.gate.start()
+
+        async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+            if self.gate is not None:
+                self.gate.stop()
+            await super().shutdown(sockets)
+
+    config = uvicorn.Config(app, host=host, port=port, log_level=log_level, http=protocol,
+                            timeout_keep_alive=limits.keep_alive,  # type: ignore[arg-type]  # seconds, fractions kept
+                            backlog=BACKLOG)
+    return GatedServer(config)
+
+
+def _listener(host: str, port: int) -> socket.socket:
+    """A non-blocking listening TCP socket on ``host``:``port`` (address reuse on, backlog BACKLOG)."""
+    family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if family == socket.AF_INET6:
+            sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+        sock.bind(address)
+        sock.listen(BACKLOG)
+        sock.setblocking(False)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def run(app: Any, host: str, port: int, limits: ConnectionLimits, log_level: str = "warning") -> None:
+    """Serve ``app`` under uvicorn with ``limits`` until interrupted."""
+    gated_server(app, host, port, limits, log_level).run()

@@ -1,23 +1,30 @@
 """A fair share of the rating server per rater and per address: token buckets in front of every route.
 
 Each request is charged to one bucket before any route runs: to its invite token's when the path
-(``/r/<token>``, ``/api/r/<token>/…``) names a token known to be valid, else to its client
-address's (IPv6: its /64) — unknown tokens, the page's static files, the admin pages. A bucket
-holds ``burst`` requests and refills at ``rate`` a second. A request without a body that finds its
-bucket empty waits for its turn when that comes within ``max_wait`` seconds (an honest page that
-bursts is paced, not refused; a request with a body never waits, it would hold the body's first
-bytes meanwhile); otherwise it is answered 429 with ``Retry-After`` (whole seconds) and its
-connection is held: nothing more is read from it until then (``Connection.hold``), so a client
-that ignores ``Retry-After`` costs nothing meanwhile. A token may have ``active_per_token``
-requests in progress at once (a page needs a handful: its task, two clip streams, a submit); one
-more is a 429 too, so one rater cannot hold the server's connections with slow clip streams. A
-token is checked against the store once (in a worker thread, after its address's bucket admitted
-the request) and then charged to its own bucket, checked again every ``TOKEN_TTL_S`` (a re-issued link's old token goes back to
-its
-address's bucket); a valid one also marks its connection authenticated, so raters behind one
-address (a NAT, an office) are told apart by token and never meet the per-address connection cap;
-a connection admitted on probation over that cap (``limits.Registry.admit``) whose request carries
-no valid token is answered 503 with ``Retry-After`` and closed.
+(``/r/<token>``, ``/api/r/<token>/…``) names a valid token, to the token's bucket for static files
+when it is one of the page's files under the token (``/r/<token>/static/<name>``, ``assets.py``:
+not the bucket the rater's tasks and clips draw on), else to its client address's (IPv6: its /64)
+— unknown tokens, the shared ``/static/`` files, the admin pages. A bucket holds ``burst``
+requests and refills at ``rate`` a second. A request without a body that finds its bucket empty
+waits for its turn when that comes within ``max_wait`` seconds (an honest page that bursts is
+paced, not refused; a request with a body never waits, it would hold the body's first bytes
+meanwhile); otherwise it is answered 429 with ``Retry-After`` (whole seconds) and its connection
+is held: nothing more is read from it until then (``Connection.hold``), so a client that ignores
+``Retry-After`` costs nothing meanwhile. A token may have ``active_per_token`` requests in
+progress at once (a page needs a handful: its task, two clip streams, a submit); one more is a 429
+too, so one rater cannot hold the server's connections with slow clip streams.
+
+A token is recognised before any bucket is charged (issue 46): one the store knows is trusted for
+``TOKEN_TTL_S``, one it does not know is refused without a look-up for ``UNKNOWN_TTL_S``, any
+other is looked up in a worker thread (``LOOKUPS`` at once, the others wait their turn). So a
+valid link works on its first request however empty its address's bucket is (a tokenless flood
+from a rater's NAT or classroom never refuses the rater), while an invented token costs one
+look-up and is then charged to its address like any request without one. A re-issued link's old
+token goes back to its address's bucket once its trust runs out. A valid token also marks its
+connection authenticated, so raters behind one address are told apart by token and never meet the
+per-address connection cap; a connection admitted on probation over that cap
+(``limits.Registry.admit``) whose request carries no valid token is answered 503 with
+``Retry-After`` and closed.
 
 Behind a reverse proxy every request comes from the proxy's address: turn the address bucket off
 (``rate_per_address=0``) and let the proxy limit per client (docs/ab.md).
@@ -39,6 +46,17 @@ if TYPE_CHECKING:  # starlette: the rating extra
     from starlette.types import ASGIApp, Receive, Scope, Send
 
 TOKEN_TTL_S = 60.0
+#: how long a token the store did not know is refused without a new look-up (a link invited meanwhile works after this)
+UNKNOWN_TTL_S = 5.0
+#: tokens looked up in the store at once (the others wait their turn): a flood of invented tokens cannot take the worker threads
+LOOKUPS = 4
+#: the scope key set (True) for a request whose path names a valid invite token
+VALID_TOKEN = "reeljudge.valid_token"
+#: a static file under a token (``/r/<token>/static/<name>``): charged to the token's bucket for static files
+_STATIC = re.compile(r"\A/r/[A-Za-z0-9_-]{8,128}/static/[A-Za-z0-9_.-]+\Z")
+#: requests at once (burst) and a second (sustained) per token for its static files: the page's few, again when it reloads
+STATIC_BURST = 40
+STATIC_RATE = 4.0
 #: a path segment that can be an invite token (``new_invite_token``: 24 URL-safe characters; at most 8-128); no other is looked up
 _TOKEN = re.compile(r"\A/(?:api/)?r/([A-Za-z0-9_-]{8,128})(?:/|\Z)")
 _MAX_BUCKETS = 4096
@@ -101,25 +119,26 @@ class FairShare:
         self.app, self.is_valid_token, self.limits = app, is_valid_token, limits
         self.buckets = Buckets()
         self.known: dict[str, float] = {}  # valid token -> when it stops being trusted without a new check
+        self.unknown: dict[str, float] = {}  # invalid token -> when it is looked up again
+        self._lookups = asyncio.Semaphore(LOOKUPS)
         self.active: dict[str, int] = {}  # valid token -> its requests in progress
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         connection = scope.get("extensions", {}).get("reeljudge.connection")
-        match = _TOKEN.match(scope.get("path", ""))
+        path = scope.get("path", "")
+        match = _TOKEN.match(path)
         token = match.group(1) if match else None
-        now = time.monotonic()
         patience = 0.0 if _has_body(scope) else self.limits.max_wait  # a waiting request would hold its body's first bytes
-        if token is not None and token in self.known:
-            wait = self._take(("token", token), now, patience)
-            if wait >= 0 and self.known[token] <= now:
-                await self._check(token)  # once per TOKEN_TTL_S; a link re-issued since falls back to its address next time
+        held = token if token is not None and await self._valid(token) else None  # a valid invite link's token
+        now = time.monotonic()
+        static = held is not None and _STATIC.match(path) is not None
+        if held is not None:
+            scope[VALID_TOKEN] = True
+            wait = self._take(("static" if static else "token", held), now, patience)
         else:
             wait = self._take(("address", address_key((scope.get("client") or ("",))[0])), now, patience)
-            if wait >= 0 and token is not None and await self._check(token):
-                self._take(("token", token), now, patience)
-        held = token if token is not None and token in self.known else None  # a valid invite link's token
         if connection is not None and held is not None:
             connection.authenticate()
         elif connection is not None and connection.on_probation:
@@ -129,13 +148,13 @@ class FairShare:
             if connection is not None:
                 connection.hold(-wait)
             return await _answer(scope, send, 429, "Too many requests", -wait)
-        if held is not None and self.active.get(held, 0) >= self.limits.active_per_token > 0:
+        if held is not None and not static and self.active.get(held, 0) >= self.limits.active_per_token > 0:
             if connection is not None:
                 connection.hold(1.0)
             return await _answer(scope, send, 429, "Too many requests at once for this invite link", 1)
         if wait > 0:
             await asyncio.sleep(wait)
-        if held is None:
+        if held is None or static:
             return await self.app(scope, receive, send)
         self.active[held] = self.active.get(held, 0) + 1
         try:
@@ -145,10 +164,24 @@ class FairShare:
             if left:
                 self.active[held] = left
 
+    async def _valid(self, token: str) -> bool:
+        """Whether ``token`` is a valid invite token: known (checked within TOKEN_TTL_S), known invalid (within
+        UNKNOWN_TTL_S), else looked up in the store (``LOOKUPS`` at once) before any bucket is charged, so a valid link is
+        recognised on its first request however empty its address's bucket is."""
+        now = time.monotonic()
+        if self.known.get(token, 0.0) > now:
+            return True
+        if self.unknown.get(token, 0.0) > now:
+            return False
+        async with self._lookups:
+            return await self._check(token)
+
     def _take(self, key: tuple[str, str], now: float, patience: float) -> float:
         """``Buckets.take`` with the limits of the key's kind, waiting ``patience`` seconds at most."""
         if key[0] == "token":
             return self.buckets.take(key, self.limits.rate_per_token, self.limits.burst_per_token, patience, now)
+        if key[0] == "static":
+            return self.buckets.take(key, STATIC_RATE if self.limits.rate_per_token > 0 else 0.0, STATIC_BURST, patience, now)
         return self.buckets.take(key, self.limits.rate_per_address, self.limits.burst_per_address, patience, now)
 
     async def _check(self, token: str) -> bool:
@@ -156,15 +189,27 @@ class FairShare:
         from starlette.concurrency import run_in_threadpool
 
         valid = await run_in_threadpool(self.is_valid_token, token)
+        now = time.monotonic()
         if valid:
-            if len(self.known) >= _MAX_BUCKETS:
-                now = time.monotonic()
-                self.known = {t: until for t, until in self.known.items() if until > now}
-            self.known[token] = time.monotonic() + TOKEN_TTL_S
+            self.known = _room_in(self.known, now)
+            self.known[token] = now + TOKEN_TTL_S
+            self.unknown.pop(token, None)
         else:
             self.known.pop(token, None)
+            self.unknown = _room_in(self.unknown, now)
+            self.unknown[token] = now + UNKNOWN_TTL_S
         return valid
 
+
+def _room_in(until: dict[str, float], now: float) -> dict[str, float]:
+    """``until`` (token -> when it is to be checked again) with room for one more: the expired ones dropped when it is full,
+    and the oldest half too if none had expired."""
+    if len(until) < _MAX_BUCKETS:
+        return until
+    kept = {t: at for t, at in until.items() if at > now}
+    if len(kept) >= _MAX_BUCKETS:
+        kept = dict(sorted(kept.items(), key=lambda item: item[1])[len(kept) // 2:])
+    return kept
 
 
 def _has_body(scope: Scope) -> bool:

@@ -6,7 +6,8 @@ never reads, requests pipelined without end, or more connections than the proces
 are all kept. The registry here, driven by the connection protocol (``connection.py``), enforces
 per server:
 
-- at ``max_connections`` (default: what the open-files limit allows), a new connection closes an
+- at ``max_connections`` (never more than the open-files limit keeps, ``file_budget``; by default
+  that many), a new connection closes an
   evictable one to make room: one held back by the rate limits, one whose response has made no
   progress for ``STALLED_S``, or one waiting for a request head (the longest waiting first; not one
   whose request arrived and waits unread in the kernel); when none is evictable, the new one gets
@@ -24,9 +25,10 @@ per server:
 - at most ``max_pipelined`` requests queued behind the one being answered: the last one allowed is
   answered and the connection closed.
 
-A sweep every half second checks the deadlines (so a deadline is met within 0.5 s of its time).
-The listen backlog is BACKLOG (128): asyncio accepts up to a backlog of connections in one burst
-before any can be closed, so a backlog of uvicorn's 2,048 could exhaust the open files at once.
+A sweep every half second checks the deadlines (so a deadline is met within 0.5 s of its time);
+nothing it or an eviction calls opens a file, so both work in a process at its open-files limit
+(issue 50), and no error stops the next sweep. Connections are accepted by ``connection.AcceptGate``
+(at most ACCEPT_BURST a turn, only with room under the cap); the listen backlog is BACKLOG (128).
 
 What the client took is read from the kernel on Linux (``SIOCOUTQ``: bytes in the send queue not
 yet acknowledged; ``SIOCOUTQNSD``: not yet transmitted; ``TCP_INFO``: bytes acknowledged in all);
@@ -37,30 +39,108 @@ taken there.
 from __future__ import annotations
 
 import ipaddress
+import logging
+import socket
 import struct
 import sys
 import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
+if sys.platform.startswith("linux"):  # imported here, never in a sweep: importing a module opens its file, and a process at its
+    import fcntl  # open-files limit could not (issue 50: the first sweep or eviction then died on ImportError for good)
+    import termios
+
 SWEEP_S = 0.5
 #: a response that made no progress this long, or a connection of an address over its cap that has waited this long for a
 #: request head, is evictable (the write and header deadlines close them later)
 STALLED_S = 1.0
-#: listen backlog, and so the most connections asyncio accepts in one burst before any is closed
+#: listen backlog: connections the kernel holds completed for the server to accept
 BACKLOG = 128
-RESERVED_FILES = 128  # the listening socket, the store's connections (one per worker thread), logs, imports
+#: connections accepted at most in one turn of the event loop (``connection.AcceptGate``), and so the most by which open
+#: sockets may pass the cap for a moment (an evicted connection's descriptor is freed on the loop's next turn)
+ACCEPT_BURST = 16
+#: descriptors kept out of the connections' share: the listening socket, the event loop's, the store's (two per worker thread:
+#: the database and its write-ahead log, up to 40 threads), logs, module imports, an accept burst and the reserve
+RESERVED_FILES = 128
+#: descriptors a connection may hold: its socket and, while it sends a clip, the clip's file
+FILES_PER_CONNECTION = 2
+#: the cap when the open-files limit is unlimited and none is given
+UNLIMITED_CAP = 4096
 #: the largest request head taken (h11's limit for a head that arrives in pieces, now also for one sent whole)
 MAX_HEAD = 16 * 1024
 REFUSED = b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 2\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"
 _LINUX = sys.platform.startswith("linux")
 _TCP_INFO_BYTES_ACKED = 120  # offset of tcpi_bytes_acked (u64) in Linux's struct tcp_info (since 4.1)
 _SIOCOUTQNSD = 0x894B  # Linux: bytes of the send queue not yet transmitted
+log = logging.getLogger("reeljudge.ab.limits")
+
+
+@dataclass(frozen=True)
+class FileBudget:
+    """What the open-files limit (``RLIMIT_NOFILE``) allows the server: ``limit`` descriptors (None: unlimited),
+    ``allowed`` connections at most, ``asked`` the cap given (None: the default, 0: none) and ``cap`` the one in force."""
+
+    limit: int | None
+    allowed: int
+    asked: int | None
+    cap: int
+    raised_from: int | None = None
+
+    @property
+    def lowered(self) -> bool:
+        """True when the cap given could not be kept under the limit and a lower one is in force."""
+        return self.asked is not None and self.cap != self.asked
+
+    def describe(self) -> str:
+        """One line for start-up: the limit, what it allows, and the cap in force (and why, when lowered)."""
+        if self.limit is None:
+            head = "open files: no limit (RLIMIT_NOFILE unlimited)"
+        else:
+            raised = f", raised from {self.raised_from}" if self.raised_from is not None else ""
+            head = (f"open files: limit {self.limit} (RLIMIT_NOFILE{raised}), {RESERVED_FILES} kept for the store, logs and a "
+                    f"reserve, {FILES_PER_CONNECTION} per connection: at most {self.allowed} connections")
+        if self.lowered:
+            asked = "no cap (--max-connections 0)" if self.asked == 0 else f"--max-connections {self.asked}"
+            return f"{head}; {asked} cannot be kept under it: lowered to {self.cap} (raise the limit with ulimit -n)"
+        return f"{head}; --max-connections {self.cap}" + (" (0: no cap)" if self.cap == 0 else "")
+
+
+def file_budget(asked: int | None, raise_to_hard: bool = False) -> FileBudget:
+    """The connections the open-files limit allows against ``asked`` (``--max-connections``; None: the default, 0: no cap).
+
+    With ``raise_to_hard`` the soft limit is first raised as far as the hard limit lets when the cap asked needs more. A cap
+    the limit cannot keep is lowered to what it allows (a process past its limit cannot accept, reap or answer).
+    """
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    was = soft
+    if soft == resource.RLIM_INFINITY:
+        return FileBudget(None, UNLIMITED_CAP, asked, UNLIMITED_CAP if asked is None else asked)
+    if raise_to_hard and asked is not None and (asked == 0 or asked > _allowed(soft)):
+        needed = RESERVED_FILES + FILES_PER_CONNECTION * asked if asked else hard
+        wanted = needed if hard == resource.RLIM_INFINITY else min(hard, needed)
+        if wanted != resource.RLIM_INFINITY and wanted > soft:
+            try:
+                resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+                soft = wanted
+            except (ValueError, OSError):
+                pass
+    allowed = _allowed(soft)
+    cap = allowed if asked is None or asked == 0 else min(asked, allowed)
+    return FileBudget(soft, allowed, asked, cap, was if soft != was else None)
+
+
+def _allowed(soft: int) -> int:
+    """Connections an open-files limit of ``soft`` keeps (at least 8)."""
+    return max(8, (soft - RESERVED_FILES) // FILES_PER_CONNECTION)
 
 
 @dataclass(frozen=True)
 class ConnectionLimits:
-    """Deadlines (seconds) and caps on connections; ``max_connections`` None: from the open-files limit, 0: none.
+    """Deadlines (seconds) and caps on connections; ``max_connections`` None: from the open-files limit, 0: none (lowered to
+    what the open-files limit allows when that is finite).
 
     ``max_per_client``: connections per address that have not yet carried a valid invite token (0: no cap).
     """
@@ -74,19 +154,9 @@ class ConnectionLimits:
     max_pipelined: int = 8
 
     def connection_cap(self) -> int:
-        """The number of open connections allowed (0: unlimited).
-
-        By default half of the open-files limit left after a reserve: a connection sending a
-        clip holds the clip's file too.
-        """
-        if self.max_connections is not None:
-            return self.max_connections
-        import resource
-
-        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
-        if soft == resource.RLIM_INFINITY:
-            return 4096
-        return max(8, (soft - RESERVED_FILES) // 2)
+        """The number of open connections allowed (0: unlimited): ``max_connections``, never more than the open-files limit
+        keeps (``file_budget``); by default what it keeps (a connection sending a clip holds the clip's file too)."""
+        return file_budget(self.max_connections).cap
 
 
 def address_key(host: str) -> str:
@@ -106,9 +176,6 @@ def kernel_queue(sock: Any) -> int:
     """Bytes in the socket's kernel send queue that the peer has not acknowledged (Linux; 0 elsewhere or when closed)."""
     if not _LINUX or sock is None:
         return 0
-    import fcntl
-    import termios
-
     try:
         return struct.unpack("i", fcntl.ioctl(sock.fileno(), termios.TIOCOUTQ, b"\0\0\0\0"))[0]
     except (OSError, ValueError):
@@ -119,9 +186,6 @@ def kernel_inbound(sock: Any) -> int:
     """Bytes received on the socket that the server has not read yet (Linux ``SIOCINQ``; 0 elsewhere or when closed)."""
     if not _LINUX or sock is None:
         return 0
-    import fcntl
-    import termios
-
     try:
         return struct.unpack("i", fcntl.ioctl(sock.fileno(), termios.FIONREAD, b"\0\0\0\0"))[0]
     except (OSError, ValueError):
@@ -136,8 +200,6 @@ def kernel_unsent(sock: Any) -> int:
     """
     if not _LINUX or sock is None:
         return 0
-    import fcntl
-
     try:
         return struct.unpack("i", fcntl.ioctl(sock.fileno(), _SIOCOUTQNSD, b"\0\0\0\0"))[0]
     except (OSError, ValueError):
@@ -169,8 +231,6 @@ def pending_bytes(proto: Any) -> int:
 
 def reset(transport: Any) -> None:
     """Close a connection with a TCP reset: what the server and the kernel still hold for it is dropped, not sent."""
-    import socket
-
     sock = transport.get_extra_info("socket")
     try:
         if sock is not None:
@@ -299,16 +359,35 @@ class Registry:
         if entry is not None:
             entry.waiting_since, entry.held = time.monotonic(), False
 
+    def room(self, pending: int) -> bool:
+        """Whether one more connection fits under the cap beside ``pending`` ones accepted and not yet admitted, making room
+        by evicting one when it does not (``_evict``); False when nothing is evictable."""
+        if not self.cap or len(self.open) + pending < self.cap:
+            return True
+        return self.evict_idle()
+
+    def evict_idle(self) -> bool:
+        """Close the most evictable connection (``_evict``); False when none is."""
+        return self._evict(time.monotonic())
+
     def sweep(self, loop: Any) -> None:
-        """Close every connection past its deadline; runs every SWEEP_S seconds while any is open."""
-        now = time.monotonic()
-        for proto, entry in list(self.open.items()):
-            if self._late(proto, entry, now):
-                self.close(proto)
-        if self.open:
-            loop.call_later(SWEEP_S, self.sweep, loop)
-        else:
-            self.sweeping = False
+        """Close every connection past its deadline; runs every SWEEP_S seconds while any is open. A connection whose check
+        fails is closed, and the next sweep is always scheduled: no error stops the deadlines."""
+        try:
+            now = time.monotonic()
+            for proto, entry in list(self.open.items()):
+                try:
+                    late = self._late(proto, entry, now)
+                except Exception:  # noqa: BLE001 - a deadline that cannot be checked is treated as passed
+                    log.exception("a connection's deadlines could not be checked; it is closed")
+                    late = True
+                if late:
+                    self.close(proto)
+        finally:
+            if self.open:
+                loop.call_later(SWEEP_S, self.sweep, loop)
+            else:
+                self.sweeping = False
 
     def _late(self, proto: Any, entry: _Entry, now: float) -> bool:
         """True when the connection is past a deadline: its responses stalled, its head or its body late.

@@ -14,10 +14,11 @@ import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from reeljudge.ab.assets import Assets
 from reeljudge.ab.assignment import ASSIGNMENT_ID, QCOptions, assignment_by_id, next_task, progress
 from reeljudge.ab.bodies import BodyError, check_declared, parse_bounded, read_capped
 from reeljudge.ab.evidence import MAX_SPEED, RangeError, requested_spans
-from reeljudge.ab.fair_share import FairShare, RateLimits
+from reeljudge.ab.fair_share import VALID_TOKEN, FairShare, RateLimits
 from reeljudge.ab.limits import ConnectionLimits
 from reeljudge.ab.protocol import SIDES
 from reeljudge.ab.submit import Submitter
@@ -67,8 +68,7 @@ def create_app(workspace: Workspace, options: ServeOptions = ServeOptions()) -> 
     """The ASGI app for one workspace, every request charged to its rater's or its address's fair share first."""
     require("the A/B rating server", "starlette")
     from starlette.applications import Starlette
-    from starlette.routing import Mount, Route
-    from starlette.staticfiles import StaticFiles
+    from starlette.routing import Route
 
     from reeljudge.ab import admin
 
@@ -77,12 +77,13 @@ def create_app(workspace: Workspace, options: ServeOptions = ServeOptions()) -> 
         Route("/", _home),
         Route("/healthz", lambda request: _json({"ok": True})),
         Route("/r/{token}", api.page),
+        Route("/r/{token}/static/{name}", api.static),
         Route("/api/r/{token}/task", api.task),
         Route("/api/r/{token}/submit", api.submit, methods=["POST"]),
         Route("/api/r/{token}/submit/{assignment_id}", api.submit, methods=["POST"]),
         Route("/api/r/{token}/clip/{assignment_id}/{which}", api.clip),
         Route("/api/r/{token}/mine", api.mine),
-        Mount("/static", app=StaticFiles(directory=STATIC_DIR), name="static"),
+        Route("/static/{name}", api.shared_static),
         *admin.routes(workspace, options.qc),
     ]
     return FairShare(Starlette(routes=routes), lambda token: workspace.store.rater_for_token(token) is not None, options.rates)
@@ -116,16 +117,31 @@ class _RaterApi:
         self.protocol = workspace.protocol
         self._parsing = threading.BoundedSemaphore(options.parse_slots)
         self._submitter = Submitter(workspace, options.qc, options.max_speed)
+        self.assets = Assets(STATIC_DIR)
 
     def _rater(self, request: Request) -> str | None:
         return self.ws.store.rater_for_token(request.path_params["token"])
 
     def page(self, request: Request) -> Response:
-        from starlette.responses import FileResponse, HTMLResponse
+        """The rating page, its stylesheet and script named under the rater's token (``assets.Assets.page``)."""
+        from starlette.responses import HTMLResponse
 
         if self._rater(request) is None:
             return HTMLResponse("<!doctype html><title>Not found</title><p>This invite link is not valid.</p>", status_code=404)
-        return FileResponse(STATIC_DIR / "rater.html", headers={"Cache-Control": "no-store"})
+        return HTMLResponse(self.assets.page(request.path_params["token"]), headers={"Cache-Control": "no-store"})
+
+    async def static(self, request: Request) -> Response:
+        """A static file under a rater's token, from memory (the fair share charged it to the token's bucket for static files:
+        a token it did not find valid gets a 404 here without a look-up)."""
+        from starlette.responses import PlainTextResponse
+
+        if not request.scope.get(VALID_TOKEN):
+            return PlainTextResponse("not found", status_code=404)
+        return self.assets.response(request, request.path_params["name"], scoped=True)
+
+    async def shared_static(self, request: Request) -> Response:
+        """A static file without a token (the admin pages' stylesheet), from memory; charged to the address."""
+        return self.assets.response(request, request.path_params["name"], scoped=False)
 
     def task(self, request: Request) -> Response:
         rater = self._rater(request)

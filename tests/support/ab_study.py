@@ -123,20 +123,15 @@ def free_port() -> int:
 
 @contextmanager
 def running_server(ws: Workspace, qc: QCOptions = QCOptions(gold_every=0), **options: Any) -> Iterator[str]:
-    """The real app under uvicorn with ``ab serve``'s connection protocol and listen backlog, on a free port in a background
-    thread; yields its base URL. ``options``: other ServeOptions fields (``limits``, ``rates``)."""
+    """The real app under uvicorn as ``ab serve`` runs it (its connection protocol and accept gate), on a free port in a
+    background thread; yields its base URL. ``options``: other ServeOptions fields (``limits``, ``rates``)."""
     import httpx
-    import uvicorn
 
-    from reeljudge.ab.connection import guarded_protocol
-    from reeljudge.ab.limits import BACKLOG
+    from reeljudge.ab.connection import gated_server
 
     port = free_port()
     serve = ServeOptions(port=port, qc=qc, **options)
-    config = uvicorn.Config(create_app(ws, serve), host="127.0.0.1", port=port, log_level="warning",
-                            http=guarded_protocol(serve.limits),
-                            timeout_keep_alive=serve.limits.keep_alive, backlog=BACKLOG)
-    server = uvicorn.Server(config)
+    server = gated_server(create_app(ws, serve), "127.0.0.1", port, serve.limits)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     url = f"http://127.0.0.1:{port}"
