@@ -255,6 +255,9 @@ def cmd_status(args: argparse.Namespace) -> int:
     """Print the admin status JSON."""
     from reeljudge.ab.admin import _Admin
     from reeljudge.ab.assignment import QCOptions
+    from reeljudge.ab.loop_lag import read_figure
 
-    print(json.dumps(_Admin(workspace_of(args), QCOptions()).status(), indent=1))
+    ws = workspace_of(args)
+    status = {**_Admin(ws, QCOptions()).status(), "server": read_figure(ws.root)}  # the loop lag a server last wrote
+    print(json.dumps(status, indent=1))
     return 0

@@ -19,6 +19,7 @@ from reeljudge.ab.bodies import BodyError, check_declared, parse_bounded, read_c
 from reeljudge.ab.evidence import MAX_SPEED, RangeError, requested_spans
 from reeljudge.ab.fair_share import FairShare, RateLimits
 from reeljudge.ab.limits import ConnectionLimits
+from reeljudge.ab.loop_lag import FILE_NAME as LOOP_LAG_FILE, LoopLag
 from reeljudge.ab.protocol import SIDES
 from reeljudge.ab.submit import Submitter
 from reeljudge.extras import require
@@ -72,10 +73,10 @@ def create_app(workspace: Workspace, options: ServeOptions = ServeOptions()) -> 
 
     from reeljudge.ab import admin
 
-    api = _RaterApi(workspace, options)
+    api, lag = _RaterApi(workspace, options), LoopLag(workspace.root / LOOP_LAG_FILE)
     routes = [
         Route("/", _home),
-        Route("/healthz", lambda request: _json({"ok": True})),
+        Route("/healthz", lambda request: _json({"ok": True, **lag.figure()})),
         Route("/r/{token}", api.page),
         Route("/api/r/{token}/task", api.task),
         Route("/api/r/{token}/submit", api.submit, methods=["POST"]),
@@ -85,7 +86,8 @@ def create_app(workspace: Workspace, options: ServeOptions = ServeOptions()) -> 
         Mount("/static", app=StaticFiles(directory=STATIC_DIR), name="static"),
         *admin.routes(workspace, options.qc),
     ]
-    return FairShare(Starlette(routes=routes), lambda token: workspace.store.rater_for_token(token) is not None, options.rates)
+    app = Starlette(routes=routes, lifespan=lag.lifespan)  # the lifespan runs the loop-lag tick
+    return FairShare(app, lambda token: workspace.store.rater_for_token(token) is not None, options.rates)
 
 
 def _json(data: Any, status: int = 200) -> Response:

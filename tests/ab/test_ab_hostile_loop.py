@@ -1,0 +1,122 @@
+"""No request stops the rating server's event loop (issue 46, item 1), held by the server's own loop-lag figure.
+
+Before issue 46 a submit body of ``"`` followed by many ``\\"`` froze the server: the value count ran a
+regex over the raw bytes that tried every quote as a string's start, in time quadratic in the body
+(16 KB: 1.4 s; at the 512 KiB cap, minutes), holding the interpreter, so no request was answered.
+Here adversarial bodies at the cap (escape runs, quotes, deep nesting, long strings, number runs)
+and a Range header of spaces go to a server of its own process while an honest rater asks for
+tasks; the server's loop-lag figure (``/healthz``: the largest lag of a periodic tick over the last
+minute) stays within ``loop_lag.BUDGET_MS``. Not a timing of the test: the server measures its loop.
+Every loop here is bounded in count and time.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import httpx
+
+from reeljudge.ab.bodies import MAX_BODY, count_values
+from reeljudge.ab.loop_lag import BUDGET_MS, LoopLag
+from support.ab_study import free_port, invite, make_study, serve_process
+
+CAP = MAX_BODY
+
+
+def _fill(head: bytes, unit: bytes, tail: bytes = b"") -> bytes:
+    """``head``, then ``unit`` repeated, then ``tail``: at most the body cap."""
+    return head + unit * ((CAP - len(head) - len(tail)) // len(unit)) + tail
+
+
+#: bodies at the cap that cost a parser the most: each must be refused (4xx) without holding the loop
+ATTACKS = {
+    "escape run, unclosed": _fill(b'"', b'\\"'),
+    "escape run in a note": _fill(b'{"form": {"note": "', b'\\"', b'"}}'),
+    "quotes": _fill(b"", b'"'),
+    "backslash pairs and quotes": _fill(b"", b'"\\\\"\\"'),
+    "unicode escapes": _fill(b'{"form": {"note": "', b"\\u00e9", b'"}}'),
+    "deep arrays": _fill(b"", b"["),
+    "deep objects": _fill(b"", b'{"a":'),
+    "nesting under the value bound": b"[" * 30_000 + _fill(b"", b" ")[30_000:],
+    "number run": _fill(b"[", b"1,", b"1]"),
+    "one long integer": _fill(b'{"n": ', b"9", b"}"),
+    "one long fraction": _fill(b'{"n": 0.', b"7", b"e5}"),
+    "long string": _fill(b'{"form": {"note": "', b"a", b'"}}'),
+    "not JSON": _fill(b"", b"\xff\xfe"),
+}
+
+
+def test_adversarial_bodies_at_the_cap_do_not_stall_the_loop_while_an_honest_rater_asks_for_tasks(tmp_path) -> None:
+    ws = make_study(tmp_path, 2)
+    honest, attacker = invite(ws, "ann"), invite(ws, "mallory")
+    port = free_port()
+    proc = serve_process(ws.root, port, tmp_path / "server.log", "--rate-per-token", "1000", "--burst-per-token", "1000")
+    url, stop, answers = f"http://127.0.0.1:{port}", threading.Event(), []
+    try:
+        with httpx.Client(timeout=30) as client:
+            clip = client.get(f"{url}/api/r/{honest}/task").json()["task"]["clips"]["A"]["url"]
+
+        def rate() -> None:  # the honest rater: at most 400 requests, or until the attacks end
+            with httpx.Client(timeout=30) as client:
+                for _ in range(400):
+                    if stop.is_set():
+                        return
+                    answers.append(client.get(f"{url}/api/r/{honest}/task").status_code)
+                    time.sleep(0.02)
+
+        def attack(name: str) -> tuple[str, int]:
+            with httpx.Client(timeout=30) as client:
+                response = client.post(f"{url}/api/r/{attacker}/submit", content=ATTACKS[name],
+                                       headers={"Content-Type": "application/json"})
+            return name, response.status_code
+
+        honest_thread = threading.Thread(target=rate)
+        honest_thread.start()
+        try:
+            with ThreadPoolExecutor(2) as pool:
+                refused = dict(pool.map(attack, list(ATTACKS) * 2))
+            with httpx.Client(timeout=30) as client:
+                spaces = client.get(url + clip, headers={"Range": "bytes=" + " " * 8000 + "x"})
+                health = client.get(f"{url}/healthz").json()
+        finally:
+            stop.set()
+            honest_thread.join(60)
+    finally:
+        proc.kill()
+        proc.wait(10)
+    assert {name: status for name, status in refused.items() if not 400 <= status < 500} == {}
+    assert spaces.status_code == 416
+    assert answers and set(answers) == {200}
+    lag = health["loop_lag_ms"]
+    assert lag["measuring"] and lag["worst_last_minute"] <= BUDGET_MS, lag
+
+
+def test_the_value_count_is_the_parsers_on_every_body_the_parser_reads() -> None:
+    """The single-pass count skips strings as JSON does (escaped quotes, backslash runs) and is never below the values
+    a parse builds, so the bound before the parse still bounds it."""
+    import json
+
+    def values(item: object) -> int:
+        if isinstance(item, dict):
+            return 1 + sum(1 + values(v) for v in item.values())
+        if isinstance(item, list):
+            return 1 + sum(values(v) for v in item)
+        return 1
+
+    bodies = [b'{"a": "x,y:[{", "b": [1, 2, {"c": "\\\\"}], "d": "\\"[,"}', b'[]', b'{"e": "\\\\\\"", "f": {}}',
+              b'"a\\\\\\\\"', b'{"g": ["\\u0022,", "\\\\", 3]}']
+    for body in bodies:
+        assert count_values(body) >= values(json.loads(body)), body
+    assert count_values(b'{"a": "x,y:[{"}') == 3 and count_values(b'{"a": "\\"", "b": "\\\\"}') == 5
+    assert count_values(b'"never closed, [1, 2]') == 1  # an unclosed string holds the rest, as a parser reads it
+
+
+def test_the_lag_figure_keeps_the_largest_lag_of_the_last_minute() -> None:
+    lag = LoopLag()
+    lag.note(0.0, 2.0)
+    lag.note(30.0, 0.01)
+    assert lag.figure()["loop_lag_ms"]["worst_last_minute"] == 2000.0
+    lag.note(61.0, 0.02)
+    assert lag.figure()["loop_lag_ms"]["worst_last_minute"] == 20.0 and lag.figure()["loop_lag_ms"]["last"] == 20.0
