@@ -34,6 +34,8 @@ if TYPE_CHECKING:  # starlette: the rating extra, imported where a server starts
     from reeljudge.ab.clip_response import ClipResponse
 
 STATIC_DIR = rating_page_folder()
+#: a rater's own records per ``/mine`` answer (oldest first; ``next`` asks for the page after): each costs one page
+MINE_PAGE = 20
 
 
 @dataclass(frozen=True)
@@ -191,7 +193,10 @@ class _RaterApi:
         rater = self._rater(request)
         if rater is None:
             return _json({"error": "unknown invite link"}, 404)
-        return _json({"records": [blinded(r) for r in self.ws.store.judgements(rater_id=rater)]})
+        records, total = self.ws.store.rater_page(rater, request.query_params.get("after"), MINE_PAGE)
+        last = records[-1]["record_id"] if records else None
+        return _json({"records": [blinded(r) for r in records], "total": total,
+                      "next": f"/api/r/{request.path_params['token']}/mine?after={last}" if len(records) == MINE_PAGE else None})
 
     async def submit(self, request: Request) -> Response:
         """Token and task from the URL first; only then the body, read capped and parsed off the loop, bounded."""
