@@ -3,14 +3,18 @@
 Nothing a request triggers may hold the event loop (``docs/ab.md``, "No request stops the loop"):
 work over a request's bytes runs in linear time and off the loop. This is the figure that shows it:
 a task on the loop sleeps ``TICK_S`` and notes how much later than asked it woke. A loop held by any
-work for a second wakes the tick a second late. ``/healthz`` answers the figure, and the server
-writes it to ``<study>/loop-lag.json`` every ``WRITE_EVERY_S`` for ``reeljudge ab status``.
+work for a second wakes the tick a second late. A host too busy to run the server at all wakes it
+late too, so beside the lag the figure keeps the *busy* lag: each tick's lag counted only up to
+the CPU time the server's process spent meanwhile (a stall of the server's own making spends it;
+a process the host did not run spends none). ``/healthz`` answers the figure, and the server writes
+it to ``<study>/loop-lag.json`` every ``WRITE_EVERY_S`` for ``reeljudge ab status``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections import deque
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -31,21 +35,24 @@ class LoopLag:
     """The lag of a periodic tick on the running loop, kept for the last ``WINDOW_S`` seconds."""
 
     def __init__(self, write_to: Path | None = None) -> None:
-        self._lags: deque[tuple[float, float]] = deque()
+        self._lags: deque[tuple[float, float, float]] = deque()
         self._write_to = write_to
         self.started = False
 
-    def note(self, at: float, lag_s: float) -> None:
-        """Record one tick's lag (seconds) at monotonic time ``at``; forget ticks older than the window."""
-        self._lags.append((at, max(0.0, lag_s)))
+    def note(self, at: float, lag_s: float, cpu_s: float | None = None) -> None:
+        """Record one tick's lag (seconds) at monotonic time ``at`` and the process's CPU time meanwhile (None: as much as
+        the lag); forget ticks older than the window."""
+        lag = max(0.0, lag_s)
+        self._lags.append((at, lag, lag if cpu_s is None else min(lag, max(0.0, cpu_s))))
         while self._lags and self._lags[0][0] < at - WINDOW_S:
             self._lags.popleft()
 
     def figure(self) -> dict[str, Any]:
         """The figure ``/healthz`` and ``ab status`` show: the largest and the latest lag (ms) over the last minute."""
-        worst = max((lag for _, lag in self._lags), default=0.0)
+        worst = max((lag for _, lag, _ in self._lags), default=0.0)
+        busy = max((lag for _, _, lag in self._lags), default=0.0)
         last = self._lags[-1][1] if self._lags else 0.0
-        return {"loop_lag_ms": {"worst_last_minute": round(worst * 1000, 1), "last": round(last * 1000, 1),
+        return {"loop_lag_ms": {"worst_last_minute": _ms(worst), "worst_busy_last_minute": _ms(busy), "last": _ms(last),
                                 "tick_ms": round(TICK_S * 1000), "budget_ms": BUDGET_MS, "measuring": self.started}}
 
     async def run(self) -> None:
@@ -53,10 +60,10 @@ class LoopLag:
         loop = asyncio.get_running_loop()
         self.started, written = True, loop.time()
         while True:
-            asked = loop.time()
+            asked, cpu = loop.time(), time.process_time()
             await asyncio.sleep(TICK_S)
             now = loop.time()
-            self.note(now, now - asked - TICK_S)
+            self.note(now, now - asked - TICK_S, time.process_time() - cpu)
             if self._write_to is not None and now - written >= WRITE_EVERY_S:
                 written = now
                 await asyncio.to_thread(self._write, self.figure())
@@ -81,6 +88,10 @@ class LoopLag:
             yield
         finally:
             task.cancel()
+
+
+def _ms(seconds: float) -> float:
+    return round(seconds * 1000, 1)
 
 
 def read_figure(study: Path) -> dict[str, Any] | None:
