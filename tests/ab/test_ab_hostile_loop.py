@@ -123,3 +123,20 @@ def test_the_lag_figure_keeps_the_largest_lag_of_the_last_minute_and_the_share_t
     lag.note(61.0, 0.02, 0.5)
     figure = lag.figure()["loop_lag_ms"]
     assert (figure["worst_last_minute"], figure["worst_busy_last_minute"]) == (500.0, 20.0)
+
+
+def test_ab_status_shows_the_lag_figure_the_server_last_wrote(tmp_path, capsys) -> None:
+    import json
+
+    from reeljudge.ab.loop_lag import FILE_NAME
+    from reeljudge.cli import main
+
+    ws = make_study(tmp_path, 1)
+    assert main(["ab", "status", "--data", str(ws.root)]) == 0
+    assert json.loads(capsys.readouterr().out)["server"] is None  # no server has run there
+    lag = LoopLag(ws.root / FILE_NAME)
+    lag.note(0.0, 0.3, 0.2)
+    lag._write(lag.figure())
+    assert main(["ab", "status", "--data", str(ws.root)]) == 0
+    server = json.loads(capsys.readouterr().out)["server"]
+    assert server["loop_lag_ms"]["worst_busy_last_minute"] == 200.0 and server["written_at"]
