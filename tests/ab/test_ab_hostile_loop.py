@@ -140,3 +140,22 @@ def test_ab_status_shows_the_lag_figure_the_server_last_wrote(tmp_path, capsys) 
     assert main(["ab", "status", "--data", str(ws.root)]) == 0
     server = json.loads(capsys.readouterr().out)["server"]
     assert server["loop_lag_ms"]["worst_busy_last_minute"] == 200.0 and server["written_at"]
+
+
+def test_the_storable_text_check_costs_memory_by_the_body_not_by_its_longest_key_times_its_values() -> None:
+    """Found in issue 46's sweep: the check copied each value's whole path, so a long key over many values cost their
+    product — a 100 KB key over 2,000 values 200 MB; at the body cap (a 440 KB key over 32,000 values) 14 GB."""
+    import json
+    import tracemalloc
+
+    from reeljudge.ab.bodies import parse_bounded, unstorable_field
+
+    body = parse_bounded(json.dumps({"form": {"note": ["fine", "bad\u0000"]}, "k" * 100_000: [0] * 2_000}).encode())
+    tracemalloc.start()
+    try:
+        found = unstorable_field(body)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert found == "form.note[1]" and peak < 4_000_000, peak
+    assert unstorable_field({"k" * 100: {"\ud800": 1}}) == "k" * 40  # a path names a key by its first 40 characters
