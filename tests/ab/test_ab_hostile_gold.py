@@ -31,9 +31,9 @@ from reeljudge.cli import main
 from support.ab_study import invite, running_server, take_task, valid_form
 
 #: the two systems as the study gives them: frame size and frames at 24000/1001
-SYSTEMS = {"sys-x": (160, 96, 12), "sys-y": (128, 72, 9)}
-PAIRS = 10
-GOLD = 4
+SYSTEMS = {"sys-x": (160, 96, 6), "sys-y": (128, 72, 4)}
+PAIRS = 8
+GOLD = 6
 
 
 def _study(root: Path, family: str) -> Workspace:
@@ -50,7 +50,7 @@ def _study(root: Path, family: str) -> Workspace:
             spec = replace(BASE, width=width, height=height, frames=frames, fps=24000 / 1001, seed=seed)
             row[key] = make_clip(src / f"{system}-{i}.mp4", spec).name
         if family == "edit":
-            row["source"] = make_clip(src / f"source-{i}.mp4", replace(BASE, width=160, height=96, frames=10,
+            row["source"] = make_clip(src / f"source-{i}.mp4", replace(BASE, width=160, height=96, frames=5,
                                                                       fps=24000 / 1001, seed=700 + i)).name
         rows.append(row)
     (src / "manifest.yaml").write_text(yaml.safe_dump(rows))
@@ -93,7 +93,7 @@ def test_a_classifier_on_the_task_json_and_the_clip_headers_cannot_tell_gold_fro
     gold_ids = {s.sample_id for s in ws.store.samples() if s.kind == "gold"}
     token = invite(ws, "mallory")
     shown: list[tuple[bool, tuple[Any, ...], str]] = []
-    with running_server(ws, QCOptions(gold_every=3)) as url, httpx.Client(timeout=30) as client:
+    with running_server(ws, QCOptions(gold_every=2)) as url, httpx.Client(timeout=30) as client:
         for n in range(PAIRS + GOLD + 1):
             task, watch = take_task(client, url, token)
             if task is None:
