@@ -29,9 +29,10 @@ class Unparsed:
 
 
 def jsonl_rows(text: str) -> list[tuple[int, Any]]:
-    """(line number, parsed value or :class:`Unparsed`) per non-blank line."""
+    """(line number, parsed value or :class:`Unparsed`) per non-blank line; lines end at "\n" only (JSON Lines), never
+    at U+2028, U+2029 or the other breaks ``str.splitlines`` takes (a record's text may hold them)."""
     rows: list[tuple[int, Any]] = []
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
         try:

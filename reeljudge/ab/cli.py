@@ -36,7 +36,8 @@ def add_parser(subparsers: Any) -> Any:
 
     p = common(sub.add_parser("gold", help="add gold pairs (clean clip vs the same clip with an injected fault)"))
     p.add_argument("--count", type=int, default=4, help="gold pairs to add (default 4)")
-    p.add_argument("--frames", type=int, default=72, help="frames per gold clip (24 fps)")
+    p.add_argument("--frames", type=int, default=72,
+                   help="frames per gold clip (24 fps) in a study with no tasks yet (else each side's length as a study task's)")
     p.set_defaults(func=cmd_gold)
 
     p = common(sub.add_parser("invite", help="add raters (or re-issue their links) and print their personal links"))
@@ -148,15 +149,14 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 def cmd_gold(args: argparse.Namespace) -> int:
     """Render gold pairs and add them."""
-    from reeljudge.ab.gold import make_gold
+    from reeljudge.ab.gold import make_gold, study_templates
 
     ws = workspace_of(args, create=True)
     ws.fix_protocol(ws.store.meta("protocol") or "ab-v1")
     samples = ws.store.samples()
-    pairs = [s for s in samples if s.kind == "pair"]  # gold borrows the study's prompts and frame size
+    templates = study_templates(samples, ws.store.clip)  # each gold pair copies one of the study's tasks
     gold = [s.prompt for s in samples if s.kind == "gold"]
-    like = ws.store.clip(pairs[0].clip_a) if pairs else None
-    samples, clips = make_gold(ws.clips, args.count, frames=args.frames, prompts=[s.prompt for s in pairs], like=like,
+    samples, clips = make_gold(ws.clips, args.count, frames=args.frames, templates=templates,
                                blinding=ws.blinding, taken=gold, first=len(gold))
     added, existing = ws.store.add_samples(samples, clips)
     print(f"gold: {added} gold pairs added, {existing} already there")
@@ -258,6 +258,9 @@ def cmd_status(args: argparse.Namespace) -> int:
     """Print the admin status JSON."""
     from reeljudge.ab.admin import _Admin
     from reeljudge.ab.assignment import QCOptions
+    from reeljudge.ab.loop_lag import read_figure
 
-    print(json.dumps(_Admin(workspace_of(args), QCOptions()).status(), indent=1))
+    ws = workspace_of(args)
+    status = {**_Admin(ws, QCOptions()).status(), "server": read_figure(ws.root)}  # the loop lag a server last wrote
+    print(json.dumps(status, indent=1))
     return 0

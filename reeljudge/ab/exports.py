@@ -9,7 +9,9 @@ piece of a cell that a reader splitting on ``;``, tab, ``|`` or ``,`` would take
 Text from raters (a note) reaches terminals, spreadsheets and browsers: control characters (NUL,
 ESC sequences, a carriage return; tab and newline stay) and bidirectional controls (U+202E makes
 "gnp.exe" show as "exe.png") are written as visible ``\u202e`` escapes in the CSV and the HTML
-report, and as JSON ``\u`` escapes in the JSONL (which still reads back as the text stored).
+report, and as JSON ``\u`` escapes in the JSONL (which still reads back as the text stored); so are
+U+2028 and U+2029, which a line reader like ``str.splitlines`` takes as line ends (a note holding one
+split a JSONL record in two): every character any line reader splits on but the CSV's own newline.
 """
 
 from __future__ import annotations
@@ -33,9 +35,10 @@ BASE_COLUMNS = (
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 #: a separator another reader may split on, then (after spaces) a formula character: the piece is escaped too
 _PIECE_FORMULA = re.compile(r"([;\t|,][ ]*)(?=[=+\-@\r])")
-#: C0 controls but tab and newline, DEL, C1 controls, and the bidirectional and invisible-direction marks
-UNSAFE_CHARS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-_UNSAFE_OUTSIDE_JSON_ESCAPES = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+#: C0 controls but tab and newline, DEL, C1 controls (NEL among them), the line and paragraph separators (a reader
+#: splitting lines as ``str.splitlines`` does splits on them), and the bidirectional and invisible-direction marks
+UNSAFE_CHARS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_UNSAFE_OUTSIDE_JSON_ESCAPES = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
 def _escape(match: re.Match[str]) -> str:

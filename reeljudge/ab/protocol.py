@@ -286,7 +286,8 @@ def _check_ratings(protocol: Protocol, family: str, ratings: Any) -> list[Violat
     return problems
 
 
-_SENTENCE_END = re.compile(r"[.!?…]+(?=\s|$)")
+#: a run of sentence marks before a space or the end, tried from the run's first mark only (linear in the note)
+_SENTENCE_END = re.compile(r"(?<![.!?…])[.!?…]+(?=\s|$)")
 
 
 def _check_note(protocol: Protocol, note: Any) -> list[Violation]:

@@ -20,6 +20,7 @@ from reeljudge.ab.bodies import BodyError, check_declared, parse_bounded, read_c
 from reeljudge.ab.evidence import MAX_SPEED, RangeError, requested_spans
 from reeljudge.ab.fair_share import VALID_TOKEN, FairShare, RateLimits
 from reeljudge.ab.limits import ConnectionLimits
+from reeljudge.ab.loop_lag import FILE_NAME as LOOP_LAG_FILE, LoopLag
 from reeljudge.ab.protocol import SIDES
 from reeljudge.ab.submit import Submitter
 from reeljudge.extras import require
@@ -34,6 +35,8 @@ if TYPE_CHECKING:  # starlette: the rating extra, imported where a server starts
     from reeljudge.ab.clip_response import ClipResponse
 
 STATIC_DIR = rating_page_folder()
+#: a rater's own records per ``/mine`` answer (oldest first; ``next`` asks for the page after): each costs one page
+MINE_PAGE = 20
 
 
 @dataclass(frozen=True)
@@ -72,10 +75,10 @@ def create_app(workspace: Workspace, options: ServeOptions = ServeOptions()) -> 
 
     from reeljudge.ab import admin
 
-    api = _RaterApi(workspace, options)
+    api, lag = _RaterApi(workspace, options), LoopLag(workspace.root / LOOP_LAG_FILE)
     routes = [
         Route("/", _home),
-        Route("/healthz", lambda request: _json({"ok": True})),
+        Route("/healthz", lambda request: _json({"ok": True, **lag.figure()})),
         Route("/r/{token}", api.page),
         Route("/r/{token}/static/{name}", api.static),
         Route("/api/r/{token}/task", api.task),
@@ -86,7 +89,8 @@ def create_app(workspace: Workspace, options: ServeOptions = ServeOptions()) -> 
         Route("/static/{name}", api.shared_static),
         *admin.routes(workspace, options.qc),
     ]
-    return FairShare(Starlette(routes=routes), lambda token: workspace.store.rater_for_token(token) is not None, options.rates)
+    app = Starlette(routes=routes, lifespan=lag.lifespan)  # the lifespan runs the loop-lag tick
+    return FairShare(app, lambda token: workspace.store.rater_for_token(token) is not None, options.rates)
 
 
 def _json(data: Any, status: int = 200) -> Response:
@@ -205,7 +209,10 @@ class _RaterApi:
         rater = self._rater(request)
         if rater is None:
             return _json({"error": "unknown invite link"}, 404)
-        return _json({"records": [blinded(r) for r in self.ws.store.judgements(rater_id=rater)]})
+        records, total = self.ws.store.rater_page(rater, request.query_params.get("after"), MINE_PAGE)
+        last = records[-1]["record_id"] if records else None
+        return _json({"records": [blinded(r) for r in records], "total": total,
+                      "next": f"/api/r/{request.path_params['token']}/mine?after={last}" if len(records) == MINE_PAGE else None})
 
     async def submit(self, request: Request) -> Response:
         """Token and task from the URL first; only then the body, read capped and parsed off the loop, bounded."""

@@ -365,6 +365,17 @@ class Store:
         return [json.loads(b) for (b,) in self.query(sql + " ORDER BY seq", tuple(params))]
 
 
+    def rater_page(self, rater_id: str, after: str | None, limit: int) -> tuple[list[dict[str, Any]], int]:
+        """At most ``limit`` of one rater's records in the order written, after the record ``after`` (None: from the
+        first), and how many records the rater has: one page parsed, never the rater's whole history."""
+        sql, params = "SELECT body FROM judgements WHERE rater_id = ?", [rater_id]
+        if after is not None:
+            sql += " AND seq > COALESCE((SELECT seq FROM judgements WHERE record_id = ? AND rater_id = ?), -1)"
+            params += [after, rater_id]
+        rows = self.query(sql + f" ORDER BY seq LIMIT {int(limit)}", tuple(params))
+        total = self.query("SELECT COUNT(*) FROM judgements WHERE rater_id = ?", (rater_id,))[0][0]
+        return [json.loads(b) for (b,) in rows], int(total)
+
     # evidence of watching -----------------------------------------------------------------------
     def log_serve(self, assignment_id: str, side: str, spans: list[tuple[int, int]]) -> None:
         """Add byte spans of a clip response sent in full to the task's coverage of that clip (one row per task and clip)."""

@@ -4,7 +4,8 @@ The rating page (``static/rater.js``) logs each player event as ``{"side", "even
 and keeps the latest ``MAX_EVENTS`` of a task. A posted log is taken only in that shape: ``watch`` an object
 whose ``log`` is a list of at most ``MAX_EVENTS`` objects with exactly those keys, ``side`` one of
 ``SIDES_LOGGED``, ``event`` one of ``EVENTS``, ``t`` and ``at_ms`` numbers within the clip and the session,
-``value`` a number (|value| ≤ ``MAX_VALUE``), true, false or null. Anything else — a number or null for the
+``value`` a number (|value| ≤ ``MAX_VALUE``), true, false or null; no number larger than ``MAX_NUMBER``
+(checked before any conversion: a 401-digit integer was a 500). Anything else — a number or null for the
 log, an event given as a list, a string value, an unknown key — is a violation (the submit's 422), never
 skipped and never a server error. What is stored is bounded by it: ``t`` to the millisecond, ``at_ms`` whole,
 about 80 bytes an event, so a record stays under ``records.MAX_RECORD_BYTES``.
@@ -22,6 +23,8 @@ KEYS = frozenset({"side", "event", "t", "at_ms", "value"})
 MAX_EVENTS = 500
 MAX_AT_MS = 7 * 24 * 3600 * 1000  # a page open longer than a week is not a rating session
 MAX_VALUE = 1e6
+#: the largest size of any number in a log, checked before it is converted (a 401-digit integer overflows a float)
+MAX_NUMBER = 1e15
 SLACK_S = 0.1  # a media clock may read a little past the last frame
 MAX_PROBLEMS = 5
 
@@ -62,7 +65,7 @@ def _event(i: int, event: Any, durations: Mapping[str, float]) -> tuple[dict[str
     if not isinstance(kind, str) or kind not in EVENTS:
         return {}, f"{where}: event must be one of {', '.join(EVENTS)}"
     if not all(_number(event.get(k)) for k in ("t", "at_ms")):
-        return {}, f"{where}: t and at_ms must be numbers"
+        return {}, f"{where}: t and at_ms must be numbers (at most {MAX_NUMBER:g} in size)"
     if not (value is None or isinstance(value, bool) or (_number(value) and abs(value) <= MAX_VALUE)):
         return {}, f"{where}: value must be a number (at most {MAX_VALUE:g} in size), true, false or null"
     t, at_ms = float(event["t"]), float(event["at_ms"])
@@ -74,8 +77,9 @@ def _event(i: int, event: Any, durations: Mapping[str, float]) -> tuple[dict[str
 
 
 def _number(value: Any) -> bool:
-    """An int or float, not a bool (the body parser already refused NaN and Infinity)."""
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    """An int or float, not a bool, of at most ``MAX_NUMBER`` in size (the body parser already refused NaN and Infinity;
+    an int of any length compares with a float exactly, without conversion)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and -MAX_NUMBER <= value <= MAX_NUMBER
 
 
 def _problem(message: str) -> dict[str, str]:

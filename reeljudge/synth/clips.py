@@ -76,7 +76,7 @@ class ClipSpec:
 
     width: int = 256
     height: int = 144
-    fps: int = 24
+    fps: float = 24  # a rate such as 23.976… is written as the fraction it stands for (``encode.frame_rate``)
     frames: int = 72
     pan_px: float = 2.0
     object_px: float = 3.0

@@ -28,7 +28,7 @@ def write_clip(
     path: str | Path,
     frames: Iterator[np.ndarray] | Sequence[np.ndarray],
     *,
-    fps: int = 24,
+    fps: float = 24,
     codec: str = "libx264",
     crf: int = 23,
     audio_seconds: float = 0.0,
@@ -48,7 +48,7 @@ def write_clip(
     path.parent.mkdir(parents=True, exist_ok=True)
     options = {"movflags": "+faststart"} if faststart and path.suffix.lower() in {".mp4", ".mov", ".m4v"} else {}
     with av.open(str(path), mode="w", options=options) as container:
-        stream = container.add_stream(codec, rate=fps)
+        stream = container.add_stream(codec, rate=frame_rate(fps))
         if not isinstance(stream, av.VideoStream):
             raise ValueError(f"{codec} is not a video codec")
         stream.pix_fmt = "yuv420p"
@@ -78,6 +78,15 @@ def write_clip(
         if audio is not None:
             _write_tone(container, audio, audio_seconds)
     return path
+
+
+def frame_rate(fps: float) -> Fraction | int:
+    """``fps`` as the exact rate a container stores: a whole number as it is; within 0.002 of an NTSC rate (n × 1000/1001:
+    23.976 as a probe rounds it, 29.97, 59.94), that rate; else the nearest fraction over at most 1001."""
+    if float(fps).is_integer():
+        return int(fps)
+    ntsc = Fraction(round(fps * 1.001) * 1000, 1001)
+    return ntsc if abs(float(ntsc) - fps) < 0.002 else Fraction(fps).limit_denominator(1001)
 
 
 def _write_tone(container: object, audio: object, seconds: float) -> None:

@@ -144,13 +144,13 @@ def test_imported_clips_are_written_in_content_order_with_one_file_time(tmp_path
 
 def test_gold_pairs_borrow_the_studys_prompts_and_a_late_rater_is_never_given_only_gold(tmp_path):
     """Finding: gold pairs shared one fixed prompt, and a rater invited after the pairs were rated got only gold.
-    (Issue 39: each gold pair draws its own prompt, the study's first, then the varied set.)"""
+    (Issue 39: each gold pair draws its own prompt. Issue 46: from the study's own tasks, never a prompt of another kind.)"""
     ws = make_study(tmp_path, n_pairs=2)
-    assert main(["ab", "gold", "--data", str(ws.root), "--count", "3", "--frames", str(FRAMES)]) == 0
+    assert main(["ab", "gold", "--data", str(ws.root), "--count", "2", "--frames", str(FRAMES)]) == 0
     samples = ws.store.samples()
     prompts = {s.prompt for s in samples if s.kind == "pair"}
     gold = [s for s in samples if s.kind == "gold"]
-    assert len(gold) == 3 and len({s.prompt for s in gold}) == 3 and prompts <= {s.prompt for s in gold}
+    assert len(gold) == 2 and {s.prompt for s in gold} == prompts
     tokens = {name: invite(ws, name) for name in ("ann", "bob", "late")}
     kinds: dict[str, list[str]] = {}
     with running_server(ws, QCOptions(gold_every=2)) as url, httpx.Client(timeout=30) as client:
@@ -241,3 +241,84 @@ def test_a_store_flooded_before_is_folded_into_one_row_per_task_and_clip(tmp_pat
     assert store.meta("schema_version") == "3" and evidence_rows(Workspace(ws.root, database=engine)) == 3
     assert store.coverage("task1") == {"A": ([(0, 99)], 501), "B": ([(0, 9), (20, 29)], 2)}
     assert store.coverage("task2") == {"A": ([(5, 5)], 1)}
+
+
+# Issue 46, item 4: bounded reads, sane numbers, line-safe exports ------------------------------------------------------
+
+
+@pytest.mark.parametrize("field", ["t", "at_ms", "value"])
+def test_a_watch_log_number_past_any_sane_size_is_a_422_on_both_stores(tmp_path, engine, field):
+    """Finding: a 401-digit integer in a watch log was a 500 on SQLite and PostgreSQL (``float()`` overflowed), with a
+    4.3 KB traceback and the connection dropped."""
+    ws = make_study(tmp_path, n_pairs=1, database=engine)
+    token = invite(ws, "ann")
+    with running_server(ws) as url, httpx.Client(timeout=30) as client:
+        task, watch = take_task(client, url, token)
+        log = [dict(event) for event in watch["log"]]
+        log[0][field] = 10**400
+        body = {"assignment_id": task["assignment_id"], "submission_id": "huge-0001", "form": valid_form("A"),
+                "watch": {"log": log}}
+        refused = client.post(f"{url}/api/r/{token}/submit", json=body)
+        honest = client.post(f"{url}/api/r/{token}/submit", json={**body, "watch": watch})
+    assert refused.status_code == 422, refused.text[:300]
+    assert [v["field"] for v in refused.json()["violations"]] == ["watch"]
+    assert "watch log event 0" in refused.json()["violations"][0]["message"]
+    assert honest.status_code == 200 and len(ws.store.judgements()) == 1
+
+
+def test_mine_answers_a_page_of_the_raters_records_never_their_whole_history(tmp_path, engine):
+    """Finding: /mine parsed every record of the rater on each call (150 records of 46 KB, 16 connections: +400 MB)."""
+    from reeljudge.ab.records import build_record
+    from reeljudge.ab.server import MINE_PAGE
+
+    ws = make_study(tmp_path, n_pairs=1, database=engine)
+    token = invite(ws, "ann")
+    for i in range(MINE_PAGE + 5):
+        ws.store.append_judgement(build_record(
+            sample_id=f"{i:016x}", family="text-to-video", protocol="ab-v1", shown={"A": "sys-x", "B": "sys-y"},
+            clips={"A": f"{2 * i:064x}", "B": f"{2 * i + 1:064x}"}, form=valid_form("A"), rater_id="ann",
+            watch={"full_plays": {"A": 2, "B": 2}, "log": full_watch()["log"]}))
+    order = [r["record_id"] for r in ws.store.judgements()]
+    ws.store.judgements = lambda **kw: pytest.fail("/mine read every record of the rater")
+    pages = []
+    with running_server(ws) as url, httpx.Client(timeout=30) as client:
+        page: str | None = f"/api/r/{token}/mine"
+        while page and len(pages) < 5:
+            pages.append(client.get(url + page).json())
+            page = pages[-1]["next"]
+    del ws.store.judgements
+    assert [len(p["records"]) for p in pages] == [MINE_PAGE, 5] and {p["total"] for p in pages} == {MINE_PAGE + 5}
+    assert [r["record_id"] for p in pages for r in p["records"]] == order
+    assert all(set(r) >= {"winner", "ratings", "note"} and "sample_id" not in r for p in pages for r in p["records"])
+
+
+#: every character ``str.splitlines`` ends a line at but "\n" and "\r" (a note's own newline stays a JSON escape)
+LINE_BREAKS = "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+
+
+def test_a_line_or_paragraph_separator_in_a_note_never_splits_an_export_line(tmp_path):
+    """Finding: U+2028 in a note split the JSONL export's line in two for any reader that splits as ``str.splitlines``
+    does, ``reeljudge.rows.jsonl_rows`` among them."""
+    from reeljudge.rows import jsonl_rows
+
+    ws = make_study(tmp_path, n_pairs=2)
+    token = invite(ws, "ann")
+    note = "left" + "|".join(LINE_BREAKS) + "right"
+    with running_server(ws) as url, httpx.Client(timeout=30) as client:
+        task, watch = take_task(client, url, token)
+        body = {"assignment_id": task["assignment_id"], "submission_id": "seps-0001",
+                "form": {**valid_form("A"), "note": note}, "watch": watch}
+        assert client.post(f"{url}/api/r/{token}/submit", json=body).status_code == 200
+        auth = {"Authorization": f"Bearer {ws.admin_token()}"}
+        served = {"csv": client.get(f"{url}/admin/export.csv", headers=auth).text,
+                  "jsonl": client.get(f"{url}/admin/export.jsonl", headers=auth).text}
+    assert main(["ab", "export", "--data", str(ws.root), "-o", str(tmp_path / "j.jsonl")]) == 0
+    cli = (tmp_path / "j.jsonl").read_text(encoding="utf-8")
+    for name, text in {**served, "cli jsonl": cli}.items():
+        assert not [c for c in LINE_BREAKS if c in text], name
+    for text in (served["jsonl"], cli):
+        assert len(text.splitlines()) == 1 and [json.loads(line)["note"] for line in text.splitlines()] == [note]
+    [(number, record)] = jsonl_rows(cli)
+    assert number == 1 and record["note"] == note
+    raw = json.dumps({"note": note}, ensure_ascii=False) + "\n" + json.dumps({"note": "two"}) + "\n"
+    assert [(n, row["note"]) for n, row in jsonl_rows(raw)] == [(1, note), (2, "two")]  # our reader: "\n" only

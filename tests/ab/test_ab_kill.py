@@ -70,9 +70,13 @@ def test_sigkill_mid_write_keeps_every_acknowledged_record_and_no_torn_one(tmp_p
 
     proc = serve_process(ws.root, port, tmp_path / "server.log")  # the store opens and serves again
     try:
-        response = httpx.get(f"{url}/api/r/{tokens['rater0']}/mine")
-        assert ({r["record_id"] for r in response.json()["records"]}
-                == {r for r, v in stored.items() if v["rater"]["id"] == "rater0"})
+        mine, page = [], f"/api/r/{tokens['rater0']}/mine"
+        for _ in range(len(stored) + 1):  # one page at a time (``MINE_PAGE`` records), at most one page a record
+            answer = httpx.get(url + page).json()
+            mine += answer["records"]
+            if not (page := answer["next"]):
+                break
+        assert {r["record_id"] for r in mine} == {r for r, v in stored.items() if v["rater"]["id"] == "rater0"}
     finally:
         proc.kill()
         proc.wait(10)
