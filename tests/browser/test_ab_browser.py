@@ -720,8 +720,8 @@ def test_a_refused_script_and_stylesheet_say_so_and_load_again(tmp_path, page):
     again after Retry-After."""
     ws = make_study(tmp_path, n_pairs=1)
     token = invite(ws, "ann")
-    script = refuse_first(page, "**/static/rater.js", ["GET", "GET"], retry_after="1")
-    style = refuse_first(page, "**/static/rater.css", ["GET"], status=503, retry_after="1")
+    script = refuse_first(page, re.compile(r"/static/rater\.js(\?|$)"), ["GET", "GET"], retry_after="1")
+    style = refuse_first(page, re.compile(r"/static/rater\.css(\?|$)"), ["GET"], status=503, retry_after="1")
     with running_server(ws) as url:
         page.goto(f"{url}/r/{token}")
         page.wait_for_function("() => document.querySelector('#net-status').textContent.includes('rater.js')", timeout=15000)
@@ -733,6 +733,6 @@ def test_a_refused_script_and_stylesheet_say_so_and_load_again(tmp_path, page):
         fill(page)
         page.click("#submit")
         records = wait_records(ws, 1)
-    assert "The page's script (/static/rater.js) did not load: the server is limiting requests (429). Trying again in" in said
+    assert "The page's script (rater.js) did not load: the server is limiting requests (429). Trying again in" in said
     assert [status for _, _, status in script] == [429, 429, 0] and [status for _, _, status in style] == [503, 0]
     assert styled == "sticky" and cleared is True and len(records) == 1
