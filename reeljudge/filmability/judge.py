@@ -18,8 +18,9 @@ from reeljudge.cache import JudgeCache, open_cache, request_key
 from reeljudge.errors import BadInputError
 from reeljudge.filmability.local_version import LOCAL_JUDGE_VERSION, SOURCES_SHA256
 from reeljudge.filmability.options import FilmabilityOptions
+from reeljudge.filmability.repeats import Repeats, find_repeats
 from reeljudge.filmability.score_table import (
-    CRITERIA_MAX, Breakdown, TableScore, breakdown_from_reply, judge_disagreements, score_breakdown,
+    CRITERIA_MAX, Breakdown, TableScore, breakdown_from_reply, cap_for_repeats, judge_disagreements, score_breakdown,
 )
 from reeljudge.gemini.settings import JudgeSettings, answers_without_credentials, has_gemini_credentials
 from reeljudge.identity import GEMINI_ENGINE, LOCAL_ENGINE, judge_identity
@@ -53,6 +54,8 @@ class FilmabilityVerdict:
     min_findability: float = 0.0
     min_relevance: int = 0
     who: dict[str, Any] = field(default_factory=dict)
+    repeats: Repeats | None = None  # the terms given more than once (the judge scored the distinct ones)
+    repeated_terms: str = "cap"  # what a repeat does: cap (never EXCELLENT) or fail
 
     judged = True
 
@@ -64,7 +67,18 @@ class FilmabilityVerdict:
     @property
     def passed(self) -> bool:
         """Whether the score reaches the threshold, relevance its minimum (and findable terms theirs)."""
-        return self.table.score >= self.threshold and not self.relevance_short and not self.findability_short
+        return (self.table.score >= self.threshold and not self.relevance_short and not self.findability_short
+                and not self.repeats_fail)
+
+    @property
+    def repeat_count(self) -> int:
+        """Terms given beyond the first of their kind (0 without repeats)."""
+        return self.repeats.count if self.repeats is not None else 0
+
+    @property
+    def repeats_fail(self) -> bool:
+        """Whether the list repeats a term and ``repeated_terms: fail`` fails it."""
+        return self.repeat_count > 0 and self.repeated_terms == "fail"
 
     @property
     def relevance_short(self) -> bool:
@@ -94,6 +108,8 @@ class FilmabilityVerdict:
                          "as unrelated to the narration, so the test fails whatever its points")
         if t.capped:
             parts.append("capped at 0.8 because 1.0 needs relevance 3")
+        if self.repeats is not None and self.repeat_count:
+            parts.append(self._repeat_words())
         parts.append(f"unfilmable: {', '.join(self.unfilmable_terms)}" if self.unfilmable_terms else "no unfilmable terms")
         if b.reason and self.judge != "local":  # the offline judge's summary restates the line; its one extra, below
             parts.append(f"judge: {b.reason}")
@@ -109,6 +125,19 @@ class FilmabilityVerdict:
             parts.append(f.reason() + short)
         return ". ".join(part.rstrip().rstrip(".") for part in parts)  # a part's own full stop is not doubled
 
+    def _repeat_words(self) -> str:
+        """What the list repeats and what that costs."""
+        r = self.repeats
+        assert r is not None
+        n = len(r.distinct)
+        head = f"repeated: {r.describe()} ({self.repeat_count} of {n + self.repeat_count} terms repeat another; " \
+               f"scored on the {n} distinct term{'s' if n != 1 else ''})"
+        if self.repeats_fail:
+            return head + "; repeated_terms is 'fail', so the test fails: a generator that repeats itself gives fewer shots than it says"
+        if self.table.repeat_capped:
+            return head + "; a list that repeats itself never reaches EXCELLENT, so 1.0 is lowered to 0.8 GOOD"
+        return head + "; a list that repeats itself never reaches EXCELLENT (repeated_terms: fail fails it)"
+
     def _level_word(self) -> str:
         """The table's level (EXCELLENT, GOOD, …), or for a list that fails at a level that reads as a pass,
         what failed it instead (a failing list never reads FAIL 0.8 GOOD)."""
@@ -119,6 +148,8 @@ class FilmabilityVerdict:
             return "off-topic"
         if self.findability_short:
             return "too few findable terms"
+        if self.repeats_fail:
+            return "repeated terms"
         return "under the threshold"
 
     def part_reasons(self) -> dict[str, str]:
@@ -140,7 +171,8 @@ class FilmabilityVerdict:
         """Our score, each criterion's share of its points and, when the stock APIs were asked, findability."""
         b = self.breakdown
         named = {f"{METRIC_PREFIX}score": self.score,
-                 **{f"{METRIC_PREFIX}{name}": getattr(b, name) / top for name, top in CRITERIA_MAX.items()}}
+                 **{f"{METRIC_PREFIX}{name}": getattr(b, name) / top for name, top in CRITERIA_MAX.items()},
+                 f"{METRIC_PREFIX}repeats": float(self.repeat_count)}
         if self.findability is not None and self.findability.score is not None:
             named[f"{METRIC_PREFIX}findability"] = self.findability.score
         return named
@@ -159,6 +191,8 @@ class FilmabilityVerdict:
             **self.record, "terms": self.terms, "points": self.table.points, "level": self.table.level,
             "capped_at_0_8": self.table.capped, "min_relevance": self.min_relevance, "relevance_short": self.relevance_short,
             "unfilmable_terms": self.unfilmable_terms, "judge_disagreements": self.disagreements,
+            "repeats": self.repeats.as_dict() if self.repeats is not None else None, "repeated_terms": self.repeated_terms,
+            "repeat_capped": self.table.repeat_capped,
         }
         if self.judge_reported:
             metadata["judge_reported"] = self.judge_reported
@@ -177,7 +211,13 @@ def choose_judge(options: FilmabilityOptions, settings: JudgeSettings) -> str:
 
 
 def check_narration(narration: str, options: FilmabilityOptions, test: str) -> str:
-    """The narration, or BadInputError when it is longer than a B-roll narration should be."""
+    """The narration, or BadInputError when it is longer than a B-roll narration should be, or is an HTML page,
+    markup or a number rather than a sentence."""
+    from reeljudge.filmability.text_kind import not_prose
+
+    if kind := not_prose(narration):
+        raise BadInputError(f"test {test!r}: var {options.narration_var!r} is {kind}, not a narration sentence "
+                            f"(starts {narration.strip()[:60]!r})")
     if len(narration) > options.max_narration_chars:
         raise BadInputError(
             f"test {test!r}: var {options.narration_var!r} is {len(narration)} characters; a B-roll narration "
@@ -187,10 +227,16 @@ def check_narration(narration: str, options: FilmabilityOptions, test: str) -> s
 
 
 def judge(narration: str, terms: list[str], options: FilmabilityOptions, settings: JudgeSettings) -> FilmabilityVerdict:
-    """The verdict on ``terms`` for ``narration``; ReelJudgeError when the judge did not judge."""
+    """The verdict on ``terms`` for ``narration``; ReelJudgeError when the judge did not judge. Either judge scores the
+    distinct terms; a list that repeats one is then capped below EXCELLENT (or failed: ``repeated_terms``)."""
+    repeats = find_repeats(terms)
+    distinct = repeats.distinct
     which = choose_judge(options, settings)
-    verdict = _gemini(narration, terms, options, settings) if which == "gemini" else _local(narration, terms, options, settings)
-    return replace(verdict, findability=_findability(terms, options, settings), min_findability=options.min_findability,
+    verdict = (_gemini(narration, distinct, options, settings) if which == "gemini"
+               else _local(narration, distinct, options, settings))
+    table = cap_for_repeats(verdict.table) if repeats.count else verdict.table
+    return replace(verdict, terms=list(terms), table=table, repeats=repeats, repeated_terms=options.repeated_terms,
+                   findability=_findability(distinct, options, settings), min_findability=options.min_findability,
                    min_relevance=options.min_relevance)
 
 

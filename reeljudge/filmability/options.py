@@ -26,6 +26,12 @@ class FilmabilityOptions:
         doc="fail a list whose relevance (0–3) is below this, whatever its points: a list the judge reads as "
             "unrelated to the narration never passes (0: the score table alone)",
     )
+    repeated_terms: Literal["cap", "fail"] = option(
+        "cap",
+        doc="a list that gives a term more than once (the same words up to case, punctuation, articles, plural or "
+            "order) is scored on its distinct terms and never reaches EXCELLENT: cap (at most 0.8 GOOD) or fail (the "
+            "test fails: a generator that repeats itself is a bug; the starter configs' choice)",
+    )
     max_terms: int = option(50, minimum=1, doc="most search terms a test may give")
     max_narration_chars: int = option(4000, minimum=1, doc="longest narration accepted")
     findability: Literal["auto", "off", "required"] = option(
