@@ -32,6 +32,13 @@ class FilmabilityOptions:
             "order) is scored on its distinct terms and never reaches EXCELLENT: cap (at most 0.8 GOOD) or fail (the "
             "test fails: a generator that repeats itself is a bug; the starter configs' choice)",
     )
+    unsure: Literal["fail", "pass"] = option(
+        "fail",
+        doc="what the offline judge's third answer does when it decides alone (no Gemini): a list whose evidence lies "
+            "in the band where related and off-topic lists both fall is 'unsure'; fail (a keyless gate never passes a "
+            "list it cannot tell from an off-topic one; the reason says why and what settles it) or pass (scored on "
+            "its reading as related). With Gemini and judge: auto, Gemini decides unsure lists",
+    )
     max_terms: int = option(50, minimum=1, doc="most search terms a test may give")
     max_narration_chars: int = option(4000, minimum=1, doc="longest narration accepted")
     findability: Literal["auto", "off", "required"] = option(

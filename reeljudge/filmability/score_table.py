@@ -6,6 +6,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 
 CRITERIA_MAX: dict[str, int] = {"relevance": 3, "filmability": 3, "variety": 1}
+#: the offline judge's three answers on whether a list is about its narration (``relevance.list_answer``)
+RELATED, OFF_TOPIC, UNSURE = "related", "off-topic", "unsure"
 LEVELS: list[tuple[int, float, str]] = [(6, 1.0, "EXCELLENT"), (4, 0.8, "GOOD"), (2, 0.6, "ACCEPTABLE"), (0, 0.3, "POOR")]
 
 
