@@ -176,8 +176,10 @@ def test_replay_works_without_any_credentials(gemini_env, monkeypatch):
     gemini_env.on("Grade these search terms", json_reply(reply()))
     get_assert(TERMS, ctx())
     monkeypatch.delenv("GEMINI_API_KEY")
-    result = get_assert(TERMS, {**ctx(), "config": {"cache": "replay"}})  # judge: auto picks the replay cache
-    assert result["pass"] is True and result["metadata"]["judge"] == "gemini"
+    result = get_assert(TERMS, {**ctx(), "config": {"cache": "replay"}})  # judge: auto picks the replay cache …
+    assert result["pass"] is True and result["metadata"]["cascade"]["decided_by"] == "local"  # … after the offline judge
+    replayed = get_assert(TERMS, {**ctx(), "config": {"judge": "gemini", "cache": "replay"}})
+    assert replayed["pass"] is True and replayed["metadata"]["judge"] == "gemini" and len(gemini_env.calls()) == 1
 
 
 def test_cache_off_calls_every_time(gemini_env):

@@ -75,8 +75,11 @@ def test_the_issues_off_topic_lists_are_read_as_unrelated_and_fail(model, narrat
     import reeljudge
 
     verdict = reeljudge.judge_terms(narration, terms, judge="local", findability="off")
-    assert verdict.breakdown.relevance == 0 and verdict.passed is False  # 0.8 PASS with relevance 2 before issue 35
-    assert "relevance 0/3 is under min_relevance 1" in verdict.reason()
+    assert verdict.passed is False  # 0.8 PASS with relevance 2 before issue 35
+    if verdict.offline_answer == "off-topic":
+        assert verdict.breakdown.relevance == 0 and "relevance 0/3 is under min_relevance 1" in verdict.reason()
+    else:  # in the band where related and swapped lists both fall (issue 47): unsure, which fails offline
+        assert verdict.offline_answer == "unsure" and "unsure: the offline judge cannot tell" in verdict.reason()
 
 
 def test_the_reason_names_the_lists_and_each_terms_background_evidence(model) -> None:
