@@ -127,7 +127,7 @@ def _related_should_pass(c: Case) -> bool:
 
 def metrics(judged: Sequence[JudgedCase], split: str, bds: Sequence[Breakdown] | None = None) -> dict[str, Any]:
     """The section's figures for one split (``bds``: breakdowns to use instead of the judged ones; a list the offline
-    judge is unsure about counts with its reading as related, as ``unsure: pass`` scores it)."""
+    judge is unsure about counts by its reading, as ``unsure: pass`` scores it)."""
     rows = [(j, b) for j, b in zip(judged, bds if bds is not None else [j.breakdown for j in judged]) if j.case.split == split]
     off = [(j, b) for j, b in rows if j.case.kind in ("swap", "off-topic")]
     related = [(j, b) for j, b in rows if _related_should_pass(j.case)]
@@ -147,9 +147,9 @@ ANSWER_TARGETS = {"off_topic_decided_pass": 0.01, "related_pass_or_deferred": 0.
 #: what one deferred list costs in the band's calibration (issue 47): a Gemini call in the cascade, a failure that says
 #: why without a key; half a one-level miss
 COST_DEFER = 0.5
-#: the band edges searched: ``related_list_rank`` (at or below: related) and ``max_list_rank`` (above: off-topic)
+#: the band edges searched: ``related_list_rank`` (at or below: related) and ``off_topic_list_rank`` (above: off-topic)
 BAND_GRID = {"related_list_rank": (0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 13.0),
-             "max_list_rank": (13.0, 16.0, 20.0, 25.0, 30.0, 40.0, 60.0, 100.0)}
+             "off_topic_list_rank": (13.0, 16.0, 20.0, 25.0, 30.0, 40.0, 60.0, 100.0)}
 
 
 def answer_metrics(judged: Sequence[JudgedCase], split: str, o: LocalJudgeOptions | None = None) -> dict[str, Any]:
@@ -207,7 +207,7 @@ def calibrate_band(judged: Sequence[JudgedCase],
     for low, high in itertools.product(*BAND_GRID.values()):
         if low > high:
             continue
-        o = replace(base, related_list_rank=low, max_list_rank=high)
+        o = replace(base, related_list_rank=low, off_topic_list_rank=high)
         m = answer_metrics(judged, "train", o)
         out.append((answer_cost(m), o, m))
     return sorted(out, key=lambda x: (x[0], x[2]["deferred"]))
@@ -217,8 +217,8 @@ def answer_report(judged: Sequence[JudgedCase], splits: Sequence[str]) -> None:
     """Print the three answers' figures and the cascade's call share per split."""
     share = lambda a, b: f"{a}/{b} = {a / b if b else 0:.3f}"  # noqa: E731
     o = LocalJudgeOptions()
-    print(f"three answers (related at list rank <= {o.related_list_rank:g}, off-topic above {o.max_list_rank:g}, unsure "
-          "between):")
+    print(f"three answers (related at list rank <= {o.related_list_rank:g}, off-topic above {o.off_topic_list_rank:g}, "
+          "unsure between):")
     for split in splits:
         m = answer_metrics(judged, split, o)
         kept = m["related_decided_pass"] + m["related_deferred"]
@@ -325,7 +325,7 @@ def report(judged: Sequence[JudgedCase], splits: Sequence[str] = ("train", "test
         auc, n_own, n_swap = term_auc(judged, split)
         share = lambda a, b: f"{a}/{b} = {a / b if b else 0:.3f}"  # noqa: E731
         print(f"off-topic {split}: {m['off_topic']} off-topic lists ({m['swapped']} swapped), {m['related']} related lists, "
-              f"{m['near']} near misses (unsure lists counted by their reading as related: unsure: pass)")
+              f"{m['near']} near misses (unsure lists counted by the offline reading, as unsure: pass scores them)")
         print(f"  off-topic false passes   {share(m['off_topic_pass'], m['off_topic'])}")
         print(f"  off-topic read as 0      {share(m['off_topic_zero'], m['off_topic'])}")
         print(f"  related lists that pass  {share(m['related_pass'], m['related'])}")
@@ -356,7 +356,7 @@ def off_topic_section(split: str | None = None, search: bool = False, errors: st
         print("  band search (train; cost: off-topic decided pass 10, related decided fail 2, level miss 1, deferred "
               f"{COST_DEFER:g}):")
         for total, o, m in calibrate_band([j for j in judged if j.case.split == "train"])[:12]:
-            print(f"    cost {total:6.1f}: related <= {o.related_list_rank:g}, off-topic > {o.max_list_rank:g} → off-topic "
+            print(f"    cost {total:6.1f}: related <= {o.related_list_rank:g}, off-topic > {o.off_topic_list_rank:g} → off-topic "
                   f"decided pass {m['off_topic_decided_pass']}/{m['off_topic']}, related pass {m['related_decided_pass']} "
                   f"deferred {m['related_deferred']} of {m['related']}, deferred {m['deferred']}/{m['lists']}")
         for total, o, m in calibrate([j for j in judged if j.case.split == "train"])[:15]:

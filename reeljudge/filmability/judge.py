@@ -160,14 +160,14 @@ class FilmabilityVerdict:
         """What an unsure answer did and what would settle it."""
         lst = (self.record.get("local_details") or {}).get("relevance_list") or {}
         evidence = (f"list rank {lst.get('list_rank')}, between {lst.get('related_list_rank'):g} and "
-                    f"{lst.get('max_list_rank'):g}" if lst.get("list_rank") is not None else "its list rank")
+                    f"{lst.get('off_topic_list_rank'):g}" if lst.get("list_rank") is not None else "its list rank")
         settle = ("a Gemini judge settles it: set GEMINI_API_KEY with judge: auto (Gemini is asked about unsure lists "
                   "only) or judge: gemini")
         if self.unsure_fails:
             return (f"unsure: the offline judge cannot tell this list from one about something else ({evidence}), so with "
                     f"unsure: fail (the default) the test fails; {settle}, or unsure: pass scores it on the reading as "
                     "related above")
-        return f"unsure ({evidence}): scored on the reading as related, as unsure: pass asks; {settle}"
+        return f"unsure ({evidence}): scored by the offline reading, as unsure: pass asks; {settle}"
 
     def _level_word(self) -> str:
         """The table's level (EXCELLENT, GOOD, …), or for a list that fails at a level that reads as a pass,

@@ -73,15 +73,17 @@ class LocalJudgeOptions:
     abstract_relevance_cap: int = 1
     #: a background narration this close (sentence cosine) to the narration is about the same thing: not ranked against
     background_same_topic: float = 0.50
-    #: a list is about something else (relevance 0, "off-topic") when its list rank is above this: the weighted
-    #: geometric mean of (1 + the background narrations that fit the joined list better than its own) and (1 + those
-    #: that fit its terms better on average), minus 1
-    max_list_rank: float = 60.0
-    #: … and related (the offline judge decides) only when its list rank is at most this; between the two it answers
-    #: "unsure", where related and swapped lists both fall. Both edges calibrated on the train splits with an
-    #: off-topic pass costing 10, a related list failing 2, a level missed 1 and a deferred list 0.5
-    #: (docs/decisions.md, issues 35 and 47)
+    #: a list is related at all (relevance above 0) only when its list rank is at most this: the weighted geometric mean
+    #: of (1 + the background narrations that fit the joined list better than its own) and (1 + those that fit its
+    #: terms better on average), minus 1; calibrated on the train splits with an off-topic pass costing 10 and a
+    #: related list failing 2 one-level misses (docs/decisions.md, issue 35)
+    max_list_rank: float = 13.0
+    #: the offline judge decides a list only where its evidence is strong: related when its list rank is at most
+    #: ``related_list_rank``, off-topic when above ``off_topic_list_rank``, "unsure" between (where related and swapped
+    #: lists both fall; its breakdown there is the reading above, by ``max_list_rank``). Both calibrated on the train
+    #: splits with the same cost and a deferred list costing 0.5 (docs/decisions.md, issue 47)
     related_list_rank: float = 2.0
+    off_topic_list_rank: float = 60.0
     #: weight of the joined list's rank in the list rank (the terms' mean rank has the rest); a logistic fit on the
     #: train split's off-topic and related lists, rounded
     list_rank_joined_weight: float = 0.6
@@ -271,7 +273,7 @@ def _embedding_criteria(
                                         o, cache)
     details["relevance"] = [r.as_dict() for r in readings]
     details["relevance_list"] = {**evidence.as_dict(), "answer": list_answer(evidence, o),
-                                 "related_list_rank": o.related_list_rank, "max_list_rank": o.max_list_rank}
+                                 "related_list_rank": o.related_list_rank, "off_topic_list_rank": o.off_topic_list_rank}
     details["tech_jargon"] = jargon
     rel = list_level(readings, evidence, o)
     capped = [c.term for c in conc if c.status != "filmable"]

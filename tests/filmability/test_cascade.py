@@ -16,6 +16,9 @@ RELATED = ["exhausted runner slowing down", "marathon runners on a city road", "
            "mile marker sign"]  # list rank 0: related
 OFF_TOPIC = ["birthday cake", "cat sleeping on a sofa", "snowy mountains"]  # list rank 108: off-topic
 LOOSE = ["pasta dinner on a table", "sports drink bottles", "running shoes on a shelf"]  # list rank 14.8: loosely related
+SLEEP = "Adults need seven to nine hours of sleep to stay healthy."
+SLEEP_LIST = ["person sleeping in bed", "alarm clock on nightstand", "bedroom at night",
+              "woman waking up stretching"]  # list rank 5.4: unsure, read as related
 SPANISH = "Los corredores de maratón se quedan sin energía en el kilómetro treinta."
 
 
@@ -49,10 +52,15 @@ def test_offline_unsure_fails_by_default_saying_why_and_what_settles_it():
     assert "GEMINI_API_KEY" in reason and "unsure: pass" in reason  # what would settle it
 
 
-def test_unsure_pass_scores_the_reading_as_related():
-    result = get_assert(json.dumps(LOOSE), ctx(judge="local", unsure="pass"))
-    assert result["pass"] is True and result["metadata"]["offline_answer"] == "unsure", result["reason"]
-    assert "scored on the reading as related" in result["reason"]
+def test_unsure_pass_scores_the_offline_reading():
+    """In the band the breakdown is the offline reading (issue 35's list rule): a list under rank 13 read as related
+    passes with unsure: pass, one above it stays unrelated and fails."""
+    near = get_assert(json.dumps(SLEEP_LIST), ctx(SLEEP, judge="local", unsure="pass"))
+    assert near["pass"] is True and near["metadata"]["offline_answer"] == "unsure", near["reason"]
+    assert "scored by the offline reading, as unsure: pass asks" in near["reason"]
+    assert get_assert(json.dumps(SLEEP_LIST), ctx(SLEEP, judge="local"))["pass"] is False
+    far = get_assert(json.dumps(LOOSE), ctx(judge="local", unsure="pass"))
+    assert far["pass"] is False and "relevance 0/3 is under min_relevance 1" in far["reason"]
 
 
 def test_cascade_asks_gemini_nothing_for_lists_the_offline_judge_decides(gemini_env):
