@@ -24,7 +24,7 @@ from reeljudge.filmability.score_table import (
     score_breakdown,
 )
 from reeljudge.gemini.settings import JudgeSettings, answers_without_credentials, has_gemini_credentials
-from reeljudge.identity import GEMINI_ENGINE, LOCAL_ENGINE, judge_identity
+from reeljudge.identity import GEMINI_ENGINE, IDENTITY_KEY, LOCAL_ENGINE, judge_identity
 from reeljudge.judging import FILMABILITY
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -73,6 +73,13 @@ class FilmabilityVerdict:
         """Whether the score reaches the threshold, relevance its minimum (and findable terms theirs)."""
         return (self.table.score >= self.threshold and not self.relevance_short and not self.findability_short
                 and not self.repeats_fail and not self.unsure_fails)
+
+    @property
+    def list_evidence(self) -> dict[str, Any]:
+        """The offline judge's list-level evidence (``details.relevance_list``: list rank, band, answer); empty for
+        Gemini's verdict."""
+        details = self.record.get("local_details") or {}
+        return dict(details.get("relevance_list") or {})
 
     @property
     def unsure(self) -> bool:
@@ -148,17 +155,18 @@ class FilmabilityVerdict:
         r = self.repeats
         assert r is not None
         n = len(r.distinct)
-        head = f"repeated: {r.describe()} ({self.repeat_count} of {n + self.repeat_count} terms repeat another; " \
-               f"scored on the {n} distinct term{'s' if n != 1 else ''})"
+        head = (f"repeated: {r.describe()} ({self.repeat_count} of {n + self.repeat_count} terms repeat another; "
+                f"scored on the {n} distinct term{'s' if n != 1 else ''})")
         if self.repeats_fail:
-            return head + "; repeated_terms is 'fail', so the test fails: a generator that repeats itself gives fewer shots than it says"
+            return (head + "; repeated_terms is 'fail', so the test fails: a generator that repeats itself gives fewer "
+                    "shots than it says")
         if self.table.repeat_capped:
             return head + "; a list that repeats itself never reaches EXCELLENT, so 1.0 is lowered to 0.8 GOOD"
         return head + "; a list that repeats itself never reaches EXCELLENT (repeated_terms: fail fails it)"
 
     def _unsure_words(self) -> str:
         """What an unsure answer did and what would settle it."""
-        lst = (self.record.get("local_details") or {}).get("relevance_list") or {}
+        lst = self.list_evidence
         evidence = (f"list rank {lst.get('list_rank')}, between {lst.get('related_list_rank'):g} and "
                     f"{lst.get('off_topic_list_rank'):g}" if lst.get("list_rank") is not None else "its list rank")
         settle = ("a Gemini judge settles it: set GEMINI_API_KEY with judge: auto (Gemini is asked about unsure lists "
@@ -289,14 +297,14 @@ def _cascade(narration: str, terms: list[str], options: FilmabilityOptions, sett
     except JudgeError as error:
         if error.kind != "not_english":
             raise
-        why, summary = "not_english", {"not_judged": error.message}
+        summary: dict[str, Any] = {"not_judged": error.message}
+        why = "not_english"
         words = f"the offline judge does not read it ({error.message.split('. ')[0]}), so Gemini decided"
     else:
         if not offline.unsure:
             return replace(offline, cascade={"decided_by": "local", "gemini_asked": False})
         why, summary = "unsure", _offline_summary(offline)
-        lst = summary.get("relevance_list") or {}
-        words = (f"the offline judge was unsure (list rank {lst.get('list_rank')}; it read relevance "
+        words = (f"the offline judge was unsure (list rank {offline.list_evidence.get('list_rank')}; it read relevance "
                  f"{offline.breakdown.relevance}/3, filmability {offline.breakdown.filmability}/3, variety "
                  f"{offline.breakdown.variety}/1 = {offline.score:.1f}), so Gemini decided")
     decided = _gemini(narration, terms, options, settings)
@@ -307,9 +315,8 @@ def _cascade(narration: str, terms: list[str], options: FilmabilityOptions, sett
 def _offline_summary(verdict: FilmabilityVerdict) -> dict[str, Any]:
     """The offline judge's verdict in brief, for a cascade Gemini decided."""
     b = verdict.breakdown
-    lst = (verdict.record.get("local_details") or {}).get("relevance_list") or {}
     return {"answer": verdict.offline_answer, "relevance": b.relevance, "filmability": b.filmability, "variety": b.variety,
-            "score": verdict.score, "relevance_list": lst, "judge_identity": verdict.who}
+            "score": verdict.score, "relevance_list": verdict.list_evidence, IDENTITY_KEY: verdict.who}
 
 
 def _findability(terms: list[str], options: FilmabilityOptions, settings: JudgeSettings) -> Findability:
