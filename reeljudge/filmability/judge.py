@@ -1,7 +1,9 @@
 """The filmability judgement: terms and narration in, a verdict scored by our table out.
 
-``judge(narration, terms, options, settings)`` picks the judge (Gemini, or the offline judge when
-no Gemini can answer), gets its breakdown (cached like every judge reply), and scores it with our
+``judge(narration, terms, options, settings)`` picks the judge (``judge: auto`` with Gemini is the
+cascade: the offline judge first, Gemini only for a list the offline judge is unsure about or does not
+read; without Gemini the offline judge), gets its breakdown (cached like every judge reply) of the
+distinct terms (a repeat caps the score below EXCELLENT, or fails: ``repeated_terms``), and scores it with our
 table (``score_table``); the judge's own total is recorded, never trusted. A judge that did not
 judge raises ReelJudgeError. Beside the verdict, the findability signal (clip counts per term from
 the stock-video APIs, :mod:`reeljudge.filmability.findability`) is attached; it gates the verdict only
@@ -247,7 +249,8 @@ class FilmabilityVerdict:
 
 
 def choose_judge(options: FilmabilityOptions, settings: JudgeSettings) -> str:
-    """``gemini`` or ``local``: auto picks Gemini when it can answer (credentials, a replay cache, or plan mode)."""
+    """``gemini`` or ``local``: auto picks Gemini when it can answer (credentials, a replay cache, or plan mode), which
+    ``judge`` then asks only after the offline judge (the cascade)."""
     if options.judge != "auto":
         return options.judge
     if has_gemini_credentials(settings) or answers_without_credentials(settings):

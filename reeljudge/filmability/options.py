@@ -19,7 +19,8 @@ class FilmabilityOptions:
     threshold: float = option(0.8, minimum=0, maximum=1, doc="pass at this score or above (0.8 = GOOD)")
     judge: Literal["auto", "gemini", "local"] = option(
         "auto", env="REELJUDGE_JUDGE",
-        doc="gemini, local (offline), or auto: Gemini when credentials or a replay cache are there, else local",
+        doc="gemini, local (offline), or auto: when credentials or a replay cache are there, the offline judge first "
+            "and Gemini for the lists it is unsure about or does not read (another language); else local",
     )
     min_relevance: int = option(
         1, minimum=0, maximum=3,
