@@ -310,7 +310,13 @@ def _cascade(narration: str, terms: list[str], options: FilmabilityOptions, sett
         words = (f"the offline judge was unsure (list rank {offline.list_evidence.get('list_rank')}; it read relevance "
                  f"{offline.breakdown.relevance}/3, filmability {offline.breakdown.filmability}/3, variety "
                  f"{offline.breakdown.variety}/1 = {offline.score:.1f}), so Gemini decided")
-    decided = _gemini(narration, terms, options, settings)
+    try:
+        decided = _gemini(narration, terms, options, settings)
+    except JudgeError as error:  # Gemini did not judge: the test fails with its reason, and says what the cascade knew
+        if type(error) is not JudgeError:
+            raise
+        words = words.replace("so Gemini decided", "so Gemini was asked")
+        raise JudgeError(f"{error.message} ({words})", kind=error.kind, raw=error.raw) from error
     return replace(decided, offline_answer=UNSURE if why == "unsure" else None,
                    cascade={"decided_by": "gemini", "gemini_asked": True, "why": why, "offline": summary, "why_words": words})
 

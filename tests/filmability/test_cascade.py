@@ -100,6 +100,16 @@ def test_cascade_asks_gemini_for_text_the_offline_judge_does_not_read(gemini_env
     assert "the offline judge does not read it" in result["reason"]
 
 
+def test_cascade_fails_when_gemini_does_not_answer_and_says_what_the_offline_judge_read(gemini_env):
+    from support.fake_gemini import error_reply
+
+    gemini_env.on("Grade these search terms", error_reply(400, "scripted refusal"))
+    result = get_assert(json.dumps(LOOSE), ctx(judge="auto"))
+    assert result["pass"] is False and len(gemini_env.calls()) == 1
+    assert "400" in result["reason"] and "the offline judge was unsure (list rank 14.76" in result["reason"], result["reason"]
+    assert "so Gemini was asked" in result["reason"]
+
+
 def test_judge_gemini_is_not_a_cascade(gemini_env):
     gemini_says(gemini_env, relevance=3)
     result = get_assert(json.dumps(RELATED), ctx(judge="gemini"))
