@@ -23,6 +23,12 @@ Section "off-topic" (issue 35, :mod:`benchmarks.relevance_off_topic`): lists abo
 labelled lists swapped to narrations of other domains, hand-written off-topic lists) must be read as
 unrelated and fail, while related lists still pass; ``--no-off-topic`` leaves it out, ``--calibrate``
 prints the train-split search of its list rule and the frontier of the rules compared.
+
+Three answers (issue 47): the offline judge answers related, off-topic or unsure on each list; every split's
+figures give the answers, the cascade's call share (the lists ``judge: auto`` with Gemini defers: the unsure
+ones), pass/fail agreement on the lists it decides, and the lists labelled 0.8 or above that pass or are
+deferred; the off-topic section adds off-topic lists decided as passing (target <= 1 %), related lists passing
+or deferred (>= 95 %) and the keyless figures of ``unsure: fail`` and ``unsure: pass``.
 """
 
 from __future__ import annotations
@@ -58,6 +64,7 @@ class Judged:
     label: dict[str, Any]
     breakdown: Breakdown
     score: float
+    answer: str = "related"  # the offline judge's answer on relatedness: related, off-topic or unsure (issue 47)
 
 
 def load_lists(path: Path = DATASET) -> list[dict[str, Any]]:
@@ -82,10 +89,12 @@ def judge_lists(items: list[dict[str, Any]], options: LocalJudgeOptions | None =
     """Each labelled list judged offline."""
     out = []
     for item in items:
-        bd = judge_terms_locally(item["narration"], list(item["terms"]), options=options).breakdown
+        local = judge_terms_locally(item["narration"], list(item["terms"]), options=options)
+        bd = local.breakdown
         label = {k: item[k] for k in ("relevance", "filmability", "variety", "score")}
+        answer = str((local.details.get("relevance_list") or {}).get("answer", "related"))
         out.append(Judged(item["narration_id"], item["id"], item["split"], item["narration"], list(item["terms"]),
-                          label, bd, score_breakdown(bd).score))
+                          label, bd, score_breakdown(bd).score, answer))
     return out
 
 
@@ -119,8 +128,18 @@ def split_metrics(judged: list[Judged]) -> dict[str, dict[str, Any]]:
         metrics["pair_order"] = (sum(b.score > w.score for b, w in pairs), len(pairs))
         metrics["abstract_at_pass"] = [f"{j.narration_id}/{j.list_id}" for j in abstract if j.score >= PASS_THRESHOLD]
         metrics["abstract_lists"] = len(abstract)
+        metrics["answers"] = {a: sum(j.answer == a for j in part) for a in ("related", "off-topic", "unsure")}
+        decided = [j for j in part if j.answer != "unsure"]
+        metrics["decided_pass_fail"] = (sum(_passes(j) == (j.label["score"] >= PASS_THRESHOLD) for j in decided), len(decided))
+        should = [j for j in part if j.label["score"] >= PASS_THRESHOLD and j.label["relevance"] >= 1]
+        metrics["related_pass_or_deferred"] = (sum(j.answer == "unsure" or _passes(j) for j in should), len(should))
         out[split] = metrics
     return out
+
+
+def _passes(j: Judged) -> bool:
+    """The assertion's verdict at its defaults when the offline judge decides (threshold 0.8, min_relevance 1)."""
+    return j.score >= PASS_THRESHOLD and j.breakdown.relevance >= 1 and j.answer != "unsure"
 
 
 def relevance_confusion(judged: list[Judged], split: str) -> list[list[int]]:
@@ -178,6 +197,13 @@ def main() -> None:
             print(f"  {name:<21} {ok:>3}/{total:<3} = {ok / total if total else 0:.3f}")
         print(f"  abstract at 0.8+      {len(m['abstract_at_pass'])}/{m['abstract_lists']}"
               + (f": {', '.join(m['abstract_at_pass'])}" if m["abstract_at_pass"] else ""))
+        a = m["answers"]
+        ok, total = m["decided_pass_fail"]
+        kept, should = m["related_pass_or_deferred"]
+        n = m["score_band"][1]
+        print(f"  three answers: related {a['related']}, off-topic {a['off-topic']}, unsure {a['unsure']}; the cascade "
+              f"defers {a['unsure']}/{n} = {a['unsure'] / n if n else 0:.3f} to Gemini; pass/fail on decided lists "
+              f"{ok}/{total}; lists labelled 0.8+ passing or deferred {kept}/{should}")
         rows = relevance_confusion(judged, split)
         print("  relevance labelled→judged 0..3: " + "  ".join(f"{i}:{row}" for i, row in enumerate(rows)))
     if "test" in metrics:

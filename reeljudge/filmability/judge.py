@@ -1,7 +1,9 @@
 """The filmability judgement: terms and narration in, a verdict scored by our table out.
 
-``judge(narration, terms, options, settings)`` picks the judge (Gemini, or the offline judge when
-no Gemini can answer), gets its breakdown (cached like every judge reply), and scores it with our
+``judge(narration, terms, options, settings)`` picks the judge (``judge: auto`` with Gemini is the
+cascade: the offline judge first, Gemini only for a list the offline judge is unsure about or does not
+read; without Gemini the offline judge), gets its breakdown (cached like every judge reply) of the
+distinct terms (a repeat caps the score below EXCELLENT, or fails: ``repeated_terms``), and scores it with our
 table (``score_table``); the judge's own total is recorded, never trusted. A judge that did not
 judge raises ReelJudgeError. Beside the verdict, the findability signal (clip counts per term from
 the stock-video APIs, :mod:`reeljudge.filmability.findability`) is attached; it gates the verdict only
@@ -15,14 +17,16 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Mapping
 
 from reeljudge.cache import JudgeCache, open_cache, request_key
-from reeljudge.errors import BadInputError
+from reeljudge.errors import BadInputError, JudgeError
 from reeljudge.filmability.local_version import LOCAL_JUDGE_VERSION, SOURCES_SHA256
 from reeljudge.filmability.options import FilmabilityOptions
+from reeljudge.filmability.repeats import Repeats, find_repeats
 from reeljudge.filmability.score_table import (
-    CRITERIA_MAX, Breakdown, TableScore, breakdown_from_reply, judge_disagreements, score_breakdown,
+    CRITERIA_MAX, RELATED, UNSURE, Breakdown, TableScore, breakdown_from_reply, cap_for_repeats, judge_disagreements,
+    score_breakdown,
 )
 from reeljudge.gemini.settings import JudgeSettings, answers_without_credentials, has_gemini_credentials
-from reeljudge.identity import GEMINI_ENGINE, LOCAL_ENGINE, judge_identity
+from reeljudge.identity import GEMINI_ENGINE, IDENTITY_KEY, LOCAL_ENGINE, judge_identity
 from reeljudge.judging import FILMABILITY
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -53,6 +57,11 @@ class FilmabilityVerdict:
     min_findability: float = 0.0
     min_relevance: int = 0
     who: dict[str, Any] = field(default_factory=dict)
+    repeats: Repeats | None = None  # the terms given more than once (the judge scored the distinct ones)
+    repeated_terms: str = "cap"  # what a repeat does: cap (never EXCELLENT) or fail
+    offline_answer: str | None = None  # the offline judge's answer on relatedness: related, off-topic or unsure
+    unsure_rule: str = "fail"  # what an unsure answer does when the offline judge decides: fail or pass
+    cascade: dict[str, Any] | None = None  # judge auto with Gemini: who decided, why, the offline judge's verdict
 
     judged = True
 
@@ -64,7 +73,35 @@ class FilmabilityVerdict:
     @property
     def passed(self) -> bool:
         """Whether the score reaches the threshold, relevance its minimum (and findable terms theirs)."""
-        return self.table.score >= self.threshold and not self.relevance_short and not self.findability_short
+        return (self.table.score >= self.threshold and not self.relevance_short and not self.findability_short
+                and not self.repeats_fail and not self.unsure_fails)
+
+    @property
+    def list_evidence(self) -> dict[str, Any]:
+        """The offline judge's list-level evidence (``details.relevance_list``: list rank, band, answer); empty for
+        Gemini's verdict."""
+        details = self.record.get("local_details") or {}
+        return dict(details.get("relevance_list") or {})
+
+    @property
+    def unsure(self) -> bool:
+        """Whether the offline judge could not tell whether the list is about the narration."""
+        return self.offline_answer == UNSURE
+
+    @property
+    def unsure_fails(self) -> bool:
+        """Whether the offline judge decided, was unsure, and ``unsure: fail`` fails the list."""
+        return self.judge == "local" and self.unsure and self.unsure_rule == "fail"
+
+    @property
+    def repeat_count(self) -> int:
+        """Terms given beyond the first of their kind (0 without repeats)."""
+        return self.repeats.count if self.repeats is not None else 0
+
+    @property
+    def repeats_fail(self) -> bool:
+        """Whether the list repeats a term and ``repeated_terms: fail`` fails it."""
+        return self.repeat_count > 0 and self.repeated_terms == "fail"
 
     @property
     def relevance_short(self) -> bool:
@@ -94,6 +131,12 @@ class FilmabilityVerdict:
                          "as unrelated to the narration, so the test fails whatever its points")
         if t.capped:
             parts.append("capped at 0.8 because 1.0 needs relevance 3")
+        if self.repeats is not None and self.repeat_count:
+            parts.append(self._repeat_words())
+        if self.judge == "local" and self.unsure:
+            parts.append(self._unsure_words())
+        if self.cascade and self.cascade.get("decided_by") == "gemini":
+            parts.append(str(self.cascade.get("why_words", "")))
         parts.append(f"unfilmable: {', '.join(self.unfilmable_terms)}" if self.unfilmable_terms else "no unfilmable terms")
         if b.reason and self.judge != "local":  # the offline judge's summary restates the line; its one extra, below
             parts.append(f"judge: {b.reason}")
@@ -109,6 +152,33 @@ class FilmabilityVerdict:
             parts.append(f.reason() + short)
         return ". ".join(part.rstrip().rstrip(".") for part in parts)  # a part's own full stop is not doubled
 
+    def _repeat_words(self) -> str:
+        """What the list repeats and what that costs."""
+        r = self.repeats
+        assert r is not None
+        n = len(r.distinct)
+        head = (f"repeated: {r.describe()} ({self.repeat_count} of {n + self.repeat_count} terms repeat another; "
+                f"scored on the {n} distinct term{'s' if n != 1 else ''})")
+        if self.repeats_fail:
+            return (head + "; repeated_terms is 'fail', so the test fails: a generator that repeats itself gives fewer "
+                    "shots than it says")
+        if self.table.repeat_capped:
+            return head + "; a list that repeats itself never reaches EXCELLENT, so 1.0 is lowered to 0.8 GOOD"
+        return head + "; a list that repeats itself never reaches EXCELLENT (repeated_terms: fail fails it)"
+
+    def _unsure_words(self) -> str:
+        """What an unsure answer did and what would settle it."""
+        lst = self.list_evidence
+        evidence = (f"list rank {lst.get('list_rank')}, between {lst.get('related_list_rank'):g} and "
+                    f"{lst.get('off_topic_list_rank'):g}" if lst.get("list_rank") is not None else "its list rank")
+        settle = ("a Gemini judge settles it: set GEMINI_API_KEY with judge: auto (Gemini is asked about unsure lists "
+                  "only) or judge: gemini")
+        if self.unsure_fails:
+            return (f"unsure: the offline judge cannot tell this list from one about something else ({evidence}), so with "
+                    f"unsure: fail (the default) the test fails; {settle}, or unsure: pass scores it on the reading as "
+                    "related above")
+        return f"unsure ({evidence}): scored by the offline reading, as unsure: pass asks; {settle}"
+
     def _level_word(self) -> str:
         """The table's level (EXCELLENT, GOOD, …), or for a list that fails at a level that reads as a pass,
         what failed it instead (a failing list never reads FAIL 0.8 GOOD)."""
@@ -119,6 +189,10 @@ class FilmabilityVerdict:
             return "off-topic"
         if self.findability_short:
             return "too few findable terms"
+        if self.repeats_fail:
+            return "repeated terms"
+        if self.unsure_fails:
+            return "unsure"
         return "under the threshold"
 
     def part_reasons(self) -> dict[str, str]:
@@ -140,7 +214,10 @@ class FilmabilityVerdict:
         """Our score, each criterion's share of its points and, when the stock APIs were asked, findability."""
         b = self.breakdown
         named = {f"{METRIC_PREFIX}score": self.score,
-                 **{f"{METRIC_PREFIX}{name}": getattr(b, name) / top for name, top in CRITERIA_MAX.items()}}
+                 **{f"{METRIC_PREFIX}{name}": getattr(b, name) / top for name, top in CRITERIA_MAX.items()},
+                 f"{METRIC_PREFIX}repeats": float(self.repeat_count)}
+        if self.offline_answer is not None:  # the offline judge answered (alone, or first in the cascade)
+            named[f"{METRIC_PREFIX}unsure"] = float(self.unsure)
         if self.findability is not None and self.findability.score is not None:
             named[f"{METRIC_PREFIX}findability"] = self.findability.score
         return named
@@ -159,7 +236,11 @@ class FilmabilityVerdict:
             **self.record, "terms": self.terms, "points": self.table.points, "level": self.table.level,
             "capped_at_0_8": self.table.capped, "min_relevance": self.min_relevance, "relevance_short": self.relevance_short,
             "unfilmable_terms": self.unfilmable_terms, "judge_disagreements": self.disagreements,
+            "repeats": self.repeats.as_dict() if self.repeats is not None else None, "repeated_terms": self.repeated_terms,
+            "repeat_capped": self.table.repeat_capped, "offline_answer": self.offline_answer, "unsure": self.unsure_rule,
         }
+        if self.cascade is not None:
+            metadata["cascade"] = {k: v for k, v in self.cascade.items() if k != "why_words"}
         if self.judge_reported:
             metadata["judge_reported"] = self.judge_reported
         if self.findability is not None:
@@ -168,7 +249,8 @@ class FilmabilityVerdict:
 
 
 def choose_judge(options: FilmabilityOptions, settings: JudgeSettings) -> str:
-    """``gemini`` or ``local``: auto picks Gemini when it can answer (credentials, a replay cache, or plan mode)."""
+    """``gemini`` or ``local``: auto picks Gemini when it can answer (credentials, a replay cache, or plan mode), which
+    ``judge`` then asks only after the offline judge (the cascade)."""
     if options.judge != "auto":
         return options.judge
     if has_gemini_credentials(settings) or answers_without_credentials(settings):
@@ -177,7 +259,13 @@ def choose_judge(options: FilmabilityOptions, settings: JudgeSettings) -> str:
 
 
 def check_narration(narration: str, options: FilmabilityOptions, test: str) -> str:
-    """The narration, or BadInputError when it is longer than a B-roll narration should be."""
+    """The narration, or BadInputError when it is longer than a B-roll narration should be, or is an HTML page,
+    markup or a number rather than a sentence."""
+    from reeljudge.filmability.text_kind import not_prose
+
+    if kind := not_prose(narration):
+        raise BadInputError(f"test {test!r}: var {options.narration_var!r} is {kind}, not a narration sentence "
+                            f"(starts {narration.strip()[:60]!r})")
     if len(narration) > options.max_narration_chars:
         raise BadInputError(
             f"test {test!r}: var {options.narration_var!r} is {len(narration)} characters; a B-roll narration "
@@ -187,11 +275,57 @@ def check_narration(narration: str, options: FilmabilityOptions, test: str) -> s
 
 
 def judge(narration: str, terms: list[str], options: FilmabilityOptions, settings: JudgeSettings) -> FilmabilityVerdict:
-    """The verdict on ``terms`` for ``narration``; ReelJudgeError when the judge did not judge."""
+    """The verdict on ``terms`` for ``narration``; ReelJudgeError when the judge did not judge. Either judge scores the
+    distinct terms; a list that repeats one is then capped below EXCELLENT (or failed: ``repeated_terms``)."""
+    repeats = find_repeats(terms)
+    distinct = repeats.distinct
     which = choose_judge(options, settings)
-    verdict = _gemini(narration, terms, options, settings) if which == "gemini" else _local(narration, terms, options, settings)
-    return replace(verdict, findability=_findability(terms, options, settings), min_findability=options.min_findability,
+    if which == "gemini" and options.judge == "auto":
+        verdict = _cascade(narration, distinct, options, settings)
+    elif which == "gemini":
+        verdict = _gemini(narration, distinct, options, settings)
+    else:
+        verdict = _local(narration, distinct, options, settings)
+    table = cap_for_repeats(verdict.table) if repeats.count else verdict.table
+    return replace(verdict, terms=list(terms), table=table, repeats=repeats, repeated_terms=options.repeated_terms,
+                   findability=_findability(distinct, options, settings), min_findability=options.min_findability,
                    min_relevance=options.min_relevance)
+
+
+def _cascade(narration: str, terms: list[str], options: FilmabilityOptions, settings: JudgeSettings) -> FilmabilityVerdict:
+    """``judge: auto`` with Gemini: the offline judge first; Gemini only when it is unsure or does not read the text
+    (another language). The verdict is the one that decided; ``cascade`` records both."""
+    try:
+        offline = _local(narration, terms, options, settings)
+    except JudgeError as error:
+        if error.kind != "not_english":
+            raise
+        summary: dict[str, Any] = {"not_judged": error.message}
+        why = "not_english"
+        words = f"the offline judge does not read it ({error.message.split('. ')[0]}), so Gemini decided"
+    else:
+        if not offline.unsure:
+            return replace(offline, cascade={"decided_by": "local", "gemini_asked": False})
+        why, summary = "unsure", _offline_summary(offline)
+        words = (f"the offline judge was unsure (list rank {offline.list_evidence.get('list_rank')}; it read relevance "
+                 f"{offline.breakdown.relevance}/3, filmability {offline.breakdown.filmability}/3, variety "
+                 f"{offline.breakdown.variety}/1 = {offline.score:.1f}), so Gemini decided")
+    try:
+        decided = _gemini(narration, terms, options, settings)
+    except JudgeError as error:  # Gemini did not judge: the test fails with its reason, and says what the cascade knew
+        if type(error) is not JudgeError:
+            raise
+        words = words.replace("so Gemini decided", "so Gemini was asked")
+        raise JudgeError(f"{error.message} ({words})", kind=error.kind, raw=error.raw) from error
+    return replace(decided, offline_answer=UNSURE if why == "unsure" else None,
+                   cascade={"decided_by": "gemini", "gemini_asked": True, "why": why, "offline": summary, "why_words": words})
+
+
+def _offline_summary(verdict: FilmabilityVerdict) -> dict[str, Any]:
+    """The offline judge's verdict in brief, for a cascade Gemini decided."""
+    b = verdict.breakdown
+    return {"answer": verdict.offline_answer, "relevance": b.relevance, "filmability": b.filmability, "variety": b.variety,
+            "score": verdict.score, "relevance_list": verdict.list_evidence, IDENTITY_KEY: verdict.who}
 
 
 def _findability(terms: list[str], options: FilmabilityOptions, settings: JudgeSettings) -> Findability:
@@ -243,7 +377,9 @@ def _local(narration: str, terms: list[str], options: FilmabilityOptions, settin
         value, cache_hit = entry["value"], True
     record = {"judge": "local", "cache_hit": cache_hit, "local_details": value.get("details", {})}
     who = judge_identity(FILMABILITY.name, LOCAL_ENGINE, version=f"{LOCAL_JUDGE_VERSION}-{SOURCES_SHA256[:12]}")
-    return _verdict(terms, value, options, "local", record, None, trusted_total=True, who=who)
+    answer = ((value.get("details") or {}).get("relevance_list") or {}).get("answer", RELATED)
+    return replace(_verdict(terms, value, options, "local", record, None, trusted_total=True, who=who),
+                   offline_answer=answer, unsure_rule=options.unsure)
 
 
 def _run_local(narration: str, terms: list[str], cache: JudgeCache) -> dict[str, Any]:

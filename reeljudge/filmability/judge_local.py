@@ -78,6 +78,12 @@ class LocalJudgeOptions:
     #: terms better on average), minus 1; calibrated on the train splits with an off-topic pass costing 10 and a
     #: related list failing 2 one-level misses (docs/decisions.md, issue 35)
     max_list_rank: float = 13.0
+    #: the offline judge decides a list only where its evidence is strong: related when its list rank is at most
+    #: ``related_list_rank``, off-topic when above ``off_topic_list_rank``, "unsure" between (where related and swapped
+    #: lists both fall; its breakdown there is the reading above, by ``max_list_rank``). Both calibrated on the train
+    #: splits with the same cost and a deferred list costing 0.5 (docs/decisions.md, issue 47)
+    related_list_rank: float = 2.0
+    off_topic_list_rank: float = 60.0
     #: weight of the joined list's rank in the list rank (the terms' mean rank has the rest); a logistic fit on the
     #: train split's off-topic and related lists, rounded
     list_rank_joined_weight: float = 0.6
@@ -191,18 +197,6 @@ def judge_terms_locally(
     return LocalJudgement(bd, details)
 
 
-def _repeated_note(terms: list[str]) -> str:
-    """A note when a term is given more than once: variety 0 costs one point, not the top band (issue 35)."""
-    seen: dict[str, int] = {}
-    for t in terms:
-        seen[t.casefold()] = seen.get(t.casefold(), 0) + 1
-    repeated = [f"'{t}' {n} times" for t, n in seen.items() if n > 1]
-    if not repeated:
-        return ""
-    return (f" Repeated: {', '.join(repeated)}. Variety 0 costs one point only: the spec's table gives relevance 3 and "
-            "filmability 3 six points, 1.0, even with variety 0 (the labelled sets score lists of near-identical shots so).")
-
-
 def require_english(narration: str, terms: list[str], o: LocalJudgeOptions) -> None:
     """JudgeError (kind ``not_english``) when the narration or the terms are mostly words the English norms do not
     hold: the offline judge reads English, and a judge that did not judge never passes."""
@@ -267,19 +261,19 @@ def _embedding_criteria(
             f"{o.variety_max_mean_similarity} → {var}/1" + (" (different visual options)." if var else " (too similar).")
         )
     details["variety_mean_similarity"] = None if mean_sim is None else round(mean_sim, 4)
-    var_reason += _repeated_note(terms)
 
     # relevance
     if not narration:
         details["relevance"] = []
         return 0, "no narration was given, so the terms relate to nothing → 0/3.", var, var_reason
-    from reeljudge.filmability.relevance import describe, list_level, read_relevance
+    from reeljudge.filmability.relevance import describe, list_answer, list_level, read_relevance
 
     jargon = list(domain.evidence)
     readings, evidence = read_relevance(model, narration, terms, [c.status == "filmable" for c in conc], domain.software,
                                         o, cache)
     details["relevance"] = [r.as_dict() for r in readings]
-    details["relevance_list"] = evidence.as_dict()
+    details["relevance_list"] = {**evidence.as_dict(), "answer": list_answer(evidence, o),
+                                 "related_list_rank": o.related_list_rank, "off_topic_list_rank": o.off_topic_list_rank}
     details["tech_jargon"] = jargon
     rel = list_level(readings, evidence, o)
     capped = [c.term for c in conc if c.status != "filmable"]

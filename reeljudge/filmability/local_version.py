@@ -11,5 +11,5 @@ SOURCES: tuple[str, ...] = (
     "term_reading.py", "heads.py", "senses.py", "relevance.py", "background.py", "../data/background_narrations.txt",
 )
 #: the offline judge's version, bumped whenever SOURCES change its verdicts (each version's change: docs/decisions.md)
-LOCAL_JUDGE_VERSION = 11
-SOURCES_SHA256 = "87919b0a123effab"
+LOCAL_JUDGE_VERSION = 12
+SOURCES_SHA256 = "3f22d43750e941af"

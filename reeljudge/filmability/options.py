@@ -19,12 +19,26 @@ class FilmabilityOptions:
     threshold: float = option(0.8, minimum=0, maximum=1, doc="pass at this score or above (0.8 = GOOD)")
     judge: Literal["auto", "gemini", "local"] = option(
         "auto", env="REELJUDGE_JUDGE",
-        doc="gemini, local (offline), or auto: Gemini when credentials or a replay cache are there, else local",
+        doc="gemini, local (offline), or auto: when credentials or a replay cache are there, the offline judge first "
+            "and Gemini for the lists it is unsure about or does not read (another language); else local",
     )
     min_relevance: int = option(
         1, minimum=0, maximum=3,
         doc="fail a list whose relevance (0–3) is below this, whatever its points: a list the judge reads as "
             "unrelated to the narration never passes (0: the score table alone)",
+    )
+    repeated_terms: Literal["cap", "fail"] = option(
+        "cap",
+        doc="a list that gives a term more than once (the same words up to case, punctuation, articles, plural or "
+            "order) is scored on its distinct terms and never reaches EXCELLENT: cap (at most 0.8 GOOD) or fail (the "
+            "test fails: a generator that repeats itself is a bug; the starter configs' choice)",
+    )
+    unsure: Literal["fail", "pass"] = option(
+        "fail",
+        doc="what the offline judge's third answer does when it decides alone (no Gemini): a list whose evidence lies "
+            "in the band where related and off-topic lists both fall is 'unsure'; fail (a keyless gate never passes a "
+            "list it cannot tell from an off-topic one; the reason says why and what settles it) or pass (scored on "
+            "its reading as related). With Gemini and judge: auto, Gemini decides unsure lists",
     )
     max_terms: int = option(50, minimum=1, doc="most search terms a test may give")
     max_narration_chars: int = option(4000, minimum=1, doc="longest narration accepted")

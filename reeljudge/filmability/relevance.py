@@ -42,6 +42,12 @@ fewer than two terms have clear evidence (the second-best term's rank above
 ``max_second_term_rank``), the list is at most loosely related (1). Without that, "cat sleeping on a
 sofa" against a marathon narration (cosines 0.09 and 0.00) read as generally related because no
 everyday topic fitted it much better either.
+
+**Three answers** (issue 47): the evidence is strong at both ends and weak between, so the judge decides a list
+only there: related when its list rank is at most ``related_list_rank``, off-topic above
+``off_topic_list_rank``, and "unsure" between (:func:`list_answer`), where related and swapped lists both
+fall. An unsure list keeps the reading above as its breakdown; what it does is the verdict's (``unsure``
+option; with Gemini and ``judge: auto``, Gemini decides it).
 """
 
 from __future__ import annotations
@@ -50,6 +56,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Protocol, Sequence
 
 from reeljudge.filmability.lexicon import tokenize
+from reeljudge.filmability.score_table import OFF_TOPIC, RELATED, UNSURE
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import numpy as np
@@ -94,6 +101,8 @@ class RelevanceThresholds(Protocol):
     abstract_relevance_cap: int
     background_same_topic: float
     max_list_rank: float
+    related_list_rank: float
+    off_topic_list_rank: float
     list_rank_joined_weight: float
     max_second_term_rank: int
 
@@ -354,6 +363,14 @@ def topic_level(readings: Sequence[TermRelevance]) -> int:
     return min(level, UNRELATED_TERM_CAP) if any(r.margin_level == 0 for r in readings) else level
 
 
+def list_answer(evidence: ListEvidence | None, o: RelevanceThresholds | None) -> str:
+    """Related, off-topic or unsure: related at or below ``related_list_rank`` (or when most terms are programming
+    visuals of a software explainer: their gloss decides), off-topic above ``off_topic_list_rank``, unsure between."""
+    if evidence is None or o is None or evidence.by_gloss or evidence.rank <= o.related_list_rank:
+        return RELATED
+    return OFF_TOPIC if evidence.rank > o.off_topic_list_rank else UNSURE
+
+
 #: the list level when fewer than two terms have clear background evidence: loosely related at most
 ONE_TERM_EVIDENCE_CAP = 1
 
@@ -391,8 +408,14 @@ def describe(readings: Sequence[TermRelevance], rel: int, o: RelevanceThresholds
     parts = [f"'{r.term}' {LEVEL_NAMES[r.level]} ({r.why})" for r in readings]
     unrelated = [r.term for r in readings if r.margin_level == 0]
     topic = topic_level(readings)
+    unsure = ""
+    if evidence is not None and o is not None and list_answer(evidence, o) == UNSURE:
+        unsure = (f"Unsure whether the list is about this narration: list rank {evidence.rank:.1f}, between "
+                  f"{o.related_list_rank:g} (at or below: related) and {o.off_topic_list_rank:g} (above: about something "
+                  "else), where related and swapped lists both fall, so the background evidence cannot tell them apart. "
+                  "The offline reading (what unsure: pass scores): ")
     if evidence is not None and o is not None and rel == 0 and evidence.rank > o.max_list_rank and not evidence.by_gloss:
-        return (f"about something else: {_list_words(evidence)}, above {o.max_list_rank:g} → 0/3: "
+        return (unsure + f"about something else: {_list_words(evidence)}, above {o.max_list_rank:g} → 0/3: "
                 + "; ".join(_elsewhere(r) for r in readings) + ". Read by the topics alone: " + "; ".join(parts) + ".")
     if evidence is not None and o is not None and rel < topic and evidence.second_rank > o.max_second_term_rank:
         best = min(readings, key=lambda r: r.rank)
@@ -408,4 +431,4 @@ def describe(readings: Sequence[TermRelevance], rel: int, o: RelevanceThresholds
             if o is not None and evidence.rank > o.max_list_rank and evidence.by_gloss:
                 head += "; most terms are programming visuals of a software explainer, so their gloss decides"
             head += ")"
-    return head + ": " + "; ".join(parts) + "."
+    return unsure + head + ": " + "; ".join(parts) + "."

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 
 CRITERIA_MAX: dict[str, int] = {"relevance": 3, "filmability": 3, "variety": 1}
+#: the offline judge's three answers on whether a list is about its narration (``relevance.list_answer``)
+RELATED, OFF_TOPIC, UNSURE = "related", "off-topic", "unsure"
 LEVELS: list[tuple[int, float, str]] = [(6, 1.0, "EXCELLENT"), (4, 0.8, "GOOD"), (2, 0.6, "ACCEPTABLE"), (0, 0.3, "POOR")]
 
 
@@ -34,6 +36,14 @@ class TableScore:
     score: float
     level: str
     capped: bool
+    repeat_capped: bool = False  # 1.0 EXCELLENT lowered to 0.8 GOOD because the list repeats a term
+
+
+def cap_for_repeats(table: TableScore) -> TableScore:
+    """The table's score for a list that repeats a term: its distinct terms' score, EXCELLENT lowered to GOOD."""
+    if table.level != "EXCELLENT":
+        return table
+    return replace(table, score=0.8, level="GOOD", repeat_capped=True)
 
 
 def score_breakdown(b: Breakdown) -> TableScore:

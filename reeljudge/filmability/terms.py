@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 from reeljudge.errors import BadInputError
+from reeljudge.filmability.text_kind import is_number, not_prose
 
 LIST_KEYS = ("terms", "search_terms", "searchTerms", "queries", "keywords", "search_queries", "searchQueries")
 _BULLET = re.compile(r"^\s*(?:[-*•·+]|\d{1,3}[.)]|\(\d{1,3}\))(?:\s+|$)", re.IGNORECASE)
@@ -13,15 +14,14 @@ _QUOTES = "\"'“”‘’`"
 
 
 def parse_terms(output: Any, *, max_terms: int = 50, max_term_chars: int = 120) -> list[str]:
-    """The search terms in ``output`` (JSON list/object, comma/newline list, bullets), deduplicated."""
-    raw = _raw_terms(output)
-    terms: list[str] = []
-    seen: set[str] = set()
-    for item in raw:
-        term = _clean(item)
-        if term and term.lower() not in seen:
-            seen.add(term.lower())
-            terms.append(term)
+    """The search terms in ``output`` (JSON list/object, comma/newline list, bullets), repeats kept (the judge flags
+    them: :mod:`reeljudge.filmability.repeats`); BadInputError when the output is no list of terms (an HTML page,
+    markup, numbers)."""
+    if isinstance(output, str) and (kind := not_prose(output)):
+        raise BadInputError(f"the output is {kind}, not search terms (starts {output.strip()[:60]!r})")
+    terms = [term for term in (_clean(item) for item in _raw_terms(output)) if term]
+    if terms and all(is_number(t) for t in terms):
+        raise BadInputError(f"the output holds numbers, not search terms ({', '.join(terms[:5])})")
     if not terms:
         shown = str(output)[:80]
         raise BadInputError(f"the output holds no search terms (got {shown!r})")

@@ -13,6 +13,8 @@ from support.promptfoo_run import rows, run_promptfoo_eval
 pytestmark = pytest.mark.e2e
 
 GOOD_TERMS = ["server room", "engineer typing", "sunset over a data center"]
+SPANISH_A = ["servidor en la nube", "programadora escribiendo código", "pantalla con funciones"]
+SPANISH_B = ["módulos de memoria", "sala de servidores", "luces del centro de datos"]
 CRITERIA = ("film_score", "film_relevance", "film_filmability", "film_variety")
 
 
@@ -28,9 +30,12 @@ def _judgement(r: int, f: int, v: int) -> dict:
 
 
 def test_gemini_generator_and_judge_through_promptfoo(fake, tmp_path):
-    fake.on(lambda body, text: "Grade these search terms" not in text, json_reply({"terms": GOOD_TERMS}))
+    # the generator writes Spanish for two narrations: the offline judge does not read it, so the cascade asks Gemini
+    fake.on(lambda body, text: "Grade these search terms" not in text and "closures" in text, json_reply({"terms": SPANISH_A}))
+    fake.on(lambda body, text: "Grade these search terms" not in text and "blazingly" in text, json_reply({"terms": GOOD_TERMS}))
+    fake.on(lambda body, text: "Grade these search terms" not in text, json_reply({"terms": SPANISH_B}))
     fake.on(lambda body, text: "closures" in text, error_reply(503, "scripted outage"))
-    fake.on(lambda body, text: "engineer typing" in text, json_reply(_judgement(3, 3, 1)))
+    fake.on(lambda body, text: "memoria" in text, json_reply(_judgement(3, 3, 1)))
     fake.on(None, json_reply(_judgement(1, 1, 0)))
     env = {
         "GEMINI_API_KEY": "test-key-not-real",
@@ -43,20 +48,27 @@ def test_gemini_generator_and_judge_through_promptfoo(fake, tmp_path):
     assert code == 100, output[-3000:]  # some cells fail by script: promptfoo's "pass rate under threshold"
     cells = rows(results)
     assert len(cells) == 9  # 3 narrations × 3 providers
-    by = {(c["vars"]["narration"][:20], c["provider"]["label"]): c for c in cells}
-    for (narration, provider), cell in by.items():
-        grading = cell["gradingResult"]
-        if narration.startswith("You need to underst"):
-            assert cell["success"] is False and "503" in grading["reason"], grading["reason"]
+    decided, outage = {"local": 0, "gemini": 0}, 0
+    for cell in cells:  # judge: auto with a key is the cascade (issue 47)
+        narration, grading = cell["vars"]["narration"], cell["gradingResult"]
+        if "503" in grading["reason"]:  # the offline judge deferred it to Gemini, which is out for this narration
+            assert narration.startswith("You need to underst") and cell["success"] is False, grading["reason"]
+            outage += 1
             continue
         assert set(CRITERIA) <= set(cell["namedScores"]), cell["namedScores"]
-        if provider == "gemini-terms":
-            assert json.loads(cell["response"]["output"]) == GOOD_TERMS
-            assert cell["success"] is True and cell["score"] == 1.0
-        else:
-            assert cell["success"] is False and cell["namedScores"]["film_score"] == 0.6
+        ours = grading["componentResults"][0]["metadata"]
+        who = ours["cascade"]["decided_by"]
+        assert ours["judge_identity"]["engine"] == who
+        assert cell["namedScores"].get("film_unsure", 0.0) == float(ours["cascade"].get("why") == "unsure")
+        decided[who] += 1
+        if who == "gemini":  # scored from the fake's scripted breakdown
+            expected = 1.0 if json.loads(cell["response"]["output"]) == SPANISH_B else 0.6
+            assert cell["namedScores"]["film_score"] == expected and cell["success"] is (expected == 1.0)
+    assert decided["local"] >= 1 and decided["gemini"] >= 1 and outage >= 1, decided
+    spanish = [c for c in cells if c["response"]["output"] and SPANISH_B[0] in c["response"]["output"]]
+    assert len(spanish) == 1 and spanish[0]["gradingResult"]["componentResults"][0]["metadata"]["cascade"]["why"] == "not_english"
     judge_calls = [c for c in fake.calls() if "Grade these search terms" in c.text]
-    assert len(judge_calls) == 6 + 3 * 2  # 6 judged cells + 2 attempts for each of the outage narration's 3 cells
+    assert len(judge_calls) == decided["gemini"] + 2 * outage  # Gemini only for what the offline judge deferred
     assert all("<narration>" in c.text for c in judge_calls)
 
 

@@ -41,7 +41,8 @@ def test_a_real_judgement_passes_with_named_scores_and_each_criterions_reason(ge
     gemini_env.on("Grade these search terms", json_reply(reply()))
     result = get_assert(TERMS, ctx())
     assert result["pass"] is True and result["score"] == 1.0
-    assert result["namedScores"] == {"film_score": 1.0, "film_relevance": 1.0, "film_filmability": 1.0, "film_variety": 1.0}
+    assert result["namedScores"] == {"film_score": 1.0, "film_relevance": 1.0, "film_filmability": 1.0, "film_variety": 1.0,
+                                     "film_repeats": 0.0}
     assert ("componentResults" not in result and list(result["metadata"]["breakdown"])
             == ["film_relevance", "film_filmability", "film_variety"])
     assert (result["reason"].startswith("PASS 1.0") and "\nfilm_relevance: 3/3." in result["reason"]
@@ -175,8 +176,10 @@ def test_replay_works_without_any_credentials(gemini_env, monkeypatch):
     gemini_env.on("Grade these search terms", json_reply(reply()))
     get_assert(TERMS, ctx())
     monkeypatch.delenv("GEMINI_API_KEY")
-    result = get_assert(TERMS, {**ctx(), "config": {"cache": "replay"}})  # judge: auto picks the replay cache
-    assert result["pass"] is True and result["metadata"]["judge"] == "gemini"
+    result = get_assert(TERMS, {**ctx(), "config": {"cache": "replay"}})  # judge: auto picks the replay cache …
+    assert result["pass"] is True and result["metadata"]["cascade"]["decided_by"] == "local"  # … after the offline judge
+    replayed = get_assert(TERMS, {**ctx(), "config": {"judge": "gemini", "cache": "replay"}})
+    assert replayed["pass"] is True and replayed["metadata"]["judge"] == "gemini" and len(gemini_env.calls()) == 1
 
 
 def test_cache_off_calls_every_time(gemini_env):

@@ -75,8 +75,11 @@ def test_the_issues_off_topic_lists_are_read_as_unrelated_and_fail(model, narrat
     import reeljudge
 
     verdict = reeljudge.judge_terms(narration, terms, judge="local", findability="off")
-    assert verdict.breakdown.relevance == 0 and verdict.passed is False  # 0.8 PASS with relevance 2 before issue 35
-    assert "relevance 0/3 is under min_relevance 1" in verdict.reason()
+    assert verdict.passed is False  # 0.8 PASS with relevance 2 before issue 35
+    if verdict.offline_answer == "off-topic":
+        assert verdict.breakdown.relevance == 0 and "relevance 0/3 is under min_relevance 1" in verdict.reason()
+    else:  # in the band where related and swapped lists both fall (issue 47): unsure, which fails offline
+        assert verdict.offline_answer == "unsure" and "unsure: the offline judge cannot tell" in verdict.reason()
 
 
 def test_the_reason_names_the_lists_and_each_terms_background_evidence(model) -> None:
@@ -155,13 +158,33 @@ def test_the_generators_off_by_one_fails_every_narration(model) -> None:
 
 
 @pytest.fixture(scope="module")
-def off_topic_test(model) -> dict:
-    """The off-topic section's figures on the test split, by the benchmark's own code (judged once)."""
+def judged_test(model) -> list:
+    """The off-topic section's test split judged by the benchmark's own code (once per module)."""
     from benchmarks.off_topic_set import build_cases
-    from benchmarks.relevance_off_topic import judge_cases, list_auc, metrics, term_auc
+    from benchmarks.relevance_off_topic import judge_cases
 
-    judged = judge_cases([c for c in build_cases() if c.split == "test"])
+    return judge_cases([c for c in build_cases() if c.split == "test"])
+
+
+@pytest.fixture(scope="module")
+def off_topic_test(judged_test) -> dict:
+    """The off-topic section's figures on the test split."""
+    from benchmarks.relevance_off_topic import list_auc, metrics, term_auc
+
+    judged = judged_test
     return {**metrics(judged, "test"), "auc": term_auc(judged, "test")[0], "list_auc": list_auc(judged, "test")}
+
+
+@pytest.mark.slow  # judges the benchmark's test split
+def test_the_three_answers_meet_issue_47s_targets(judged_test) -> None:
+    """The offline judge decides no off-topic list as passing; related lists pass or are deferred (>= 95 %: 70/73
+    measured); the cascade defers about a fifth of the lists (98/464 measured)."""
+    from benchmarks.relevance_off_topic import answer_metrics, answer_shortfalls
+
+    m = answer_metrics(judged_test, "test")
+    assert answer_shortfalls(m) == [] and m["off_topic_decided_pass"] == 0
+    assert m["related_decided_pass"] + m["related_deferred"] >= 70 and m["deferred"] / m["lists"] <= 0.25
+    assert m["off_answers"]["off-topic"] >= 280  # most off-topic lists are decided, not deferred (291/354 measured)
 
 
 @pytest.mark.slow  # judges the benchmark's test split
