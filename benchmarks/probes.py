@@ -209,7 +209,7 @@ def phase_floor(path: Path) -> dict[str, Any]:
     start = time.perf_counter()
     container, stream, info = open_info(path)
     threaded_decoding(stream)
-    info.analysis_width, info.analysis_height = analysis_size(info.width, info.height, options.analysis_short_side)
+    info.analysis_width, info.analysis_height = analysis_size(info.width, info.height, options.analysis.analysis_short_side)
     step = sample_interval(info, options)
     count, previous, sampled = 0, None, None
     frames = _decode_ahead(container, stream, info, options)
@@ -252,10 +252,9 @@ def _peak_rss_mb(fallback: float) -> float:
 
 def _child(phase: str, path: Path) -> dict[str, Any]:
     """Run one phase in a fresh interpreter; its result plus its own peak RSS and CPU seconds."""
-    out = subprocess.run(
-        [sys.executable, "-m", "benchmarks.probes", "--phase", phase, str(path)],
-        check=True, capture_output=True, text=True,
-    )
+    out = subprocess.run([sys.executable, "-m", "benchmarks.probes", "--phase", phase, str(path)], capture_output=True, text=True)
+    if out.returncode:
+        raise RuntimeError(f"the {phase} phase on {path.name} stopped (exit {out.returncode}):\n{out.stderr[-2000:]}")
     result = json.loads(out.stdout.strip().splitlines()[-1])
     return result | {"fps": result["frames"] / result["seconds"], "cpu_ms": result["cpu_s"] / result["frames"] * 1000}
 

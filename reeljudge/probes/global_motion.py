@@ -71,6 +71,8 @@ class MotionReader:
         self.shifts = ShiftMeter(width, height)
         self.last: tuple[float, float] | None = None
         self.soft: tuple[Any, Any] = (None, None)  # frames i−1 and i softened: a shift between pixels is judged fairly
+        self.soft_inner: Any = None  # frame i−1 softened, at the inner sample grid (contiguous: read by every candidate)
+        self.scores: dict[tuple[float, float], tuple[float, float]] = {}  # the pair's shifts scored so far (``_rigid``)
 
     def first(self, luma: Any) -> None:
         """Take the clip's first frame."""
@@ -80,9 +82,14 @@ class MotionReader:
     def pair(self, prev_y: Any, y: Any, textured: Any, diff_mean: float) -> PairMotion:
         """The global motion from frame i−1 (``prev_y``) to frame i (``y``); ``textured``: frame i−1's
         textured sample points, ``diff_mean``: the pair's mean abs difference (levels)."""
+        import numpy as np
+
         shift = self.shifts.add(y)
         assert shift is not None, "first() takes the clip's first frame"
         self.soft = (self.soft[1], _soften(y))
+        self.soft_inner = np.ascontiguousarray(self.soft[0][self.inner])
+        self.scores = {}
+        prev_inner = np.ascontiguousarray(prev_y[self.inner])
         coherence, normal = shift.coherence, shift.normal
         one_way = coherence >= self.options.one_way_coherence
         if one_way:
@@ -90,7 +97,7 @@ class MotionReader:
         read = (lambda f: self._across(f, textured, normal)) if one_way else (lambda f: self._median(f, textured))
         flow = self.dis.calc(prev_y, y, None)
         motion = read(flow)
-        delta, residual, _ = difference_stats(self._warped(y, flow), prev_y[self.inner])
+        delta, residual, _ = difference_stats(self._warped(y, flow), prev_inner)
         scored = [(*self._rigid(motion[0], motion[1]), motion[0], motion[1], False)]
         scored += [(*self._rigid(x, y_shift), x, y_shift, favoured) for x, y_shift,
                    favoured in self._candidates(motion, scored[0][0], shift, diff_mean)]
@@ -100,7 +107,7 @@ class MotionReader:
         if best is not scored[0] or broken:
             flow2 = self._aligned_flow(prev_y, y, (best[2], best[3]))
             motion2 = read(flow2)
-            delta2, residual2, _ = difference_stats(self._warped(y, flow2), prev_y[self.inner])
+            delta2, residual2, _ = difference_stats(self._warped(y, flow2), prev_inner)
             best = _choice(scored + [(*self._rigid(motion2[0], motion2[1]), motion2[0], motion2[1], best[4])])
             if residual2 < residual:
                 flow, motion, delta, residual = flow2, motion2, delta2, residual2
@@ -174,12 +181,16 @@ class MotionReader:
         import cv2
         import numpy as np
 
-        before, after = self.soft
+        known = self.scores.get((x, y_shift))
+        if known is not None:
+            return known
+        after = self.soft[1]
         m = self.margin  # the inner sample grid (every 2nd pixel inside the margin), moved by (x, y_shift)
         warp = np.array([[2, 0, m + x], [0, 2, m + y_shift]], np.float32)
         moved = cv2.warpAffine(after, warp, self.inner_size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                borderMode=cv2.BORDER_REPLICATE)
-        _, mean, median = difference_stats(moved, before[self.inner])
+        _, mean, median = difference_stats(moved, self.soft_inner)
+        self.scores[(x, y_shift)] = (mean, median)
         return mean, median
 
     def _aligned_flow(self, prev_y: Any, y: Any, guess: tuple[float, float]) -> Any:
@@ -189,8 +200,9 @@ class MotionReader:
         import numpy as np
 
         dx, dy = int(round(guess[0])), int(round(guess[1]))
-        back = cv2.warpAffine(y, np.array([[1, 0, dx], [0, 1, dy]], np.float32), (self.w, self.h),
-                              flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
+        back = y if dx == dy == 0 else cv2.warpAffine(  # a move by no whole pixel leaves frame i as it is
+            y, np.array([[1, 0, dx], [0, 1, dy]], np.float32), (self.w, self.h),
+            flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
         flow = self.near_dis.calc(prev_y, back, None)
         flow[..., 0] += dx
         flow[..., 1] += dy

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from functools import cache
 from typing import Any
 
 from reeljudge.probes.thresholds import StillOptions
@@ -137,6 +138,14 @@ def flow_sample(flow: Any, textured: Any) -> tuple[Any, Any]:
     return np.take(grid[..., 0], points), np.take(grid[..., 1], points)
 
 
+@cache
+def _differences() -> Any:
+    """−255.0 … 255.0: every difference of two uint8 values, made once (numpy loads late)."""
+    import numpy as np
+
+    return np.arange(-255.0, 256.0)
+
+
 def difference_stats(first: Any, second: Any) -> tuple[float, float, float]:
     """For ``first − second`` over two uint8 images: the median (numpy's median: the mean of the middle
     two for an even count), the mean absolute difference from it, and the median absolute difference
@@ -146,9 +155,9 @@ def difference_stats(first: Any, second: Any) -> tuple[float, float, float]:
     import numpy as np
 
     histogram = np.bincount((cv2.subtract(first, second, dtype=cv2.CV_16S) + 255).ravel(), minlength=511)
-    n = int(histogram.sum())
+    n = int(first.size)  # every difference is counted
     median = _histogram_median(histogram, n) - 255
-    distance = np.abs(np.arange(-255.0, 256.0) - median)  # whole or half levels
+    distance = np.abs(_differences() - median)  # whole or half levels
     folded = np.bincount((2 * distance).astype(np.intp), weights=histogram, minlength=1022)
     return median, float(np.dot(histogram, distance)) / max(1, n), _histogram_median(folded, n) / 2
 

@@ -34,6 +34,16 @@ class ProbeResult:
         self.details = plain(self.details)
 
 
+def too_short(result: ProbeResult, frames: int, needed: int, what: str) -> ProbeResult:
+    """``result`` replaced by "too short to judge": the clip's ``frames`` analysed frames are fewer than the
+    ``needed`` in which the probe could find ``what`` it looks for; never a pass, gating as the probe's result
+    was (a property nobody required stays a report), the whole clip unjudged (``ruined_share`` 1)."""
+    reason = (f"too short to judge: {frames} analysed frame(s), and {result.name} needs at least {needed} "
+              f"({what}); a clip this short can hide the fault it looks for")
+    return ProbeResult(result.name, False, 0.0, reason, gating=result.gating,
+                       details={"too_short": True, "frames_analysed": frames, "frames_needed": needed, "ruined_share": 1.0})
+
+
 def plain(value: Any) -> Any:
     """``value`` with every NumPy scalar inside it (dicts, lists, tuples) turned into its Python value."""
     if isinstance(value, dict):

@@ -56,3 +56,52 @@ def test_the_analysis_restores_opencvs_thread_count() -> None:
         assert cv2.getNumThreads() == 2
     finally:
         cv2.setNumThreads(before)
+
+
+def _planes(seed: int, shape: tuple[int, ...]) -> np.ndarray:
+    return np.random.default_rng(seed).integers(0, 256, size=shape).astype(np.uint8)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_chroma_means_equal_numpys_mean_of_the_int16_differences(seed: int) -> None:
+    from reeljudge.probes.signals import _mean_abs_difference
+
+    uv, previous = _planes(seed, (2, 64, 114)), _planes(seed + 100, (2, 64, 114))
+    neutral = np.full_like(uv, 128)
+    assert _mean_abs_difference(uv, neutral) == float(np.abs(uv.astype(np.int16) - 128).mean())
+    assert _mean_abs_difference(uv, previous) == float(np.abs(uv.astype(np.int16) - previous).mean())
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_difference_stats_equal_numpys_median_and_deviations(seed: int) -> None:
+    from reeljudge.probes.measures import difference_stats
+
+    first, second = _planes(seed, (112, 211)), _planes(seed + 50, (112, 211))
+    if seed % 2:  # mostly alike, as a shifted pair is, with an odd count (a whole median) or an even one
+        second = cv2.add(first, _planes(seed + 7, (112, 211)) // 40)
+    d = first.astype(np.float64) - second
+    median = float(np.median(d))
+    assert difference_stats(first, second) == (median, float(np.abs(d - median).mean()), float(np.median(np.abs(d - median))))
+
+
+def test_the_correlated_shift_reads_a_known_move_as_the_real_output_inverse_does() -> None:
+    from reeljudge.probes.shift import ShiftMeter, _fraction, measure_shift
+
+    rng = np.random.default_rng(8)
+    world = cv2.GaussianBlur(rng.integers(0, 256, size=(300, 520)).astype(np.uint8), (0, 0), 1.5)
+    meter = ShiftMeter(456, 256)
+    meter.add(world[20:276, 30:486])
+    moved = meter.add(world[20 + 4 : 276 + 4, 30 - 6 : 486 - 6])  # the picture moves 6 px right and 4 px up
+    assert moved is not None and abs(moved.x - 6) < 0.3 and abs(moved.y + 4) < 0.3 and moved.peak > 0.5
+
+    first, second = (meter.spectrum(world[20:276, 30:486]), meter.spectrum(world[24:280, 24:480]))
+    cross = cv2.mulSpectrums(second, first, 0, conjB=True)
+    cross /= (cv2.magnitude(cross[..., 0], cross[..., 1]) + 1e-9)[..., None]
+    surface = cv2.idft(cross, flags=cv2.DFT_REAL_OUTPUT | cv2.DFT_SCALE)  # what measure_shift computed before
+    got = measure_shift(first, second)
+    _, top, _, (px, py) = cv2.minMaxLoc(surface)
+    h, w = surface.shape
+    xs, ys = [surface[py, (px + d) % w] for d in (-1, 0, 1)], [surface[(py + d) % h, px] for d in (-1, 0, 1)]
+    x, y = (px if px <= w // 2 else px - w) + _fraction(*xs), (py if py <= h // 2 else py - h) + _fraction(*ys)
+    assert (got.x, got.y, got.peak) == pytest.approx((2 * x, 2 * y, sum(xs) + sum(ys) - top), abs=1e-4)
+    assert abs(got.x - 6) < 0.3 and abs(got.y + 4) < 0.3
