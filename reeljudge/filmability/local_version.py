@@ -12,4 +12,4 @@ SOURCES: tuple[str, ...] = (
 )
 #: the offline judge's version, bumped whenever SOURCES change its verdicts (each version's change: docs/decisions.md)
 LOCAL_JUDGE_VERSION = 12
-SOURCES_SHA256 = "3f22d43750e941af"
+SOURCES_SHA256 = "4e8d97f929444fe0"
