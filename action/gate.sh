@@ -15,7 +15,9 @@
 #             a suite whose tests errored is said so (every test errored: the step fails); key-configs
 #             run only with a Gemini key, else are "not run: no key" (noted, left out of the comparison)
 #   baseline  the base results into reeljudge-baseline/: the results artifact of the last successful
-#             push run of this workflow on the baseline branch (gh, read-only token), else the folder
+#             push run of this workflow on the baseline branch (gh, read-only token), else the folder; only an
+#             empty answer is "no baseline yet": gh missing, no token, an error, an artifact gone or empty is
+#             "could not compare: <what gh said>" (compare: exit 2)
 #   compare   reeljudge compare -> reeljudge-gate/{comment.md,report.json,pr-number,head-sha}, the job
 #             summary, the step outputs verdict and exit-code; always exits 0 (verdict exits)
 #   verdict   exits with the comparison's exit code (after the report was kept as an artifact)
@@ -244,15 +246,44 @@ workflow_file() {
 }
 
 baseline() {
+  # Only an empty answer is "no baseline yet": gh missing, no token, an error exit, an artifact gone or empty is
+  # $state/baseline-error ("could not compare: <what gh said>"; docs/gates.md, "The gate's bad days").
   rm -rf reeljudge-baseline && mkdir -p reeljudge-baseline
-  local branch="${INPUT_BASELINE_BRANCH:-main}" folder="${INPUT_BASELINE_FOLDER:-baselines}" run_id="" workflow
+  rm -f "$state/baseline-source" "$state/baseline-missing" "$state/baseline-error"
+  local branch="${INPUT_BASELINE_BRANCH:-main}" folder="${INPUT_BASELINE_FOLDER:-baselines}" run_id="" workflow rc=0
+  local artifact="${INPUT_ARTIFACT_NAME:-reeljudge-results}" said="$state/gh.log"
   workflow="$(workflow_file)"
-  if [ "${INPUT_BASELINE:-artifact}" = artifact ] && [ -n "${GH_TOKEN:-}" ] && [ -n "$workflow" ] && command -v gh >/dev/null 2>&1; then
-    run_id=$(gh run list --repo "$GITHUB_REPOSITORY" --workflow "$workflow" --branch "$branch" --event push \
-      --status success --limit 1 --json databaseId --jq '.[0].databaseId // empty' || true)
-    if [ -n "$run_id" ] && gh run download "$run_id" --repo "$GITHUB_REPOSITORY" --name "${INPUT_ARTIFACT_NAME:-reeljudge-results}" --dir reeljudge-baseline; then
-      echo "the results of run $run_id on $branch (${GITHUB_SERVER_URL:-https://github.com}/$GITHUB_REPOSITORY/actions/runs/$run_id)" > "$state/baseline-source"
+  if [ "${INPUT_BASELINE:-artifact}" = artifact ]; then
+    if ! command -v gh >/dev/null 2>&1; then
+      baseline_error "gh (GitHub's CLI) is not on this runner's PATH"
+    elif [ -z "${GH_TOKEN:-}" ]; then
+      baseline_error "no token to read the runs with (the github-token input is empty)"
+    elif [ -z "$workflow" ]; then
+      baseline_error "this run's workflow file is unknown (GITHUB_WORKFLOW_REF is empty)"
+    else
+      run_id=$(gh run list --repo "$GITHUB_REPOSITORY" --workflow "$workflow" --branch "$branch" --event push \
+        --status success --limit 1 --json databaseId --jq '.[0].databaseId // empty' 2> "$said") || rc=$?
+      if [ "$rc" -ne 0 ]; then
+        baseline_error "gh run list failed (exit $rc): $(gh_said "$said")"
+      elif [ -n "$run_id" ]; then
+        gh run download "$run_id" --repo "$GITHUB_REPOSITORY" --name "$artifact" --dir reeljudge-baseline 2> "$said" || rc=$?
+        local where="the $artifact artifact of run $run_id on $branch (${GITHUB_SERVER_URL:-https://github.com}/$GITHUB_REPOSITORY/actions/runs/$run_id)"
+        if [ "$rc" -ne 0 ] && grep -qi "no valid artifacts" "$said"; then
+          baseline_error "$where is gone: gh run download said \"$(gh_said "$said")\" (an artifact is kept 90 days: a push to $branch, or re-running its last run, records a new baseline)"
+        elif [ "$rc" -ne 0 ]; then
+          baseline_error "gh run download of $where failed (exit $rc): $(gh_said "$said")"
+        elif ! ls reeljudge-baseline/*.json >/dev/null 2>&1; then
+          baseline_error "$where holds no results files (*.json)"
+        else
+          echo "the results of run $run_id on $branch (${GITHUB_SERVER_URL:-https://github.com}/$GITHUB_REPOSITORY/actions/runs/$run_id)" > "$state/baseline-source"
+        fi
+      fi
     fi
+  fi
+  if [ -f "$state/baseline-error" ]; then
+    rm -rf reeljudge-baseline && mkdir -p reeljudge-baseline  # a part of a download is not a baseline
+    log "could not compare: $(cat "$state/baseline-error")"
+    return 0  # compare says so, as the verdict (exit 2)
   fi
   if ! ls reeljudge-baseline/*.json >/dev/null 2>&1 && ls "$folder"/*.json >/dev/null 2>&1; then
     cp "$folder"/*.json reeljudge-baseline/
@@ -261,9 +292,21 @@ baseline() {
   if ls reeljudge-baseline/*.json >/dev/null 2>&1; then
     log "baseline: $(cat "$state/baseline-source")"
   else
-    echo "no successful push run on $branch with a ${INPUT_ARTIFACT_NAME:-reeljudge-results} artifact, and no $folder/ folder" > "$state/baseline-missing"
+    echo "no successful push run on $branch with a $artifact artifact, and no $folder/ folder" > "$state/baseline-missing"
     log "no baseline found ($(cat "$state/baseline-missing"))"
   fi
+}
+
+baseline_error() {
+  # The baseline exists or may exist but could not be fetched: why, for compare (never "no baseline yet").
+  printf '%s\n' "$1" > "$state/baseline-error"
+}
+
+gh_said() {
+  # What gh wrote to stderr ($1), on one line and cut (no token can be in it: gh never prints the token).
+  local text
+  text=$(tr '\n' ' ' < "$1" | sed -e 's/[[:space:]]\+/ /g' -e 's/^ //' -e 's/ $//' | cut -c1-400)
+  echo "${text:-nothing on stderr}"
 }
 
 compare() {
@@ -275,6 +318,7 @@ compare() {
   while read -r name; do  # a suite not run for want of a key is not compared: its baseline is set aside
     [ -z "$name" ] || rm -f "reeljudge-baseline/$name.json"
   done < <(cat "$state/not-run" 2>/dev/null)
+  if [ -f "$state/baseline-error" ]; then gate+=(--baseline-unavailable "$(cat "$state/baseline-error")"); fi
   "$reeljudge" compare reeljudge-baseline "${INPUT_RESULTS_DIR:-reeljudge-results}" "${gate[@]}" --markdown reeljudge-gate/comment.md \
     --json reeljudge-gate/report.json --report-url "$url (artifact reeljudge-gate-report)" -q 2> "$state/compare.log" || code=$?
   cat "$state/compare.log" >&2
@@ -285,11 +329,17 @@ compare() {
   fi
   {
     echo
-    if [ -f "$state/baseline-missing" ]; then echo "Baseline: none ($(cat "$state/baseline-missing"))."
+    if [ -f "$state/baseline-error" ]; then echo "Baseline: could not be fetched ($(cat "$state/baseline-error"))."
+    elif [ -f "$state/baseline-missing" ]; then echo "Baseline: none ($(cat "$state/baseline-missing"))."
     else echo "Baseline: $(cat "$state/baseline-source" 2>/dev/null || echo 'reeljudge-baseline/')."; fi
     if [ -n "${HEAD_SHA:-}" ]; then echo "Candidate: ${HEAD_SHA}."; fi
     if [ -f "${INPUT_RESULTS_DIR:-reeljudge-results}/.gate-notes" ]; then cat "${INPUT_RESULTS_DIR:-reeljudge-results}/.gate-notes"; fi
     if [ -f "$state/notes" ]; then echo; cat "$state/notes"; fi
+    # the suites compared with a baseline: the comment job never turns a ❌ into a ✅ for a run that compared fewer
+    echo
+    node -e 'try { const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+      console.log(`<!-- reeljudge-gate-compared: ${(r.suites || []).filter((s) => Array.isArray(s.metrics)).map((s) => s.name).join(",")} -->`) }
+      catch (e) { console.log("<!-- reeljudge-gate-compared: -->") }' reeljudge-gate/report.json
   } >> reeljudge-gate/comment.md
   if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then cat reeljudge-gate/comment.md >> "$GITHUB_STEP_SUMMARY"; fi
   echo "${PR_NUMBER:-}" > reeljudge-gate/pr-number

@@ -22,7 +22,10 @@ def _compare(args: argparse.Namespace) -> int:
     from reeljudge.gates.run import Comparison, SuiteFailure, compare_paths, comparison_json
 
     try:
-        comparison = compare_paths(args.base, args.candidate, load_gate(args.gate))
+        if args.baseline_unavailable:  # a look-up that failed is never "no baseline yet"
+            comparison = Comparison(suites=[SuiteFailure("baseline", f"could not fetch the baseline: {args.baseline_unavailable}")])
+        else:
+            comparison = compare_paths(args.base, args.candidate, load_gate(args.gate))
     except BadInputError as error:
         comparison = Comparison(suites=[SuiteFailure("compare", error.message)])
     text = render(comparison, args.report_url)
@@ -72,5 +75,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--report-url", help="link to the full report (e.g. the workflow run's artifacts), shown in the Markdown")
     p.add_argument("--gecko", action="store_true", help="append the Gecko per-tag section (tags that moved with their "
                    "intervals, the answer-letter check) for results files that hold Gecko results")
+    p.add_argument("--baseline-unavailable", metavar="WHY", help="the baseline exists but could not be fetched (what the "
+                   "look-up said): the verdict is could not compare (exit 2), never a suite judged alone")
     p.add_argument("-q", "--quiet", action="store_true", help="do not print the Markdown summary")
     p.set_defaults(func=_compare)

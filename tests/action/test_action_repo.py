@@ -95,11 +95,22 @@ def commit_main(folder: Path, message: str) -> Path:
 
 
 def _fake_gh(folder: Path) -> Path:
-    """A ``gh`` that answers ``run list`` with the main run's id and ``run download`` from its artifacts."""
+    """A ``gh`` that answers ``run list`` with the main run's id and ``run download`` from its artifacts; or, as the
+    file ``answer`` says, as gh answers on a bad day: ``403`` and ``502`` (the API refuses ``run list``, in gh's
+    words), ``expired`` (the run is found, its artifact is past its retention: gh skips expired artifacts and says
+    so), ``empty`` (no push run found)."""
     folder.mkdir(parents=True, exist_ok=True)
     gh = folder / "gh"
     gh.write_text("""#!/usr/bin/env bash
 echo "$*" >> "$FAKE_GH_DIR/calls"
+answer=$(cat "$FAKE_GH_DIR/answer" 2>/dev/null)
+api="https://api.github.com/repos/acme/reels/actions/workflows/reeljudge.yml/runs?branch=main&event=push&per_page=1"
+case "$answer $1 $2" in
+  "403 run list") echo "HTTP 403: Resource not accessible by integration ($api)" >&2; exit 1 ;;
+  "502 run list") echo "HTTP 502: Bad Gateway ($api)" >&2; exit 1 ;;
+  "empty run list") exit 0 ;;
+  "expired run download") echo "no valid artifacts found to download" >&2; exit 1 ;;
+esac
 if [ "$1 $2" = "run list" ]; then cat "$FAKE_GH_DIR/last-push-run" 2>/dev/null; exit 0; fi
 if [ "$1 $2" = "run download" ]; then
   id=$3; shift 3; name=""; dir="."
@@ -148,6 +159,7 @@ class Team:
             env["GOOGLE_GEMINI_BASE_URL"] = gemini_url
         artifacts = self.gh / "runs" / run_id
         runner = Runner(self.repo, context, artifacts, self.state, actions={ACTION: ROOT}, env=env)
+        self.last_runner = runner
         job = runner.run_job(self._job("reeljudge.yml", "gate"))
         if event == "push" and not job.failed:
             (self.gh / "last-push-run").write_text(run_id + "\n")
@@ -304,3 +316,61 @@ def test_promptfoo_0_121_20_crashing_at_shutdown_after_300_tests_is_read_as_a_fi
     assert (broken.returncode == 1 and "promptfooconfig.yaml does not parse: YAML" in broken.stderr
             and "no complete results file" in broken.stderr)
     shutil.rmtree(tmp_path / "pf", ignore_errors=True)
+
+
+#: 1.0 → 0.8 on one narration, no test flips (threshold 0.6): against the baseline inconclusive, alone it passes
+SMALL_DROP = {WAVES: ["ocean waves", "rocky coast", "serenity", "beauty"]}
+
+
+def _posted(team: Team, run_id: str) -> str:
+    """The one bot comment after the comment job for the gate run ``run_id`` (the pull request's head is that run's)."""
+    sha = subprocess.run(["git", "rev-parse", run_id], cwd=team.repo, capture_output=True, text=True).stdout.strip()
+    state = json.loads(team.state.read_text())
+    state["pulls"]["7"]["head_sha"] = sha
+    team.state.write_text(json.dumps(state))
+    posted = team.comment(run_id, sha)
+    assert not posted.failed, [s.output for s in posted.steps]
+    [bot] = [c for c in json.loads(team.state.read_text())["comments"] if c["user"]["type"] == "Bot"]
+    return bot["body"]
+
+
+@pytest.mark.parametrize("answer, said", [
+    ("403", "gh run list failed (exit 1): HTTP 403: Resource not accessible by integration"),
+    ("502", "gh run list failed (exit 1): HTTP 502: Bad Gateway"),
+    ("expired", "the reeljudge-results artifact of run main-1 on main (https://github.com/acme/reels/actions/runs/main-1) "
+                'is gone: gh run download said "no valid artifacts found to download"')])
+def test_a_baseline_look_up_that_fails_is_could_not_compare_never_green(team, answer, said):
+    """Issue 45: gh answering 403, 502 or an expired artifact is not "no baseline yet" (which judged the drop alone: green)."""
+    (team.gh / "answer").write_text(answer)
+    try:
+        job, report, comment = team.pull_request(f"gh-{answer}", SMALL_DROP)
+    finally:
+        (team.gh / "answer").unlink()
+    summary = team.last_runner.summary.read_text()
+    assert job.failed and report["verdict"] == "could not compare" and report["exit_code"] == 2, _action_output(job)[-3000:]
+    first = comment.splitlines()[1]
+    assert first.startswith(f"## reeljudge gate: ⚠️ could not compare — baseline: could not fetch the baseline: {said}"), first
+    if answer == "expired":  # what a team does about it (docs/gates.md: an expired baseline)
+        assert ("(an artifact is kept 90 days: a push to main, or re-running its last run, records a new baseline)"
+                in comment.splitlines()[3])
+    assert f"Baseline: could not be fetched ({said}" in comment and first in summary
+    assert "could not compare (exit 2: the job fails)" in _action_output(job)
+    assert _posted(team, f"gh-{answer}").splitlines()[1] == first
+
+
+def test_the_comment_never_turns_red_to_green_for_a_run_that_compared_less(team):
+    """The same drop: inconclusive against the baseline (❔, posted); then a run whose look-up found nothing judges it
+    alone (✅ in its own report): the one comment is not edited to ✅."""
+    job, report, comment = team.pull_request("drop-compared", SMALL_DROP)
+    assert report["verdict"] == "inconclusive" and "<!-- reeljudge-gate-compared: promptfooconfig -->" in comment
+    assert _posted(team, "drop-compared") == comment
+    (team.gh / "answer").write_text("empty")
+    try:
+        job, report, comment = team.pull_request("drop-alone", SMALL_DROP)
+    finally:
+        (team.gh / "answer").unlink()
+    assert not job.failed and report["verdict"] == "passed" and comment.splitlines()[1].startswith("## reeljudge gate: ✅")
+    body = _posted(team, "drop-alone")
+    assert body.splitlines()[1].startswith("## reeljudge gate: ⚠️ not compared as before — promptfooconfig: compared with "
+                                           "a baseline by the run before, not by this one"), body
+    assert "✅" not in body.splitlines()[1]

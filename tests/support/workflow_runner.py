@@ -70,6 +70,7 @@ const github = {
 const context = { repo: { owner: 'acme', repo: 'reels' } };
 const core = {
   info: (m) => console.log(m),
+  warning: (m) => console.log(`::warning::${m}`),
   setFailed: (m) => { console.log(`::error::${m}`); process.exitCode = 1; },
 };
 const script = fs.readFileSync(process.env.GITHUB_SCRIPT_FILE, 'utf8');
