@@ -4,7 +4,8 @@
 #   cache-key what the install keeps between runs (actions/cache): the reeljudge virtualenv, the project's
 #             node_modules, the promptfoo prefix; keyed by the OS, Python, Node, the reeljudge spec (the action's
 #             own pyproject.toml and uv.lock, a wheel's content), the project's package-lock.json and promptfoo's
-#             version; a restored install that still matches its key is used as it is (docs/gates.md)
+#             version; restore-keys only for the same interpreter (version, real path) and Node; a restored install
+#             that still matches its key is used as it is, one that does not run here is rebuilt (docs/gates.md)
 #   install   reeljudge (pip: this action's copy, a requirement, a wheel or folder; or preinstalled);
 #             when there are configs to evaluate, the project's own npm packages (its package.json:
 #             `npm install --no-save`, the locked versions) and promptfoo (the project's own, or npm
@@ -50,9 +51,14 @@ install() {
     local -a target=("$spec")
     # the action's own copy: installed in place (editable), so its rubrics/ and protocols/ folders are found
     if [ -z "$spec" ]; then target=(--editable "$GITHUB_ACTION_PATH"); fi
-    if cached "$state/venv" && "$state/venv/bin/reeljudge" --version >/dev/null 2>&1; then
+    local why
+    if cached "$state/venv" && runs_here "$state/venv" && "$state/venv/bin/reeljudge" --version >/dev/null 2>&1; then
       log "reeljudge: the cached virtualenv matches (${INPUT_CACHE_KEY}); not reinstalled"
     else
+      if [ -e "$state/venv" ] && ! why=$(runs_here "$state/venv"); then  # a restored install that does not run: rebuilt
+        log "the restored virtualenv does not run here ($why): rebuilt in a fresh folder"
+        rm -rf "$state/venv"
+      fi
       log "installing reeljudge from ${target[*]}"
       [ -x "$state/venv/bin/python" ] || logged "python3 -m venv" python3 -m venv "$state/venv"
       logged "pip install ${target[*]}" "$state/venv/bin/python" -m pip install --quiet --disable-pip-version-check "${target[@]}"
@@ -92,6 +98,24 @@ install() {
   log "promptfoo: $(cat "$state/promptfoo-command")"
 }
 
+interpreter() {
+  # The python3 on PATH, as found and as its real path (a venv links to the one as found).
+  local found
+  found=$(command -v python3 2>/dev/null || true)
+  echo "${found:-none} $(readlink -f "${found:-/nonexistent}" 2>/dev/null || echo none)"
+}
+
+runs_here() {
+  # Whether virtualenv $1 runs on this runner's python3 (the same real interpreter); else why not, on stdout.
+  local base here
+  if ! base=$("$1/bin/python" -c 'import os, sys; print(os.path.realpath(sys._base_executable))' 2>/dev/null); then
+    echo "its bin/python does not start: $(readlink "$1/bin/python" 2>/dev/null || echo 'missing') (a moved interpreter, a half-restored folder)"
+    return 1
+  fi
+  here=$(python3 -c 'import os, sys; print(os.path.realpath(sys.executable))' 2>/dev/null || echo none)
+  if [ "$base" != "$here" ]; then echo "it was made with $base, this runner's python3 is $here"; return 1; fi
+}
+
 cached() {
   # Whether folder $1 was restored from the install cache under this run's own key (its stamp says so).
   [ -n "${INPUT_CACHE_KEY:-}" ] && [ "$(cat "$1/.reeljudge-install-key" 2>/dev/null)" = "$INPUT_CACHE_KEY" ]
@@ -107,7 +131,7 @@ cache_key() {
   local spec="${INPUT_REELJUDGE_SPEC:-}" evaluates="" paths=() prefix
   [ -z "$(suites "${INPUT_CONFIGS:-} ${INPUT_KEY_CONFIGS:-}")" ] || evaluates=yes
   {
-    echo "python $(python3 -c 'import sys; print(sys.version)' 2>/dev/null) node $(node --version 2>/dev/null)"
+    echo "python $(interpreter) $(python3 -c 'import sys; print(sys.version)' 2>/dev/null) node $(node --version 2>/dev/null)"
     echo "spec ${spec:-$GITHUB_ACTION_PATH (editable)}"
     if [ -z "$spec" ]; then cat "$GITHUB_ACTION_PATH/pyproject.toml" "$GITHUB_ACTION_PATH/uv.lock" 2>/dev/null; fi
     if [ -f "$spec" ]; then sha256sum "$spec"; fi
@@ -116,7 +140,10 @@ cache_key() {
       cat package.json package-lock.json 2>/dev/null || true
     fi
   } > "$state/cache-key-parts"
-  prefix="reeljudge-install-v1-$(uname -s)-$(uname -m)-"
+  # the prefix restore-keys matches: this OS, this interpreter (version, real path) and this Node, so a new runner
+  # image or a Python patch update misses cleanly instead of restoring an install made for another interpreter
+  prefix="reeljudge-install-v2-$(uname -s)-$(uname -m)-py$(python3 -c 'import platform; print(platform.python_version())' 2>/dev/null)"
+  prefix+="-$(interpreter | sha256sum | cut -c1-8)-node$(node --version 2>/dev/null | tr -d v)-"
   if [ "$spec" != preinstalled ]; then paths+=("$state/venv"); fi
   if [ -n "$evaluates" ] && [ -z "${INPUT_PROMPTFOO_COMMAND:-}" ]; then
     if [ -f package.json ]; then paths+=("$PWD/node_modules"); fi

@@ -436,13 +436,13 @@ def test_a_second_run_restores_the_install_and_does_not_reinstall(first_day):
     job, workspace, output = repo.run("main-2", "push")
     assert not job.failed, output[-6000:]
     warm = _install_seconds(repo.last_runner)
-    assert "restored reeljudge-install-v1-" in output and "(exact key) from refs_heads_main" in output
+    assert "restored reeljudge-install-v2-" in output and "(exact key) from refs_heads_main" in output
     assert "the cached virtualenv matches" in output and "installing reeljudge from" not in output
     assert "the cached node_modules matches" in output and "installing the project's npm packages" not in output
     steps = {name: round(t) for name, t in repo.last_runner.timings
              if name in ("Restore the install cache", "Install reeljudge and promptfoo")}
     cold = runs["main-1"][2]
-    assert "cache miss: reeljudge-install-v1-" in cold and "installing reeljudge from --editable" in cold
+    assert "cache miss: reeljudge-install-v2-" in cold and "installing reeljudge from --editable" in cold
     job, _workspace, output = repo.run("main-3", "push", inputs={"cache": "false"})  # before: no cache, as the action was
     assert not job.failed and "installing reeljudge from --editable" in output and "Restore the install cache: skipped" in output
     before = _install_seconds(repo.last_runner)
@@ -450,6 +450,31 @@ def test_a_second_run_restores_the_install_and_does_not_reinstall(first_day):
           f"the first push to main (cold: a pull request's cache is its own) {runs['main-1'][3]:.0f} s; "
           f"a second run without the cache {before:.0f} s, "
           f"with it {warm:.0f} s ({steps})")
+
+def test_a_python_patch_update_between_two_runs_is_green_rebuilt_and_cached_again(first_day):
+    """Issue 45: setup-python's 3.11 moves to a new patch (a new folder on PATH, the old one gone). The key names the
+    interpreter, so the run misses cleanly (it used to restore the old install, whose venv/bin/python dangled: red,
+    and red again every run), installs afresh, saves; the run after restores that by its exact key."""
+    repo, _runs = first_day
+    old = repo.tools["actions/setup-python"]
+    new = old.parent / "python-3.11.10" / "bin"
+    new.parent.mkdir()
+    old.rename(new)
+    repo.tools["actions/setup-python"] = new
+    try:
+        job, _workspace, output = repo.run("main-patch", "push")
+        assert not job.failed, output[-6000:]
+        assert "cache miss: reeljudge-install-v2-" in output and "installing reeljudge from --editable" in output
+        [saved] = [s.output for s in job.steps if s.name == "post: save the cache"]
+        assert saved.startswith("saved reeljudge-install-v2-"), saved
+        job, _workspace, output = repo.run("main-patch-2", "push")
+        assert not job.failed, output[-6000:]
+        assert "(exact key) from refs_heads_main" in output and "the cached virtualenv matches" in output
+        assert "installing reeljudge from" not in output
+    finally:
+        new.rename(old)
+        repo.tools["actions/setup-python"] = old
+
 
 #: issue 35: a term generator for eight narrations of different domains; the pull request's off-by-one bug
 #: gives every narration the next one's terms (concrete, filmable, about something else)

@@ -15,6 +15,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -374,3 +375,53 @@ def test_the_comment_never_turns_red_to_green_for_a_run_that_compared_less(team)
     assert body.splitlines()[1].startswith("## reeljudge gate: ⚠️ not compared as before — promptfooconfig: compared with "
                                            "a baseline by the run before, not by this one"), body
     assert "✅" not in body.splitlines()[1]
+
+
+def _stub_wheel(folder: Path) -> Path:
+    """A wheel named reeljudge whose ``reeljudge --version`` answers (what the install step checks), without the
+    package's dependencies: a virtualenv made from it takes seconds."""
+    import zipfile
+
+    folder.mkdir(parents=True, exist_ok=True)
+    wheel = folder / "reeljudge-0.0.1-py3-none-any.whl"
+    info = "reeljudge-0.0.1.dist-info"
+    files = {"reeljudge_stub.py": "def main():\n    print('reeljudge 0.0.1')\n",
+             f"{info}/METADATA": "Metadata-Version: 2.1\nName: reeljudge\nVersion: 0.0.1\n",
+             f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: a test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+             f"{info}/entry_points.txt": "[console_scripts]\nreeljudge = reeljudge_stub:main\n"}
+    files[f"{info}/RECORD"] = "".join(f"{name},,\n" for name in [*files, f"{info}/RECORD"])
+    with zipfile.ZipFile(wheel, "w") as archive:
+        for name, text in files.items():
+            archive.writestr(name, text)
+    return wheel
+
+
+def test_a_restored_virtualenv_whose_interpreter_moved_is_rebuilt_in_place(tmp_path):
+    """Issue 45: setup-python's "3.11" moved to a new patch; the cached virtualenv links to the old one's path. The
+    install step rebuilds it (it used to run ``python3 -m venv`` over it: exit 1, every run after red)."""
+    base = Path(getattr(sys, "_base_executable", sys.executable)).resolve()
+    old, new = tmp_path / "toolcache" / "3.11.9", tmp_path / "toolcache" / "3.11.10"
+    (old / "bin").mkdir(parents=True)
+    (old / "bin" / "python3").symlink_to(base)
+    temp = tmp_path / "temp"
+    env = {**os.environ, "RUNNER_TEMP": str(temp), "PIP_NO_INDEX": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+           "INPUT_REELJUDGE_SPEC": str(_stub_wheel(tmp_path / "wheels")), "INPUT_CACHE_KEY": "reeljudge-install-v2-test"}
+    script = str(ROOT / "action" / "gate.sh")
+
+    def install(python_dir: Path) -> subprocess.CompletedProcess:
+        path = os.pathsep.join([str(python_dir / "bin"), *os.environ["PATH"].split(os.pathsep)])
+        return subprocess.run(["bash", script, "install"], cwd=tmp_path, env={**env, "PATH": path},
+                              capture_output=True, text=True, timeout=300)
+
+    first = install(old)
+    assert first.returncode == 0 and "installing reeljudge from" in first.stdout, first.stdout + first.stderr
+    old.rename(new)  # the runner's new image: the venv's bin/python now points at nothing
+    venv = temp / "reeljudge-action" / "venv"
+    assert not (venv / "bin" / "python").exists()
+    healed = install(new)
+    assert healed.returncode == 0, healed.stdout + healed.stderr
+    assert "the restored virtualenv does not run here (its bin/python does not start: " in healed.stdout
+    assert "rebuilt in a fresh folder" in healed.stdout and "(reeljudge 0.0.1)" in healed.stdout
+    assert (venv / ".reeljudge-install-key").read_text().strip() == "reeljudge-install-v2-test"  # saved as good
+    again = install(new)
+    assert again.returncode == 0 and "the cached virtualenv matches" in again.stdout, again.stdout + again.stderr
