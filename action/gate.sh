@@ -365,7 +365,7 @@ compare() {
     # the suites compared with a baseline: the comment job never turns a ❌ into a ✅ for a run that compared fewer
     echo
     node -e 'try { const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
-      console.log(`<!-- reeljudge-gate-compared: ${(r.suites || []).filter((s) => Array.isArray(s.metrics)).map((s) => s.name).join(",")} -->`) }
+      console.log(`<!-- reeljudge-gate-compared: ${(r.suites || []).filter((s) => Array.isArray(s.metrics) || s.accepted).map((s) => s.name).join(",")} -->`) }
       catch (e) { console.log("<!-- reeljudge-gate-compared: -->") }' reeljudge-gate/report.json
   } >> reeljudge-gate/comment.md
   if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then cat reeljudge-gate/comment.md >> "$GITHUB_STEP_SUMMARY"; fi

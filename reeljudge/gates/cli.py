@@ -23,7 +23,8 @@ def _compare(args: argparse.Namespace) -> int:
 
     try:
         if args.baseline_unavailable:  # a look-up that failed is never "no baseline yet"
-            comparison = Comparison(suites=[SuiteFailure("baseline", f"could not fetch the baseline: {args.baseline_unavailable}")])
+            why = f"could not fetch the baseline: {args.baseline_unavailable}"
+            comparison = Comparison(suites=[SuiteFailure("baseline", why)])
         else:
             comparison = compare_paths(args.base, args.candidate, load_gate(args.gate))
     except BadInputError as error:
@@ -40,13 +41,13 @@ def _compare(args: argparse.Namespace) -> int:
         _write(args.json, json.dumps(comparison_json(comparison), indent=2, ensure_ascii=False) + "\n")
     if not args.quiet:
         sys.stdout.write(text)
-    from reeljudge.gates.alone import NO_BASELINE, AloneReport
+    from reeljudge.gates.alone import AloneReport
 
     for suite in comparison.suites:
         if isinstance(suite, SuiteFailure):
             print(f"reeljudge compare: {suite.name}: {suite.message}", file=sys.stderr)
         elif isinstance(suite, AloneReport):
-            print(f"reeljudge compare: {suite.name}: {NO_BASELINE} ({suite.rule_text()})", file=sys.stderr)
+            print(f"reeljudge compare: {suite.name}: {suite.note} ({suite.rule_text()})", file=sys.stderr)
     print(f"reeljudge compare: {comparison.verdict} (exit {comparison.exit_code})", file=sys.stderr)
     return comparison.exit_code
 

@@ -174,10 +174,14 @@ class Team:
         runner = Runner(workspace, context, self.gh / "runs" / run_id, self.state, actions={ACTION: ROOT}, env=self.env)
         return runner.run_job(self._job("reeljudge-comment.yml", "comment"))
 
-    def pull_request(self, name: str, terms: dict[str, list[str]]) -> tuple[object, dict, str]:
-        """A pull request that changes the generator's terms: its gate job, report and comment text."""
+    def pull_request(self, name: str, terms: dict[str, list[str]], threshold: float | None = None) -> tuple[object, dict, str]:
+        """A pull request that changes the generator's terms (and the suite's threshold): its gate job, report and
+        comment text."""
         _git(self.repo, "checkout", "-q", "-b", name, "main")
         (self.repo / "terms.json").write_text(json.dumps({**GOOD, **terms}, indent=1))
+        if threshold is not None:
+            config = self.repo / "promptfooconfig.yaml"
+            config.write_text(config.read_text().replace("threshold: 0.6", f"threshold: {threshold}"))
         _git(self.repo, "commit", "-qam", name, "--allow-empty")
         sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=self.repo, capture_output=True, text=True).stdout.strip()
         job = self.run(name, "pull_request", head_sha=sha)
@@ -425,3 +429,14 @@ def test_a_restored_virtualenv_whose_interpreter_moved_is_rebuilt_in_place(tmp_p
     assert (venv / ".reeljudge-install-key").read_text().strip() == "reeljudge-install-v2-test"  # saved as good
     again = install(new)
     assert again.returncode == 0 and "the cached virtualenv matches" in again.stdout, again.stdout + again.stderr
+
+
+def test_a_pull_request_that_lowers_its_threshold_is_named_not_an_improvement(team):
+    """Issue 45: the suite's threshold lowered from 0.6 to 0.3 (what would let abstract terms through) was compared as like
+    with like: passed, the change unseen. Now it is named and not compared."""
+    job, report, comment = team.pull_request("lowered", {}, threshold=0.3)
+    assert job.failed and report["verdict"] == "could not compare" and report["exit_code"] == 2, _action_output(job)[-3000:]
+    first = comment.splitlines()[1]
+    assert first.startswith("## reeljudge gate: ⚠️ could not compare — promptfooconfig: filmability: threshold 0.6 → 0.3 "
+                            "in promptfooconfig: the judge's options changed"), first
+    assert "could not compare (exit 2: the job fails)" in _action_output(job)
