@@ -230,8 +230,10 @@ evaluate_one() {
   elif [ "$errored" -gt 0 ]; then
     echo "== reeljudge gate: $name: $errored of $tests tests errored (promptfoo exit $rc; the comparison counts them as not judged); the first: $first" >&2
     echo "- ⚠️ \`$name\`: $errored of $tests tests errored (counted as not judged); the first: $first" >> "$state/notes"
-  elif [ $rc -eq 0 ] || [ $rc -eq 100 ]; then
-    log "$name: finished (promptfoo exit $rc; 100: some tests under their threshold, the comparison decides)"
+  elif [ $rc -eq 0 ]; then
+    log "$name: finished (promptfoo exit 0)"
+  elif [ $rc -eq 100 ]; then
+    log "$name: finished (promptfoo exit 100: some tests under their threshold, the comparison decides)"
   else
     log "$name: promptfoo exited $rc after writing a complete results file: read as a finished eval"
   fi

@@ -20,11 +20,14 @@ if TYPE_CHECKING:
     from reeljudge.gates.units import Unit
 
 
-def describe(identity_json: str) -> str:
-    """A reader's name for one judge identity: ``gemini-2.5-flash (filmability, rubric 1a2b…)``, ``the offline judge (…)``."""
+def describe(identity_json: str, options: bool = False) -> str:
+    """A reader's name for one judge identity: ``gemini-2.5-flash (filmability, rubric 1a2b…)``, ``the offline judge (…)``
+    (``options``: with the verdict options set away from their defaults, ``…, threshold 0.5)``)."""
     identity = RecordedIdentity.parse(identity_json)
     judge, engine = identity.judge, identity.engine
     version = f", version {identity.version}" if identity.version else ""
+    if options:
+        version += "".join(f", {key} {_text(value)}" for key, value in sorted(identity.options.items()))
     if engine == LOCAL_ENGINE:
         return f"the offline judge ({judge}{version})"
     if engine == PROBES_ENGINE:

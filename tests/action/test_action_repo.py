@@ -308,7 +308,7 @@ def test_promptfoo_0_121_20_crashing_at_shutdown_after_300_tests_is_read_as_a_fi
     assert crash.returncode == 1 and "write after end" in crash.stdout + crash.stderr  # the known crash, on a complete eval
     assert len(json.loads((tmp_path / "raw.json").read_text())["results"]["results"]) == 300
     avoided = subprocess.run(["bash", script, "evaluate"], cwd=tmp_path, env=env, capture_output=True, text=True)
-    assert avoided.returncode == 0 and "big: finished (promptfoo exit 0" in avoided.stdout, avoided.stdout + avoided.stderr
+    assert avoided.returncode == 0 and "big: finished (promptfoo exit 0)\n" in avoided.stdout, avoided.stdout + avoided.stderr
     for _attempt in range(3):  # the same race: every run passes, and one of them meets the crash
         recognised = subprocess.run(["bash", script, "evaluate"], cwd=tmp_path, env={**env, "PROMPTFOO_DISABLE_DEBUG_LOG": "0"},
                                     capture_output=True, text=True)
