@@ -165,8 +165,9 @@ class Repo:
         step["with"].update(inputs or {})
         step["id"] = "gate"  # a user's later step reads the action's outputs, whatever happened before
         job["steps"].append({"name": "the gate's outputs", "if": "always()",
-                             "run": 'echo "verdict=[${{ steps.gate.outputs.verdict }}] '
-                                    'exit-code=[${{ steps.gate.outputs.exit-code }}]"'})
+                             "env": {"VERDICT": "${{ steps.gate.outputs.verdict }}",
+                                     "EXIT_CODE": "${{ steps.gate.outputs.exit-code }}"},
+                             "run": 'echo "verdict=[$VERDICT] exit-code=[$EXIT_CODE]"'})
         runner = Runner(workspace, context, self.gh / "runs" / run_id, self.state, actions={ACTION: self.action}, env=env,
                         tools=self.tools,
                         cache=self.cache, temp=None if self.cache is None else self.tmp / "work" / "_temp")
