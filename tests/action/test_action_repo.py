@@ -440,3 +440,33 @@ def test_a_pull_request_that_lowers_its_threshold_is_named_not_an_improvement(te
     assert first.startswith("## reeljudge gate: ⚠️ could not compare — promptfooconfig: filmability: threshold 0.6 → 0.3 "
                             "in promptfooconfig: the judge's options changed"), first
     assert "could not compare (exit 2: the job fails)" in _action_output(job)
+
+
+def test_no_gh_or_no_token_is_could_not_compare_and_the_committed_folder_is_not_taken_instead(tmp_path):
+    """Issue 45: without gh or a token the look-up did not happen; it used to fall back silently (to the folder, or to
+    "no baseline yet")."""
+    (tmp_path / "baselines").mkdir()
+    (tmp_path / "baselines" / "suite.json").write_text("{}")
+    tools = tmp_path / "bin"  # this runner's tools, without gh
+    tools.mkdir()
+    for name in ("bash", "mkdir", "rm", "ls", "cat", "cp", "tr", "sed", "cut", "grep", "dirname", "basename", "touch"):
+        (tools / name).symlink_to(shutil.which(name))
+    env = {"RUNNER_TEMP": str(tmp_path / "temp"), "GITHUB_REPOSITORY": "acme/reels", "INPUT_BASELINE": "artifact",
+           "GITHUB_WORKFLOW_REF": "acme/reels/.github/workflows/reeljudge.yml@refs/pull/7/merge", "GH_TOKEN": "token-read-only"}
+    state = tmp_path / "temp" / "reeljudge-action"
+
+    def baseline(path: str, **more: str) -> str:
+        proc = subprocess.run([shutil.which("bash"), str(ROOT / "action" / "gate.sh"), "baseline"], cwd=tmp_path,
+                              env={**env, "PATH": path, **more}, capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert not (state / "baseline-missing").exists() and not list((tmp_path / "reeljudge-baseline").iterdir())
+        return (state / "baseline-error").read_text().strip()
+
+    assert baseline(str(tools)) == "gh (GitHub's CLI) is not on this runner's PATH"
+    gh = _fake_gh(tmp_path / "gh")
+    assert baseline(f"{gh}:{tools}", GH_TOKEN="", FAKE_GH_DIR=str(gh)) == (
+        "no token to read the runs with (the github-token input is empty)")
+    (gh / "answer").write_text("empty")  # the look-up succeeded and found no push run: the committed folder
+    proc = subprocess.run([shutil.which("bash"), str(ROOT / "action" / "gate.sh"), "baseline"], cwd=tmp_path,
+                          env={**env, "PATH": f"{gh}:{tools}", "FAKE_GH_DIR": str(gh)}, capture_output=True, text=True)
+    assert proc.returncode == 0 and "baseline: the committed baselines/ folder" in proc.stdout, proc.stdout + proc.stderr
