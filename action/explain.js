@@ -24,7 +24,8 @@ function relative(file) {
 // [pattern, (match, config) => sentence], the first that matches wins
 const RULES = [
   [/YAMLException: ([^\n]+?) \((\d+):(\d+)\)/, (m, config) =>
-    `${config || 'the config'} does not parse: YAML ${m[1]} at line ${m[2]}, column ${m[3]}`],
+    // the parser names where it noticed: a lost } or ] is at that line or just before it
+    `${config || 'the config'} does not parse: YAML ${m[1]} at or just before line ${m[2]}, column ${m[3]}`],
   [/Error: No configuration file found at ([^\s]+?)\.? Run/, (m) => `there is no config file ${m[1]} (a typo in configs:?)`],
   [/Failed to load module: \[Errno 2\] No such file or directory: '([^']+)'/, (m, config) =>
     `a Python file ${config || 'the config'} names does not exist: ${relative(m[1])} ` +

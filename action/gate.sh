@@ -4,7 +4,8 @@
 #   cache-key what the install keeps between runs (actions/cache): the reeljudge virtualenv, the project's
 #             node_modules, the promptfoo prefix; keyed by the OS, Python, Node, the reeljudge spec (the action's
 #             own pyproject.toml and uv.lock, a wheel's content), the project's package-lock.json and promptfoo's
-#             version; a restored install that still matches its key is used as it is (docs/gates.md)
+#             version; restore-keys only for the same interpreter (version, real path) and Node; a restored install
+#             that still matches its key is used as it is, one that does not run here is rebuilt (docs/gates.md)
 #   install   reeljudge (pip: this action's copy, a requirement, a wheel or folder; or preinstalled);
 #             when there are configs to evaluate, the project's own npm packages (its package.json:
 #             `npm install --no-save`, the locked versions) and promptfoo (the project's own, or npm
@@ -15,7 +16,9 @@
 #             a suite whose tests errored is said so (every test errored: the step fails); key-configs
 #             run only with a Gemini key, else are "not run: no key" (noted, left out of the comparison)
 #   baseline  the base results into reeljudge-baseline/: the results artifact of the last successful
-#             push run of this workflow on the baseline branch (gh, read-only token), else the folder
+#             push run of this workflow on the baseline branch (gh, read-only token), else the folder; only an
+#             empty answer is "no baseline yet": gh missing, no token, an error, an artifact gone or empty is
+#             "could not compare: <what gh said>" (compare: exit 2)
 #   compare   reeljudge compare -> reeljudge-gate/{comment.md,report.json,pr-number,head-sha}, the job
 #             summary, the step outputs verdict and exit-code; always exits 0 (verdict exits)
 #   verdict   exits with the comparison's exit code (after the report was kept as an artifact)
@@ -48,9 +51,14 @@ install() {
     local -a target=("$spec")
     # the action's own copy: installed in place (editable), so its rubrics/ and protocols/ folders are found
     if [ -z "$spec" ]; then target=(--editable "$GITHUB_ACTION_PATH"); fi
-    if cached "$state/venv" && "$state/venv/bin/reeljudge" --version >/dev/null 2>&1; then
+    local why
+    if cached "$state/venv" && runs_here "$state/venv" && "$state/venv/bin/reeljudge" --version >/dev/null 2>&1; then
       log "reeljudge: the cached virtualenv matches (${INPUT_CACHE_KEY}); not reinstalled"
     else
+      if [ -e "$state/venv" ] && ! why=$(runs_here "$state/venv"); then  # a restored install that does not run: rebuilt
+        log "the restored virtualenv does not run here ($why): rebuilt in a fresh folder"
+        rm -rf "$state/venv"
+      fi
       log "installing reeljudge from ${target[*]}"
       [ -x "$state/venv/bin/python" ] || logged "python3 -m venv" python3 -m venv "$state/venv"
       logged "pip install ${target[*]}" "$state/venv/bin/python" -m pip install --quiet --disable-pip-version-check "${target[@]}"
@@ -90,6 +98,24 @@ install() {
   log "promptfoo: $(cat "$state/promptfoo-command")"
 }
 
+interpreter() {
+  # The python3 on PATH, as found and as its real path (a venv links to the one as found).
+  local found
+  found=$(command -v python3 2>/dev/null || true)
+  echo "${found:-none} $(readlink -f "${found:-/nonexistent}" 2>/dev/null || echo none)"
+}
+
+runs_here() {
+  # Whether virtualenv $1 runs on this runner's python3 (the same real interpreter); else why not, on stdout.
+  local base here
+  if ! base=$("$1/bin/python" -c 'import os, sys; print(os.path.realpath(sys._base_executable))' 2>/dev/null); then
+    echo "its bin/python does not start: $(readlink "$1/bin/python" 2>/dev/null || echo 'missing') (a moved interpreter, a half-restored folder)"
+    return 1
+  fi
+  here=$(python3 -c 'import os, sys; print(os.path.realpath(sys.executable))' 2>/dev/null || echo none)
+  if [ "$base" != "$here" ]; then echo "it was made with $base, this runner's python3 is $here"; return 1; fi
+}
+
 cached() {
   # Whether folder $1 was restored from the install cache under this run's own key (its stamp says so).
   [ -n "${INPUT_CACHE_KEY:-}" ] && [ "$(cat "$1/.reeljudge-install-key" 2>/dev/null)" = "$INPUT_CACHE_KEY" ]
@@ -105,7 +131,7 @@ cache_key() {
   local spec="${INPUT_REELJUDGE_SPEC:-}" evaluates="" paths=() prefix
   [ -z "$(suites "${INPUT_CONFIGS:-} ${INPUT_KEY_CONFIGS:-}")" ] || evaluates=yes
   {
-    echo "python $(python3 -c 'import sys; print(sys.version)' 2>/dev/null) node $(node --version 2>/dev/null)"
+    echo "python $(interpreter) $(python3 -c 'import sys; print(sys.version)' 2>/dev/null) node $(node --version 2>/dev/null)"
     echo "spec ${spec:-$GITHUB_ACTION_PATH (editable)}"
     if [ -z "$spec" ]; then cat "$GITHUB_ACTION_PATH/pyproject.toml" "$GITHUB_ACTION_PATH/uv.lock" 2>/dev/null; fi
     if [ -f "$spec" ]; then sha256sum "$spec"; fi
@@ -114,7 +140,10 @@ cache_key() {
       cat package.json package-lock.json 2>/dev/null || true
     fi
   } > "$state/cache-key-parts"
-  prefix="reeljudge-install-v1-$(uname -s)-$(uname -m)-"
+  # the prefix restore-keys matches: this OS, this interpreter (version, real path) and this Node, so a new runner
+  # image or a Python patch update misses cleanly instead of restoring an install made for another interpreter
+  prefix="reeljudge-install-v2-$(uname -s)-$(uname -m)-py$(python3 -c 'import platform; print(platform.python_version())' 2>/dev/null)"
+  prefix+="-$(interpreter | sha256sum | cut -c1-8)-node$(node --version 2>/dev/null | tr -d v)-"
   if [ "$spec" != preinstalled ]; then paths+=("$state/venv"); fi
   if [ -n "$evaluates" ] && [ -z "${INPUT_PROMPTFOO_COMMAND:-}" ]; then
     if [ -f package.json ]; then paths+=("$PWD/node_modules"); fi
@@ -201,8 +230,10 @@ evaluate_one() {
   elif [ "$errored" -gt 0 ]; then
     echo "== reeljudge gate: $name: $errored of $tests tests errored (promptfoo exit $rc; the comparison counts them as not judged); the first: $first" >&2
     echo "- ⚠️ \`$name\`: $errored of $tests tests errored (counted as not judged); the first: $first" >> "$state/notes"
-  elif [ $rc -eq 0 ] || [ $rc -eq 100 ]; then
-    log "$name: finished (promptfoo exit $rc; 100: some tests under their threshold, the comparison decides)"
+  elif [ $rc -eq 0 ]; then
+    log "$name: finished (promptfoo exit 0)"
+  elif [ $rc -eq 100 ]; then
+    log "$name: finished (promptfoo exit 100: some tests under their threshold, the comparison decides)"
   else
     log "$name: promptfoo exited $rc after writing a complete results file: read as a finished eval"
   fi
@@ -244,15 +275,44 @@ workflow_file() {
 }
 
 baseline() {
+  # Only an empty answer is "no baseline yet": gh missing, no token, an error exit, an artifact gone or empty is
+  # $state/baseline-error ("could not compare: <what gh said>"; docs/gates.md, "The gate's bad days").
   rm -rf reeljudge-baseline && mkdir -p reeljudge-baseline
-  local branch="${INPUT_BASELINE_BRANCH:-main}" folder="${INPUT_BASELINE_FOLDER:-baselines}" run_id="" workflow
+  rm -f "$state/baseline-source" "$state/baseline-missing" "$state/baseline-error"
+  local branch="${INPUT_BASELINE_BRANCH:-main}" folder="${INPUT_BASELINE_FOLDER:-baselines}" run_id="" workflow rc=0
+  local artifact="${INPUT_ARTIFACT_NAME:-reeljudge-results}" said="$state/gh.log"
   workflow="$(workflow_file)"
-  if [ "${INPUT_BASELINE:-artifact}" = artifact ] && [ -n "${GH_TOKEN:-}" ] && [ -n "$workflow" ] && command -v gh >/dev/null 2>&1; then
-    run_id=$(gh run list --repo "$GITHUB_REPOSITORY" --workflow "$workflow" --branch "$branch" --event push \
-      --status success --limit 1 --json databaseId --jq '.[0].databaseId // empty' || true)
-    if [ -n "$run_id" ] && gh run download "$run_id" --repo "$GITHUB_REPOSITORY" --name "${INPUT_ARTIFACT_NAME:-reeljudge-results}" --dir reeljudge-baseline; then
-      echo "the results of run $run_id on $branch (${GITHUB_SERVER_URL:-https://github.com}/$GITHUB_REPOSITORY/actions/runs/$run_id)" > "$state/baseline-source"
+  if [ "${INPUT_BASELINE:-artifact}" = artifact ]; then
+    if ! command -v gh >/dev/null 2>&1; then
+      baseline_error "gh (GitHub's CLI) is not on this runner's PATH"
+    elif [ -z "${GH_TOKEN:-}" ]; then
+      baseline_error "no token to read the runs with (the github-token input is empty)"
+    elif [ -z "$workflow" ]; then
+      baseline_error "this run's workflow file is unknown (GITHUB_WORKFLOW_REF is empty)"
+    else
+      run_id=$(gh run list --repo "$GITHUB_REPOSITORY" --workflow "$workflow" --branch "$branch" --event push \
+        --status success --limit 1 --json databaseId --jq '.[0].databaseId // empty' 2> "$said") || rc=$?
+      if [ "$rc" -ne 0 ]; then
+        baseline_error "gh run list failed (exit $rc): $(gh_said "$said")"
+      elif [ -n "$run_id" ]; then
+        gh run download "$run_id" --repo "$GITHUB_REPOSITORY" --name "$artifact" --dir reeljudge-baseline 2> "$said" || rc=$?
+        local where="the $artifact artifact of run $run_id on $branch (${GITHUB_SERVER_URL:-https://github.com}/$GITHUB_REPOSITORY/actions/runs/$run_id)"
+        if [ "$rc" -ne 0 ] && grep -qi "no valid artifacts" "$said"; then
+          baseline_error "$where is gone: gh run download said \"$(gh_said "$said")\" (an artifact is kept 90 days: a push to $branch, or re-running its last run, records a new baseline)"
+        elif [ "$rc" -ne 0 ]; then
+          baseline_error "gh run download of $where failed (exit $rc): $(gh_said "$said")"
+        elif ! ls reeljudge-baseline/*.json >/dev/null 2>&1; then
+          baseline_error "$where holds no results files (*.json)"
+        else
+          echo "the results of run $run_id on $branch (${GITHUB_SERVER_URL:-https://github.com}/$GITHUB_REPOSITORY/actions/runs/$run_id)" > "$state/baseline-source"
+        fi
+      fi
     fi
+  fi
+  if [ -f "$state/baseline-error" ]; then
+    rm -rf reeljudge-baseline && mkdir -p reeljudge-baseline  # a part of a download is not a baseline
+    log "could not compare: $(cat "$state/baseline-error")"
+    return 0  # compare says so, as the verdict (exit 2)
   fi
   if ! ls reeljudge-baseline/*.json >/dev/null 2>&1 && ls "$folder"/*.json >/dev/null 2>&1; then
     cp "$folder"/*.json reeljudge-baseline/
@@ -261,9 +321,21 @@ baseline() {
   if ls reeljudge-baseline/*.json >/dev/null 2>&1; then
     log "baseline: $(cat "$state/baseline-source")"
   else
-    echo "no successful push run on $branch with a ${INPUT_ARTIFACT_NAME:-reeljudge-results} artifact, and no $folder/ folder" > "$state/baseline-missing"
+    echo "no successful push run on $branch with a $artifact artifact, and no $folder/ folder" > "$state/baseline-missing"
     log "no baseline found ($(cat "$state/baseline-missing"))"
   fi
+}
+
+baseline_error() {
+  # The baseline exists or may exist but could not be fetched: why, for compare (never "no baseline yet").
+  printf '%s\n' "$1" > "$state/baseline-error"
+}
+
+gh_said() {
+  # What gh wrote to stderr ($1), on one line and cut (no token can be in it: gh never prints the token).
+  local text
+  text=$(tr '\n' ' ' < "$1" | sed -e 's/[[:space:]]\+/ /g' -e 's/^ //' -e 's/ $//' | cut -c1-400)
+  echo "${text:-nothing on stderr}"
 }
 
 compare() {
@@ -275,6 +347,7 @@ compare() {
   while read -r name; do  # a suite not run for want of a key is not compared: its baseline is set aside
     [ -z "$name" ] || rm -f "reeljudge-baseline/$name.json"
   done < <(cat "$state/not-run" 2>/dev/null)
+  if [ -f "$state/baseline-error" ]; then gate+=(--baseline-unavailable "$(cat "$state/baseline-error")"); fi
   "$reeljudge" compare reeljudge-baseline "${INPUT_RESULTS_DIR:-reeljudge-results}" "${gate[@]}" --markdown reeljudge-gate/comment.md \
     --json reeljudge-gate/report.json --report-url "$url (artifact reeljudge-gate-report)" -q 2> "$state/compare.log" || code=$?
   cat "$state/compare.log" >&2
@@ -285,11 +358,17 @@ compare() {
   fi
   {
     echo
-    if [ -f "$state/baseline-missing" ]; then echo "Baseline: none ($(cat "$state/baseline-missing"))."
+    if [ -f "$state/baseline-error" ]; then echo "Baseline: could not be fetched ($(cat "$state/baseline-error"))."
+    elif [ -f "$state/baseline-missing" ]; then echo "Baseline: none ($(cat "$state/baseline-missing"))."
     else echo "Baseline: $(cat "$state/baseline-source" 2>/dev/null || echo 'reeljudge-baseline/')."; fi
     if [ -n "${HEAD_SHA:-}" ]; then echo "Candidate: ${HEAD_SHA}."; fi
     if [ -f "${INPUT_RESULTS_DIR:-reeljudge-results}/.gate-notes" ]; then cat "${INPUT_RESULTS_DIR:-reeljudge-results}/.gate-notes"; fi
     if [ -f "$state/notes" ]; then echo; cat "$state/notes"; fi
+    # the suites compared with a baseline: the comment job never turns a ❌ into a ✅ for a run that compared fewer
+    echo
+    node -e 'try { const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+      console.log(`<!-- reeljudge-gate-compared: ${(r.suites || []).filter((s) => Array.isArray(s.metrics) || s.accepted).map((s) => s.name).join(",")} -->`) }
+      catch (e) { console.log("<!-- reeljudge-gate-compared: -->") }' reeljudge-gate/report.json
   } >> reeljudge-gate/comment.md
   if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then cat reeljudge-gate/comment.md >> "$GITHUB_STEP_SUMMARY"; fi
   echo "${PR_NUMBER:-}" > reeljudge-gate/pr-number

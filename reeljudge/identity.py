@@ -14,6 +14,8 @@ from typing import Any, Final, Literal, Mapping
 IDENTITY_KEY = "judge_identity"
 #: the identity's per-answer flag: offline, or replayed from the judge cache
 DETERMINISTIC_KEY = "deterministic"
+#: the declared defaults of the options that change verdicts (what ``options``' absent keys mean)
+DEFAULTS_KEY = "option_defaults"
 #: the engines: our offline judge, the video probes, a Gemini model
 LOCAL_ENGINE: Final = "local"
 PROBES_ENGINE: Final = "probes"
@@ -23,13 +25,23 @@ Engine = Literal["local", "probes", "gemini"]
 DETERMINISTIC_ENGINES = frozenset({LOCAL_ENGINE, PROBES_ENGINE})
 
 
+@dataclass(frozen=True)
+class RecordedOptions:
+    """How a judge was configured, as it records it (``reeljudge.options.verdict_options`` derives it from the
+    options each judge declares to change verdicts): ``values``, the ones set away from their defaults (what
+    ``options`` holds; a judge at its defaults records none); ``defaults``, every such option's default."""
+
+    values: Mapping[str, Any] = field(default_factory=dict)
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+
+
 def judge_identity(
     judge: str,
     engine: Engine,
     *,
     model: str | None = None,
     version: str | None = None,
-    options: Mapping[str, Any] | None = None,
+    options: RecordedOptions | None = None,
     replayed: bool | None = None,
 ) -> dict[str, Any]:
     """Who judged a result, for ``metadata.judge_identity``.
@@ -39,7 +51,8 @@ def judge_identity(
         engine: ``local`` or ``probes`` (offline, deterministic) or ``gemini`` (an LLM judge).
         model: the judge model, for an LLM engine.
         version: the judge's own version: an offline judge's code version, or the rubric/protocol files' hash.
-        options: the judge options that change verdicts (e.g. probe thresholds), JSON-able.
+        options: the judge options that change verdicts (``reeljudge.options.verdict_options``): those set away
+            from their defaults as ``options``, every one's default as ``option_defaults``.
         replayed: an LLM engine's answer came from the judge cache (the same answer every run).
     """
     identity: dict[str, Any] = {"judge": judge, "engine": engine}
@@ -47,10 +60,17 @@ def judge_identity(
         identity["model"] = model
     if version:
         identity["version"] = version
-    if options:
-        identity["options"] = json.loads(json.dumps(dict(options), sort_keys=True, default=str))
+    if options is not None and options.values:
+        identity["options"] = _json(options.values)
+    if options is not None and options.defaults:
+        identity[DEFAULTS_KEY] = _json(options.defaults)
     identity[DETERMINISTIC_KEY] = engine in DETERMINISTIC_ENGINES or bool(replayed)
     return identity
+
+
+def _json(values: Mapping[str, Any]) -> dict[str, Any]:
+    """Option values as JSON reads them back (tuples as lists, anything else as text)."""
+    return json.loads(json.dumps(dict(values), sort_keys=True, default=str))
 
 
 def recorded_identity(metadata: Mapping[str, Any]) -> Mapping[str, Any] | None:
@@ -79,10 +99,30 @@ class RecordedIdentity:
     model: str | None = None
     version: str | None = None
     options: Mapping[str, Any] = field(default_factory=dict)
+    #: the declared defaults of the verdict options (None: an identity recorded before they were)
+    defaults: Mapping[str, Any] | None = None
 
     @classmethod
     def parse(cls, canonical: str) -> RecordedIdentity:
         """The identity of ``canonical_identity``'s JSON."""
         raw: dict[str, Any] = json.loads(canonical)
         return cls(judge=str(raw.get("judge", "?")), engine=str(raw.get("engine", "?")), model=raw.get("model") or None,
-                   version=raw.get("version") or None, options=raw.get("options") or {})
+                   version=raw.get("version") or None, options=raw.get("options") or {}, defaults=raw.get(DEFAULTS_KEY))
+
+    def option(self, key: str, defaults: Mapping[str, Any] | None = None) -> Any:
+        """The value option ``key`` had: as recorded, else its default (its own, else ``defaults``)."""
+        if key in self.options:
+            return self.options[key]
+        return (self.defaults if self.defaults is not None else defaults or {}).get(key)
+
+    def without_defaults(self, defaults: Mapping[str, Any] | None = None) -> RecordedIdentity:
+        """This identity with every option at its default dropped (its own defaults, else ``defaults``: an identity
+        recorded before defaults were, some of whose options it recorded at their default values)."""
+        known = self.defaults if self.defaults is not None else defaults or {}
+        kept = {k: v for k, v in self.options.items() if k not in known or known[k] != v}
+        return RecordedIdentity(self.judge, self.engine, self.model, self.version, kept, None)
+
+    def key(self) -> str:
+        """Canonical JSON of who judged and the options set away from their defaults."""
+        return json.dumps({"judge": self.judge, "engine": self.engine, "model": self.model, "version": self.version,
+                           "options": dict(self.options)}, sort_keys=True)

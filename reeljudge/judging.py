@@ -39,6 +39,9 @@ class Judge:
         init_key: the word ``reeljudge init --judges`` takes for it (users' interface, kept as written
             before the table: ``probes``, ``ab``); the name when not given.
         clips: whether it judges a clip (its starter needs an example clip).
+        options: its options classes (in ``options_module``); those of their options declared to change verdicts
+            (``option(..., verdict=True)``) are what its results record of how it was configured
+            (``reeljudge.options.verdict_options``), so the gate compares like with like and names a change.
     """
 
     name: str
@@ -47,6 +50,7 @@ class Judge:
     command: str
     init_key: str = ""
     clips: bool = False
+    options: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.init_key:
@@ -91,10 +95,13 @@ class Judge:
 
 #: every judge, in the order users meet them (``init``'s default order, ``index.js``'s exports)
 JUDGES: tuple[Judge, ...] = (
-    Judge("filmability", package="filmability", face="judge_terms", command="reeljudge.filmability.bulk_cli"),
-    Judge("video_probes", package="probes", face="run_probes", command="reeljudge.library.cli", init_key="probes", clips=True),
-    Judge("gecko", package="gecko", face="score_gecko", command="reeljudge.gecko.cli", clips=True),
-    Judge("ab_judge", package="ab_judge", face="judge_pair", command="reeljudge.ab_judge.cli", init_key="ab", clips=True),
+    Judge("filmability", package="filmability", face="judge_terms", command="reeljudge.filmability.bulk_cli",
+          options=("FilmabilityOptions",)),
+    Judge("video_probes", package="probes", face="run_probes", command="reeljudge.library.cli", init_key="probes", clips=True,
+          options=("ProbeOptions",)),
+    Judge("gecko", package="gecko", face="score_gecko", command="reeljudge.gecko.cli", clips=True, options=("GeckoOptions",)),
+    Judge("ab_judge", package="ab_judge", face="judge_pair", command="reeljudge.ab_judge.cli", init_key="ab", clips=True,
+          options=("ABJudgeOptions",)),
 )
 FILMABILITY, VIDEO_PROBES, GECKO, AB_JUDGE = JUDGES
 #: a judge by its name

@@ -16,6 +16,11 @@ a group's keys are read as the parent's own, so the config stays flat while the 
 
 A key that no class declares is an error with a did-you-mean suggestion
 (``unknown option 'treshold' for gecko; did you mean 'threshold'?``). Nothing is silently ignored.
+
+An option that changes a judge's verdicts is declared so (``option(..., verdict=True)``, or
+``group(..., verdict=True)`` for every option of a group): :func:`verdict_options` derives from the
+declarations what a judge records of how it was configured (``reeljudge.identity``), so a gate
+compares like with like and names a changed threshold; no judge lists them by hand.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ import typing
 from typing import TYPE_CHECKING, Any, Iterable, Literal, Mapping, TypeVar
 
 from reeljudge.errors import BadInputError
+from reeljudge.identity import RecordedOptions
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
@@ -48,6 +54,7 @@ def option(
     choices: Iterable[str] | None = None,
     minimum: float | None = None,
     maximum: float | None = None,
+    verdict: bool = False,
 ) -> Any:
     """A dataclass field that the loader fills: its default, what it means, and how it is checked.
 
@@ -60,28 +67,33 @@ def option(
         choices: the allowed text values (a ``Literal`` annotation gives them too).
         minimum: the smallest allowed number (inclusive).
         maximum: the largest allowed number (inclusive).
+        verdict: the option changes the judge's verdicts (a threshold, a scoring rule, how media is sampled): the
+            judge records it in who judged (:func:`verdict_options`).
     """
     metadata = {"doc": doc, "env": env, "key": key, "aliases": tuple(aliases), "choices": tuple(choices) if choices else None,
-                "minimum": minimum, "maximum": maximum}
+                "minimum": minimum, "maximum": maximum, "verdict": verdict}
     if isinstance(default, (list, dict, set)):
         raise TypeError("option defaults must be immutable (use a tuple)")
     return dataclasses.field(default=default, metadata=metadata)
 
 
-def group(cls: type, *, doc: str) -> Any:
+def group(cls: type, *, doc: str, verdict: bool = False) -> Any:
     """A dataclass field holding a group of options (an options class of its own, at its defaults unless
     set): its keys are read as the parent's own, so a config stays flat (``black_min_frames: 3``) while the
-    code reads it grouped (``options.black.black_min_frames``)."""
-    return dataclasses.field(default_factory=cls, metadata={"doc": doc, "group": cls})
+    code reads it grouped (``options.black.black_min_frames``). ``verdict``: every option of the group
+    changes the judge's verdicts (:func:`option`)."""
+    return dataclasses.field(default_factory=cls, metadata={"doc": doc, "group": cls, "verdict": verdict})
 
 
 @dataclasses.dataclass(frozen=True)
 class Leaf:
-    """One option of a class, its groups' options included: the path of field names down to it."""
+    """One option of a class, its groups' options included: the path of field names down to it; ``verdict``: it
+    changes the judge's verdicts (declared on the option or on a group around it)."""
 
     path: tuple[str, ...]
     field: dataclasses.Field
     annotation: Any
+    verdict: bool = False
 
 
 def leaves(cls: type) -> list[Leaf]:
@@ -91,10 +103,39 @@ def leaves(cls: type) -> list[Leaf]:
     for f in dataclasses.fields(cls):
         inner = f.metadata.get("group")
         if inner is None:
-            out.append(Leaf((f.name,), f, hints[f.name]))
+            out.append(Leaf((f.name,), f, hints[f.name], bool(f.metadata.get("verdict"))))
         else:
-            out += [dataclasses.replace(leaf, path=(f.name, *leaf.path)) for leaf in leaves(inner)]
+            out += [dataclasses.replace(leaf, path=(f.name, *leaf.path), verdict=leaf.verdict or bool(f.metadata.get("verdict")))
+                    for leaf in leaves(inner)]
     return out
+
+
+def verdict_options(*instances: Any) -> RecordedOptions:
+    """What a judge records of how it was configured: of its options objects, every option declared to change
+    verdicts (``verdict=True``): the ones set away from their defaults, and every one's default."""
+    values: dict[str, Any] = {}
+    defaults: dict[str, Any] = {}
+    for instance in instances:
+        if instance is None:
+            continue
+        for leaf in leaves(type(instance)):
+            if not leaf.verdict:
+                continue
+            value = instance
+            for name in leaf.path:
+                value = getattr(value, name)
+            key, default = config_key(leaf.field), _default(leaf.field)
+            defaults.setdefault(key, default)
+            if value != default:
+                values.setdefault(key, value)
+    return RecordedOptions(values, defaults)
+
+
+def _default(f: dataclasses.Field) -> Any:
+    """A field's declared default (a group's: its class at its defaults)."""
+    if f.default is not _MISSING:
+        return f.default
+    return f.default_factory() if f.default_factory is not _MISSING else None
 
 
 def flat_values(instance: Any) -> dict[str, Any]:

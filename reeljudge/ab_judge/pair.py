@@ -19,6 +19,7 @@ from typing import Any
 
 from reeljudge.ab.protocol import Protocol, load_protocol
 from reeljudge.ab_judge.options import ABJudgeOptions
+from reeljudge.options import verdict_options
 from reeljudge.ab_judge.request import order_request, order_parser
 from reeljudge.ab_judge.verdict import OrderVerdict, PairVerdict, combine
 from reeljudge.errors import JudgeError, MediaError, ReelJudgeError
@@ -106,7 +107,7 @@ def judge_pair_media(pair: Pair, options: ABJudgeOptions, client: JudgeClient, m
         raise JudgeError(f"{len(queued)} of {len(layouts)} order(s) recorded for the Batch API: {queued[0].message}",
                          kind=queued[0].kind)
     return combine(pair.prompt, pair.family, protocol, pair.systems, verdicts, options.pass_on, fps=options.fps,
-                   media_resolution=options.media_resolution)
+                   media_resolution=options.media_resolution, configured=verdict_options(options, client.settings))
 
 
 def _request(pair: Pair, layout: tuple[int, int], protocol: Protocol, options: ABJudgeOptions, media: MediaParts,

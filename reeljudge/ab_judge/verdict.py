@@ -21,7 +21,7 @@ from typing import Any, Mapping
 
 from reeljudge.ab.protocol import TIE, Protocol, load_protocol
 from reeljudge.gemini.request import Usage
-from reeljudge.identity import GEMINI_ENGINE, judge_identity
+from reeljudge.identity import GEMINI_ENGINE, RecordedOptions, judge_identity
 from reeljudge.judging import AB_JUDGE
 
 INCONSISTENT_TAG = "tie_both_flawed"
@@ -132,6 +132,7 @@ class PairVerdict(Outcome):
     pass_on: str = "win_or_tie"
     fps: float | None = None  # the frames per second sampled from each clip (None: Gemini's default)
     media_resolution: str | None = None  # the tokens per frame asked for (None: Gemini's default)
+    configured: RecordedOptions | None = None  # the options that change verdicts, as asked (recorded in who judged)
 
     judged = True
 
@@ -192,9 +193,8 @@ class PairVerdict(Outcome):
         from reeljudge.gemini.prompts import rubric_version
 
         version = f"{self.protocol}-{rubric_version(rubric_name(self.protocol), schema_name(self.protocol))}"
-        chosen = {"orders": len(self.orders), "fps": self.fps, "media_resolution": self.media_resolution}
         return judge_identity(AB_JUDGE.name, GEMINI_ENGINE, model=self.orders[0].call.get("model"), version=version,
-                              options=chosen, replayed=bool(self.cache_hit))
+                              options=self.configured, replayed=bool(self.cache_hit))
 
     def metadata(self) -> dict[str, Any]:
         """The outcome, how the orders agreed, tags, ratings, every order's answer, the model and its cost."""
@@ -216,9 +216,11 @@ def tag_label(protocol: Protocol, tag: str) -> str:
 
 
 def combine(prompt: str, family: str, protocol: Protocol, systems: tuple[str, str], orders: list[OrderVerdict],
-            pass_on: str = "win_or_tie", *, fps: float | None = None, media_resolution: str | None = None) -> PairVerdict:
+            pass_on: str = "win_or_tie", *, fps: float | None = None, media_resolution: str | None = None,
+            configured: RecordedOptions | None = None) -> PairVerdict:
     """The pair's verdict from one or two orders (see the module doc for the rules); ``fps`` and
-    ``media_resolution``: how the clips were sampled (recorded in who judged)."""
+    ``media_resolution``: how the clips were sampled; ``configured``: the options that change verdicts (recorded in
+    who judged)."""
     first = orders[0]
     winners = {o.winner for o in orders}
     inconsistent = len(winners) > 1
@@ -231,7 +233,7 @@ def combine(prompt: str, family: str, protocol: Protocol, systems: tuple[str, st
         primary, secondary = _tags(orders, protocol.rules.secondary_tags_max)
     usage = sum((o.usage for o in orders), Usage())
     return PairVerdict(prompt, family, protocol.id, systems, winner, primary, secondary, mean_ratings(systems, orders),
-                       note, inconsistent, tuple(orders), usage, pass_on, fps, media_resolution)
+                       note, inconsistent, tuple(orders), usage, pass_on, fps, media_resolution, configured)
 
 
 def _tags(orders: list[OrderVerdict], most: int) -> tuple[str, tuple[str, ...]]:

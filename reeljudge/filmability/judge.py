@@ -27,6 +27,7 @@ from reeljudge.filmability.score_table import (
 )
 from reeljudge.gemini.settings import JudgeSettings, answers_without_credentials, has_gemini_credentials
 from reeljudge.identity import GEMINI_ENGINE, IDENTITY_KEY, LOCAL_ENGINE, judge_identity
+from reeljudge.options import verdict_options
 from reeljudge.judging import FILMABILITY
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -358,7 +359,7 @@ def _gemini(narration: str, terms: list[str], options: FilmabilityOptions, setti
 
     reply = judge_terms_with_gemini(narration, terms, judge_client(settings))
     who = judge_identity(FILMABILITY.name, GEMINI_ENGINE, model=reply.model, replayed=reply.cache_hit,
-                         version=rubric_version(RUBRIC_FILE, SCHEMA_FILE))
+                         version=rubric_version(RUBRIC_FILE, SCHEMA_FILE), options=verdict_options(options, settings))
     return _verdict(terms, reply.value, options, "gemini", {"judge": "gemini", **reply.metadata()}, reply.usage.tokens_used(),
                     trusted_total=False, who=who)
 
@@ -376,7 +377,8 @@ def _local(narration: str, terms: list[str], options: FilmabilityOptions, settin
     else:
         value, cache_hit = entry["value"], True
     record = {"judge": "local", "cache_hit": cache_hit, "local_details": value.get("details", {})}
-    who = judge_identity(FILMABILITY.name, LOCAL_ENGINE, version=f"{LOCAL_JUDGE_VERSION}-{SOURCES_SHA256[:12]}")
+    who = judge_identity(FILMABILITY.name, LOCAL_ENGINE, version=f"{LOCAL_JUDGE_VERSION}-{SOURCES_SHA256[:12]}",
+                         options=verdict_options(options))  # the offline judge reads no Gemini setting
     answer = ((value.get("details") or {}).get("relevance_list") or {}).get("answer", RELATED)
     return replace(_verdict(terms, value, options, "local", record, None, trusted_total=True, who=who),
                    offline_answer=answer, unsure_rule=options.unsure)

@@ -16,7 +16,7 @@ class FilmabilityOptions:
     """What the filmability judge checks and which judge answers."""
 
     narration_var: str = option("narration", doc="the test var holding the narration sentence")
-    threshold: float = option(0.8, minimum=0, maximum=1, doc="pass at this score or above (0.8 = GOOD)")
+    threshold: float = option(0.8, minimum=0, maximum=1, doc="pass at this score or above (0.8 = GOOD)", verdict=True)
     judge: Literal["auto", "gemini", "local"] = option(
         "auto", env="REELJUDGE_JUDGE",
         doc="gemini, local (offline), or auto: when credentials or a replay cache are there, the offline judge first "
@@ -26,6 +26,7 @@ class FilmabilityOptions:
         1, minimum=0, maximum=3,
         doc="fail a list whose relevance (0–3) is below this, whatever its points: a list the judge reads as "
             "unrelated to the narration never passes (0: the score table alone)",
+        verdict=True,
     )
     repeated_terms: Literal["cap", "fail"] = option(
         "cap",
@@ -47,14 +48,18 @@ class FilmabilityOptions:
         doc="ask Pexels/Pixabay how many clips each term returns: auto (when PEXELS_API_KEY / PIXABAY_API_KEY "
             "are set; otherwise the result says it was not checked), off, or required (no key or a failed "
             "search fails the test)",
+        verdict=True,
     )
     findability_sources: tuple[Literal["pexels", "pixabay"], ...] = option(
         ("pexels", "pixabay"), doc="the stock-video search APIs to ask",
+        verdict=True,
     )
-    findability_min_clips: int = option(1, minimum=1, doc="a term is findable when the sources return this many clips")
+    findability_min_clips: int = option(1, verdict=True, minimum=1,
+                                        doc="a term is findable when the sources return this many clips")
     min_findability: float = option(
         0.0, minimum=0, maximum=1,
         doc="fail when a smaller share of terms is findable (0: shown, never gates; above 0 the signal is required)",
+        verdict=True,
     )
     findability_max_age_h: float = option(
         168.0, minimum=0, doc="cached clip counts older than this many hours are asked again (Pixabay asks ≥ 24)",

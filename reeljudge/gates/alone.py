@@ -34,6 +34,15 @@ class AloneReport:
     passed: int = 0
     failing: list[tuple[str, str]] = field(default_factory=list)  # judged and failed: (test, reason)
     not_judged: list[tuple[str, str]] = field(default_factory=list)  # (test, why)
+    accepted: str = ""  # a baseline there, its judge's options changed on purpose (the gate file accepts it): which
+
+    @property
+    def note(self) -> str:
+        """Why the suite was judged alone, in one line."""
+        if self.accepted:
+            return (f"{self.accepted}, accepted (accept_option_changes): judged by its own thresholds, not compared; "
+                    "the push to main records the new baseline")
+        return NO_BASELINE
 
     @property
     def min_pass_rate(self) -> float:
@@ -62,7 +71,8 @@ class AloneReport:
 
     def reasons(self) -> list[str]:
         """Why the verdict is what it is: the rule, then the first failing or not-judged test."""
-        out = [f"no baseline yet, judged by its own thresholds: {self.rule_text()}"]
+        out = [f"{self.accepted + ', accepted' if self.accepted else 'no baseline yet'}, judged by its own thresholds: "
+               f"{self.rule_text()}"]
         if self.verdict == V.FAILED:
             first = [*self.failing, *self.not_judged][:1]
             out += [f"{label} fails: {why}" for label, why in first if why] or [f"{label} fails" for label, _ in first]

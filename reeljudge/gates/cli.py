@@ -22,7 +22,11 @@ def _compare(args: argparse.Namespace) -> int:
     from reeljudge.gates.run import Comparison, SuiteFailure, compare_paths, comparison_json
 
     try:
-        comparison = compare_paths(args.base, args.candidate, load_gate(args.gate))
+        if args.baseline_unavailable:  # a look-up that failed is never "no baseline yet"
+            why = f"could not fetch the baseline: {args.baseline_unavailable}"
+            comparison = Comparison(suites=[SuiteFailure("baseline", why)])
+        else:
+            comparison = compare_paths(args.base, args.candidate, load_gate(args.gate))
     except BadInputError as error:
         comparison = Comparison(suites=[SuiteFailure("compare", error.message)])
     text = render(comparison, args.report_url)
@@ -37,13 +41,13 @@ def _compare(args: argparse.Namespace) -> int:
         _write(args.json, json.dumps(comparison_json(comparison), indent=2, ensure_ascii=False) + "\n")
     if not args.quiet:
         sys.stdout.write(text)
-    from reeljudge.gates.alone import NO_BASELINE, AloneReport
+    from reeljudge.gates.alone import AloneReport
 
     for suite in comparison.suites:
         if isinstance(suite, SuiteFailure):
             print(f"reeljudge compare: {suite.name}: {suite.message}", file=sys.stderr)
         elif isinstance(suite, AloneReport):
-            print(f"reeljudge compare: {suite.name}: {NO_BASELINE} ({suite.rule_text()})", file=sys.stderr)
+            print(f"reeljudge compare: {suite.name}: {suite.note} ({suite.rule_text()})", file=sys.stderr)
     print(f"reeljudge compare: {comparison.verdict} (exit {comparison.exit_code})", file=sys.stderr)
     return comparison.exit_code
 
@@ -72,5 +76,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--report-url", help="link to the full report (e.g. the workflow run's artifacts), shown in the Markdown")
     p.add_argument("--gecko", action="store_true", help="append the Gecko per-tag section (tags that moved with their "
                    "intervals, the answer-letter check) for results files that hold Gecko results")
+    p.add_argument("--baseline-unavailable", metavar="WHY", help="the baseline exists but could not be fetched (what the "
+                   "look-up said): the verdict is could not compare (exit 2), never a suite judged alone")
     p.add_argument("-q", "--quiet", action="store_true", help="do not print the Markdown summary")
     p.set_defaults(func=_compare)

@@ -19,7 +19,7 @@ from typing import Any, Iterable
 from reeljudge.gates import verdicts as V
 from reeljudge.gates.flips import GroupFlips, group_flips
 from reeljudge.gates.gatefile import GateSettings, check_metric_names
-from reeljudge.gates.judges import check_judges
+from reeljudge.gates.judges import check_judges, describe
 from reeljudge.gates.results import CannotCompare, Cell, ResultsFile
 from reeljudge.gates.units import Unit
 from reeljudge.stats.bootstrap import Interval
@@ -321,4 +321,5 @@ def run_info(run: ResultsFile) -> dict[str, Any]:
         "eval_id": run.eval_id,
         "tests": len(run.cells),
         "judged": run.judged_count,
+        "judges": sorted(describe(i, options=True) for i in {j for cell in run.cells for j in cell.judges}),
     }

@@ -10,6 +10,8 @@ A small YAML file (default ``reeljudge.gate.yaml`` in the working directory, if 
     max_unjudged: 0            # tests judged in the base but not in the candidate that are allowed
     max_newly_failing: auto    # tests that newly fail: auto = 0 for offline/replayed judges
     on_inconclusive: fail      # an interval straddling -tolerance blocks (exit 3); warn: exit 0
+    accept_option_changes:     # a change of a judge's verdict options this pull request makes on purpose
+      filmability.threshold: 0.5   # <judge>.<option>: the new value (its suite is then judged by its own thresholds)
     min_pass_rate: 1.0         # no baseline yet: the share of a suite's tests that must pass their own assertions
     min_pass_rates:            # per suite (results file name without .json; fnmatch patterns)
       ab: 0.5
@@ -67,6 +69,10 @@ class GateSettings:
                                   "not judged never passes)", minimum=0, maximum=1)
     min_pass_rates: dict[str, float] | None = option(None, doc="min_pass_rate per suite (the results file's name without "
                                                      ".json, or an fnmatch pattern; exact names first)")
+    accept_option_changes: dict[str, Any] | None = option(None, doc="an intended change of a judge's verdict options "
+                                                          "(<judge>.<option>: the new value, e.g. filmability.threshold: "
+                                                          "0.5): a suite whose judges changed only so is judged by its own "
+                                                          "thresholds (named, never compared), not refused")
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "min_pass_rates", MappingProxyType(_shares(self.min_pass_rates, "min_pass_rates")))
@@ -85,6 +91,13 @@ class GateSettings:
         ``min_pass_rate``."""
         return _by_name(self.min_pass_rates, suite, self.min_pass_rate)
 
+    def accepts(self, changes: list[tuple[str, str, Any, Any]]) -> bool:
+        """Whether the gate file accepts every one of these option changes ``(judge, option, before, after)``: an
+        entry ``<judge>.<option>`` whose value is the new one."""
+        table = self.accept_option_changes or {}
+        return bool(changes) and all(f"{judge}.{key}" in table and _same_value(table[f"{judge}.{key}"], after)
+                                     for judge, key, _before, after in changes)
+
     def gated(self, metric: str) -> bool:
         """Whether a regression of ``metric`` fails the gate."""
         return not any(fnmatch.fnmatchcase(metric, pattern) for pattern in self.ignore)
@@ -99,6 +112,15 @@ def _shares(table: Mapping[str, Any] | None, option_name: str) -> dict[str, floa
             raise ValueError(f"{option_name}.{key} must be a number from 0 to 1, got {value!r}")
         checked[str(key)] = number
     return checked
+
+
+def _same_value(given: Any, recorded: Any) -> bool:
+    """A gate file's value and a recorded option value are the same (numbers by value, lists item by item)."""
+    if isinstance(given, (int, float)) and isinstance(recorded, (int, float)) and not isinstance(given, bool):
+        return float(given) == float(recorded)
+    if isinstance(given, (list, tuple)) and isinstance(recorded, (list, tuple)):
+        return len(given) == len(recorded) and all(_same_value(g, r) for g, r in zip(given, recorded))
+    return given == recorded or (isinstance(given, str) and str(recorded).lower() == given.strip().lower())
 
 
 def _by_name(table: Mapping[str, float] | None, name: str, default: float) -> float:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from reeljudge.errors import BadInputError
 from reeljudge.gates import verdicts as V
-from reeljudge.gates.alone import NO_BASELINE, AloneReport
+from reeljudge.gates.alone import AloneReport
 from reeljudge.gates.compare import MetricRow, SuiteReport
 from reeljudge.gates.flips import NEWLY_FAILING, NEWLY_NOT_JUDGED, NEWLY_PASSING, Flip
 from reeljudge.gates.run import Comparison, SuiteFailure
@@ -89,10 +89,11 @@ def _first_reason(comparison: Comparison) -> str:
         return "nothing was compared"
     if comparison.verdict == V.PASSED:
         compared = [s.name for s in worst if isinstance(s, SuiteReport)]
-        alone = [s.name for s in worst if isinstance(s, AloneReport)]
+        alone = [s for s in worst if isinstance(s, AloneReport)]
         parts = ([f"{', '.join(compared)}: no gated metric dropped beyond its tolerance and no test newly fails"]
                  if compared else [])
-        parts += [f"{', '.join(alone)}: {NO_BASELINE}"] if alone else []
+        for note in dict.fromkeys(s.note for s in alone):  # the suites with no baseline together, each accepted change apart
+            parts.append(f"{', '.join(s.name for s in alone if s.note == note)}: {note}")
         return "; ".join(parts)
     suite = worst[0]
     also = f" (also {', '.join(s.name for s in worst[1:])})" if len(worst) > 1 else ""
@@ -108,7 +109,7 @@ def _verdict_lines(reports: list[SuiteReport], failures: list[SuiteFailure], alo
     that did not pass first gets a line with its own deciding reasons; a suite without a baseline, its rule."""
     lines = [f"- **{f.name}**: {_ICON[V.CANNOT_COMPARE]}: {_clean(f.message, 400)}" for f in failures]
     for suite in alone:
-        lines.append(f"- **{suite.name}**: {_ICON[suite.verdict]} · {NO_BASELINE} · {suite.rule_text()}")
+        lines.append(f"- **{suite.name}**: {_ICON[suite.verdict]} · {suite.note} · {suite.rule_text()}")
     for report in reports:
         flips = {g.group: g for g in report.flips}
         if report.verdict != V.PASSED:

@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from reeljudge.gates import verdicts as V
-from reeljudge.gates.alone import NO_BASELINE, AloneReport, judge_alone
+from reeljudge.gates.alone import AloneReport, judge_alone
 from reeljudge.gates.compare import SuiteReport, compare_results
 from reeljudge.gates.flips import GroupFlips
 from reeljudge.gates.gatefile import GateSettings
+from reeljudge.gates.judges import OptionsChanged
 from reeljudge.errors import BadInputError
 from reeljudge.gates.results import CannotCompare, read_results
 
@@ -80,9 +81,16 @@ def compare_paths(base: str | Path, candidate: str | Path, settings: GateSetting
     return comparison
 
 
-def _one(base: Path, candidate: Path, settings: GateSettings, name: str) -> SuiteReport | SuiteFailure:
+def _one(base: Path, candidate: Path, settings: GateSettings, name: str) -> SuiteReport | AloneReport | SuiteFailure:
     try:
         return compare_results(read_results(base), read_results(candidate), settings, name)
+    except OptionsChanged as changed:  # never compared: refused, or (accepted in the gate file) judged by its own thresholds
+        if not settings.accepts(changed.changes):
+            return SuiteFailure(name, changed.message)
+        report = _alone(candidate, settings, name)
+        if isinstance(report, AloneReport):
+            report.accepted = changed.named
+        return report
     except BadInputError as error:
         return SuiteFailure(name, error.message)
 
@@ -117,7 +125,8 @@ def _suite_json(suite: SuiteReport | AloneReport | SuiteFailure) -> dict[str, An
         return {"name": suite.name, "verdict": suite.verdict, "exit_code": 2, "error": suite.message}
     if isinstance(suite, AloneReport):
         return {"name": suite.name, "verdict": suite.verdict, "exit_code": suite.exit_code, "baseline": None,
-                "note": NO_BASELINE, "reasons": suite.reasons(), "candidate": suite.candidate, "tests": suite.tests,
+                "note": suite.note, "accepted": suite.accepted or None,
+                "reasons": suite.reasons(), "candidate": suite.candidate, "tests": suite.tests,
                 "passed": suite.passed, "pass_rate": suite.pass_rate, "min_pass_rate": suite.min_pass_rate,
                 "failing": [{"test": t, "reason": r} for t, r in suite.failing],
                 "not_judged": [{"test": t, "reason": r} for t, r in suite.not_judged]}

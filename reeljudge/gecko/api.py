@@ -25,7 +25,7 @@ def judge(prompt: str, media: ContentRef, options: GeckoOptions, settings: Judge
     JudgeError/MediaError when it cannot be judged."""
     from reeljudge.gecko.pipeline import run_gecko
 
-    return GeckoVerdict(run_gecko(prompt, media, options, settings, declared=declared), options, dict(found or {}))
+    return GeckoVerdict(run_gecko(prompt, media, options, settings, declared=declared), options, dict(found or {}), settings)
 
 
 def score_gecko(prompt: str, media: str, *, qas: list[dict[str, Any]] | None = None, **options: Any) -> GeckoVerdict | NotJudged:

@@ -22,26 +22,30 @@ class GeckoOptions:
                                        "link, else var video/clip, else the output; docs/media.md)")
     qas_var: str = option("qas", doc="a var with declared questions (used as is: no generation, no filter)")
     kind: Literal["auto", "video", "image"] = option("auto", doc="media kind (auto: by file extension)")
-    threshold: float = option(0.7, minimum=0, maximum=1, doc="pass when the score reaches it (expect: match)")
-    min_coverage: float = option(0.5, minimum=0, maximum=1, doc="fail when fewer kept questions got a readable verdict")
+    threshold: float = option(0.7, minimum=0, maximum=1, doc="pass when the score reaches it (expect: match)", verdict=True)
+    min_coverage: float = option(0.5, verdict=True, minimum=0, maximum=1,
+                                 doc="fail when fewer kept questions got a readable verdict")
     expect: Literal["match", "mismatch"] = option("match",
                                                   doc="mismatch marks a counter-prompt: it passes when the score "
-                                                      "stays under threshold")
+                                                      "stays under threshold", verdict=True)
     expect_var: str = option("expect", doc="a test var that sets expect per test (match | mismatch)")
-    validity_filter: bool = option(True, doc="drop questions the prompt text alone does not answer with the ground truth")
+    validity_filter: bool = option(True, verdict=True,
+                                   doc="drop questions the prompt text alone does not answer with the ground truth")
     dependencies: bool = option(True,
                                 doc="DSG's rule: a question whose parent (enclosing keyword's question) failed "
-                                    "scores 0, marked skipped")
+                                    "scores 0, marked skipped", verdict=True)
     shuffle_choices: bool = option(True,
                                    doc="ask each question's choices in an order seeded by the question, "
-                                       "ground truth mapped along")
+                                       "ground truth mapped along", verdict=True)
     scoring: Literal["hard", "probability"] = option("hard",
                                                      doc="hard 0/1, or probability (log-probabilities where the "
-                                                         "backend returns them)")
-    fps: float | None = option(None, minimum=0.01, maximum=24, doc="frames per second sampled from video (Gemini default 1)")
-    start_offset_s: float | None = option(None, minimum=0, doc="judge the clip from this second")
-    end_offset_s: float | None = option(None, minimum=0, doc="judge the clip up to this second")
-    media_resolution: Literal["low", "medium", "high"] | None = option(None, doc="tokens per frame: low ≈ 66, default 258")
+                                                         "backend returns them)", verdict=True)
+    fps: float | None = option(None, verdict=True, minimum=0.01, maximum=24,
+                               doc="frames per second sampled from video (Gemini default 1)")
+    start_offset_s: float | None = option(None, minimum=0, doc="judge the clip from this second", verdict=True)
+    end_offset_s: float | None = option(None, minimum=0, doc="judge the clip up to this second", verdict=True)
+    media_resolution: Literal["low", "medium", "high"] | None = option(None, verdict=True,
+                                                                       doc="tokens per frame: low ≈ 66, default 258")
     inline_max_bytes: int = option(DEFAULT_INLINE_MAX_BYTES, minimum=0,
                                    doc="local files up to this size go inline, larger ones are uploaded")
     questions_file: str | None = option(None, aliases=("rubrics_file",),

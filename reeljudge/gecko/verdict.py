@@ -16,12 +16,14 @@ from typing import TYPE_CHECKING, Any, Mapping
 from reeljudge.gecko.options import GeckoOptions
 from reeljudge.gecko.results_extra import dependency_metadata, letter_metadata, skip_reason
 from reeljudge.identity import GEMINI_ENGINE, judge_identity
+from reeljudge.options import verdict_options
 from reeljudge.judging import GECKO
 
 if TYPE_CHECKING:  # pragma: no cover - typing only: the verdict is read without loading the pipeline
     from reeljudge.gecko.pipeline import GeckoOutcome
     from reeljudge.gecko.questions import Dropped
     from reeljudge.gecko.scoring import QuestionOutcome
+    from reeljudge.gemini.settings import JudgeSettings
 
 METRIC = "gecko"
 
@@ -36,6 +38,7 @@ class GeckoVerdict:
     outcome: GeckoOutcome
     options: GeckoOptions
     found: Mapping[str, Any] = field(default_factory=dict)
+    settings: JudgeSettings | None = None  # the Gemini settings it was asked with (what of them changes verdicts: recorded)
 
     judged = True
 
@@ -144,15 +147,12 @@ class GeckoVerdict:
         """Who judged: the VQA model, the hash of the rubric files for this media kind, the scoring options."""
         from reeljudge.gemini.prompts import rubric_version
 
-        options, outcome = self.options, self.outcome
+        outcome = self.outcome
         kind = "image" if outcome.kind == "image" else "video"
         files = (f"gecko_{kind}_generate.md", f"gecko_{kind}_answer.md", "gecko_filter.md", "gecko_questions.schema.json")
         stage = outcome.stages.get("vqa") or next(iter(outcome.stages.values()), {})
-        chosen = {k: getattr(options, k, None) for k in ("validity_filter", "scoring", "media_resolution", "fps")}
-        # off: as before they existed
-        chosen.update({k: True for k in ("dependencies", "shuffle_choices") if getattr(options, k)})
         return judge_identity(GECKO.name, GEMINI_ENGINE, model=stage.get("model"), version=rubric_version(*files),
-                              options=chosen, replayed=self.cache_hit)
+                              options=verdict_options(self.options, self.settings), replayed=self.cache_hit)
 
     def metadata(self) -> dict[str, Any]:
         """The prompt, the media, the scores, where the questions came from, every question and stage."""

@@ -26,9 +26,9 @@ class JudgeSettings:
     """Everything that decides how a Gemini judge is called, retried and cached."""
 
     model: str = option(DEFAULT_MODEL, env="REELJUDGE_MODEL", doc="the Gemini model that judges")
-    temperature: float = option(0.0, env="REELJUDGE_TEMPERATURE", minimum=0, maximum=2, doc="sampling temperature")
+    temperature: float = option(0.0, env="REELJUDGE_TEMPERATURE", minimum=0, maximum=2, doc="sampling temperature", verdict=True)
     thinking_budget: int | None = option(0, env="REELJUDGE_THINKING_BUDGET", minimum=0,
-                                         doc="thinking tokens (null: the model's default)")
+                                         doc="thinking tokens (null: the model's default)", verdict=True)
     max_output_tokens: int = option(4096, env="REELJUDGE_MAX_OUTPUT_TOKENS", minimum=1, doc="reply length limit")
     backend: Backend | None = option(None, env="REELJUDGE_BACKEND",
                                      doc="developer or vertex (null: vertex when GOOGLE_GENAI_USE_VERTEXAI is true)")

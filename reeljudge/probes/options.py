@@ -21,7 +21,7 @@ __all__ = ["PROBE_NAMES", "ProbeAssertionOptions", "ProbeOptions", "load"]
 class ProbeOptions(Thresholds):
     """Every probe threshold (see ``Thresholds``) and which probes to report."""
 
-    probes: tuple[str, ...] = option(PROBE_NAMES, doc="which probes to report")
+    probes: tuple[str, ...] = option(PROBE_NAMES, doc="which probes to report", verdict=True)
 
     @classmethod
     def of(cls, **options: Any) -> ProbeOptions:

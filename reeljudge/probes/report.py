@@ -9,7 +9,7 @@ import numpy as np
 
 from reeljudge.identity import PROBES_ENGINE, judge_identity
 from reeljudge.judging import VIDEO_PROBES
-from reeljudge.options import flat_values
+from reeljudge.options import verdict_options
 from reeljudge.probes.signals import ClipInfo, Signals
 
 if TYPE_CHECKING:
@@ -103,14 +103,6 @@ def range_details(signals: Signals, ranges: Iterable[tuple[int, int]]) -> list[d
     ]
 
 
-def changed_options(options: Thresholds | None) -> dict[str, Any]:
-    """The probe options that differ from the defaults (what a verdict records of how it was probed)."""
-    if options is None:
-        return {}
-    defaults = flat_values(type(options)())
-    return {key: value for key, value in flat_values(options).items() if value != defaults[key]}
-
-
 @dataclass
 class ProbesVerdict:
     """Every selected probe's result on one clip, with the clip's facts; iterates over the results.
@@ -190,8 +182,8 @@ class ProbesVerdict:
         return None
 
     def identity(self) -> dict[str, Any]:
-        """Who judged: the probes, with the options that differ from the defaults."""
-        return judge_identity(VIDEO_PROBES.name, PROBES_ENGINE, options=changed_options(self.options))
+        """Who judged: the probes, with the options that change verdicts (those set away from their defaults)."""
+        return judge_identity(VIDEO_PROBES.name, PROBES_ENGINE, options=verdict_options(self.options))
 
     def metadata(self) -> dict[str, Any]:
         """The clip's facts (and what bounded its decoding), each probe's result and details."""

@@ -195,16 +195,19 @@ class Thresholds:
     (``expect_motion``, ``motion_from_prompt``, ``min_dynamic_degree``, ``min_smoothness``).
     """
 
-    analysis: AnalysisOptions = group(AnalysisOptions, doc="the analysis size and the caps on decoded frames and time")
-    technical: TechnicalOptions = group(TechnicalOptions,
+    analysis: AnalysisOptions = group(AnalysisOptions, verdict=True,
+        doc="the analysis size and the caps on decoded frames and time")
+    technical: TechnicalOptions = group(TechnicalOptions, verdict=True,
         doc="the technical probe's limits (duration, fps, size, codec, audio, truncation)")
-    black: BlackOptions = group(BlackOptions, doc="what a black frame is, and what a fade to or from black is")
-    still: StillOptions = group(StillOptions, doc="what an exact duplicate and a still pair are")
-    frozen: FrozenOptions = group(FrozenOptions, doc="when a still run is frozen playback")
-    cuts: CutOptions = group(CutOptions, doc="what an abrupt change is, what a flash is, and whether cuts are allowed")
-    flicker: FlickerOptions = group(FlickerOptions, doc="what a flicker run is")
-    motion: MotionOptions = group(MotionOptions, doc="how each pair's global motion is checked against the correlated shift")
-    dynamic: DynamicOptions = group(DynamicOptions, doc="how much motion is measured and required")
-    camera: CameraOptions = group(CameraOptions,
+    black: BlackOptions = group(BlackOptions, verdict=True, doc="what a black frame is, and what a fade to or from black is")
+    still: StillOptions = group(StillOptions, verdict=True, doc="what an exact duplicate and a still pair are")
+    frozen: FrozenOptions = group(FrozenOptions, verdict=True, doc="when a still run is frozen playback")
+    cuts: CutOptions = group(CutOptions, verdict=True,
+        doc="what an abrupt change is, what a flash is, and whether cuts are allowed")
+    flicker: FlickerOptions = group(FlickerOptions, verdict=True, doc="what a flicker run is")
+    motion: MotionOptions = group(MotionOptions, verdict=True,
+        doc="how each pair's global motion is checked against the correlated shift")
+    dynamic: DynamicOptions = group(DynamicOptions, verdict=True, doc="how much motion is measured and required")
+    camera: CameraOptions = group(CameraOptions, verdict=True,
         doc="which pairs' camera motion is judged, what shake is, the smoothness minimum")
-    colour: ColourOptions = group(ColourOptions, doc="what a colourless clip is and whether one is allowed")
+    colour: ColourOptions = group(ColourOptions, verdict=True, doc="what a colourless clip is and whether one is allowed")

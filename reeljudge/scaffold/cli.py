@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from reeljudge.scaffold.project import (AB_JUDGES, GATE_CHOICES, JUDGES, InitOptions, config_name, gate_suites, gitignore_lines,
-                                        plan_clips, plan_project)
+from reeljudge.scaffold.project import (AB_JUDGES, GATE_CHOICES, JUDGES, WORKFLOW_FILE, InitOptions, config_name, gate_suites,
+                                        gitignore_lines, needs_key, plan_clips, plan_project)
 from reeljudge.scaffold.write import WriteReport, write_project
 
 
@@ -39,16 +39,51 @@ def next_commands(options: InitOptions) -> list[str]:
             if options.python_entries else
             ' NODE_OPTIONS="--require $PWD/node_modules/reeljudge/loopback.cjs"   # the Python that has reeljudge; '
             "promptfoo's telemetry and update check off, and what it sends anyway refused")
-    runs = [f"{PROMPTFOO} eval -c {config_name(j)}" for j in options.judges]
+    runs = [f"{PROMPTFOO} eval -c {config_name(j)}"
+            + ("   # needs a Gemini key: export GEMINI_API_KEY=… first" if needs_key(j, options) else "")
+            for j in options.judges]
     view = (f"{PROMPTFOO} view --yes   # the web viewer, one process (Ctrl+C or kill its PID stops it): "
             + ("promptfoo has no host option, it listens on every interface" if options.python_entries else
                "on 127.0.0.1:15500 only"))
     return [python, npm, env, *runs, view]
 
 
-def describe_gate(options: InitOptions) -> str:
-    """One line: which suites the pull-request gate runs, with and without a key."""
-    keyless, keyed = gate_suites(options)
+def workflow_suites(folder: Path) -> tuple[list[str], list[str]] | None:
+    """The suites the gate workflow in ``folder`` runs (its ``configs``, its ``key-configs``, named as the action
+    names them), or None when there is no workflow file there to read."""
+    import yaml
+
+    try:
+        workflow = yaml.safe_load((folder / WORKFLOW_FILE).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return None
+    jobs = workflow.get("jobs") if isinstance(workflow, dict) else None
+    for job in (jobs or {}).values():
+        for step in (job or {}).get("steps") or [] if isinstance(job, dict) else []:
+            given = step.get("with") if isinstance(step, dict) else None
+            if isinstance(given, dict) and ("configs" in given or "key-configs" in given):
+                return _suite_names(given.get("configs")), _suite_names(given.get("key-configs"))
+    return [], []
+
+
+def _suite_names(words: object) -> list[str]:
+    """The action's suite names of a ``configs`` input (``name=path``, else the file name without promptfooconfig. and
+    .yaml; action/gate.sh's rule)."""
+    names = []
+    for word in str(words or "").split():
+        if "=" in word:
+            names.append(word.split("=", 1)[0])
+            continue
+        name = Path(word).name.removesuffix(".yaml").removesuffix(".yml")
+        names.append(name.removeprefix("promptfooconfig."))
+    return names
+
+
+def describe_gate(options: InitOptions, folder: Path | None = None) -> str:
+    """One line: which suites the pull-request gate runs, with and without a key: as the workflow in ``folder`` says
+    (a kept workflow keeps its own suites), else as ``options`` plan it."""
+    found = workflow_suites(folder) if folder is not None else None
+    keyless, keyed = found if found is not None else gate_suites(options)
     if not keyless and not keyed:
         return "gate: no suites (no workflows written)"
     line = f"gate: {', '.join(keyless) or 'no suite'} on every pull request (no key needed)"
@@ -75,7 +110,7 @@ def _init(args: argparse.Namespace) -> int:
     report = write_project(folder, plan_project(options), gitignore_lines(), force=args.force, clips=plan_clips(options))
     print(f"reeljudge init {folder}:")
     print("\n".join(describe(report)))
-    print(describe_gate(options))
+    print(describe_gate(options, folder))
     if report.changed:
         print("\nnext:\n" + "\n".join(f"  {command}" for command in next_commands(options)))
     return 0

@@ -163,6 +163,11 @@ class Repo:
         job = yaml.safe_load((workspace / ".github" / "workflows" / "reeljudge.yml").read_text())["jobs"]["gate"]
         step = next(s for s in job["steps"] if str(s.get("uses", "")).startswith(ACTION))
         step["with"].update(inputs or {})
+        step["id"] = "gate"  # a user's later step reads the action's outputs, whatever happened before
+        job["steps"].append({"name": "the gate's outputs", "if": "always()",
+                             "env": {"VERDICT": "${{ steps.gate.outputs.verdict }}",
+                                     "EXIT_CODE": "${{ steps.gate.outputs.exit-code }}"},
+                             "run": 'echo "verdict=[$VERDICT] exit-code=[$EXIT_CODE]"'})
         runner = Runner(workspace, context, self.gh / "runs" / run_id, self.state, actions={ACTION: self.action}, env=env,
                         tools=self.tools,
                         cache=self.cache, temp=None if self.cache is None else self.tmp / "work" / "_temp")
@@ -208,6 +213,7 @@ def gated(tmp_path_factory, sources, user_python):  # noqa: F811
         script_prompt(fake, STARTER_PROMPT, matched=True)
         job, _workspace, output = repo.run("main-1", "push", key="test-key-not-real", gemini_url=fake.url)
     assert not job.failed, output[-6000:]
+    repo.push_summary = repo.last_runner.summary.read_text()
     return repo, output
 
 
@@ -231,8 +237,19 @@ def test_a_push_with_the_key_installs_from_the_index_and_judges_every_suite(gate
     for suite in ("filmability", "probes", "ab", "gecko"):
         rows = json.loads((results / f"{suite}.json").read_text())["results"]["results"]
         assert rows and all(r["success"] for r in rows), (suite, [r.get("error") or r["gradingResult"] for r in rows])
-        assert f"{suite}: finished" in output
+        assert f"{suite}: finished (promptfoo exit 0)\n" in output  # the exit it saw, nothing about exit 100
     assert "errored" not in output
+
+
+def test_a_push_runs_summary_says_what_it_recorded_as_the_baseline(gated):
+    """Issue 45: a push run wrote an empty job summary; now the suites, their pass rates and who judged them."""
+    repo, _output = gated
+    summary = repo.push_summary
+    assert "## reeljudge gate: the baseline this run recorded — ab, filmability, gecko, probes" in summary
+    assert "| suite | tests | passing | judged by |" in summary
+    rows = {line.split(" | ")[0].strip("| "): line for line in summary.splitlines() if line.startswith("| ")}
+    assert "the offline judge (filmability, version " in rows["filmability"] and "(100%)" in rows["filmability"]
+    assert "gemini-2.5-flash (gecko, version " in rows["gecko"] and "the video probes (video_probes" in rows["probes"]
 
 
 def test_an_unchanged_pull_request_without_the_key_passes_with_gecko_not_run(gated):
@@ -402,10 +419,13 @@ def test_a_broken_config_is_red_and_the_comment_names_the_step_the_suite_and_the
     broken = lambda r: (r / "promptfooconfig.probes.yaml").write_text(  # noqa: E731
         (r / "promptfooconfig.probes.yaml").read_text().replace("providers:\n", "providers:\n  - [echo\n", 1))
     job, comment, summary, output = _red(repo, "broken-config", broken)
+    said = next(s.output for s in job.steps if s.name == "the gate's outputs")
+    assert "verdict=[failed: Evaluate the configs] exit-code=[1]" in said  # set by the failure explanation (issue 45)
     first = comment.splitlines()[1]
     assert first.startswith('## reeljudge gate: ❌ the step "Evaluate the configs" failed — probes: promptfooconfig.probes.yaml '
                             "does not parse: YAML"), comment
-    assert re.search(r"at line \d+, column \d+", first) and "promptfoo exited 1 and wrote no complete results file" in first
+    assert re.search(r"at or just before line \d+, column \d+", first)  # where the parser noticed: a lost } is there or before
+    assert "promptfoo exited 1 and wrote no complete results file" in first
     assert comment in summary  # the job summary says the same
     assert "--- Explain the failure: success" in output and "--- Keep the gate report and comment text: success" in output
     [posted] = _comment_job(repo, "broken-config")
@@ -436,13 +456,13 @@ def test_a_second_run_restores_the_install_and_does_not_reinstall(first_day):
     job, workspace, output = repo.run("main-2", "push")
     assert not job.failed, output[-6000:]
     warm = _install_seconds(repo.last_runner)
-    assert "restored reeljudge-install-v1-" in output and "(exact key) from refs_heads_main" in output
+    assert "restored reeljudge-install-v2-" in output and "(exact key) from refs_heads_main" in output
     assert "the cached virtualenv matches" in output and "installing reeljudge from" not in output
     assert "the cached node_modules matches" in output and "installing the project's npm packages" not in output
     steps = {name: round(t) for name, t in repo.last_runner.timings
              if name in ("Restore the install cache", "Install reeljudge and promptfoo")}
     cold = runs["main-1"][2]
-    assert "cache miss: reeljudge-install-v1-" in cold and "installing reeljudge from --editable" in cold
+    assert "cache miss: reeljudge-install-v2-" in cold and "installing reeljudge from --editable" in cold
     job, _workspace, output = repo.run("main-3", "push", inputs={"cache": "false"})  # before: no cache, as the action was
     assert not job.failed and "installing reeljudge from --editable" in output and "Restore the install cache: skipped" in output
     before = _install_seconds(repo.last_runner)
@@ -450,6 +470,33 @@ def test_a_second_run_restores_the_install_and_does_not_reinstall(first_day):
           f"the first push to main (cold: a pull request's cache is its own) {runs['main-1'][3]:.0f} s; "
           f"a second run without the cache {before:.0f} s, "
           f"with it {warm:.0f} s ({steps})")
+
+def test_a_python_patch_update_between_two_runs_is_green_rebuilt_and_cached_again(first_day):
+    """Issue 45: setup-python's 3.11 moves to a new patch (a new folder on PATH, the old one gone). The key names the
+    interpreter, so the run misses cleanly (it used to restore the old install, whose venv/bin/python dangled: red,
+    and red again every run), installs afresh, saves; the run after restores that by its exact key."""
+    repo, _runs = first_day
+    old = repo.tools["actions/setup-python"]
+    new = old.parent / "python-3.11.10" / "bin"
+    new.parent.mkdir()
+    old.rename(new)
+    repo.tools["actions/setup-python"] = new
+    try:
+        job, _workspace, output = repo.run("main-patch", "push")
+        assert not job.failed, output[-6000:]
+        assert "cache miss: reeljudge-install-v2-" in output and "installing reeljudge from --editable" in output
+        [saved] = [s.output for s in job.steps if s.name == "post: save the cache"]
+        assert saved.startswith("saved reeljudge-install-v2-"), saved
+        recorded = repo.last_runner.summary.read_text()
+        assert "## reeljudge gate: the baseline this run recorded — ab, filmability, probes" in recorded
+        job, _workspace, output = repo.run("main-patch-2", "push")
+        assert not job.failed, output[-6000:]
+        assert "(exact key) from refs_heads_main" in output and "the cached virtualenv matches" in output
+        assert "installing reeljudge from" not in output
+    finally:
+        new.rename(old)
+        repo.tools["actions/setup-python"] = old
+
 
 #: issue 35: a term generator for eight narrations of different domains; the pull request's off-by-one bug
 #: gives every narration the next one's terms (concrete, filmable, about something else)

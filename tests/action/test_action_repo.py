@@ -15,6 +15,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -95,11 +96,22 @@ def commit_main(folder: Path, message: str) -> Path:
 
 
 def _fake_gh(folder: Path) -> Path:
-    """A ``gh`` that answers ``run list`` with the main run's id and ``run download`` from its artifacts."""
+    """A ``gh`` that answers ``run list`` with the main run's id and ``run download`` from its artifacts; or, as the
+    file ``answer`` says, as gh answers on a bad day: ``403`` and ``502`` (the API refuses ``run list``, in gh's
+    words), ``expired`` (the run is found, its artifact is past its retention: gh skips expired artifacts and says
+    so), ``empty`` (no push run found)."""
     folder.mkdir(parents=True, exist_ok=True)
     gh = folder / "gh"
     gh.write_text("""#!/usr/bin/env bash
 echo "$*" >> "$FAKE_GH_DIR/calls"
+answer=$(cat "$FAKE_GH_DIR/answer" 2>/dev/null)
+api="https://api.github.com/repos/acme/reels/actions/workflows/reeljudge.yml/runs?branch=main&event=push&per_page=1"
+case "$answer $1 $2" in
+  "403 run list") echo "HTTP 403: Resource not accessible by integration ($api)" >&2; exit 1 ;;
+  "502 run list") echo "HTTP 502: Bad Gateway ($api)" >&2; exit 1 ;;
+  "empty run list") exit 0 ;;
+  "expired run download") echo "no valid artifacts found to download" >&2; exit 1 ;;
+esac
 if [ "$1 $2" = "run list" ]; then cat "$FAKE_GH_DIR/last-push-run" 2>/dev/null; exit 0; fi
 if [ "$1 $2" = "run download" ]; then
   id=$3; shift 3; name=""; dir="."
@@ -148,6 +160,7 @@ class Team:
             env["GOOGLE_GEMINI_BASE_URL"] = gemini_url
         artifacts = self.gh / "runs" / run_id
         runner = Runner(self.repo, context, artifacts, self.state, actions={ACTION: ROOT}, env=env)
+        self.last_runner = runner
         job = runner.run_job(self._job("reeljudge.yml", "gate"))
         if event == "push" and not job.failed:
             (self.gh / "last-push-run").write_text(run_id + "\n")
@@ -161,10 +174,14 @@ class Team:
         runner = Runner(workspace, context, self.gh / "runs" / run_id, self.state, actions={ACTION: ROOT}, env=self.env)
         return runner.run_job(self._job("reeljudge-comment.yml", "comment"))
 
-    def pull_request(self, name: str, terms: dict[str, list[str]]) -> tuple[object, dict, str]:
-        """A pull request that changes the generator's terms: its gate job, report and comment text."""
+    def pull_request(self, name: str, terms: dict[str, list[str]], threshold: float | None = None) -> tuple[object, dict, str]:
+        """A pull request that changes the generator's terms (and the suite's threshold): its gate job, report and
+        comment text."""
         _git(self.repo, "checkout", "-q", "-b", name, "main")
         (self.repo / "terms.json").write_text(json.dumps({**GOOD, **terms}, indent=1))
+        if threshold is not None:
+            config = self.repo / "promptfooconfig.yaml"
+            config.write_text(config.read_text().replace("threshold: 0.6", f"threshold: {threshold}"))
         _git(self.repo, "commit", "-qam", name, "--allow-empty")
         sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=self.repo, capture_output=True, text=True).stdout.strip()
         job = self.run(name, "pull_request", head_sha=sha)
@@ -291,7 +308,7 @@ def test_promptfoo_0_121_20_crashing_at_shutdown_after_300_tests_is_read_as_a_fi
     assert crash.returncode == 1 and "write after end" in crash.stdout + crash.stderr  # the known crash, on a complete eval
     assert len(json.loads((tmp_path / "raw.json").read_text())["results"]["results"]) == 300
     avoided = subprocess.run(["bash", script, "evaluate"], cwd=tmp_path, env=env, capture_output=True, text=True)
-    assert avoided.returncode == 0 and "big: finished (promptfoo exit 0" in avoided.stdout, avoided.stdout + avoided.stderr
+    assert avoided.returncode == 0 and "big: finished (promptfoo exit 0)\n" in avoided.stdout, avoided.stdout + avoided.stderr
     for _attempt in range(3):  # the same race: every run passes, and one of them meets the crash
         recognised = subprocess.run(["bash", script, "evaluate"], cwd=tmp_path, env={**env, "PROMPTFOO_DISABLE_DEBUG_LOG": "0"},
                                     capture_output=True, text=True)
@@ -304,3 +321,152 @@ def test_promptfoo_0_121_20_crashing_at_shutdown_after_300_tests_is_read_as_a_fi
     assert (broken.returncode == 1 and "promptfooconfig.yaml does not parse: YAML" in broken.stderr
             and "no complete results file" in broken.stderr)
     shutil.rmtree(tmp_path / "pf", ignore_errors=True)
+
+
+#: 1.0 → 0.8 on one narration, no test flips (threshold 0.6): against the baseline inconclusive, alone it passes
+SMALL_DROP = {WAVES: ["ocean waves", "rocky coast", "serenity", "beauty"]}
+
+
+def _posted(team: Team, run_id: str) -> str:
+    """The one bot comment after the comment job for the gate run ``run_id`` (the pull request's head is that run's)."""
+    sha = subprocess.run(["git", "rev-parse", run_id], cwd=team.repo, capture_output=True, text=True).stdout.strip()
+    state = json.loads(team.state.read_text())
+    state["pulls"]["7"]["head_sha"] = sha
+    team.state.write_text(json.dumps(state))
+    posted = team.comment(run_id, sha)
+    assert not posted.failed, [s.output for s in posted.steps]
+    [bot] = [c for c in json.loads(team.state.read_text())["comments"] if c["user"]["type"] == "Bot"]
+    return bot["body"]
+
+
+@pytest.mark.parametrize("answer, said", [
+    ("403", "gh run list failed (exit 1): HTTP 403: Resource not accessible by integration"),
+    ("502", "gh run list failed (exit 1): HTTP 502: Bad Gateway"),
+    ("expired", "the reeljudge-results artifact of run main-1 on main (https://github.com/acme/reels/actions/runs/main-1) "
+                'is gone: gh run download said "no valid artifacts found to download"')])
+def test_a_baseline_look_up_that_fails_is_could_not_compare_never_green(team, answer, said):
+    """Issue 45: gh answering 403, 502 or an expired artifact is not "no baseline yet" (which judged the drop alone: green)."""
+    (team.gh / "answer").write_text(answer)
+    try:
+        job, report, comment = team.pull_request(f"gh-{answer}", SMALL_DROP)
+    finally:
+        (team.gh / "answer").unlink()
+    summary = team.last_runner.summary.read_text()
+    assert job.failed and report["verdict"] == "could not compare" and report["exit_code"] == 2, _action_output(job)[-3000:]
+    first = comment.splitlines()[1]
+    assert first.startswith(f"## reeljudge gate: ⚠️ could not compare — baseline: could not fetch the baseline: {said}"), first
+    if answer == "expired":  # what a team does about it (docs/gates.md: an expired baseline)
+        assert ("(an artifact is kept 90 days: a push to main, or re-running its last run, records a new baseline)"
+                in comment.splitlines()[3])
+    assert f"Baseline: could not be fetched ({said}" in comment and first in summary
+    assert "could not compare (exit 2: the job fails)" in _action_output(job)
+    assert _posted(team, f"gh-{answer}").splitlines()[1] == first
+
+
+def test_the_comment_never_turns_red_to_green_for_a_run_that_compared_less(team):
+    """The same drop: inconclusive against the baseline (❔, posted); then a run whose look-up found nothing judges it
+    alone (✅ in its own report): the one comment is not edited to ✅."""
+    job, report, comment = team.pull_request("drop-compared", SMALL_DROP)
+    assert report["verdict"] == "inconclusive" and "<!-- reeljudge-gate-compared: promptfooconfig -->" in comment
+    assert _posted(team, "drop-compared") == comment
+    (team.gh / "answer").write_text("empty")
+    try:
+        job, report, comment = team.pull_request("drop-alone", SMALL_DROP)
+    finally:
+        (team.gh / "answer").unlink()
+    assert not job.failed and report["verdict"] == "passed" and comment.splitlines()[1].startswith("## reeljudge gate: ✅")
+    body = _posted(team, "drop-alone")
+    assert body.splitlines()[1].startswith("## reeljudge gate: ⚠️ not compared as before — promptfooconfig: compared with "
+                                           "a baseline by the run before, not by this one"), body
+    assert "✅" not in body.splitlines()[1]
+
+
+def _stub_wheel(folder: Path) -> Path:
+    """A wheel named reeljudge whose ``reeljudge --version`` answers (what the install step checks), without the
+    package's dependencies: a virtualenv made from it takes seconds."""
+    import zipfile
+
+    folder.mkdir(parents=True, exist_ok=True)
+    wheel = folder / "reeljudge-0.0.1-py3-none-any.whl"
+    info = "reeljudge-0.0.1.dist-info"
+    files = {"reeljudge_stub.py": "def main():\n    print('reeljudge 0.0.1')\n",
+             f"{info}/METADATA": "Metadata-Version: 2.1\nName: reeljudge\nVersion: 0.0.1\n",
+             f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: a test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+             f"{info}/entry_points.txt": "[console_scripts]\nreeljudge = reeljudge_stub:main\n"}
+    files[f"{info}/RECORD"] = "".join(f"{name},,\n" for name in [*files, f"{info}/RECORD"])
+    with zipfile.ZipFile(wheel, "w") as archive:
+        for name, text in files.items():
+            archive.writestr(name, text)
+    return wheel
+
+
+def test_a_restored_virtualenv_whose_interpreter_moved_is_rebuilt_in_place(tmp_path):
+    """Issue 45: setup-python's "3.11" moved to a new patch; the cached virtualenv links to the old one's path. The
+    install step rebuilds it (it used to run ``python3 -m venv`` over it: exit 1, every run after red)."""
+    base = Path(getattr(sys, "_base_executable", sys.executable)).resolve()
+    old, new = tmp_path / "toolcache" / "3.11.9", tmp_path / "toolcache" / "3.11.10"
+    (old / "bin").mkdir(parents=True)
+    (old / "bin" / "python3").symlink_to(base)
+    temp = tmp_path / "temp"
+    env = {**os.environ, "RUNNER_TEMP": str(temp), "PIP_NO_INDEX": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+           "INPUT_REELJUDGE_SPEC": str(_stub_wheel(tmp_path / "wheels")), "INPUT_CACHE_KEY": "reeljudge-install-v2-test"}
+    script = str(ROOT / "action" / "gate.sh")
+
+    def install(python_dir: Path) -> subprocess.CompletedProcess:
+        path = os.pathsep.join([str(python_dir / "bin"), *os.environ["PATH"].split(os.pathsep)])
+        return subprocess.run(["bash", script, "install"], cwd=tmp_path, env={**env, "PATH": path},
+                              capture_output=True, text=True, timeout=300)
+
+    first = install(old)
+    assert first.returncode == 0 and "installing reeljudge from" in first.stdout, first.stdout + first.stderr
+    old.rename(new)  # the runner's new image: the venv's bin/python now points at nothing
+    venv = temp / "reeljudge-action" / "venv"
+    assert not (venv / "bin" / "python").exists()
+    healed = install(new)
+    assert healed.returncode == 0, healed.stdout + healed.stderr
+    assert "the restored virtualenv does not run here (its bin/python does not start: " in healed.stdout
+    assert "rebuilt in a fresh folder" in healed.stdout and "(reeljudge 0.0.1)" in healed.stdout
+    assert (venv / ".reeljudge-install-key").read_text().strip() == "reeljudge-install-v2-test"  # saved as good
+    again = install(new)
+    assert again.returncode == 0 and "the cached virtualenv matches" in again.stdout, again.stdout + again.stderr
+
+
+def test_a_pull_request_that_lowers_its_threshold_is_named_not_an_improvement(team):
+    """Issue 45: the suite's threshold lowered from 0.6 to 0.3 (what would let abstract terms through) was compared as like
+    with like: passed, the change unseen. Now it is named and not compared."""
+    job, report, comment = team.pull_request("lowered", {}, threshold=0.3)
+    assert job.failed and report["verdict"] == "could not compare" and report["exit_code"] == 2, _action_output(job)[-3000:]
+    first = comment.splitlines()[1]
+    assert first.startswith("## reeljudge gate: ⚠️ could not compare — promptfooconfig: filmability: threshold 0.6 → 0.3 "
+                            "in promptfooconfig: the judge's options changed"), first
+    assert "could not compare (exit 2: the job fails)" in _action_output(job)
+
+
+def test_no_gh_or_no_token_is_could_not_compare_and_the_committed_folder_is_not_taken_instead(tmp_path):
+    """Issue 45: without gh or a token the look-up did not happen; it used to fall back silently (to the folder, or to
+    "no baseline yet")."""
+    (tmp_path / "baselines").mkdir()
+    (tmp_path / "baselines" / "suite.json").write_text("{}")
+    tools = tmp_path / "bin"  # this runner's tools, without gh
+    tools.mkdir()
+    for name in ("bash", "mkdir", "rm", "ls", "cat", "cp", "tr", "sed", "cut", "grep", "dirname", "basename", "touch"):
+        (tools / name).symlink_to(shutil.which(name))
+    env = {"RUNNER_TEMP": str(tmp_path / "temp"), "GITHUB_REPOSITORY": "acme/reels", "INPUT_BASELINE": "artifact",
+           "GITHUB_WORKFLOW_REF": "acme/reels/.github/workflows/reeljudge.yml@refs/pull/7/merge", "GH_TOKEN": "token-read-only"}
+    state = tmp_path / "temp" / "reeljudge-action"
+
+    def baseline(path: str, **more: str) -> str:
+        proc = subprocess.run([shutil.which("bash"), str(ROOT / "action" / "gate.sh"), "baseline"], cwd=tmp_path,
+                              env={**env, "PATH": path, **more}, capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert not (state / "baseline-missing").exists() and not list((tmp_path / "reeljudge-baseline").iterdir())
+        return (state / "baseline-error").read_text().strip()
+
+    assert baseline(str(tools)) == "gh (GitHub's CLI) is not on this runner's PATH"
+    gh = _fake_gh(tmp_path / "gh")
+    assert baseline(f"{gh}:{tools}", GH_TOKEN="", FAKE_GH_DIR=str(gh)) == (
+        "no token to read the runs with (the github-token input is empty)")
+    (gh / "answer").write_text("empty")  # the look-up succeeded and found no push run: the committed folder
+    proc = subprocess.run([shutil.which("bash"), str(ROOT / "action" / "gate.sh"), "baseline"], cwd=tmp_path,
+                          env={**env, "PATH": f"{gh}:{tools}", "FAKE_GH_DIR": str(gh)}, capture_output=True, text=True)
+    assert proc.returncode == 0 and "baseline: the committed baselines/ folder" in proc.stdout, proc.stdout + proc.stderr

@@ -48,7 +48,7 @@ def explain(tmp_path: Path, log: str, config: str = "", error: str | None = None
 
 @pytest.mark.parametrize("log, config, said", [
     (YAML, "promptfooconfig.probes.yaml",
-     "promptfooconfig.probes.yaml does not parse: YAML deficient indentation at line 2, column 1"),
+     "promptfooconfig.probes.yaml does not parse: YAML deficient indentation at or just before line 2, column 1"),
     (NO_CONFIG, "", "there is no config file promptfooconfig.typo.yaml (a typo in configs:?)"),
     (NO_PYTHON_FILE, "promptfooconfig.yaml", "a Python file promptfooconfig.yaml names does not exist: providers/gen.py "
                                              '(promptfoo only says "Worker failed to become ready within timeout")'),

@@ -106,7 +106,8 @@ def test_the_gate_workflow_uses_the_projects_own_setup_cache_and_scripts():
     assert set(action["with"]) <= set(inputs) and inputs["artifact-name"]["default"] == "reeljudge-results"
     text = (ROOT / "action" / "gate.sh").read_text()
     # baseline = this workflow's artifact
-    assert '--name "${INPUT_ARTIFACT_NAME:-reeljudge-results}"' in text and "GITHUB_WORKFLOW_REF" in text
+    assert 'artifact="${INPUT_ARTIFACT_NAME:-reeljudge-results}"' in text and '--name "$artifact"' in text
+    assert "GITHUB_WORKFLOW_REF" in text
 
 
 def test_the_comment_workflow_uses_the_action_in_comment_mode_and_finds_its_comment_by_the_marker():

@@ -9,6 +9,7 @@ writes fixture results instead of running promptfoo; every other step runs as in
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -28,13 +29,24 @@ def _gate_context(sha: str, run_id: str) -> dict[str, str]:
     return {
         "github.event_name": "pull_request",
         "github.run_id": run_id,
-        "github.token": "",  # no token: the baseline comes from the committed baselines/ folder
+        "github.token": "token-read-only",  # gh finds no push run yet: the baseline is the committed baselines/ folder
         "github.base_ref": "main",
         "secrets.GEMINI_API_KEY": "",  # a fork pull request: no key
         "github.event.pull_request.number": str(PR),
         "github.event.pull_request.head.sha": sha,
         "github.event.repository.default_branch": "main",
     }
+
+
+def _gh_without_push_runs(folder: Path) -> dict[str, str]:
+    """The environment of a ``gh`` whose look-up succeeds and finds no successful push run (only an empty answer lets
+    the committed folder be the baseline; a failed look-up is "could not compare", issue 45)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    gh = folder / "gh"
+    gh.write_text('#!/usr/bin/env bash\n[ "$1 $2" = "run list" ] && exit 0\necho "gh stand-in: $*" >&2; exit 1\n')
+    gh.chmod(0o755)
+    return {"PATH": f"{folder}{os.pathsep}{os.environ['PATH']}", "GITHUB_REPOSITORY": "acme/reeljudge",
+            "GITHUB_WORKFLOW_REF": "acme/reeljudge/.github/workflows/reeljudge-gate.yml@refs/pull/7/merge"}
 
 
 def _comment_context(sha: str, run_id: str) -> dict[str, str]:
@@ -61,7 +73,7 @@ def _push_and_gate(tmp_path: Path, name: str, sha: str, effects: dict[str, float
     write_results(workspace / "baselines" / "filmability.json", RunSpec(seed=1))
     write_results(workspace / "baselines" / "video.json", RunSpec(seed=1, metrics=VIDEO, providers=("clips",)))
     artifacts = tmp_path / f"{name}-artifacts"
-    runner = Runner(workspace, _gate_context(sha, name), artifacts, state)
+    runner = Runner(workspace, _gate_context(sha, name), artifacts, state, env=_gh_without_push_runs(tmp_path / "gh"))
     gate = runner.run_job(load_workflow("reeljudge-gate.yml")["jobs"]["gate"], replace={"Run the suites": _suites(effects, seed)})
     commenter = Runner(make_workspace(tmp_path / f"{name}-comment"), _comment_context(sha, name), artifacts, state)
     comment = commenter.run_job(load_workflow("reeljudge-gate-comment.yml")["jobs"]["comment"])

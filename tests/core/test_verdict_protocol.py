@@ -40,7 +40,12 @@ def _pair() -> PairVerdict:
     form = {"winner": "A", "primary_tag": "artifacts", "secondary_tags": [], "note": "",
             "ratings": {side: {"prompt_adherence": 4, "temporal_consistency": 4} for side in "AB"}}
     order = OrderVerdict({"A": "new", "B": "reference"}, form, {"model": "gemini-2.5-flash", "cache_hit": True})
-    return combine("a kite", "text-to-video", load_protocol(), ("new", "reference"), [order], fps=2.0)
+    from reeljudge.ab_judge.options import ABJudgeOptions
+    from reeljudge.gemini.settings import JudgeSettings
+    from reeljudge.options import verdict_options
+
+    configured = verdict_options(ABJudgeOptions(orders=1, fps=2.0), JudgeSettings())
+    return combine("a kite", "text-to-video", load_protocol(), ("new", "reference"), [order], fps=2.0, configured=configured)
 
 
 def test_every_verdict_type_is_a_verdict_and_not_judged_is_not():
@@ -73,7 +78,8 @@ def test_a_verdict_names_its_judge_as_the_table_does():
     assert _probes().identity()["judge"] == "video_probes" and _pair().identity()["judge"] == "ab_judge"
     assert {_probes().identity()["judge"], _pair().identity()["judge"]} <= names
     assert _probes().identity()["options"] == {"black_min_frames": 3}
-    assert _pair().identity()["options"] == {"orders": 1, "fps": 2.0, "media_resolution": None}
+    assert _pair().identity()["options"] == {"orders": 1, "fps": 2.0}  # the verdict options set away from their defaults
+    assert _pair().identity()["option_defaults"]["pass_on"] == "win_or_tie"
 
 
 def test_a_probes_verdict_with_nothing_to_check_did_not_judge():

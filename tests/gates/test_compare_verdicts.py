@@ -15,7 +15,10 @@ from reeljudge.gates.flips import flip_limit
 from reeljudge.gates.gatefile import GateSettings, gate_from_mapping
 from reeljudge.gates.markdown import MARKER, render
 from reeljudge.gates.results import CannotCompare, parse_results
-from reeljudge.gates.run import Comparison
+from reeljudge.gates.run import Comparison, compare_paths
+from reeljudge.identity import RecordedOptions
+from reeljudge.options import verdict_options
+from reeljudge.filmability.options import FilmabilityOptions
 from support.results_fixtures import LIVE_GEMINI, OFFLINE, RunSpec, make_results, write_results
 
 SIX = RunSpec(n_tests=6, judge=OFFLINE, noise=0.0, seed=1)
@@ -146,8 +149,8 @@ def test_a_baseline_judged_by_another_judge_is_refused_with_the_reason():
     other_model = make_results(RunSpec(seed=1, judge={**LIVE_GEMINI, "model": "gemini-2.5-pro"}))
     with pytest.raises(CannotCompare, match="baseline judged by gemini-2.5-flash .* candidate by gemini-2.5-pro"):
         _report(base, other_model)
-    options = make_results(RunSpec(seed=1, judge={**LIVE_GEMINI, "options": {"fps": 8}}))
-    with pytest.raises(CannotCompare, match="the judge's options differ"):
+    options = make_results(RunSpec(seed=1, judge={**LIVE_GEMINI, "options": RecordedOptions({"fps": 8})}))
+    with pytest.raises(CannotCompare, match="^filmability: fps none → 8 in film: the judge's options changed"):
         _report(base, options)
     unrecorded = _report(make_results(RunSpec(seed=1, judge=None)), cand)  # results without identities: noted, compared
     assert any("records no judge identity" in n for n in unrecorded.notes)
@@ -180,3 +183,53 @@ def test_a_summary_that_compared_nothing_says_nothing_about_metrics(tmp_path):
     assert "\nNo metric moved beyond its tolerance" in render(Comparison([same]))
     mixed = render(Comparison([same, SuiteFailure("gecko", "the candidate file is missing")]))
     assert "In the suites compared, no metric moved beyond its tolerance" in mixed and "\nNo metric" not in mixed
+
+
+def _film(tmp_path, name: str, options: FilmabilityOptions, scores: dict[int, float] | None = None, **identity) -> None:
+    """``<name>/broll.json``: six tests judged by the offline filmability judge with ``options`` (recorded as it records
+    them), scores edited and judged by the options' threshold."""
+    judge = {**OFFLINE, "options": verdict_options(options), **identity}
+    scores = {**{t: 0.9 for t in range(6)}, **(scores or {})}
+    data = _set_scores(make_results(RunSpec(n_tests=6, judge=judge, noise=0.0, seed=1)), scores, options.threshold)
+    (tmp_path / name).mkdir()
+    (tmp_path / name / "broll.json").write_text(json.dumps(data))
+
+
+def test_a_lowered_threshold_is_named_never_counted_as_an_improvement_and_passes_only_when_the_gate_file_accepts_it(
+        tmp_path):
+    """Issue 45: filmability recorded no options, so a pull request lowering threshold was compared as like with like and
+    the tests it let through read as newly passing."""
+    _film(tmp_path, "base", FilmabilityOptions(), {0: 0.6, 1: 0.6})  # two tests under 0.8: failing
+    _film(tmp_path, "cand", FilmabilityOptions(threshold=0.5), {0: 0.6, 1: 0.6})  # the same scores, now passing
+    named = "filmability: threshold 0.8 → 0.5 in broll"
+    refused = compare_paths(tmp_path / "base", tmp_path / "cand", GateSettings())
+    [suite] = refused.suites
+    assert refused.verdict == "could not compare" and refused.exit_code == 2
+    assert suite.message.startswith(f"{named}: the judge's options changed, so its verdicts are not comparable")
+    assert render(refused).splitlines()[1].startswith(f"## reeljudge gate: ⚠️ could not compare — broll: {named}")
+    flagged = compare_paths(tmp_path / "base", tmp_path / "cand", gate_from_mapping({"on_judge_change": "flag"}))
+    assert flagged.verdict == "inconclusive" and f"{named} (on_judge_change: flag)" in flagged.suites[0].reasons()
+    wrong = gate_from_mapping({"accept_option_changes": {"filmability.threshold": 0.4}})  # not the change it made
+    assert compare_paths(tmp_path / "base", tmp_path / "cand", wrong).verdict == "could not compare"
+    accepted = compare_paths(tmp_path / "base", tmp_path / "cand",
+                             gate_from_mapping({"accept_option_changes": {"filmability.threshold": 0.5}}))
+    [alone] = accepted.suites
+    assert accepted.verdict == "passed" and alone.accepted == named and alone.passed == 6
+    assert render(accepted).splitlines()[1] == (f"## reeljudge gate: ✅ passed — broll: {named}, accepted "
+                                                "(accept_option_changes): judged by its own thresholds, not compared; the "
+                                                "push to main records the new baseline")
+    _film(tmp_path, "low", FilmabilityOptions(threshold=0.5), {0: 0.3})  # accepted, and its own thresholds still fail
+    assert compare_paths(tmp_path / "base", tmp_path / "low",
+                         gate_from_mapping({"accept_option_changes": {"filmability.threshold": 0.5}})).verdict == "failed"
+
+
+def test_min_relevance_and_min_findability_are_named_too_and_an_identity_recorded_before_defaults_were_still_compares(
+        tmp_path):
+    _film(tmp_path, "base", FilmabilityOptions())
+    _film(tmp_path, "cand", FilmabilityOptions(min_relevance=0, min_findability=0.5))
+    [suite] = compare_paths(tmp_path / "base", tmp_path / "cand", GateSettings()).suites
+    assert suite.message.startswith("filmability: min_findability 0 → 0.5, min_relevance 1 → 0 in broll")
+    # a baseline of an older reeljudge recorded some options at their defaults and no defaults: the same judge
+    legacy = {**OFFLINE, "options": RecordedOptions({"min_relevance": 1, "threshold": 0.8})}
+    write_results(tmp_path / "old" / "broll.json", RunSpec(n_tests=6, judge=legacy, noise=0.0, seed=1))
+    assert compare_paths(tmp_path / "old", tmp_path / "base", GateSettings()).verdict == "passed"

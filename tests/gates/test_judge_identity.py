@@ -57,3 +57,34 @@ def test_the_video_probes_record_the_thresholds_that_differ_from_the_defaults(tm
     assert identity["options"] == {"probes": ["black_frames", "frozen_frames"]}
     changed = get_assert("", {**context, "config": {**context["config"], "black_pixel_level": 40}})["metadata"]["judge_identity"]
     assert changed["options"]["black_pixel_level"] == 40
+
+
+def test_filmability_records_the_options_that_change_its_verdicts_as_its_options_declare_them():
+    """Issue 45: filmability recorded no options (a lowered threshold compared as like with like). What a judge records is
+    derived from its options' declarations (``option(..., verdict=True)``), for every judge of the table."""
+    from reeljudge.assertions.filmability import get_assert
+
+    at_defaults = get_assert(TERMS, _ctx(judge="local"))["metadata"]["judge_identity"]
+    assert "options" not in at_defaults  # a judge at its defaults records none (baselines recorded before stay comparable)
+    assert {"threshold": 0.8, "min_relevance": 1, "min_findability": 0.0}.items() <= at_defaults["option_defaults"].items()
+    loosened = get_assert(TERMS, _ctx(judge="local", threshold=0.5, min_relevance=0))["metadata"]["judge_identity"]
+    assert loosened["options"] == {"threshold": 0.5, "min_relevance": 0}
+    assert judge_identities({"metadata": {"judge_identity": loosened}}) != judge_identities(
+        {"metadata": {"judge_identity": at_defaults}})
+    untouched = get_assert(TERMS, _ctx(judge="local", max_terms=20))["metadata"]["judge_identity"]
+    assert "options" not in untouched  # an option that changes no verdict is not recorded
+
+
+def test_every_judge_of_the_table_declares_the_options_that_change_its_verdicts():
+    import importlib
+
+    from reeljudge.judging import JUDGES
+    from reeljudge.options import leaves
+
+    for judge in JUDGES:
+        module = importlib.import_module(judge.options_module)
+        declared = {judge.name: [leaf.path[-1] for cls in judge.options for leaf in leaves(getattr(module, cls)) if leaf.verdict]}
+        assert judge.options and declared[judge.name], judge.name
+    film = importlib.import_module("reeljudge.filmability.options")
+    marked = {leaf.path[-1] for leaf in leaves(film.FilmabilityOptions) if leaf.verdict}
+    assert {"threshold", "min_relevance", "min_findability"} <= marked and "narration_var" not in marked

@@ -93,6 +93,11 @@ def test_both_options_off_give_the_results_recorded_before_the_change(gemini_env
         for key in ("answer_letters", "letter_bias", "letter_bias_flag"):
             result["metadata"].pop(key, None)
     assert len(fresh) == len(recorded) == len(NESTED) + 2
+    for result in fresh.values():  # who judged now says so: the two options off, as every judge records its verdict
+        identity = result["metadata"].pop("judge_identity")  # options (issue 45); the recording named them by leaving them out
+        assert identity["options"] == {"dependencies": False, "shuffle_choices": False}
+    for result in recorded.values():
+        result["metadata"].pop("judge_identity")
     assert {k: judged_content(v) for k, v in fresh.items()} == {k: judged_content(v) for k, v in recorded.items()}
 
 

@@ -284,3 +284,19 @@ def test_docs_install_md_option_table_is_init_help():
         for i, flag in enumerate(flags):
             documented[flag] = defaults[i] if i < len(defaults) else defaults[-1]
     assert documented == _help_options()
+
+
+def test_next_steps_mark_the_suites_that_need_a_key_and_a_second_init_reports_the_gate_it_kept(tmp_path, capsys):
+    """Issue 45: the hints listed the Gecko suite without saying it needs a key; a second ``init --gate all`` that kept
+    the edited workflow reported the gate of its template (Gecko with a key), not the workflow that is there."""
+    code, out = init(capsys, str(tmp_path))
+    assert code == 0 and "  npx promptfoo eval -c promptfooconfig.gecko.yaml   # needs a Gemini key: export GEMINI_API_KEY" in out
+    assert "  npx promptfoo eval -c promptfooconfig.filmability.yaml\n" in out  # judges offline: no mark
+    code, out = init(capsys, str(tmp_path), "--gate", "all")
+    assert code == 0 and "kept .github/workflows/reeljudge.yml" in out
+    assert "gate: filmability, probes, ab on every pull request (no key needed)\n" in out and "GEMINI_API_KEY is set" not in out
+    workflow = tmp_path / ".github" / "workflows" / "reeljudge.yml"
+    workflow.write_text(workflow.read_text().replace("configs: promptfooconfig.filmability.yaml",
+                                                     "configs: broll=promptfooconfig.filmability.yaml"))
+    _code, out = init(capsys, str(tmp_path))
+    assert "gate: broll, probes, ab on every pull request" in out  # named as the action names the suite

@@ -70,6 +70,7 @@ const github = {
 const context = { repo: { owner: 'acme', repo: 'reels' } };
 const core = {
   info: (m) => console.log(m),
+  warning: (m) => console.log(`::warning::${m}`),
   setFailed: (m) => { console.log(`::error::${m}`); process.exitCode = 1; },
 };
 const script = fs.readFileSync(process.env.GITHUB_SCRIPT_FILE, 'utf8');
@@ -188,11 +189,11 @@ class Runner:
                     run.steps.append(StepResult(name, "success", "replaced by the test"))
                     continue
                 started = time.monotonic()
-                ok, output, outputs = self._run_step(step, inputs, action_path)
+                ok, output, step_outputs = self._run_step(step, inputs, action_path)  # not ``outputs``: the composite's
                 seconds = time.monotonic() - started
                 self.timings.append((name, seconds))
                 if "id" in step:
-                    self.steps_outputs[step["id"]] = outputs
+                    self.steps_outputs[step["id"]] = step_outputs
                 if not ok and step.get("continue-on-error"):
                     ok = True
                 run.steps.append(StepResult(name, "success" if ok else "failure", output, seconds))
