@@ -277,3 +277,18 @@ def test_docs_install_md_option_table_is_init_help():
         for i, flag in enumerate(flags):
             documented[flag] = defaults[i] if i < len(defaults) else defaults[-1]
     assert documented == _help_options()
+
+
+@pytest.mark.parametrize("files, named", [
+    ({"requirements.txt": "iniconfig\n"}, "requirements.txt"),
+    ({"requirements.txt": "iniconfig\n", "pyproject.toml": "[project]\nname = 'r'\n", "uv.lock": "version = 1\n"}, "uv.lock"),
+    ({"pyproject.toml": "[project]\nname = 'r'\ndependencies = ['iniconfig']\n"}, "pyproject.toml"),
+    ({"pyproject.toml": "[project]\nname = 'r'\n"}, None),  # declares no dependencies: nothing to name
+    ({}, None),
+])
+def test_init_names_the_projects_own_python_dependencies_in_the_gate(tmp_path, capsys, files, named):
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    code, _ = init(capsys, str(tmp_path))
+    assert code == 0
+    assert _gate_inputs(tmp_path).get("python-dependencies") == named
