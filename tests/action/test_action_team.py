@@ -14,7 +14,6 @@ one generator and one judge, seven of each replayed; a fork's pull request witho
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
