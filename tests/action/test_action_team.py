@@ -89,7 +89,7 @@ def _team_repo(folder: Path, python: Path, template: Path, wheels: Path) -> Path
 
 def _script(fake: FakeGemini, narrations: list[str]) -> None:
     for narration in narrations:
-        fake.on(narration, json_reply(judgement(3, 3, 3)))
+        fake.on(narration, json_reply(judgement(3, 3, 1)))
 
 
 def _calls_line(text: str) -> str:
