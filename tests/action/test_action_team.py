@@ -104,7 +104,9 @@ def team(tmp_path_factory, sources, user_python):  # noqa: F811
     extra.mkdir()
     _repack(*_cached_wheel(_uv_wheels(), "iniconfig", None), extra)
     repo = Repo(tmp, _team_repo(tmp / "reels", user_python, sources[2], extra), sources, cache=tmp / "actions-cache")
-    repo.env.pop("REELJUDGE_CACHE_DIR")  # the action's own: the workspace's .reeljudge/cache, kept by actions/cache
+    # the action's own: the workspace's .reeljudge/cache, kept by actions/cache (empty is unset, and hides the test
+    # process's own REELJUDGE_CACHE_DIR, which the root conftest makes anew for every test)
+    repo.env["REELJUDGE_CACHE_DIR"] = ""
     repo.env["PIP_FIND_LINKS"] += f" {extra}"
     with FakeGemini() as fake:
         _script(fake, NARRATIONS)
@@ -149,6 +151,13 @@ def test_a_pull_request_changing_one_narration_of_eight_calls_one_generator_and_
     assert "installing the project's Python dependencies" not in output
     report = json.loads((workspace / "reeljudge-gate" / "report.json").read_text())
     assert report["verdict"] == "passed", comment
+    verdicts = {}  # the seven unchanged tests: the same verdicts, scores and reasons as main's (replayed, not re-judged)
+    for run in (repo.gh / "runs" / "main-1", workspace):
+        for row in json.loads((run / "reeljudge-results" / "terms.json").read_text())["results"]["results"]:
+            graded = row["gradingResult"]
+            verdicts.setdefault(row["testCase"]["vars"]["narration"], []).append((graded["pass"], graded["score"], graded["reason"]))
+    unchanged = [n for n in NARRATIONS if n != NARRATIONS[2]]
+    assert all(len(verdicts[n]) == 2 and verdicts[n][0] == verdicts[n][1] for n in unchanged), verdicts
     assert sorted(p.relative_to(store) for p in store.rglob("*.tar.zst")) == main_entries  # main's scope untouched
     assert list(repo.cache.glob("refs_heads_one-narration/*/reeljudge-calls-v1-*")), "the pull request saves in its own scope"
 
