@@ -132,7 +132,7 @@ not_run_needs() {
 
 check_needs() {
   # Fails with one sentence when the needs input names a suite that is not among the configs (a typo must not pass).
-  local line suite known
+  local line suite known var
   known=" $(suites "${INPUT_CONFIGS:-} ${INPUT_KEY_CONFIGS:-}" | cut -d' ' -f1 | tr '\n' ' ') "
   while IFS= read -r line; do
     line="${line%%#*}"
@@ -142,5 +142,11 @@ check_needs() {
       note_failure evaluate "" "needs: '$(echo "$line" | xargs)' does not name a suite of configs or key-configs (suite: VAR VAR; the suites:${known% })"
       return 1
     fi
+    for var in ${line#*:}; do
+      if ! [[ "$var" =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]]; then
+        note_failure evaluate "" "needs: '$var' (suite $suite) is not an environment variable's name (letters, digits, _)"
+        return 1
+      fi
+    done
   done <<< "${INPUT_NEEDS:-}"
 }

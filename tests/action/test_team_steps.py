@@ -46,6 +46,10 @@ def test_a_needs_line_that_names_no_suite_fails_the_step_naming_it(tmp_path):
     assert done.returncode == 1
     failures = (tmp_path / "runner-temp" / "reeljudge-action" / "failures").read_text()
     assert "needs: 'term: TERMS_API_KEY' does not name a suite of configs or key-configs" in failures and " terms" in failures
+    done = _gate(tmp_path, "evaluate", INPUT_CONFIGS="promptfooconfig.terms.yaml", INPUT_NEEDS="terms: TERMS-KEY\n")
+    assert done.returncode == 1
+    failures = (tmp_path / "runner-temp" / "reeljudge-action" / "failures").read_text()
+    assert "needs: 'TERMS-KEY' (suite terms) is not an environment variable's name" in failures
 
 
 PYPROJECT = """[project]
