@@ -189,14 +189,15 @@ class Repo:
             return result, kept, output
         return result, workspace, output
 
-    def pull_request(self, name: str, change) -> tuple:
-        """A pull request (a branch off main changed by ``change``), gated without a key: (job, report, comment, output)."""
+    def pull_request(self, name: str, change, **given) -> tuple:
+        """A pull request (a branch off main changed by ``change``), gated without a key (``given``: more of ``run``'s
+        arguments): (job, report, comment, output)."""
         _git(self.repo, "checkout", "-q", "-b", name, "main")
         change(self.repo)
         _git(self.repo, "add", "-A")
         _git(self.repo, "commit", "-qm", name, "--allow-empty")
         _git(self.repo, "checkout", "-q", "main")
-        job, workspace, output = self.run(name, "pull_request", name)
+        job, workspace, output = self.run(name, "pull_request", name, **given)
         gate = workspace / "reeljudge-gate"
         report = json.loads((gate / "report.json").read_text()) if (gate / "report.json").exists() else {}
         return job, report, (gate / "comment.md").read_text() if (gate / "comment.md").exists() else "", output
