@@ -154,8 +154,8 @@ def test_a_pull_request_changing_one_narration_of_eight_calls_one_generator_and_
     verdicts = {}  # the seven unchanged tests: the same verdicts, scores and reasons as main's (replayed, not re-judged)
     for run in (repo.gh / "runs" / "main-1", workspace):
         for row in json.loads((run / "reeljudge-results" / "terms.json").read_text())["results"]["results"]:
-            graded = row["gradingResult"]
-            verdicts.setdefault(row["testCase"]["vars"]["narration"], []).append((graded["pass"], graded["score"], graded["reason"]))
+            graded, narration = row["gradingResult"], row["testCase"]["vars"]["narration"]
+            verdicts.setdefault(narration, []).append((graded["pass"], graded["score"], graded["reason"]))
     unchanged = [n for n in NARRATIONS if n != NARRATIONS[2]]
     assert all(len(verdicts[n]) == 2 and verdicts[n][0] == verdicts[n][1] for n in unchanged), verdicts
     assert sorted(p.relative_to(store) for p in store.rglob("*.tar.zst")) == main_entries  # main's scope untouched

@@ -18,11 +18,12 @@ from support.paths import ROOT
 GATE = ROOT / "action" / "gate.sh"
 
 
-def _gate(tmp_path: Path, step: str, **env: str) -> subprocess.CompletedProcess[str]:
+def _gate(tmp_path: Path, step: str, reeljudge: Path | None = None, **env: str) -> subprocess.CompletedProcess[str]:
+    """``gate.sh step`` in ``tmp_path`` as the action runs it, after an install of ``reeljudge`` (default: this one)."""
     state = tmp_path / "runner-temp" / "reeljudge-action"
     state.mkdir(parents=True, exist_ok=True)
     (state / "promptfoo-command").write_text("false\n")  # a promptfoo that fails if it is ever run
-    (state / "reeljudge").write_text(f"{Path(sys.executable).parent / 'reeljudge'}\n")
+    (state / "reeljudge").write_text(f"{reeljudge or Path(sys.executable).parent / 'reeljudge'}\n")
     base = {k: v for k, v in os.environ.items() if not k.startswith(("INPUT_", "GITHUB_", "TERMS_"))
             and k not in ("REELJUDGE_CACHE_DIR", "PROMPTFOO_CACHE_PATH")}
     return subprocess.run(["bash", str(GATE), step], cwd=tmp_path, capture_output=True, text=True, timeout=120,
@@ -132,3 +133,31 @@ def test_the_call_cache_keys_one_entry_a_run_and_a_fresh_run_restores_nothing(tm
     outputs.unlink()
     _gate(tmp_path, "calls-cache", GITHUB_OUTPUT=str(outputs), GITHUB_RUN_ID="44", INPUT_CALL_CACHE="fresh")
     assert "restore-prefix=reeljudge-calls-v1-Linux-fresh-44\n" in outputs.read_text()
+
+
+@pytest.mark.slow  # a virtualenv and pip
+def test_a_uv_lock_is_exported_with_uv_and_installed_and_a_second_run_with_the_same_key_installs_nothing(tmp_path):
+    """python-dependencies: uv.lock, as the step runs it: `uv export --frozen` (uv from PATH), pip into the
+    interpreter of reeljudge, a stamp for the install cache's key; offline (iniconfig from uv's cache)."""
+    from support.package_index import UV, _cached_wheel, _repack, _uv_wheels, pip_env
+
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "pyproject.toml").write_text('[project]\nname = "reels"\nversion = "1"\nrequires-python = ">=3.11"\n'
+                                            'dependencies = ["iniconfig"]\n')
+    subprocess.run([str(UV), "lock", "--offline", "--quiet"], cwd=project, check=True, timeout=120)
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    _repack(*_cached_wheel(_uv_wheels(), "iniconfig", None), wheels)
+    venv = tmp_path / "runner-temp" / "reeljudge-action" / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    subprocess.run([str(venv / "bin" / "python"), "-m", "ensurepip", "--default-pip"], check=True, capture_output=True,
+                   timeout=300)
+    env = {**pip_env(wheels), "INPUT_PYTHON_DEPENDENCIES": "project/uv.lock", "INPUT_CACHE_KEY": "reeljudge-install-v1-x",
+           "PATH": f"{UV.parent}:{os.environ['PATH']}"}
+    first = _gate(tmp_path, "dependencies", venv / "bin" / "reeljudge", **env)
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert "installing the project's Python dependencies (project/uv.lock)" in first.stdout
+    subprocess.run([str(venv / "bin" / "python"), "-c", "import iniconfig"], check=True)
+    again = _gate(tmp_path, "dependencies", venv / "bin" / "reeljudge", **env)
+    assert "the cached virtualenv has project/uv.lock's packages (reeljudge-install-v1-x); not reinstalled" in again.stdout
