@@ -14,6 +14,7 @@ one generator and one judge, seven of each replayed; a fork's pull request witho
 from __future__ import annotations
 
 import json
+import resource
 from pathlib import Path
 
 import pytest
@@ -96,6 +97,16 @@ def _calls_line(text: str) -> str:
     return next(line for line in text.splitlines() if "Calls: generators" in line)
 
 
+def _measured(repo: Repo, run, *args, **kwargs) -> tuple:
+    """``repo.run(*args, **kwargs)`` and what its evaluation took: (its result, a line of wall and CPU seconds). Printed,
+    never asserted (the machine is shared)."""
+    cpu = lambda: (lambda r: r.ru_utime + r.ru_stime)(resource.getrusage(resource.RUSAGE_CHILDREN))  # noqa: E731
+    before = cpu()
+    result = run(*args, **kwargs)
+    wall = sum(t for name, t in repo.last_runner.timings if name == "Evaluate the configs")
+    return result, f"evaluate {wall:.0f} s wall; the whole job {cpu() - before:.0f} s CPU"
+
+
 @pytest.fixture(scope="module")
 def team(tmp_path_factory, sources, user_python):  # noqa: F811
     """The team's repository after a push to main with every secret: (repo, the push job's output, its summary)."""
@@ -110,8 +121,9 @@ def team(tmp_path_factory, sources, user_python):  # noqa: F811
     repo.env["PIP_FIND_LINKS"] += f" {extra}"
     with FakeGemini() as fake:
         _script(fake, NARRATIONS)
-        job, _workspace, output = repo.run("main-1", "push", key="test-key-not-real", gemini_url=fake.url,
-                                           secrets={"TERMS_API_KEY": "terms-key-not-real"})
+        (job, _workspace, output), spent = _measured(repo, repo.run, "main-1", "push", key="test-key-not-real",
+                                                     gemini_url=fake.url, secrets={"TERMS_API_KEY": "terms-key-not-real"})
+        print(f"\nthe push to main (8 generator and 8 judge calls): {spent}")
         judged = len(fake.calls())
     assert not job.failed, output[-6000:]
     assert judged == len(NARRATIONS)
@@ -139,8 +151,10 @@ def test_a_pull_request_changing_one_narration_of_eight_calls_one_generator_and_
     _git(repo.repo, "checkout", "-q", "main")
     with FakeGemini() as fake:
         _script(fake, [*NARRATIONS, CHANGED])
-        job, workspace, output = repo.run("one-narration", "pull_request", "one-narration", key="test-key-not-real",
-                                          gemini_url=fake.url, secrets={"TERMS_API_KEY": "terms-key-not-real"})
+        (job, workspace, output), spent = _measured(repo, repo.run, "one-narration", "pull_request", "one-narration",
+                                                    key="test-key-not-real", gemini_url=fake.url,
+                                                    secrets={"TERMS_API_KEY": "terms-key-not-real"})
+        print(f"\nthe pull request changing one narration (1 and 1, 7 and 7 replayed): {spent}")
         judged = list(fake.calls())
     assert not job.failed, output[-6000:]
     assert len(judged) == 1 and CHANGED in json.dumps(judged[0].body)  # the one judge call: the changed narration's
