@@ -2,7 +2,7 @@
 #   dependencies  the project's own Python packages (python-dependencies: a requirements file, pyproject.toml[:group],
 #                 or uv.lock) installed into the interpreter promptfoo runs the Python providers and the judges with
 #   calls-cache   where the judge cache and promptfoo's cache of provider outputs live, and their actions/cache key
-#                 (one entry a run; a run restores the newest of its own ref, else the default branch's: a pull
+#                 (none without configs: the job's own steps ran the suites and keep their caches; one entry a run; a run restores the newest of its own ref, else the default branch's: a pull
 #                 request reads what main recorded and saves under its own scope, never main's)
 #   calls         the generator and judge calls the run made and replayed, and the cost promptfoo reports
 #   needs         (a function of evaluate) the variables a suite needs (the needs input), and the ones this run lacks
@@ -72,6 +72,11 @@ calls_cache() {
   # restored, the new answers are saved.
   local judge="${REELJUDGE_CACHE_DIR:-.reeljudge/cache}" outputs="${PROMPTFOO_CACHE_PATH:-.reeljudge/promptfoo-cache}"
   local prefix key restore
+  if [ -z "$(suites "${INPUT_CONFIGS:-} ${INPUT_KEY_CONFIGS:-}")" ]; then  # the job's own steps ran the suites, and keep their caches
+    log "no configs: the job's own steps ran the suites; no call cache"
+    if [ -n "${GITHUB_OUTPUT:-}" ]; then echo "enabled=false" >> "$GITHUB_OUTPUT"; fi
+    return 0
+  fi
   case "$judge" in /*) ;; *) judge="$PWD/$judge" ;; esac
   case "$outputs" in /*) ;; *) outputs="$PWD/$outputs" ;; esac
   mkdir -p "$judge" "$outputs"
@@ -85,7 +90,7 @@ calls_cache() {
   log "call cache: $judge (judge replies, cached generator outputs) and $outputs (promptfoo's), key $key"
   if [ -n "${GITHUB_ENV:-}" ]; then printf 'REELJUDGE_CACHE_DIR=%s\nPROMPTFOO_CACHE_PATH=%s\n' "$judge" "$outputs" >> "$GITHUB_ENV"; fi
   if [ -n "${GITHUB_OUTPUT:-}" ]; then
-    printf 'key=%s\nrestore-prefix=%s\npaths<<REELJUDGE_PATHS\n%s\n%s\nREELJUDGE_PATHS\n' "$key" "$restore" "$judge" "$outputs" >> "$GITHUB_OUTPUT"
+    printf 'enabled=true\nkey=%s\nrestore-prefix=%s\npaths<<REELJUDGE_PATHS\n%s\n%s\nREELJUDGE_PATHS\n' "$key" "$restore" "$judge" "$outputs" >> "$GITHUB_OUTPUT"
   fi
 }
 

@@ -117,21 +117,26 @@ def test_the_calls_are_counted_from_the_results_generators_and_llm_judges_apart(
 
 def test_the_call_cache_keys_one_entry_a_run_and_a_fresh_run_restores_nothing(tmp_path):
     outputs = tmp_path / "outputs"
+    done = _gate(tmp_path, "calls-cache", GITHUB_OUTPUT=str(outputs), GITHUB_ENV=str(tmp_path / "env"))
+    assert outputs.read_text() == "enabled=false\n" and not (tmp_path / "env").exists()  # no configs: the job's own
+    outputs.unlink()
+    configs = {"INPUT_CONFIGS": "promptfooconfig.terms.yaml"}
     done = _gate(tmp_path, "calls-cache", GITHUB_OUTPUT=str(outputs), GITHUB_ENV=str(tmp_path / "env"), GITHUB_RUN_ID="42",
-                 GITHUB_RUN_ATTEMPT="2")
+                 GITHUB_RUN_ATTEMPT="2", **configs)
     assert done.returncode == 0, done.stderr
     said = outputs.read_text()
-    assert "key=reeljudge-calls-v1-Linux-42-2\nrestore-prefix=reeljudge-calls-v1-Linux-\n" in said
+    assert "enabled=true\nkey=reeljudge-calls-v1-Linux-42-2\nrestore-prefix=reeljudge-calls-v1-Linux-\n" in said
     assert f"{tmp_path}/.reeljudge/cache\n{tmp_path}/.reeljudge/promptfoo-cache\n" in said
     assert (tmp_path / "env").read_text() == (f"REELJUDGE_CACHE_DIR={tmp_path}/.reeljudge/cache\n"
                                               f"PROMPTFOO_CACHE_PATH={tmp_path}/.reeljudge/promptfoo-cache\n")
     event = tmp_path / "event.json"
     event.write_text(json.dumps({"pull_request": {"labels": [{"name": "reeljudge-fresh"}]}}))
     outputs.unlink()
-    done = _gate(tmp_path, "calls-cache", GITHUB_OUTPUT=str(outputs), GITHUB_RUN_ID="43", GITHUB_EVENT_PATH=str(event))
+    done = _gate(tmp_path, "calls-cache", GITHUB_OUTPUT=str(outputs), GITHUB_RUN_ID="43", GITHUB_EVENT_PATH=str(event),
+                 **configs)
     assert "restore-prefix=reeljudge-calls-v1-Linux-fresh-43\n" in outputs.read_text() and "label reeljudge-fresh" in done.stdout
     outputs.unlink()
-    _gate(tmp_path, "calls-cache", GITHUB_OUTPUT=str(outputs), GITHUB_RUN_ID="44", INPUT_CALL_CACHE="fresh")
+    _gate(tmp_path, "calls-cache", GITHUB_OUTPUT=str(outputs), GITHUB_RUN_ID="44", INPUT_CALL_CACHE="fresh", **configs)
     assert "restore-prefix=reeljudge-calls-v1-Linux-fresh-44\n" in outputs.read_text()
 
 
