@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from reeljudge.scaffold.project import (AB_JUDGES, GATE_CHOICES, JUDGES, InitOptions, config_name, detected_dependencies,
-                                        gate_suites, gitignore_lines, plan_clips, plan_project)
+from reeljudge.scaffold.project import (AB_JUDGES, GATE_CHOICES, JUDGES, InitOptions, config_name, gate_suites, gitignore_lines,
+                                        plan_clips, plan_project)
 from reeljudge.scaffold.write import WriteReport, write_project
+from reeljudge.scaffold.project import detected_dependencies
 
 
 def _options(args: argparse.Namespace) -> InitOptions:
