@@ -292,4 +292,3 @@ def test_docs_install_md_option_table_is_init_help():
         for i, flag in enumerate(flags):
             documented[flag] = defaults[i] if i < len(defaults) else defaults[-1]
     assert documented == _help_options()
-
