@@ -1,7 +1,8 @@
 // One plain sentence for the first error of a failed step, from the output it wrote (action/gate.sh).
 // promptfoo's own messages are translated where the cause is known: a config that does not parse, a
 // config file that is not there, a Python file a config names that does not exist (promptfoo only says
-// "Worker failed to become ready within timeout" after two minutes), an npm package not installed.
+// "Worker failed to become ready within timeout" after two minutes), a package a Python provider imports that is
+// not installed (where to add it: the python-dependencies input), an npm package not installed.
 //   node explain.js LOG [CONFIG]            the first error of the log
 //   node explain.js --error TEXT LOG [CONFIG]  one test's error, read with the log beside it
 // Runs with Node alone (no reeljudge): the step that failed may be the one that installs reeljudge.
@@ -21,12 +22,22 @@ function relative(file) {
   return rel && !rel.startsWith('..') ? rel : path.basename(file);
 }
 
+function whereToAdd() {
+  // where a team names its Python packages: the action's python-dependencies input (gate.sh passes it)
+  const given = process.env.INPUT_PYTHON_DEPENDENCIES || '';
+  return given ? `add its package to ${given} (the action's python-dependencies input)`
+    : "name the project's Python packages in the action's python-dependencies input " +
+      '(a requirements file, pyproject.toml or pyproject.toml:<group>, or uv.lock)';
+}
+
 // [pattern, (match, config) => sentence], the first that matches wins
 const RULES = [
   [/YAMLException: ([^\n]+?) \((\d+):(\d+)\)/, (m, config) =>
     // the parser names where it noticed: a lost } or ] is at that line or just before it
     `${config || 'the config'} does not parse: YAML ${m[1]} at or just before line ${m[2]}, column ${m[3]}`],
   [/Error: No configuration file found at ([^\s]+?)\.? Run/, (m) => `there is no config file ${m[1]} (a typo in configs:?)`],
+  [/File "([^"]+\.py)", line \d+, in <module>\n(?:[^\n]*\n){1,3}?[^\n]*ModuleNotFoundError: No module named '([^']+)'/,
+    (m) => `the provider in ${relative(m[1])} imports ${m[2]}, which is not installed: ${whereToAdd()}`],
   [/Failed to load module: \[Errno 2\] No such file or directory: '([^']+)'/, (m, config) =>
     `a Python file ${config || 'the config'} names does not exist: ${relative(m[1])} ` +
     `(promptfoo only says "Worker failed to become ready within timeout")`],

@@ -42,7 +42,8 @@ config_exists() {
 step_name() {
   # The step of action.yml a gate.sh subcommand (or the upload between them) runs in.
   case "$1" in
-    install) echo "Install reeljudge and promptfoo" ;; evaluate) echo "Evaluate the configs" ;;
+    install) echo "Install reeljudge and promptfoo" ;;
+    dependencies) echo "Install the project's Python dependencies" ;; evaluate) echo "Evaluate the configs" ;;
     upload) echo "Keep the results" ;; baseline) echo "Fetch the baseline" ;; compare) echo "Compare with the baseline" ;;
     *) echo "$1" ;;
   esac

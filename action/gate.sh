@@ -37,6 +37,8 @@ mkdir -p "$state"
 log() { echo "== reeljudge gate: $*"; }
 # shellcheck source=action/failures.sh
 source "$action_path/action/failures.sh"
+# shellcheck source=action/team.sh
+source "$action_path/action/team.sh"
 
 install() {
   local spec="${INPUT_REELJUDGE_SPEC:-}"
@@ -139,6 +141,7 @@ cache_key() {
       echo "promptfoo ${INPUT_PROMPTFOO_VERSION:-} ${INPUT_PROMPTFOO_COMMAND:-}"
       cat package.json package-lock.json 2>/dev/null || true
     fi
+    dependencies_key_part  # the project's own Python dependencies (action/team.sh)
   } > "$state/cache-key-parts"
   # the prefix restore-keys matches: this OS, this interpreter (version, real path) and this Node, so a new runner
   # image or a Python patch update misses cleanly instead of restoring an install made for another interpreter
@@ -241,6 +244,7 @@ evaluate_one() {
 
 evaluate() {
   local results="${INPUT_RESULTS_DIR:-reeljudge-results}" status=0 name config  # results, promptfoo: read by evaluate_one
+  local missing
   local -a promptfoo
   [ -n "$(suites "${INPUT_CONFIGS:-} ${INPUT_KEY_CONFIGS:-}")" ] || { log "no configs: the job's own steps wrote $results/"; return 0; }
   read -ra promptfoo < "$state/promptfoo-command"
@@ -249,12 +253,15 @@ evaluate() {
   export PROMPTFOO_PYTHON="${PROMPTFOO_PYTHON:-$(python_of_reeljudge)}"
   export PROMPTFOO_DISABLE_DEBUG_LOG="${PROMPTFOO_DISABLE_DEBUG_LOG:-1}" PROMPTFOO_DISABLE_TELEMETRY=1
   export PROMPTFOO_DISABLE_UPDATE=1 PROMPTFOO_DISABLE_SHARING=1
+  check_needs || return 1
   while read -r name config; do
     [ -n "$name" ] || continue
+    missing="$(missing_needs "$name")"; if [ -n "$missing" ]; then not_run_needs "$name" "$missing"; continue; fi
     evaluate_one "$name" "$config" || status=1
   done < <(suites "${INPUT_CONFIGS:-}")
   while read -r name config; do
     [ -n "$name" ] || continue
+    missing="$(missing_needs "$name")"; if [ -n "$missing" ]; then not_run_needs "$name" "$missing"; continue; fi
     if has_key; then
       evaluate_one "$name" "$config" || status=1
     else
@@ -395,5 +402,8 @@ case "${1:-}" in
   install) rm -f "$state"/failures "$state"/started-* "$state"/ok-* "$state/install.log"; touch "$state/started-install"; install; touch "$state/ok-install" ;;
   evaluate|baseline|compare) touch "$state/started-$1"; "$1"; touch "$state/ok-$1" ;;
   verdict|explain) "$1" ;;
-  *) echo "usage: action/gate.sh cache-key|install|evaluate|baseline|compare|verdict|explain" >&2; exit 2 ;;
+  dependencies) touch "$state/started-dependencies"; dependencies; touch "$state/ok-dependencies" ;;
+  calls-cache) calls_cache ;;
+  calls) calls ;;
+  *) echo "usage: action/gate.sh cache-key|install|dependencies|calls-cache|evaluate|calls|baseline|compare|verdict|explain" >&2; exit 2 ;;
 esac

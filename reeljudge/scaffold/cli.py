@@ -8,13 +8,14 @@ from pathlib import Path
 from reeljudge.scaffold.project import (AB_JUDGES, GATE_CHOICES, JUDGES, WORKFLOW_FILE, InitOptions, config_name, gate_suites,
                                         gitignore_lines, needs_key, plan_clips, plan_project)
 from reeljudge.scaffold.write import WriteReport, write_project
+from reeljudge.scaffold.project import detected_dependencies
 
 
 def _options(args: argparse.Namespace) -> InitOptions:
     judges = tuple(j.strip() for j in args.judges.split(",") if j.strip())
     return InitOptions(judges=judges, narration_var=args.narration_var, prompt_var=args.prompt_var, video_var=args.video_var,
                        reference_var=args.reference_var, python_entries=args.python_entries,
-                       gate=args.gate, ab_judge=args.ab_judge)
+                       gate=args.gate, ab_judge=args.ab_judge, python_dependencies=detected_dependencies(Path(args.dir)))
 
 
 #: promptfoo as the project installed it: one process (its PID is the viewer's), no npm in between (npx asks the npm

@@ -7,7 +7,9 @@ Pure: ``plan_project`` returns {relative path: text}; writing (and the no-overwr
 from __future__ import annotations
 
 import re
+import tomllib
 from dataclasses import dataclass
+from pathlib import Path
 from string import Template
 
 from reeljudge.errors import BadInputError
@@ -42,6 +44,7 @@ class InitOptions:
     python_entries: bool = False
     gate: str = "keyless"
     ab_judge: str = "probes"
+    python_dependencies: str = ""  # the project's own Python packages, for the gate (``detected_dependencies``)
 
     def __post_init__(self) -> None:
         unknown = [j for j in self.judges if j not in JUDGES]
@@ -84,12 +87,15 @@ def gate_suites(options: InitOptions) -> tuple[list[str], list[str]]:
     return [j for j in chosen if not needs_key(j, options)], [j for j in chosen if needs_key(j, options)]
 
 
-def _gate_inputs(keyless: list[str], keyed: list[str]) -> str:
-    """The action's ``with:`` lines for the gated suites (configs space-separated, as the action reads them)."""
+def _gate_inputs(keyless: list[str], keyed: list[str], dependencies: str = "") -> str:
+    """The action's ``with:`` lines for the gated suites (configs space-separated, as the action reads them), and the
+    project's own Python packages when it has them."""
     lines = [f"configs: {' '.join(config_name(j) for j in keyless)}"] if keyless else []
     if keyed:
         lines.append(f"key-configs: {' '.join(config_name(j) for j in keyed)} # judged with GEMINI_API_KEY; else "
                      "\"not run: no key\"")
+    if dependencies:
+        lines.append(f"python-dependencies: {dependencies} # your Python providers' packages, installed beside reeljudge")
     return "\n          ".join(lines)
 
 
@@ -123,9 +129,31 @@ def plan_project(options: InitOptions) -> dict[str, str]:
         files[CLIPS_PROVIDER] = _template("clips_provider.py.template").substitute(entry_folder=ENTRY_FOLDER)
     files[GATE_FILE] = _template("reeljudge.gate.yaml").substitute()
     if keyless or keyed:
-        files[WORKFLOW_FILE] = _template("workflow.yml").substitute(gate_inputs=_gate_inputs(keyless, keyed))
+        files[WORKFLOW_FILE] = _template("workflow.yml").substitute(
+            gate_inputs=_gate_inputs(keyless, keyed, options.python_dependencies))
         files[COMMENT_WORKFLOW_FILE] = _template("workflow-comment.yml").substitute()
     return files
+
+
+#: the files that name a project's own Python packages, the first found wins (uv.lock: the locked set of its pyproject)
+DEPENDENCY_FILES = ("uv.lock", "requirements.txt", "pyproject.toml")
+
+
+def detected_dependencies(folder: Path) -> str:
+    """The gate's ``python-dependencies`` for the project in ``folder``: its uv.lock, requirements.txt, or a
+    pyproject.toml that declares dependencies; empty when it has none."""
+    for name in DEPENDENCY_FILES:
+        path = folder / name
+        if not path.is_file():
+            continue
+        if name != "pyproject.toml":
+            return name
+        try:
+            declared = tomllib.loads(path.read_text(encoding="utf-8")).get("project", {}).get("dependencies")
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError, AttributeError):
+            return ""  # not ours to judge: the team names it by hand when it is meant
+        return name if declared else ""
+    return ""
 
 
 def plan_clips(options: InitOptions) -> dict[str, str]:

@@ -150,14 +150,17 @@ class Repo:
         return workspace
 
     def run(self, run_id: str, event: str, branch: str = "main", *, key: str = "", gemini_url: str = "",
-            inputs: dict[str, str] | None = None, registry: str = ""):
-        """One gate job; (its steps, its workspace, the action step's output)."""
+            inputs: dict[str, str] | None = None, registry: str = "", secrets: dict[str, str] | None = None):
+        """One gate job; (its steps, its workspace, the action step's output). ``secrets``: more ``secrets.*`` than
+        GEMINI_API_KEY (``key``), for a workflow whose step env names them."""
         workspace = self.clone(branch, run_id)
         sha = _git(workspace, "rev-parse", "HEAD")
         context = {"github.event_name": event, "github.token": "token-read-only", "secrets.GEMINI_API_KEY": key,
                    "github.event.repository.default_branch": "main", "github.event.pull_request.number": "7",
-                   "github.event.pull_request.head.sha": sha, "github.ref": f"refs/heads/{branch}"}
-        env = {**self.env, **({"GOOGLE_GEMINI_BASE_URL": gemini_url} if gemini_url else {})}
+                   "github.event.pull_request.head.sha": sha, "github.ref": f"refs/heads/{branch}",
+                   **{f"secrets.{name}": value for name, value in (secrets or {}).items()}}
+        env = {**self.env, "GITHUB_RUN_ID": run_id,  # one id a run, as on GitHub (the call cache keys its entries by it)
+               **({"GOOGLE_GEMINI_BASE_URL": gemini_url} if gemini_url else {})}
         if registry:  # npm asks this registry for what its cache lacks (promptfoo's packument), else reads the cache
             env.update({"npm_config_offline": "false", "npm_config_prefer_offline": "true", "npm_config_registry": registry})
         job = yaml.safe_load((workspace / ".github" / "workflows" / "reeljudge.yml").read_text())["jobs"]["gate"]
@@ -191,14 +194,15 @@ class Repo:
             return result, kept, output
         return result, workspace, output
 
-    def pull_request(self, name: str, change) -> tuple:
-        """A pull request (a branch off main changed by ``change``), gated without a key: (job, report, comment, output)."""
+    def pull_request(self, name: str, change, **given) -> tuple:
+        """A pull request (a branch off main changed by ``change``), gated without a key (``given``: more of ``run``'s
+        arguments): (job, report, comment, output)."""
         _git(self.repo, "checkout", "-q", "-b", name, "main")
         change(self.repo)
         _git(self.repo, "add", "-A")
         _git(self.repo, "commit", "-qm", name, "--allow-empty")
         _git(self.repo, "checkout", "-q", "main")
-        job, workspace, output = self.run(name, "pull_request", name)
+        job, workspace, output = self.run(name, "pull_request", name, **given)
         gate = workspace / "reeljudge-gate"
         report = json.loads((gate / "report.json").read_text()) if (gate / "report.json").exists() else {}
         return job, report, (gate / "comment.md").read_text() if (gate / "comment.md").exists() else "", output

@@ -73,3 +73,28 @@ def test_a_tests_own_error_is_kept_unless_it_is_promptfoos_generic_one(tmp_path)
 def test_an_unknown_failure_gives_its_last_lines_cut_to_one_line(tmp_path):
     said = explain(tmp_path, "building\nsomething odd happened\n" + "x" * 400 + "\n")
     assert said.startswith("building something odd happened xxx") and len(said) <= 300
+
+
+#: issue 49: a team's provider imports a package the gate's interpreter lacks (the pinned promptfoo's worker output)
+IMPORT = """Python worker stderr: ERROR: Failed to load module: No module named 'slugify'
+Python worker stderr: Traceback (most recent call last):
+Python worker stderr:   File "/p/node_modules/promptfoo/dist/src/python/persistent_wrapper.py", line 106, in load_user_module
+Python worker stderr:     spec.loader.exec_module(module)
+Python worker stderr:   File "<frozen importlib._bootstrap>", line 241, in _call_with_frames_removed
+Python worker stderr:   File "{cwd}/broll.py", line 1, in <module>
+Python worker stderr:     import slugify
+Python worker stderr: ModuleNotFoundError: No module named 'slugify'
+Python worker crashed (1/3), restarting...
+"""  # noqa: E501 (captured output, kept verbatim)
+
+
+def test_a_providers_missing_import_names_the_file_the_module_and_where_to_add_it(tmp_path, monkeypatch):
+    generic = "Error: Worker failed to become ready within timeout\n    at Timeout._onTimeout (file:///p/providers.js:1:1)"
+    monkeypatch.delenv("INPUT_PYTHON_DEPENDENCIES", raising=False)
+    said = explain(tmp_path, IMPORT, "promptfooconfig.terms.yaml", error=generic)
+    assert said.startswith("the provider in broll.py imports slugify, which is not installed: name the project's Python "
+                           "packages in the action's python-dependencies input"), said
+    monkeypatch.setenv("INPUT_PYTHON_DEPENDENCIES", "requirements.txt")
+    assert explain(tmp_path, IMPORT, "promptfooconfig.terms.yaml", error=generic) == (
+        "the provider in broll.py imports slugify, which is not installed: add its package to requirements.txt "
+        "(the action's python-dependencies input)")

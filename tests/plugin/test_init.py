@@ -194,6 +194,21 @@ def test_gate_lists_and_none(tmp_path, capsys):
     assert code == 2 and "--gate: gecko is not one of the judges written (probes)" in out
 
 
+@pytest.mark.parametrize("files, named", [
+    ({"requirements.txt": "iniconfig\n"}, "requirements.txt"),
+    ({"requirements.txt": "iniconfig\n", "pyproject.toml": "[project]\nname = 'r'\n", "uv.lock": "version = 1\n"}, "uv.lock"),
+    ({"pyproject.toml": "[project]\nname = 'r'\ndependencies = ['iniconfig']\n"}, "pyproject.toml"),
+    ({"pyproject.toml": "[project]\nname = 'r'\n"}, None),  # declares no dependencies: nothing to name
+    ({}, None),
+])
+def test_init_names_the_projects_own_python_dependencies_in_the_gate(tmp_path, capsys, files, named):
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    code, _ = init(capsys, str(tmp_path))
+    assert code == 0
+    assert _gate_inputs(tmp_path).get("python-dependencies") == named
+
+
 def test_gitignore_keeps_the_virtualenv_and_the_copied_wheel_out(tmp_path, capsys):
     init(capsys, str(tmp_path))
     lines = set((tmp_path / ".gitignore").read_text().splitlines())
