@@ -33,6 +33,7 @@ class FilmabilityOptions:
         doc="a list that gives a term more than once (the same words up to case, punctuation, articles, plural or "
             "order) is scored on its distinct terms and never reaches EXCELLENT: cap (at most 0.8 GOOD) or fail (the "
             "test fails: a generator that repeats itself is a bug; the starter configs' choice)",
+        verdict=True,
     )
     unsure: Literal["fail", "pass"] = option(
         "fail",
@@ -40,6 +41,7 @@ class FilmabilityOptions:
             "in the band where related and off-topic lists both fall is 'unsure'; fail (a keyless gate never passes a "
             "list it cannot tell from an off-topic one; the reason says why and what settles it) or pass (scored on "
             "its reading as related). With Gemini and judge: auto, Gemini decides unsure lists",
+        verdict=True,
     )
     max_terms: int = option(50, minimum=1, doc="most search terms a test may give")
     max_narration_chars: int = option(4000, minimum=1, doc="longest narration accepted")

@@ -88,3 +88,5 @@ def test_every_judge_of_the_table_declares_the_options_that_change_its_verdicts(
     film = importlib.import_module("reeljudge.filmability.options")
     marked = {leaf.path[-1] for leaf in leaves(film.FilmabilityOptions) if leaf.verdict}
     assert {"threshold", "min_relevance", "min_findability"} <= marked and "narration_var" not in marked
+    # issue 47's options decide verdicts too: an unsure list that passes, a repeat that fails
+    assert {"unsure", "repeated_terms"} <= marked
