@@ -253,6 +253,8 @@ evaluate() {
   export PROMPTFOO_PYTHON="${PROMPTFOO_PYTHON:-$(python_of_reeljudge)}"
   export PROMPTFOO_DISABLE_DEBUG_LOG="${PROMPTFOO_DISABLE_DEBUG_LOG:-1}" PROMPTFOO_DISABLE_TELEMETRY=1
   export PROMPTFOO_DISABLE_UPDATE=1 PROMPTFOO_DISABLE_SHARING=1
+  # the npm package's preload (as README's commands): refuses the "telemetry disabled" event promptfoo posts anyway
+  export NODE_OPTIONS="${NODE_OPTIONS:+$NODE_OPTIONS }--require $action_path/loopback.cjs"
   check_needs || return 1
   while read -r name config; do
     [ -n "$name" ] || continue
