@@ -305,8 +305,8 @@ def test_next_steps_mark_the_suites_that_need_a_key_and_a_second_init_reports_th
     """Issue 45: the hints listed the Gecko suite without saying it needs a key; a second ``init --gate all`` that kept
     the edited workflow reported the gate of its template (Gecko with a key), not the workflow that is there."""
     code, out = init(capsys, str(tmp_path))
-    assert code == 0 and "  npx promptfoo eval -c promptfooconfig.gecko.yaml   # needs a Gemini key: export GEMINI_API_KEY" in out
-    assert "  npx promptfoo eval -c promptfooconfig.filmability.yaml\n" in out  # judges offline: no mark
+    assert code == 0 and "  ./node_modules/.bin/promptfoo eval -c promptfooconfig.gecko.yaml   # needs a Gemini key: export GEMINI_API_KEY" in out
+    assert "  ./node_modules/.bin/promptfoo eval -c promptfooconfig.filmability.yaml\n" in out  # judges offline: no mark
     code, out = init(capsys, str(tmp_path), "--gate", "all")
     assert code == 0 and "kept .github/workflows/reeljudge.yml" in out
     assert "gate: filmability, probes, ab on every pull request (no key needed)\n" in out and "GEMINI_API_KEY is set" not in out
