@@ -3,11 +3,12 @@ verdicts) without reading its source files on every call.
 
 **What its identity is made of.** ``SOURCES_SHA256`` is :func:`sources_digest`: what the code of
 ``SOURCES`` means (:func:`code_meaning`: the parsed code without comments, docstrings, type annotations,
-``typing`` imports, ``cast`` wrappers and ``if TYPE_CHECKING:`` blocks, and without line numbers, so line
-wrapping is not part of it) plus its data files' bytes. Comments, docstrings, type fixes and re-wrapped
-lines never give the judge a new identity; a changed constant, rule or data line does. Annotations are left
-out because Python does not run them here (the modules postpone them, and nothing reads them back), except
-a ``ClassVar`` or ``InitVar`` annotation, which decides a dataclass's fields and so is kept.
+``typing`` imports, ``cast`` wrappers, ``Protocol`` classes and ``if TYPE_CHECKING:`` blocks, and without line
+numbers, so line wrapping is not part of it) plus its data files' bytes. Comments, docstrings, type fixes and
+re-wrapped lines never give the judge a new identity; a changed constant, rule or data line does. Types are
+left out because Python does not run them here (the modules postpone annotations, nothing reads them back,
+and a protocol that is not runtime-checkable is only a type), except where a dataclass reads them: an
+annotated name in a class body stays a field, and a ``ClassVar`` or ``InitVar`` annotation is kept.
 
 **Which code.** ``SOURCES`` is every module of this package that the offline judge's reply is computed by:
 ``judge_local`` and what it imports from ``reeljudge.filmability``, among them ``score_table`` (its
@@ -38,7 +39,7 @@ SOURCES: tuple[str, ...] = (
 )
 #: the offline judge's version, bumped whenever SOURCES change its verdicts (each version's change: docs/decisions.md)
 LOCAL_JUDGE_VERSION = 12
-SOURCES_SHA256 = "22040f33fe51e915"
+SOURCES_SHA256 = "91d90a029333cc63"
 
 #: modules whose imports only name types (their names matter only where the code uses them, which is kept)
 TYPING_MODULES = frozenset({"__future__", "typing", "typing_extensions", "collections.abc"})
@@ -63,13 +64,16 @@ def sources_digest(here: Path | None = None) -> str:
 
 def code_meaning(source: str) -> str:
     """What a Python module's code means, as text: its syntax tree without docstrings and other bare strings,
-    ``pass``, type annotations, ``typing`` imports, ``cast`` wrappers, ``if TYPE_CHECKING:`` blocks and
-    positions. Empty fields are left out, so a Python release that adds an optional field reads the same."""
+    ``pass``, type annotations, ``typing`` imports, ``cast`` wrappers, ``Protocol`` classes, ``if TYPE_CHECKING:``
+    blocks and positions. Empty fields are left out, so a Python release that adds an optional field reads the same."""
     return _dump(_Meaning().visit(ast.parse(source)))
 
 
 class _Meaning(ast.NodeTransformer):
     """Removes from a syntax tree what does not change what the code does."""
+
+    def __init__(self) -> None:
+        self.in_class = False
 
     def generic_visit(self, node: ast.AST) -> ast.AST:
         """Drops bare strings and ``pass`` from every statement list (docstrings among them)."""
@@ -79,6 +83,21 @@ class _Meaning(ast.NodeTransformer):
             if isinstance(statements, list):
                 setattr(node, field, [s for s in statements if not _is_no_op(s)])
         return node
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> ast.AST | None:
+        """A class; a ``Protocol`` (not runtime-checkable) is a type only, like an annotation, and is left out."""
+        if any(_names(b).rpartition(".")[2] == "Protocol" for b in node.bases) and not any(
+                "runtime_checkable" in _names(d) for d in node.decorator_list):
+            return None
+        return self._within(node, in_class=True)
+
+    def _within(self, node: ast.AST, in_class: bool) -> ast.AST:
+        """``node`` visited inside a class body (``in_class``) or a function's."""
+        outer, self.in_class = self.in_class, in_class
+        try:
+            return self.generic_visit(node)
+        finally:
+            self.in_class = outer
 
     def visit_If(self, node: ast.If) -> ast.AST | list[ast.stmt]:
         """``if TYPE_CHECKING:`` runs only for the type checker: what remains is its ``else``."""
@@ -102,16 +121,19 @@ class _Meaning(ast.NodeTransformer):
     def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
         """A function without its return annotation."""
         node.returns = None
-        return self.generic_visit(node)
+        return self._within(node, in_class=False)
 
     def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> ast.AST:
         """An async function without its return annotation."""
         node.returns = None
-        return self.generic_visit(node)
+        return self._within(node, in_class=False)
 
-    def visit_AnnAssign(self, node: ast.AnnAssign) -> ast.AST:
-        """An annotated name keeps its place (a dataclass field) and value, not its type, unless the type is one
-        a dataclass reads (``ClassVar``, ``InitVar``)."""
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> ast.AST | None:
+        """Outside a class body an annotated assignment is an assignment (and a bare annotation nothing); in a class
+        body it keeps its place (a dataclass field) and value, not its type, unless the type is one a dataclass
+        reads (``ClassVar``, ``InitVar``)."""
+        if not self.in_class:
+            return None if node.value is None else self.visit(ast.Assign(targets=[node.target], value=node.value))
         if not RUNTIME_ANNOTATIONS & {_names(n).rpartition(".")[2] for n in ast.walk(node.annotation)}:
             node.annotation = ast.Constant("annotation")
         return self.generic_visit(node)

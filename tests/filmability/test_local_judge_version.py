@@ -49,6 +49,9 @@ def test_comments_docstrings_annotations_and_wrapping_do_not_change_the_meaning(
                        "words: Any,\n         limit: float | int = LIMIT,\n         ) -> list[Any]"),
         MODULE.replace("return [w for", "return cast(list[str], [w for").replace("> limit]", "> limit])"),
         MODULE.replace("    from pathlib import Path", "    from pathlib import Path, PurePath"),
+        MODULE.replace("LIMIT = 3.65", "LIMIT: float = 3.65"),
+        MODULE.replace("    return [w", "    kept: list[str]\n    return [w"),
+        MODULE + "\n\nclass Sized(Protocol):\n    size: int\n",
     ]
     for edited in same:
         assert edited != MODULE
@@ -70,6 +73,9 @@ def test_a_dataclass_field_kind_stays_part_of_the_meaning() -> None:
     fields = "from dataclasses import dataclass\n\n@dataclass\nclass A:\n    x: int = 0\n"
     assert code_meaning(fields.replace("x: int", "x: float")) == code_meaning(fields)
     assert code_meaning(fields.replace("x: int", "x: ClassVar[int]")) != code_meaning(fields)
+    assert code_meaning(fields.replace("x: int = 0", "x = 0")) != code_meaning(fields)
+    checked = "@runtime_checkable\nclass Sized(Protocol):\n    size: int\n"
+    assert code_meaning(checked.replace("size", "length")) != code_meaning(checked)
 
 
 def test_the_digest_of_a_copy_survives_comments_and_docstrings_and_changes_with_a_constant(tmp_path: Path) -> None:
