@@ -16,8 +16,9 @@ annotated name in a class body stays a field, and a ``ClassVar`` or ``InitVar`` 
 ``tests/filmability/test_local_judge_version.py`` holds that the list and the imports agree. The rules that
 act around the cached reply are not: ``repeats`` runs before it (the distinct terms it leaves are the cache
 key's own terms), ``text_kind`` refuses a narration before any verdict, and the ``unsure`` and
-``repeated_terms`` rules of ``judge`` and ``score_table`` act on the cached reply on every call, under
-options the verdict's identity records (``reeljudge.options.verdict_options``). Modules outside this package
+``repeated_terms`` rules of ``judge`` act on the cached reply on every call, under options the verdict's
+identity records (``reeljudge.options.verdict_options``); the repeat cap in ``score_table`` is hashed with
+the rest of that module, which costs only a recomputed reply when it changes. Modules outside this package
 (``reeljudge.cache``, ``errors``, ``atomic``, ``package_data``) store, raise and find files; they decide no
 verdict.
 
@@ -102,7 +103,11 @@ class _Meaning(ast.NodeTransformer):
     def visit_If(self, node: ast.If) -> ast.AST | list[ast.stmt]:
         """``if TYPE_CHECKING:`` runs only for the type checker: what remains is its ``else``."""
         if _names(node.test) in {"TYPE_CHECKING", "typing.TYPE_CHECKING"}:
-            return [self.visit(s) for s in node.orelse if not _is_no_op(s)]
+            kept: list[ast.stmt] = []
+            for statement in node.orelse:
+                visited = self.visit(statement)
+                kept.extend(visited if isinstance(visited, list) else [visited] if visited is not None else [])
+            return [s for s in kept if not _is_no_op(s)]
         return self.generic_visit(node)
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> ast.AST | None:

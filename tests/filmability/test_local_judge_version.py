@@ -69,6 +69,13 @@ def test_a_changed_constant_rule_or_import_changes_the_meaning() -> None:
         assert code_meaning(edited) != code_meaning(MODULE), edited
 
 
+def test_the_else_of_a_type_checking_block_is_kept_as_its_statements() -> None:
+    block = ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import numpy\n"
+             "else:\n    from typing import Any\n    x = 1\n")
+    assert code_meaning(block) == code_meaning("x = 1\n")
+    assert code_meaning(block.replace("x = 1", "x = 2")) != code_meaning(block)
+
+
 def test_a_dataclass_field_kind_stays_part_of_the_meaning() -> None:
     fields = "from dataclasses import dataclass\n\n@dataclass\nclass A:\n    x: int = 0\n"
     assert code_meaning(fields.replace("x: int", "x: float")) == code_meaning(fields)
