@@ -1,7 +1,7 @@
 """The background narrations: what narrations about other things say, embedded once and cached.
 
 A search term is related to its narration only on positive evidence that this narration explains
-it better than narrations about other things would (issue 35). The "other things" are a bank of a
+it better than narrations about other things would. The "other things" are a bank of a
 few hundred one-sentence narrations across many domains, written for reeljudge and shipped in the
 wheel (:func:`reeljudge.package_data.background_narrations_path`). Each is embedded in the same two views as
 the judged narration (its chunks and the whole sentence, :func:`reeljudge.filmability.relevance.narration_chunks`),
@@ -17,7 +17,7 @@ from __future__ import annotations
 import base64
 import hashlib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from reeljudge.package_data import background_narrations_path
 
@@ -122,12 +122,12 @@ def _to_record(v: BankVectors) -> dict[str, object]:
             "chunks": base64.b64encode(np.ascontiguousarray(v.chunks, dtype="<f4").tobytes()).decode("ascii")}
 
 
-def _from_record(bank: Sequence[BackgroundNarration], record: dict[str, object]) -> BankVectors | None:
+def _from_record(bank: Sequence[BackgroundNarration], record: dict[str, Any]) -> BankVectors | None:
     """The vectors of a cached record, or None when it does not fit the bank (then they are embedded anew)."""
     import numpy as np
 
     try:
-        dim = int(record["dim"])  # type: ignore[arg-type]
+        dim = int(record["dim"])
         starts = np.asarray(record["starts"], dtype=np.int64)
         chunks = np.frombuffer(base64.b64decode(str(record["chunks"])), dtype="<f4").reshape(-1, dim).astype(np.float32)
     except (KeyError, TypeError, ValueError):

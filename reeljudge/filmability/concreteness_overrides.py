@@ -29,7 +29,7 @@ ABSTRACT_TECH: dict[str, float] = {
         "mysql", "sql", "nosql", "json", "http", "https", "tls", "ssl", "dns", "git", "javascript", "backend",
         "frontend", "serverless", "async", "mutex", "schema", "refactoring", "data structure", "hashing",
         "data", "load balancer",
-        # "code" alone is filmable (program text on a screen); a code's meaning is not (issue 35)
+        # "code" alone is filmable (program text on a screen); a code's meaning is not
         "status code", "error code", "exit code",
     )
 }
@@ -45,7 +45,7 @@ FILMABLE: dict[str, float] = {
         "ram", "cpu", "gpu", "ssd", "hdd", "server rack", "ethernet cable", "network switch", "typing",
         "coding", "developer", "programmer", "user", "customer", "designer", "team", "office worker",
         "code", "source code", "data center", "motion blur",
-        # issue 35: people around a table ("meeting" 3.31 alone is the event); an instrument whose phrase the
+        # people around a table ("meeting" 3.31 alone is the event); an instrument whose phrase the
         # norms rate 3.30 while "pressure gauge" is 4.70 (raters split on the whole phrase)
         "business meeting", "team meeting", "staff meeting", "tire pressure gauge", "tyre pressure gauge",
     )

@@ -23,7 +23,7 @@ import importlib.util
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, Sequence
+from typing import TYPE_CHECKING, Callable, Protocol, Sequence
 
 from reeljudge.errors import ReelJudgeError
 
@@ -91,7 +91,7 @@ class MiniLMOnnxEmbedder:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         # onnxruntime 1.31 uploads usage events to Microsoft (1DS, mobile.events.data.microsoft.com) on Linux too, with a
-        # device id it keeps in ~/.cache/Microsoft; read when it is imported: set before the first import (issue 45)
+        # device id it keeps in ~/.cache/Microsoft; read when it is imported: set before the first import
         os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
         try:
             import numpy  # noqa: F401
@@ -166,7 +166,7 @@ class E5NanoEmbedder:
         return np.asarray(self._model.query(list(texts)), dtype=np.float32).reshape(len(texts), -1)
 
 
-_BACKENDS = {"minilm": MiniLMOnnxEmbedder, "e5": E5NanoEmbedder}
+_BACKENDS: dict[str, Callable[[], Embedder]] = {"minilm": MiniLMOnnxEmbedder, "e5": E5NanoEmbedder}
 _LOADED: dict[str, Embedder] = {}
 
 

@@ -16,8 +16,8 @@ expression is one unit):
 2. In English compounds the head is the last word: "garbage truck", "water usage",
    "efficient engine".
 3. "X of Y" where X counts, groups or frames things ("row of houses", "close-up of hands"), and
-   "X from Y" where X is a shot word ("view from a plane window"), are read from Y; a shot word at the end of a compound ("hard disk close-up") is read from the word
-   before it.
+   "X from Y" where X is a shot word ("view from a plane window"), are read from Y; a shot word at the
+   end of a compound ("hard disk close-up") is read from the word before it.
 4. A noun followed by a verb's -ing form is an agent and its action ("developer typing",
    "programmer thinking", "waves crashing"): the agent decides — unless the -ing word is itself a
    rated noun (a concrete one such as "building", or one the lexicon lists as a noun: "school
@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import cast
 
 from reeljudge.filmability.lexicon import UnitMatch
 
@@ -163,10 +164,10 @@ def find_head(units: list[UnitMatch], threshold: float) -> HeadParse:
     comp = [] if start is None else [i for i in range(start, len(units)) if i not in roles]
     if not main and not comp:
         return HeadParse(None, "empty", roles)
-    if not main:  # "in the rain"
+    if not main:  # "in the rain": the complement is all there is, so it starts somewhere
         inner = find_head(units[start:], threshold)
-        shifted = {i + start: r for i, r in inner.roles.items()}
-        head = None if inner.head is None else inner.head + start
+        shifted = {i + cast(int, start): r for i, r in inner.roles.items()}
+        head = None if inner.head is None else inner.head + cast(int, start)
         return HeadParse(head, inner.form, {**roles, **shifted}, inner.detail)
     for i in comp:
         roles[i] = "complement"
@@ -177,9 +178,9 @@ def find_head(units: list[UnitMatch], threshold: float) -> HeadParse:
     if framing and comp:
         inner = find_head(units[start:], threshold)
         if inner.head is not None:
-            head = inner.head + start
+            head = inner.head + cast(int, start)  # a complement (comp) has its start
             roles.update({i: "modifier" for i in main})
-            roles.update({i + start: r for i, r in inner.roles.items() if r != "function"})
+            roles.update({i + cast(int, start): r for i, r in inner.roles.items() if r != "function"})
             return HeadParse(head, "of-phrase", roles, units[last].text)
     return _main_head(units, main, roles, threshold)
 

@@ -14,7 +14,7 @@ labelled pairs in ``benchmarks/embeddings_compare.py``; see docs/decisions.md):
   topic, 2 nearly as well, 1 loosely; in a software explainer a programming
   visual is at least generally related. Abstract or unknown terms count at most 1 ("related concepts
   but not visuals"). The criterion is the level that at least half the terms reach, unless the list
-  lacks evidence (issue 35): when more than ``max_list_rank`` background narrations about other
+  lacks evidence: when more than ``max_list_rank`` background narrations about other
   things fit the list better than its own (a weighted geometric mean of the joined list's rank and
   of its terms' mean rank), it is 0; when fewer than two terms have clear evidence, at most 1.
 - not judged: when fewer than half the narration's or the terms' words are English words of the norms.
@@ -76,12 +76,12 @@ class LocalJudgeOptions:
     #: a list is related at all (relevance above 0) only when its list rank is at most this: the weighted geometric mean
     #: of (1 + the background narrations that fit the joined list better than its own) and (1 + those that fit its
     #: terms better on average), minus 1; calibrated on the train splits with an off-topic pass costing 10 and a
-    #: related list failing 2 one-level misses (docs/decisions.md, issue 35)
+    #: related list failing 2 one-level misses (docs/decisions.md, "The list decides")
     max_list_rank: float = 13.0
     #: the offline judge decides a list only where its evidence is strong: related when its list rank is at most
     #: ``related_list_rank``, off-topic when above ``off_topic_list_rank``, "unsure" between (where related and swapped
     #: lists both fall; its breakdown there is the reading above, by ``max_list_rank``). Both calibrated on the train
-    #: splits with the same cost and a deferred list costing 0.5 (docs/decisions.md, issue 47)
+    #: splits with the same cost and a deferred list costing 0.5 (docs/decisions.md, "Three answers offline")
     related_list_rank: float = 2.0
     off_topic_list_rank: float = 60.0
     #: weight of the joined list's rank in the list rank (the terms' mean rank has the rest); a logistic fit on the
@@ -97,7 +97,7 @@ class LocalJudgeOptions:
     #: variety 1 needs the mean pairwise similarity of the filmable terms below this
     variety_max_mean_similarity: float = 0.70
     #: the judge judges only when at least this share of the narration's words, and of the terms' words, is in
-    #: the English norms; else it does not judge ("the offline judge reads English", issue 35)
+    #: the English norms; else it does not judge (the offline judge reads English only)
     min_narration_coverage: float = 0.5
     #: embedding backend (see reeljudge.filmability.embeddings)
     backend: str = "minilm"
@@ -280,7 +280,8 @@ def _embedding_criteria(
     rel_reason = (
         describe(readings, rel, o, evidence)
         + (f" Abstract/unknown terms count at most {o.abstract_relevance_cap}: " + ", ".join(capped) + "." if capped else "")
-        + (f" Software jargon in the narration ({', '.join(jargon)}) lets programming visuals count as related." if jargon else "")
+        + (f" Software jargon in the narration ({', '.join(jargon)}) lets programming visuals count as related."
+           if jargon else "")
     )
     return rel, rel_reason, var, var_reason
 

@@ -37,7 +37,7 @@ from reeljudge.atomic import write_bytes
 from reeljudge.errors import ReelJudgeError
 from reeljudge.filmability import concreteness_overrides
 
-#: filmable above this concreteness (1–5): a rating within 0.15 of 3.5 means split raters (issue 20;
+#: filmable above this concreteness (1–5): a rating within 0.15 of 3.5 means split raters (so not 3.5;
 #: 3.65 chosen on both authors' train lists: "sleep cycle" by "cycle" 3.64 is not filmable)
 DEFAULT_THRESHOLD = 3.65
 CONCRETENESS_CSV = "concreteness_ratings.csv"

@@ -27,7 +27,7 @@ related (the spec's "developer coding" for a closures narration). Terms read as 
 count at most ``abstract_relevance_cap`` ("related concepts but not visuals"). The list's relevance
 is the level that at least half its terms reach.
 
-**Evidence first** (issue 35): a list is related at all only on positive evidence that its narration
+**Evidence first**: a list is related at all only on positive evidence that its narration
 explains it better than narrations about other things would. Each term's match is ranked against the
 same two-view match to each of a few hundred background narrations
 (:mod:`reeljudge.filmability.background`; those about the narration's own subject left out): its
@@ -43,7 +43,7 @@ fewer than two terms have clear evidence (the second-best term's rank above
 sofa" against a marathon narration (cosines 0.09 and 0.00) read as generally related because no
 everyday topic fitted it much better either.
 
-**Three answers** (issue 47): the evidence is strong at both ends and weak between, so the judge decides a list
+**Three answers**: the evidence is strong at both ends and weak between, so the judge decides a list
 only there: related when its list rank is at most ``related_list_rank``, off-topic above
 ``off_topic_list_rank``, and "unsure" between (:func:`list_answer`), where related and swapped lists both
 fall. An unsure list keeps the reading above as its breakdown; what it does is the verdict's (``unsure``
@@ -53,7 +53,7 @@ option; with Gemini and ``judge: auto``, Gemini decides it).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Protocol, Sequence
+from typing import TYPE_CHECKING, Protocol, Sequence, TypeVar, cast
 
 from reeljudge.filmability.lexicon import tokenize
 from reeljudge.filmability.score_table import OFF_TOPIC, RELATED, UNSURE
@@ -63,6 +63,9 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 
     from reeljudge.cache import JudgeCache
     from reeljudge.filmability.embeddings import Embedder
+
+    #: a similarity: one number, or an array of them
+    Similarity = TypeVar("Similarity", float, np.ndarray)
 
 STOPWORDS = frozenset(
     "a an the and or but of to in on at for with by from is are was were be been being it its this that these "
@@ -88,23 +91,38 @@ LEVEL_NAMES = {3: "direct", 2: "general", 1: "loose", 0: "none"}
 
 
 class RelevanceThresholds(Protocol):
-    """The options this module reads (``LocalJudgeOptions`` has them)."""
+    """The options this module reads, read-only (``LocalJudgeOptions`` has them)."""
 
-    own_topic_similarity: float
-    sentence_weight: float
-    direct_margin: float
-    direct_over_background: float
-    general_margin: float
-    loose_over_background: float
-    topic_general: float
-    topic_loose: float
-    abstract_relevance_cap: int
-    background_same_topic: float
-    max_list_rank: float
-    related_list_rank: float
-    off_topic_list_rank: float
-    list_rank_joined_weight: float
-    max_second_term_rank: int
+    @property
+    def own_topic_similarity(self) -> float: ...
+    @property
+    def sentence_weight(self) -> float: ...
+    @property
+    def direct_margin(self) -> float: ...
+    @property
+    def direct_over_background(self) -> float: ...
+    @property
+    def general_margin(self) -> float: ...
+    @property
+    def loose_over_background(self) -> float: ...
+    @property
+    def topic_general(self) -> float: ...
+    @property
+    def topic_loose(self) -> float: ...
+    @property
+    def abstract_relevance_cap(self) -> int: ...
+    @property
+    def background_same_topic(self) -> float: ...
+    @property
+    def max_list_rank(self) -> float: ...
+    @property
+    def related_list_rank(self) -> float: ...
+    @property
+    def off_topic_list_rank(self) -> float: ...
+    @property
+    def list_rank_joined_weight(self) -> float: ...
+    @property
+    def max_second_term_rank(self) -> int: ...
 
 
 @dataclass(frozen=True)
@@ -122,7 +140,7 @@ class TermRelevance:
     background: float  # mean cosine to all the everyday topics
     gloss: float  # similarity to a programming gloss (0.0 outside software explainers)
     why: str
-    rank: int = 0  # background narrations whose match beats this narration's (the evidence, issue 35)
+    rank: int = 0  # background narrations whose match beats this narration's (the list's evidence)
     bank: int = 0  # background narrations it was ranked among (those not about this narration's own subject)
     closer: str = ""  # the background narration that fits the term best
     margin_level: int = 0  # the level the match against the everyday topics alone gives
@@ -163,7 +181,8 @@ def fixed_vectors(model: "Embedder", name: str, texts: Sequence[str]) -> "np.nda
     return _FIXED[key]
 
 
-def rival_topics(model: "Embedder", chunk_vectors: "np.ndarray", software: bool, o: RelevanceThresholds) -> tuple[list[str], "np.ndarray"]:
+def rival_topics(model: "Embedder", chunk_vectors: "np.ndarray", software: bool,
+                 o: RelevanceThresholds) -> tuple[list[str], "np.ndarray"]:
     """The other topics (names and vectors): the bank minus those the narration (its chunks' vectors) is about."""
     import numpy as np
 
@@ -174,7 +193,7 @@ def rival_topics(model: "Embedder", chunk_vectors: "np.ndarray", software: bool,
     return [OTHER_TOPICS[i] for i in keep], bank[keep]
 
 
-def two_view_match(chunk_sim: float, sentence_sim: float, o: RelevanceThresholds) -> float:
+def two_view_match(chunk_sim: Similarity, sentence_sim: Similarity, o: RelevanceThresholds) -> Similarity:
     """A term's match to the narration: its best chunk and the whole sentence, weighted."""
     return (1.0 - o.sentence_weight) * chunk_sim + o.sentence_weight * sentence_sim
 
@@ -269,7 +288,7 @@ def background_evidence(model: "Embedder", tv: "np.ndarray", own_match: "np.ndar
 
 @dataclass(frozen=True)
 class ListEvidence:
-    """The list-level evidence (issue 35): how many background narrations fit the list better than its own."""
+    """The list-level evidence: how many background narrations fit the list better than its own."""
 
     joined_rank: int  # background narrations that fit the joined list better
     mean_rank: int  # background narrations that fit its terms better on average
@@ -290,7 +309,8 @@ class ListEvidence:
         import math
 
         w = self.joined_weight
-        return round(math.exp(w * math.log1p(self.joined_rank) + (1 - w) * math.log1p(self.mean_rank)) - 1, 6)  # equal ranks: exact
+        # rounded, so that equal ranks give exactly that rank
+        return round(math.exp(w * math.log1p(self.joined_rank) + (1 - w) * math.log1p(self.mean_rank)) - 1, 6)
 
     def as_dict(self) -> dict[str, object]:
         """JSON-serialisable evidence (rounded)."""
@@ -332,7 +352,7 @@ def read_relevance(
         j = int(sim[i].argmax())
         k = int(rsim[i].argmax()) if rsim is not None else None
         s, whole = float(sim[i, j]), float(sim[i, 0])
-        r = float(rsim[i, k]) if k is not None else -1.0
+        r = float(cast("np.ndarray", rsim)[i, k]) if k is not None else -1.0  # k is set only when rsim is
         g = float(gloss[i]) if gloss is not None else 0.0
         match = float(own[i])
         plain = _margin_level(s, whole, match, r, float(background[i]), o, software)
@@ -358,7 +378,7 @@ def half_level(readings: Sequence[TermRelevance]) -> int:
 
 def topic_level(readings: Sequence[TermRelevance]) -> int:
     """The list's level from its terms' readings: :func:`half_level`, at most 2 when a term is unrelated by the
-    everyday topics (its ``margin_level`` 0: one off-topic term is not "directly related", issue 27)."""
+    everyday topics (its ``margin_level`` 0: one off-topic term is not "directly related")."""
     level = half_level(readings)
     return min(level, UNRELATED_TERM_CAP) if any(r.margin_level == 0 for r in readings) else level
 
@@ -377,7 +397,7 @@ ONE_TERM_EVIDENCE_CAP = 1
 
 def list_level(readings: Sequence[TermRelevance], evidence: ListEvidence | None = None,
                o: RelevanceThresholds | None = None) -> int:
-    """The list's relevance: :func:`topic_level`; with ``evidence`` (issue 35), 0 when the list's rank exceeds
+    """The list's relevance: :func:`topic_level`; with ``evidence``, 0 when the list's rank exceeds
     ``max_list_rank`` (about something else), at most 1 when the second-best term's rank exceeds
     ``max_second_term_rank`` (one term at most has clear evidence). A software explainer's list that is at least
     half programming visuals keeps the gloss rule: its background rank does not zero it."""

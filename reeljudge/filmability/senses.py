@@ -182,7 +182,8 @@ def _economic_sense(units: list[UnitMatch], head: int, others: list[int], thresh
     visible = [units[i].text for i in others if (units[i].rating or 0.0) > threshold and not is_economic_word(units[i])]
     visible += _camera_words(units)
     if visible:
-        return SenseReading("everyday", None, f"'{visible[0]}' names the visible {unit.text}, so it is read in its everyday sense")
+        return SenseReading("everyday", None,
+                            f"'{visible[0]}' names the visible {unit.text}, so it is read in its everyday sense")
     return SenseReading(
         "economic", round(rating, 3),
         f"next to '{economic[0]}', '{unit.text}' names the economic {unit.text} (the norms rate {shown}; median {rating:.2f})",

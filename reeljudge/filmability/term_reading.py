@@ -65,7 +65,8 @@ def term_concreteness(
     rated = [u for u in units if u.rating is not None]
     covered = sum(len(u.text.split(" ")) for u in rated)
     if not rated or covered * 2 < sum(len(u.text.split(" ")) for u in units):
-        return TermConcreteness(term, None, "unknown", None, units, form="empty", why="fewer than half its words are in the norms")
+        return TermConcreteness(term, None, "unknown", None, units, form="empty",
+                                why="fewer than half its words are in the norms")
     readings = [_read_conjunct(part, term, threshold, domain, min_visual) for part in split_coordination(units)]
     best = max(readings, key=lambda r: (r.status == "filmable", r.score or 0.0))
     return TermConcreteness(term, best.score, best.status, best.anchor, units, best.form, best.sense, best.why)
@@ -127,7 +128,8 @@ def _explain(
         text = f"the phrase {what} is rated as a whole ({kind})"
     else:
         text = f"head {what} is {kind}"
-    mods = [units[i] for i, r in parse.roles.items() if r in ("modifier", "complement") and i != head and units[i].rating is not None]
+    mods = [units[i] for i, r in parse.roles.items()
+            if r in ("modifier", "complement") and i != head and units[i].rating is not None]
     if kind == "abstract" and (concrete := [m for m in mods if (m.rating or 0.0) > threshold]):
         text += f"; the concrete word '{concrete[0].text}' ({concrete[0].rating:.2f}) does not make it filmable"
     elif kind == "filmable" and (vague := [m for m in mods if (m.rating or 0.0) <= threshold]):

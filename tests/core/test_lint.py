@@ -13,3 +13,10 @@ def test_pyflakes_checks_pass_on_all_python_code():
         cwd=ROOT, capture_output=True, text=True,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_no_file_is_exempt_from_a_check():
+    import tomllib
+
+    lint = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["ruff"]["lint"]
+    assert lint.get("per-file-ignores", {}) == {}, "files exempt from ruff's checks: fix them instead"

@@ -52,10 +52,12 @@ def load_into_process(folder: str, mode: str) -> None:
 
 
 def inputs_digest() -> str:
-    """A digest of everything the store is made from: the sources of the filmability judge and of the
-    package's top-level modules (the cache among them), the package's data files, the norms' CSVs, this
-    file, and the installed releases of :data:`PACKAGES`."""
+    """A digest of everything the store is made from: what the sources of the filmability judge and of the
+    package's top-level modules (the cache among them) and this file mean (``local_version.code_meaning``: a
+    comment or docstring keeps the store), the package's data files, the norms' CSVs, and the installed
+    releases of :data:`PACKAGES`."""
     from reeljudge.filmability import lexicon
+    from reeljudge.filmability.local_version import code_meaning
     from reeljudge.package_data import PACKAGE_ROOT
 
     files = sorted([*PACKAGE_ROOT.glob("*.py"), *(PACKAGE_ROOT / "filmability").rglob("*.py"),
@@ -63,7 +65,8 @@ def inputs_digest() -> str:
                     lexicon.resource_path(lexicon.CONCRETENESS_CSV), lexicon.resource_path(lexicon.SENSORIMOTOR_CSV)])
     digest = hashlib.sha256()
     for path in files:
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+        content = code_meaning(path.read_text(encoding="utf-8")).encode() if path.suffix == ".py" else path.read_bytes()
+        digest.update(path.name.encode() + b"\0" + content)
     for package in PACKAGES:
         digest.update(f"{package}={importlib.metadata.version(package)}".encode())
     return digest.hexdigest()[:16]
