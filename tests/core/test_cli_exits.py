@@ -45,7 +45,7 @@ BAD_INPUT: dict[str, tuple[list[str], str]] = {
     "batch wait": (["--cache-dir", "{file}"], "--cache-dir {file}: not a folder"),
     "batch collect": (["--cache-dir", "{file}"], "--cache-dir {file}: not a folder"),
     "batch cancel": (["--cache-dir", "{file}"], "--cache-dir {file}: not a folder"),
-    "batch run": (["--cache-dir", "{file}", "--", "--no-cache"], "--cache-dir {file}: not a folder"),
+    "batch run": (["--cache-dir", "{file}", "--promptfoo", "false"], "--cache-dir {file}: not a folder"),
     "init": (["{tmp}/project", "--judges", "filmability,nosuch"], "--judges: unknown judge(s) nosuch"),
 }
 
@@ -79,7 +79,8 @@ def test_every_command_of_the_cli_has_a_bad_input_case():
 
 
 @pytest.mark.parametrize("command", sorted(BAD_INPUT))
-def test_bad_input_exits_2_with_one_line_naming_the_command_and_the_problem(command, places, tmp_path, capsys):
+def test_bad_input_exits_2_with_one_line_naming_the_command_and_the_problem(command, places, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # a command that did run (none should) finds no promptfoo config or study here
     words, expected = BAD_INPUT[command]
     if "{study}" in words:
         from support.ab_study import make_study
