@@ -141,3 +141,11 @@ def test_help_and_docs_show_the_one_table_of_exit_codes(capsys):
     rows = re.findall(r"^\| \*\*(\d)\*\* \| ([^|]+?) \|", section.split("\n## ", 1)[0], flags=re.M)
     assert [(int(code), name) for code, name in rows] == [(e.code, e.name) for e in exits.EXIT_CODES]
     assert VERDICT_EXITS == {"passed": 0, "failed": 1, "regression": 1, "could not compare": 2, "inconclusive": 3}
+
+
+def test_the_rubric_tool_that_errors_point_to_ends_a_bad_protocol_the_same_way():
+    """``python -m reeljudge.ab_judge.rubric`` is named by the A/B judge's missing-rubric error; it maps errors the one way."""
+    done = subprocess.run([sys.executable, "-m", "reeljudge.ab_judge.rubric", "--protocol", "nosuch"],
+                          capture_output=True, text=True, timeout=300)
+    assert (done.returncode, done.stdout) == (2, ""), done.stderr
+    assert done.stderr == "python -m reeljudge.ab_judge.rubric: nosuch.yaml: no such protocol (looked in protocols/)\n"
