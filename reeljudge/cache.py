@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Literal, Mapping, get_args
 
 from reeljudge.atomic import TEMP_PREFIX, write_json
-from reeljudge.errors import JudgeError
+from reeljudge.errors import BadInputError, JudgeError
 from reeljudge.options import load_one, option
 
 CACHE_FORMAT = 1
@@ -213,6 +213,15 @@ def cache_environment() -> CacheEnvironment:
 def default_cache_dir() -> str:
     """The cache folder in force: ``REELJUDGE_CACHE_DIR``, else ``.reeljudge/cache`` (the one default)."""
     return cache_environment().cache_dir
+
+
+def cache_folder(given: str | None, option_name: str) -> str:
+    """The cache folder a command works on: ``given`` (its option ``option_name``), else ``default_cache_dir()``;
+    BadInputError naming where the path came from when it is not a folder (one not made yet is an empty cache)."""
+    root = given or default_cache_dir()
+    if os.path.exists(root) and not os.path.isdir(root):
+        raise BadInputError(f"{option_name if given else CACHE_DIR_ENV} {root}: not a folder (the judge cache is a folder)")
+    return root
 
 
 def open_cache(cache_dir: str, mode: str) -> JudgeCache:

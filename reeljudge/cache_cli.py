@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 
-from reeljudge.cache import JudgeCache, default_cache_dir
+from reeljudge.cache import JudgeCache, cache_folder
 
 
 def _stats(args: argparse.Namespace) -> int:
-    root = args.dir or default_cache_dir()
+    root = cache_folder(args.dir, "--dir")
     stats = JudgeCache(root).stats()
     print(f"cache: {root}")
     print(f"entries: {stats.entries}")
@@ -26,7 +26,7 @@ def _stats(args: argparse.Namespace) -> int:
 
 
 def _clear(args: argparse.Namespace) -> int:
-    root = args.dir or default_cache_dir()
+    root = cache_folder(args.dir, "--dir")
     cache = JudgeCache(root)
     media = cache.download_usage()[0] if args.downloads else 0
     removed = cache.clear(downloads=args.downloads)

@@ -9,6 +9,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from reeljudge.errors import BadInputError
+from reeljudge.exits import FAILED, error_line
+
 
 def add_parser(subparsers: Any) -> Any:
     """Add ``reeljudge ab`` and its subcommands; the subcommands' action, for ``reeljudge ab judge``
@@ -116,8 +119,9 @@ def workspace_of(args: argparse.Namespace, create: bool = False) -> Any:
 
 
 def _fail(message: str) -> int:
-    print(f"reeljudge ab: {message}", file=sys.stderr)
-    return 1
+    """A file ``ab import`` could not import, said on stderr in the one form; exit 1 (the other files are imported)."""
+    print(error_line("reeljudge ab import", message), file=sys.stderr)
+    return FAILED
 
 
 def cmd_import(args: argparse.Namespace) -> int:
@@ -151,6 +155,8 @@ def cmd_gold(args: argparse.Namespace) -> int:
     """Render gold pairs and add them."""
     from reeljudge.ab.gold import make_gold, study_templates
 
+    if args.count < 1 or args.frames < 1:
+        raise BadInputError(f"--count and --frames must be at least 1, got {args.count} and {args.frames}")
     ws = workspace_of(args, create=True)
     ws.fix_protocol(ws.store.meta("protocol") or "ab-v1")
     samples = ws.store.samples()
@@ -172,7 +178,7 @@ def cmd_invite(args: argparse.Namespace) -> int:
     base = (args.base_url or ws.store.meta("base_url") or "http://127.0.0.1:8765").rstrip("/")
     bad = [r for r in args.raters if not RATER_ID.match(r) or r in ("tie",)]
     if bad:
-        return _fail(f"rater names may use letters, digits and _ . : @ - (1-64 characters): {', '.join(bad)}")
+        raise BadInputError(f"rater names may use letters, digits and _ . : @ - (1-64 characters): {', '.join(bad)}")
     for rater in args.raters:
         token = new_invite_token()
         ws.store.add_rater(rater, "human", token)
@@ -194,15 +200,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     ws = workspace_of(args)
     if args.min_raters < 2 or args.max_raters < args.min_raters:
-        return _fail("--min-raters must be at least 2 and --max-raters at least --min-raters")
+        raise BadInputError("--min-raters must be at least 2 and --max-raters at least --min-raters")
     if min(args.header_timeout, args.body_timeout, args.keep_alive, args.write_timeout) <= 0:
-        return _fail("--header-timeout, --body-timeout, --keep-alive and --write-timeout must be positive")
+        raise BadInputError("--header-timeout, --body-timeout, --keep-alive and --write-timeout must be positive")
     if min(args.max_connections or 0, args.max_per_client, args.max_pipelined, args.rate_per_token, args.rate_per_address,
            args.active_per_token) < 0:
-        return _fail("--max-connections, --max-per-client, --max-pipelined, --rate-per-token, --rate-per-address and "
-                     "--active-per-token must be at least 0")
+        raise BadInputError("--max-connections, --max-per-client, --max-pipelined, --rate-per-token, --rate-per-address and "
+                            "--active-per-token must be at least 0")
     if min(args.burst_per_token, args.burst_per_address) < 1:
-        return _fail("--burst-per-token and --burst-per-address must be at least 1")
+        raise BadInputError("--burst-per-token and --burst-per-address must be at least 1")
     budget = file_budget(args.max_connections, raise_to_hard=True)  # a cap the open-files limit cannot keep is lowered
     limits = ConnectionLimits(args.header_timeout, args.body_timeout, args.keep_alive, budget.cap, args.max_per_client,
                               args.write_timeout, args.max_pipelined)

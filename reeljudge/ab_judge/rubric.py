@@ -205,4 +205,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from reeljudge.exits import run
+
+    sys.exit(run("python -m reeljudge.ab_judge.rubric", lambda _: main(), None))

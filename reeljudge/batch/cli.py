@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import shlex
-import sys
 from collections import Counter
 from typing import Any
 
@@ -17,11 +16,11 @@ from reeljudge.errors import ReelJudgeError
 
 
 def _client(args: argparse.Namespace) -> Any:
+    from reeljudge.cache import cache_folder
     from reeljudge.gemini.client import JudgeClient
     from reeljudge.gemini.settings import load_settings
 
-    config = {"cache_dir": args.cache_dir} if args.cache_dir else {}
-    settings = load_settings(config)
+    settings = load_settings({"cache_dir": cache_folder(args.cache_dir, "--cache-dir")})
     return JudgeClient(settings)
 
 
@@ -127,17 +126,6 @@ def _run(args: argparse.Namespace) -> int:
     return result.exit_code
 
 
-def _safe(func: Any) -> Any:
-    def run(args: argparse.Namespace) -> int:
-        try:
-            return func(args)
-        except ReelJudgeError as error:
-            print(f"reeljudge batch: {error.message}", file=sys.stderr)
-            return 2
-
-    return run
-
-
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """``reeljudge batch …``."""
     batch = sub.add_parser("batch", help="send planned judge requests through the Gemini Batch API (50%% price)")
@@ -147,7 +135,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         p = actions.add_parser(name, help=text)
         p.add_argument("--cache-dir", help="judge cache folder (default: REELJUDGE_CACHE_DIR or .reeljudge/cache)")
         p.add_argument("--no-progress", action="store_true", help="no progress bars")
-        p.set_defaults(func=_safe(func))
+        p.set_defaults(func=func)
         return p
 
     def polling(p: argparse.ArgumentParser) -> None:

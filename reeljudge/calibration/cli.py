@@ -9,15 +9,16 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from reeljudge.calibration.ab_source import Study
+    from reeljudge.calibration.inputs import HumanRatings, JudgeScores
 
 
 def _calibrate(args: argparse.Namespace) -> int:
-    from reeljudge.calibration.ab_source import is_study, read_study
-    from reeljudge.calibration import dsg_source
-    from reeljudge.calibration.inputs import read_human_ratings, read_judge_scores
     from reeljudge.calibration.metrics import Settings, calibrate
     from reeljudge.calibration.report import render, report_json
-    from reeljudge.errors import BadInputError
 
     settings = Settings(
         resamples=args.resamples,
@@ -27,28 +28,8 @@ def _calibrate(args: argparse.Namespace) -> int:
         ratings_are_means=args.ratings_are_means,
         tie_epsilon=args.tie_epsilon,
     )
-    try:
-        study = None
-        if is_study(args.human):
-            human, study = read_study(args.human, args.dimension)
-        elif args.dimension is not None:
-            raise BadInputError(f"--dimension is for an A/B study folder; {args.human} is not one (no ab.sqlite)")
-        elif dsg_source.is_dsg_likert(args.human):
-            human = dsg_source.read_dsg_likert(args.human)
-        else:
-            human = read_human_ratings(args.human)
-        item = args.item or ("{clip}" if study is not None else None)
-        if dsg_source.is_dsg_answers(args.judge):
-            judge = dsg_source.read_dsg_answers(args.judge, args.dependencies, args.dsg_rule)
-        elif args.dependencies:
-            raise BadInputError(f"--dependencies is for a DSG answer file; {args.judge} is not one (no item_id, "
-                                "question_id, answer columns)")
-        else:
-            judge = read_judge_scores(args.judge, args.metric or [], item)
-        report = calibrate(judge, human, settings, str(args.judge), str(args.human), study)
-    except BadInputError as error:
-        print(f"reeljudge calibrate: {error.message}", file=sys.stderr)
-        return 2
+    judge, human, study = _read_inputs(args)
+    report = calibrate(judge, human, settings, str(args.judge), str(args.human), study)
     text = render(report)
     if args.markdown:
         _write(args.markdown, text)
@@ -57,6 +38,34 @@ def _calibrate(args: argparse.Namespace) -> int:
     if not args.quiet:
         sys.stdout.write(text)
     return 0
+
+
+def _read_inputs(args: argparse.Namespace) -> tuple[JudgeScores, HumanRatings, Study | None]:
+    """The judge scores, the human ratings and the A/B study (None unless the ratings are one) the arguments name;
+    BadInputError when they cannot be read or do not go together."""
+    from reeljudge.calibration.ab_source import is_study, read_study
+    from reeljudge.calibration import dsg_source
+    from reeljudge.calibration.inputs import read_human_ratings, read_judge_scores
+    from reeljudge.errors import BadInputError
+
+    study: Study | None = None
+    if is_study(args.human):
+        human, study = read_study(args.human, args.dimension)
+    elif args.dimension is not None:
+        raise BadInputError(f"--dimension is for an A/B study folder; {args.human} is not one (no ab.sqlite)")
+    elif dsg_source.is_dsg_likert(args.human):
+        human = dsg_source.read_dsg_likert(args.human)
+    else:
+        human = read_human_ratings(args.human)
+    item = args.item or ("{clip}" if study is not None else None)
+    if dsg_source.is_dsg_answers(args.judge):
+        judge = dsg_source.read_dsg_answers(args.judge, args.dependencies, args.dsg_rule)
+    elif args.dependencies:
+        raise BadInputError(f"--dependencies is for a DSG answer file; {args.judge} is not one (no item_id, "
+                            "question_id, answer columns)")
+    else:
+        judge = read_judge_scores(args.judge, args.metric or [], item)
+    return judge, human, study
 
 
 def _write(path: str, text: str) -> None:

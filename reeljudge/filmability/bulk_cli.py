@@ -7,11 +7,8 @@ judged (whatever the scores), 1 when some rows could not be judged (listed), 2 f
 from __future__ import annotations
 
 import argparse
-import sys
 from collections import Counter
 from typing import Any, Sequence
-
-from reeljudge.errors import BadInputError
 
 DEFAULT_OUTPUT = "filmability.jsonl"
 
@@ -40,23 +37,20 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    """Judge the file and print a summary; the exit code says whether every row was judged."""
+    """Judge the file and print a summary; the exit code says whether every row was judged (bad arguments or
+    input: BadInputError, exit 2 by ``reeljudge.exits``)."""
     from reeljudge.filmability.bulk import bulk_options, judge_rows, latest_records, read_rows
     from reeljudge.library.cli import make_engine
     from reeljudge.library.jsonl import open_results
 
     config = {k: v for k, v in (("threshold", args.threshold), ("cache", args.cache)) if v is not None}
-    try:
-        options, settings = bulk_options(config)
-        engine = make_engine(args)
-        rows = read_rows(args.file, generator=args.generator, options=options)
-        with open_results(args.output) as out:
-            stats = judge_rows(rows, out, engine, options=options, settings=settings, details=args.details,
-                               retry_errors=args.retry_errors, progress=not args.no_progress)
-            records = latest_records(out.records, rows)
-    except BadInputError as error:
-        print(f"reeljudge filmability bulk: {error.message}", file=sys.stderr)
-        return 2
+    options, settings = bulk_options(config)
+    engine = make_engine(args)
+    rows = read_rows(args.file, generator=args.generator, options=options)
+    with open_results(args.output) as out:
+        stats = judge_rows(rows, out, engine, options=options, settings=settings, details=args.details,
+                           retry_errors=args.retry_errors, progress=not args.no_progress)
+        records = latest_records(out.records, rows)
     print("\n".join(summary_lines(records, stats, args.file)))
     print(f"results: {args.output}")
     return 1 if any(r.get("status") == "error" for r in records) else 0

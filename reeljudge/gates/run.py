@@ -30,7 +30,7 @@ class SuiteFailure:
     name: str
     message: str
 
-    exit_code = 2
+    exit_code = V.EXIT_CODES[V.CANNOT_COMPARE]
     verdict = V.CANNOT_COMPARE
 
 
@@ -122,7 +122,7 @@ def _flips_json(g: GroupFlips) -> dict[str, Any]:
 
 def _suite_json(suite: SuiteReport | AloneReport | SuiteFailure) -> dict[str, Any]:
     if isinstance(suite, SuiteFailure):
-        return {"name": suite.name, "verdict": suite.verdict, "exit_code": 2, "error": suite.message}
+        return {"name": suite.name, "verdict": suite.verdict, "exit_code": suite.exit_code, "error": suite.message}
     if isinstance(suite, AloneReport):
         return {"name": suite.name, "verdict": suite.verdict, "exit_code": suite.exit_code, "baseline": None,
                 "note": suite.note, "accepted": suite.accepted or None,

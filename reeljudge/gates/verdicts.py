@@ -18,19 +18,25 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Iterable
 
+from reeljudge.exits import COULD_NOT_RUN, OK
+from reeljudge.exits import FAILED as EXIT_FAILED
+from reeljudge.exits import INCONCLUSIVE as EXIT_INCONCLUSIVE
+
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
 PASSED, INCONCLUSIVE, REGRESSION, CANNOT_COMPARE = "passed", "inconclusive", "regression", "could not compare"
 FAILED = "failed"  # no baseline yet, and the suite's own tests fail its pass-rate rule
 ORDER = (PASSED, INCONCLUSIVE, FAILED, REGRESSION, CANNOT_COMPARE)
-EXIT_CODES = {PASSED: 0, FAILED: 1, REGRESSION: 1, CANNOT_COMPARE: 2, INCONCLUSIVE: 3}
+#: each verdict's exit code, in the table of every command's exit codes (``reeljudge.exits``)
+EXIT_CODES = {PASSED: OK, FAILED: EXIT_FAILED, REGRESSION: EXIT_FAILED, CANNOT_COMPARE: COULD_NOT_RUN,
+              INCONCLUSIVE: EXIT_INCONCLUSIVE}
 
 
 def exit_code(verdict: str, on_inconclusive: str = "fail") -> int:
     """The process exit code of a verdict (inconclusive exits 0 when the gate file says ``warn``)."""
     if verdict == INCONCLUSIVE and on_inconclusive == "warn":
-        return 0
+        return OK
     return EXIT_CODES[verdict]
 
 

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from reeljudge.cache import default_cache_dir
+from reeljudge.cache import cache_folder
 
 
 def _export(args: argparse.Namespace) -> int:
@@ -15,7 +15,7 @@ def _export(args: argparse.Namespace) -> int:
 
     records = [
         r
-        for r in stored_question_sets(JudgeCache(args.dir or default_cache_dir()))
+        for r in stored_question_sets(JudgeCache(cache_folder(args.dir, "--dir")))
         if (not args.kind or r["media_kind"] == args.kind) and (not args.prompt or args.prompt.lower() in r["prompt"].lower())
     ]
     text = export_yaml(records)

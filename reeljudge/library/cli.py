@@ -42,15 +42,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=main)
 
 
-def main(args: argparse.Namespace) -> int:
-    """Run the probes over the library and print the summary; the exit code says whether every clip was probed."""
-    try:
-        return _run(args)
-    except BadInputError as error:
-        print(f"reeljudge probes: {error.message}", file=sys.stderr)
-        return 2
-
-
 def load_options(path: str | None, probes: str | None) -> Any:
     """Probe options from an options file and ``--probes``, through the shared options loader."""
     from reeljudge.options import load_one
@@ -93,7 +84,9 @@ def make_engine(args: argparse.Namespace) -> Any:
     return LocalEngine(workers=args.workers, max_attempts=args.max_attempts)
 
 
-def _run(args: argparse.Namespace) -> int:
+def main(args: argparse.Namespace) -> int:
+    """Run the probes over the library and print the summary; the exit code says whether every clip was probed
+    (bad arguments or options: BadInputError, exit 2 by ``reeljudge.exits``)."""
     from reeljudge.cache import default_cache_dir, downloads_dir
     from reeljudge.media.download import DOWNLOAD_POLICY
     from reeljudge.library.jsonl import open_results

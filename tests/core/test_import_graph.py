@@ -19,7 +19,8 @@ PACKAGE = ROOT / "reeljudge"
 LAYERS: tuple[tuple[str, ...], ...] = (
     # the contracts every floor reads: the table of judges, who judged, the verdict protocol
     ("reeljudge.errors", "reeljudge.judging", "reeljudge.identity", "reeljudge.verdict"),
-    ("reeljudge.extras", "reeljudge.package_data"),  # package_data: where the packaged data files are
+    # package_data: where the packaged data files are; exits: every command's exit codes and error line
+    ("reeljudge.extras", "reeljudge.package_data", "reeljudge.exits"),
     ("reeljudge.atomic", "reeljudge.options", "reeljudge.not_judged", "reeljudge.stats",
      # reeljudge.synth: synthetic clips (ab gold, test fixtures), importing no reeljudge layer
      "reeljudge.rows", "reeljudge.synth"),
