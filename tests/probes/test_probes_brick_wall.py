@@ -1,5 +1,5 @@
-"""Clean pans over a brick wall pass every gating probe: the starter's own prompt ("a red ball rolls past a textured wall") rendered
-clean at 320×180, 24 fps, 3 s, x264 CRF 20, a steady pan over a brick wall of 40-px period.
+"""Clean pans over a brick wall pass every gating probe: the starter's own prompt ("a red ball rolls past a textured
+wall") rendered clean at 320×180, 24 fps, 3 s, x264 CRF 20, a steady pan over a brick wall of 40-px period.
 
 Before the probes read motion on repeating textures, 8 of these 11 failed (camera shake from the flow aliasing on
 the bricks, a freeze read where the frames move 1 px/frame, a cut at the first frame), against 0 of 5 over a blurred-noise
