@@ -70,7 +70,7 @@ CREDENTIAL_VARS = (
 refuse_outside_traffic()
 
 
-#: session fixtures whose set-up dominated the fast lane (docs/decisions.md, issue 36): the probes corpus, the texture
+#: session fixtures whose set-up dominated the fast lane (docs/decisions.md): the probes corpus, the texture
 #: corpus's test split (written and probed), the wheel, npm tarball and the user project built on them
 SLOW_FIXTURES = frozenset({"corpus_v0", "texture_test_split", "artifacts"})
 
