@@ -9,7 +9,7 @@
 
 const { moduleEntry } = require('./reeljudge/warm/client.js');
 
-// One line per row of the judge table (reeljudge/judging.py), in its order; tests/core/test_judge_table.py holds them equal.
+// One line per row of the judge table (reeljudge/judging.py), in its order; tests/verdicts/test_judge_table.py holds them equal.
 exports.filmability = moduleEntry('filmability', 'filmability', 'reeljudge.assertions.filmability');
 exports.videoProbes = moduleEntry('videoProbes', 'video_probes', 'reeljudge.assertions.video_probes');
 exports.gecko = moduleEntry('gecko', 'gecko', 'reeljudge.assertions.gecko');

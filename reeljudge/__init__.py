@@ -22,7 +22,7 @@ from typing import Any
 from reeljudge.judging import JUDGES
 
 __version__ = "0.1.0"
-#: the faces (held equal to the judge table's faces plus the others by tests/core/test_judge_table.py)
+#: the faces (held equal to the judge table's faces plus the others by tests/verdicts/test_judge_table.py)
 __all__ = ["judge_terms", "run_probes", "score_gecko", "judge_pair", "probe_library_file", "judge_narrations_file", "NotJudged"]
 
 #: face → the module defining it: each judge's (from ``reeljudge.judging``), then the faces of no one judge's table row

@@ -4,7 +4,7 @@ database and rating-server log level, and the file the Gecko pair check writes i
 
 The judges' variables are declared with their options (``gemini.settings``, ``cache``,
 ``media.carriers``, ``gemini.prompts``); Google's and promptfoo's own are read where their owners
-document them. ``tests/core/test_environment_reads.py`` fails on a direct read of ours anywhere else.
+document them. ``tests/shared/test_environment_reads.py`` fails on a direct read of ours anywhere else.
 """
 
 from __future__ import annotations

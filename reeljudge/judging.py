@@ -15,7 +15,7 @@ own name from the row:
   command's ``SUBCOMMANDS``).
 
 ``index.js``, the root entry files, ``reeljudge init``, the package's faces and the CLI are derived
-from this table or held equal to it by ``tests/core/test_judge_table.py``: adding a judge is one row
+from this table or held equal to it by ``tests/verdicts/test_judge_table.py``: adding a judge is one row
 here plus its code. This module imports nothing of the package, so every floor can read it.
 """
 

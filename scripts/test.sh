@@ -11,7 +11,7 @@
 # fake-server test, one pass, no promptfoo process (marker e2e), no browser (marker browser) and
 # nothing that runs set-up, builds packages, clones, runs the workflow harness, builds a corpus or
 # starts a cluster (marker slow), two processes per core (REELJUDGE_TEST_WORKERS=N to choose).
-# npm test runs every test: its first pass selects no marker (tests/core/test_lanes.py holds both).
+# npm test runs every test: its first pass selects no marker (tests/house/test_lanes.py holds both).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 FAST_LANE="not e2e and not browser and not slow"
@@ -33,7 +33,7 @@ parallel=(-n "$workers" --dist loadscope)
 [ "$workers" = 0 ] && parallel=(-p no:xdist)
 
 # pytest's exit code 5 (nothing collected): a failure, except in the second pass when the caller
-# narrowed the selection (npm test -- tests/core holds no end-to-end test)
+# narrowed the selection (npm test -- tests/house holds no end-to-end test)
 verdict() {
   local status=$1 what=$2 narrowed=$3
   if [ "$status" -eq 5 ] && [ "$narrowed" -eq 1 ]; then echo "(no $what among the selected tests)"; return 0; fi

@@ -5,7 +5,7 @@ run, the offline embedding model and the offline judge's derived data (made once
 The tests live in folders by area (``tests/<area>/test_*.py``: no ``__init__.py``, so module names stay
 unique across folders); shared support is ``tests/support`` (``support.<module>``: this file's folder is
 on ``sys.path``). A test module imports nothing from a test module of another folder
-(``tests/core/test_tests_layout.py``): what two areas share goes to ``tests/support``. The fast lane
+(``tests/house/test_tests_layout.py``): what two areas share goes to ``tests/support``. The fast lane
 (``npm run test:fast``) leaves out markers ``e2e`` (runs promptfoo), ``browser`` (runs Chromium) and ``slow``
 (runs set-up, builds the wheel and npm tarball, clones, runs the workflow harness, builds or judges a corpus,
 starts a cluster or a process pool: what dominated the lane's time, measured in docs/decisions.md): any test that
@@ -70,7 +70,7 @@ CREDENTIAL_VARS = (
 refuse_outside_traffic()
 
 
-#: session fixtures whose set-up dominated the fast lane (docs/decisions.md, issue 36): the probes corpus, the texture
+#: session fixtures whose set-up dominated the fast lane (docs/decisions.md): the probes corpus, the texture
 #: corpus's test split (written and probed), the wheel, npm tarball and the user project built on them
 SLOW_FIXTURES = frozenset({"corpus_v0", "texture_test_split", "artifacts"})
 

@@ -1,10 +1,10 @@
-"""The offline A/B judge (judge: probes) weighs a fault by how much of the clip it ruins and how bad it is
-(issue 37), on pairs built from the texture corpus.
+"""The offline A/B judge (judge: probes) weighs a fault by how much of the clip it ruins and how bad it is,
+on pairs built from the texture corpus.
 
-Before, the temporal rating was the share of temporal probes passed: 0.75 for any temporal fault
-(black for the whole clip, flicker over 83 %, a freeze over 33 %); a freeze was tagged as the shake
-found beside it, identical new and reference clips "did not judge", and a clean brick pan lost to a
-still clip with no ball (its false shake counted against it). The clips here are the test split's
+What these pairs guard against, as the earlier rating did it: the temporal rating was the share of temporal probes
+passed, 0.75 for any temporal fault (black for the whole clip, flicker over 83 %, a freeze over 33 %); a freeze was
+tagged as the shake found beside it, identical new and reference clips "did not judge", and a clean brick pan lost to
+a still clip with no ball (its false shake counted against it). The clips here are the test split's
 brick wall (``D_bricks_pan2``: 38-px bricks, a 2 px/frame pan, 3 s at 24 fps) with faults planted
 over a growing share of it.
 """

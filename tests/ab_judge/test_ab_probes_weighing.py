@@ -1,6 +1,6 @@
-"""The offline A/B judge weighs faults by how much of the clip they ruin (issue 27), on generated clips.
+"""The offline A/B judge weighs faults by how much of the clip they ruin, on generated clips.
 
-Before, faults were counted per group: a black clip against one with a 0.8 s freeze was
+What it guards against: with faults counted per group, a black clip against one with a 0.8 s freeze was
 "tie_both_flawed", 0.5, PASS.
 """
 
@@ -62,7 +62,7 @@ def test_a_black_clip_loses_to_a_reference_with_a_freeze(clips):
 
 @pytest.mark.parametrize("new, reference, winner, tag", [
     ("black", "flicker", "reference", "artifacts"),
-    # frozen for most of its length, then the picture jumps ahead (issue 37: a reset, not a physics break)
+    # frozen for most of its length, then the picture jumps ahead (a scene reset, not a physics break)
     ("frozen_most", "flicker", "reference", "scene_reset"),
     ("cut", "freeze", "reference", "scene_reset"),  # half the clip another shot vs 0.8 s frozen
     ("black", "frozen_most", "reference", "artifacts"),  # both ruined: the heavier loses

@@ -246,7 +246,7 @@ def test_a_push_with_the_key_installs_from_the_index_and_judges_every_suite(gate
 
 
 def test_a_push_runs_summary_says_what_it_recorded_as_the_baseline(gated):
-    """Issue 45: a push run wrote an empty job summary; now the suites, their pass rates and who judged them."""
+    """A push run's job summary lists what it recorded as the baseline: the suites, their pass rates and who judged them."""
     repo, _output = gated
     summary = repo.push_summary
     assert "## reeljudge gate: the baseline this run recorded — ab, filmability, gecko, probes" in summary
@@ -329,7 +329,7 @@ def test_every_install_mode_installs_and_evaluates(entries_repo, mode):
     assert rows[0]["gradingResult"]["componentResults"][0]["assertion"]["type"] == "python"
 
 
-# The gate's first day and its bad days (issue 38): a repository with no baseline adopts the gate through a pull
+# The gate's first day and its bad days: a repository with no baseline adopts the gate through a pull
 # request; then a broken config and a suite whose every test errors, each red with a comment that says why; the
 # install cache (actions/cache, played with a store) measured on the runs after the first.
 
@@ -424,7 +424,7 @@ def test_a_broken_config_is_red_and_the_comment_names_the_step_the_suite_and_the
         (r / "promptfooconfig.probes.yaml").read_text().replace("providers:\n", "providers:\n  - [echo\n", 1))
     job, comment, summary, output = _red(repo, "broken-config", broken)
     said = next(s.output for s in job.steps if s.name == "the gate's outputs")
-    assert "verdict=[failed: Evaluate the configs] exit-code=[1]" in said  # set by the failure explanation (issue 45)
+    assert "verdict=[failed: Evaluate the configs] exit-code=[1]" in said  # set by the failure explanation
     first = comment.splitlines()[1]
     assert first.startswith('## reeljudge gate: ❌ the step "Evaluate the configs" failed — probes: promptfooconfig.probes.yaml '
                             "does not parse: YAML"), comment
@@ -476,8 +476,8 @@ def test_a_second_run_restores_the_install_and_does_not_reinstall(first_day):
           f"with it {warm:.0f} s ({steps})")
 
 def test_a_python_patch_update_between_two_runs_is_green_rebuilt_and_cached_again(first_day):
-    """Issue 45: setup-python's 3.11 moves to a new patch (a new folder on PATH, the old one gone). The key names the
-    interpreter, so the run misses cleanly (it used to restore the old install, whose venv/bin/python dangled: red,
+    """setup-python's 3.11 moves to a new patch (a new folder on PATH, the old one gone). The key names the
+    interpreter, so the run misses cleanly (restoring the old install, whose venv/bin/python dangles, would be red,
     and red again every run), installs afresh, saves; the run after restores that by its exact key."""
     repo, _runs = first_day
     old = repo.tools["actions/setup-python"]
@@ -502,7 +502,7 @@ def test_a_python_patch_update_between_two_runs_is_green_rebuilt_and_cached_agai
         repo.tools["actions/setup-python"] = old
 
 
-#: issue 35: a term generator for eight narrations of different domains; the pull request's off-by-one bug
+#: a term generator for eight narrations of different domains; the pull request's off-by-one bug
 #: gives every narration the next one's terms (concrete, filmable, about something else)
 GENERATOR = '''"""A term generator (a lookup table standing in for a model): narration in, B-roll search terms out."""
 import json
@@ -551,7 +551,7 @@ def _generator_suite(repo: Path) -> list[str]:
 
 def test_a_generator_returning_another_narrations_terms_turns_the_keyless_gate_red_with_the_tests_listed(
         tmp_path_factory, sources, user_python):  # noqa: F811
-    """Issue 35: the offline judge reads another narration's concrete terms as unrelated, so the tests fail on their
+    """The offline judge reads another narration's concrete terms as unrelated, so the tests fail on their
     own (not only a metric that moved) and the keyless gate lists them."""
     tmp = tmp_path_factory.mktemp("off-topic")
     repo = Repo(tmp, user_repo(tmp / "reels", user_python, sources[2], "--judges", "filmability"), sources)

@@ -345,7 +345,7 @@ def _posted(team: Team, run_id: str) -> str:
     ("expired", "the reeljudge-results artifact of run main-1 on main (https://github.com/acme/reels/actions/runs/main-1) "
                 'is gone: gh run download said "no valid artifacts found to download"')])
 def test_a_baseline_look_up_that_fails_is_could_not_compare_never_green(team, answer, said):
-    """Issue 45: gh answering 403, 502 or an expired artifact is not "no baseline yet" (which judged the drop alone: green)."""
+    """gh answering 403, 502 or an expired artifact is not "no baseline yet" (which would judge the drop alone: green)."""
     (team.gh / "answer").write_text(answer)
     try:
         job, report, comment = team.pull_request(f"gh-{answer}", SMALL_DROP)
@@ -401,8 +401,8 @@ def _stub_wheel(folder: Path) -> Path:
 
 
 def test_a_restored_virtualenv_whose_interpreter_moved_is_rebuilt_in_place(tmp_path):
-    """Issue 45: setup-python's "3.11" moved to a new patch; the cached virtualenv links to the old one's path. The
-    install step rebuilds it (it used to run ``python3 -m venv`` over it: exit 1, every run after red)."""
+    """setup-python's "3.11" moved to a new patch; the cached virtualenv links to the old one's path. The install
+    step rebuilds it (``python3 -m venv`` over it exits 1, and every run after would be red)."""
     base = Path(getattr(sys, "_base_executable", sys.executable)).resolve()
     old, new = tmp_path / "toolcache" / "3.11.9", tmp_path / "toolcache" / "3.11.10"
     (old / "bin").mkdir(parents=True)
@@ -432,8 +432,8 @@ def test_a_restored_virtualenv_whose_interpreter_moved_is_rebuilt_in_place(tmp_p
 
 
 def test_a_pull_request_that_lowers_its_threshold_is_named_not_an_improvement(team):
-    """Issue 45: the suite's threshold lowered from 0.6 to 0.3 (what would let abstract terms through) was compared as like
-    with like: passed, the change unseen. Now it is named and not compared."""
+    """The suite's threshold lowered from 0.6 to 0.3 (what would let abstract terms through) is named and not compared:
+    compared as like with like, it would pass with the change unseen."""
     job, report, comment = team.pull_request("lowered", {}, threshold=0.3)
     assert job.failed and report["verdict"] == "could not compare" and report["exit_code"] == 2, _action_output(job)[-3000:]
     first = comment.splitlines()[1]
@@ -443,8 +443,8 @@ def test_a_pull_request_that_lowers_its_threshold_is_named_not_an_improvement(te
 
 
 def test_no_gh_or_no_token_is_could_not_compare_and_the_committed_folder_is_not_taken_instead(tmp_path):
-    """Issue 45: without gh or a token the look-up did not happen; it used to fall back silently (to the folder, or to
-    "no baseline yet")."""
+    """Without gh or a token the look-up cannot happen: could not compare, never a silent fall-back (to the committed
+    folder, or to "no baseline yet")."""
     (tmp_path / "baselines").mkdir()
     (tmp_path / "baselines" / "suite.json").write_text("{}")
     tools = tmp_path / "bin"  # this runner's tools, without gh

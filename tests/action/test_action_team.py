@@ -1,4 +1,4 @@
-"""A real team's repository through ``action.yml`` as GitHub runs it (issue 49): its own Python dependencies, no call
+"""A real team's repository through ``action.yml`` as GitHub runs it: its own Python dependencies, no call
 paid twice, secrets per suite.
 
 The team's term generator is a Python provider that imports a package from PyPI (``iniconfig``, named in the

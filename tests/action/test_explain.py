@@ -1,5 +1,5 @@
 """``action/explain.js``: the first error of a failed step in plain words, promptfoo's own messages translated
-where the cause is known (issue 38). Each case is the real output of the pinned promptfoo or of pip and npm,
+where the cause is known. Each case is the real output of the pinned promptfoo or of pip and npm,
 written by the test from the lines that matter."""
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ def test_an_unknown_failure_gives_its_last_lines_cut_to_one_line(tmp_path):
     assert said.startswith("building something odd happened xxx") and len(said) <= 300
 
 
-#: issue 49: a team's provider imports a package the gate's interpreter lacks (the pinned promptfoo's worker output)
+#: a team's provider imports a package the gate's interpreter lacks (the pinned promptfoo's worker output)
 IMPORT = """Python worker stderr: ERROR: Failed to load module: No module named 'slugify'
 Python worker stderr: Traceback (most recent call last):
 Python worker stderr:   File "/p/node_modules/promptfoo/dist/src/python/persistent_wrapper.py", line 106, in load_user_module

@@ -40,7 +40,7 @@ def _gate_context(sha: str, run_id: str) -> dict[str, str]:
 
 def _gh_without_push_runs(folder: Path) -> dict[str, str]:
     """The environment of a ``gh`` whose look-up succeeds and finds no successful push run (only an empty answer lets
-    the committed folder be the baseline; a failed look-up is "could not compare", issue 45)."""
+    the committed folder be the baseline; a failed look-up is "could not compare")."""
     folder.mkdir(parents=True, exist_ok=True)
     gh = folder / "gh"
     gh.write_text('#!/usr/bin/env bash\n[ "$1 $2" = "run list" ] && exit 0\necho "gh stand-in: $*" >&2; exit 1\n')

@@ -205,7 +205,8 @@ def test_bad_forms_get_their_message_and_store_nothing(tmp_path, page):
 
 
 def test_a_forced_playback_rate_unlocks_the_page_but_the_server_refuses_and_the_page_says_why(tmp_path, page):
-    """Issue 19, finding 1: playbackRate = 16 from the console unlocked Submit in 0.6 s and the record was stored."""
+    """playbackRate = 16 from the console unlocks the page's Submit, but the server refuses the record and the page says
+    why (once the page alone decided: Submit unlocked in 0.6 s and the record was stored)."""
     ws = make_study(tmp_path, n_pairs=1, frames=240)  # 10 s clips: two plays at 2× take at least 10 s
     token = invite(ws, "ann")
     with running_server(ws) as url:
@@ -227,7 +228,8 @@ def test_a_forced_playback_rate_unlocks_the_page_but_the_server_refuses_and_the_
 
 
 def test_loop_mode_counts_every_play_of_each_clip(tmp_path, page):
-    """Issue 19, finding 3: when both clips ended in the same tick, one clip's restart cleared the other's progress."""
+    """Every play of each clip counts, also when both clips end in the same tick (where one clip's restart once cleared
+    the other's progress)."""
     ws = make_study(tmp_path, n_pairs=1, frames=12)  # two clips of equal length (0.5 s)
     token = invite(ws, "ann")
     with running_server(ws) as url:
@@ -254,8 +256,8 @@ def test_loop_mode_counts_every_play_of_each_clip(tmp_path, page):
 
 
 def test_the_page_says_why_submit_is_locked_and_shows_the_anchors_on_a_laptop_screen(tmp_path, page):
-    """Issue 19, finding 10: no reason for a locked Submit, anchors only in a tooltip, an unlabelled counter, the form below the
-    players."""
+    """A locked Submit says why and the anchors are on show on a laptop screen (what the page once lacked: no reason for a
+    locked Submit, anchors only in a tooltip, an unlabelled counter, the form below the players)."""
     ws = make_study(tmp_path, n_pairs=2)
     token = invite(ws, "ann")
     page.set_viewport_size({"width": 1366, "height": 768})
@@ -279,7 +281,7 @@ def test_the_page_says_why_submit_is_locked_and_shows_the_anchors_on_a_laptop_sc
     assert boxes["#primary_tag"]["bottom"] <= 768 and boxes["#ratings tbody tr"]["bottom"] <= 768
 
 
-# ---- issue 39: a phone, a laptop screen, keyboard, clips that fail, a busy server, a withdrawn task ------------------
+# ---- a phone, a laptop screen, keyboard, clips that fail, a busy server, a withdrawn task ---------------------------
 
 TOUCH = 40  # px: the least a touch target may measure each way
 CONTROLS = """(root) => [...document.querySelectorAll(root)].filter((e) => e.offsetParent !== null).map((e) => {
@@ -325,7 +327,7 @@ def test_the_page_on_a_phone(tmp_path, browser):
             small = [c for c in controls if c["width"] < TOUCH or c["height"] < TOUCH]
             outside = [c for c in controls if c["left"] < 0 or c["right"] > 390]
             assert len(controls) > 60 and small == [] and outside == [], (small, outside)
-            a, b = box(page, "#video-A"), box(page, "#video-B")  # side by side (issue 46: both in view while rating)
+            a, b = box(page, "#video-A"), box(page, "#video-B")  # side by side: both in view while rating
             assert a["right"] <= b["left"] and a["top"] == b["top"] and a["left"] >= 0 and b["right"] <= 390
             assert min(a["width"], b["width"]) >= 175 and min(a["height"], b["height"]) >= 98, (a, b)  # not 171×150 in 492 px
             bar = box(page, "#submit")
@@ -458,7 +460,7 @@ def test_the_page_waits_out_a_busy_server_and_says_so(tmp_path, page):
 
 
 def test_a_withdrawn_task_is_explained_once_and_the_next_task_follows(tmp_path, page):
-    """Issue 39, item 1, on the page: a late submit (the hold expired, the pair went to others) moves the rater on."""
+    """On the page, a late submit (the hold expired, the pair went to others) moves the rater on."""
     import httpx
 
     from reeljudge.ab.assignment import QCOptions
@@ -489,7 +491,7 @@ def test_a_withdrawn_task_is_explained_once_and_the_next_task_follows(tmp_path, 
     assert sorted(r["rater"]["id"] for r in ws.store.judgements()) == ["bob", "carol"]
 
 
-# ---- issue 46, item 5: the page on a phone and a laptop -----------------------------------------------------------------
+# ---- the page on a phone and a laptop ---------------------------------------------------------------------------------
 
 PHONE, LAPTOP = (390, 844), (1366, 768)
 SCREENS = {"phone": (*PHONE, True), "laptop": (*LAPTOP, False)}
@@ -532,10 +534,10 @@ def screenshot(page, tmp_path, name):
 
 @pytest.mark.parametrize("screen", sorted(SCREENS))
 def test_both_clips_and_their_controls_stay_in_view_while_rating(tmp_path, browser, screen):
-    """Issue 46, finding (390×844, first task): "How to judge" open pushed the clips down, the sticky Submit bar (92 px, five
-    lines) covered about 70 % of clip B and Play sat off-screen; while rating, the clips scrolled away (on a laptop too).
-    Wherever the rater is in the form, both clips and Play, the frame steps and the scrubber stay whole in the window,
-    nothing over them; each part of the form can be brought between them and a compact Submit bar."""
+    """Wherever the rater is in the form, both clips and Play, the frame steps and the scrubber stay whole in the window,
+    nothing over them; each part of the form can be brought between them and a compact Submit bar. What it measured
+    before (390×844, first task): "How to judge" open pushed the clips down, the sticky Submit bar (92 px, five lines)
+    covered about 70 % of clip B and Play sat off-screen; while rating, the clips scrolled away (on a laptop too)."""
     width, height, touch = SCREENS[screen]
     ws = make_study(tmp_path, n_pairs=2)
     token = invite(ws, "ann")
@@ -578,9 +580,9 @@ def test_both_clips_and_their_controls_stay_in_view_while_rating(tmp_path, brows
 
 @pytest.mark.parametrize("screen, touch, least", [("phone", True, 44), ("laptop", True, 44), ("laptop", False, 24)])
 def test_every_control_is_44_px_on_a_touch_screen_and_24_px_to_a_mouse(tmp_path, browser, screen, touch, least):
-    """Issue 46, finding: on a laptop 66 controls were under 44 px (Play 67×21), and "How to judge" was a 22 px line on a
-    phone. A touch screen of any size gets 44 × 44 px targets; a mouse at least WCAG 2.2's 24 × 24 px. "How to judge" is one
-    of them, and a click on it closes and opens it."""
+    """A touch screen of any size gets 44 × 44 px targets; a mouse at least WCAG 2.2's 24 × 24 px. "How to judge" is one
+    of them, and a click on it closes and opens it. Measured before: on a laptop 66 controls were under 44 px (Play
+    67×21), and "How to judge" was a 22 px line on a phone."""
     width, height, _ = SCREENS[screen]
     ws = make_study(tmp_path, n_pairs=1)
     token = invite(ws, "ann")
@@ -615,8 +617,8 @@ OFFERED = """() => ({
 
 @pytest.mark.parametrize("screen", sorted(SCREENS))
 def test_each_tag_group_stays_whole_in_one_column(tmp_path, browser, screen):
-    """Issue 46, finding: the "Temporal / identity" group split across the two columns of secondary reasons (its title at the
-    foot of one, its tags at the head of the next). Each tag lies under its own group's title, in that title's column."""
+    """Each tag lies under its own group's title, in that title's column (the "Temporal / identity" group once split
+    across the two columns of secondary reasons: its title at the foot of one, its tags at the head of the next)."""
     width, height, touch = SCREENS[screen]
     ws = make_study(tmp_path, n_pairs=1)
     token = invite(ws, "ann")
@@ -634,9 +636,9 @@ def test_each_tag_group_stays_whole_in_one_column(tmp_path, browser, screen):
 
 
 def test_tie_reasons_are_offered_only_for_a_tie(tmp_path, page):
-    """Issue 46, finding: the tie's reasons stayed offered after a winner was chosen. They are offered (secondary boxes and
-    primary options) only for a tie, a loser's failures only otherwise (and before a choice); a reason already chosen stays
-    on show whatever the winner, so the rater sees it, with its message, and can undo it."""
+    """The tie's reasons (secondary boxes and primary options) are offered only for a tie, a loser's failures only
+    otherwise (and before a choice); a reason already chosen stays on show whatever the winner, so the rater sees it,
+    with its message, and can undo it."""
     ws = make_study(tmp_path, n_pairs=1)
     token = invite(ws, "ann")
     protocol = ws.protocol.public()
@@ -684,9 +686,9 @@ def refuse_first(page, pattern, refusals, status=429, retry_after="2"):
 
 @pytest.mark.parametrize("refused", [("GET", "HEAD"), ("GET",)], ids=["still-refused", "refusal-passed"])
 def test_a_clip_refused_with_429_says_so_and_loads_again_after_retry_after(tmp_path, page, refused):
-    """Issue 46, finding: a clip refused with 429 said "your browser could not play it" (the refusal had passed by the
-    page's HEAD) and was not tried again. Still refused: the page says so and loads it again after Retry-After, by itself;
-    refused once only: the page loads it again at once, never blaming the browser."""
+    """A clip refused with 429 and still refused: the page says so and loads it again after Retry-After, by itself;
+    refused once only: the page loads it again at once, never blaming the browser (it once said "your browser could
+    not play it", the refusal having passed by the page's HEAD, and did not try again)."""
     ws = make_study(tmp_path, n_pairs=1)
     token = invite(ws, "ann")
     seen = refuse_first(page, "**/api/r/*/clip/*/A", refused)
@@ -715,9 +717,9 @@ def test_a_clip_refused_with_429_says_so_and_loads_again_after_retry_after(tmp_p
 
 
 def test_a_refused_script_and_stylesheet_say_so_and_load_again(tmp_path, page):
-    """Issue 46, finding: a 429 on rater.js left "loading…" for good, with no message; a 429 on rater.css an unstyled page
-    without its Submit bar. The page's own loader (in rater.html) says which file did not load and why, and fetches it
-    again after Retry-After."""
+    """The page's own loader (in rater.html) says which file did not load and why, and fetches it again after
+    Retry-After (a 429 on rater.js once left "loading…" for good, with no message; a 429 on rater.css an unstyled page
+    without its Submit bar)."""
     ws = make_study(tmp_path, n_pairs=1)
     token = invite(ws, "ann")
     script = refuse_first(page, re.compile(r"/static/rater\.js(\?|$)"), ["GET", "GET"], retry_after="1")

@@ -1,7 +1,6 @@
-"""A rater's page in a real headless Chromium behind an address whose bucket a tokenless flood emptied (issue 46, item 3).
-
-Before, the page's stylesheet and script were charged to the address and refused with 429: Chromium stayed at
-"loading…" or drew the page unstyled. The flood is bounded in count and time and stops by itself.
+"""A rater's page in a real headless Chromium behind an address whose bucket a tokenless flood emptied: the page's
+stylesheet and script are not charged to the address, so the page loads whole (charged, they were refused with 429:
+Chromium stayed at "loading…" or drew the page unstyled). The flood is bounded in count and time and stops by itself.
 """
 
 from __future__ import annotations

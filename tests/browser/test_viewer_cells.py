@@ -153,7 +153,7 @@ def test_with_passing_reasons_shown_a_passing_cell_reads_its_verdict_line_first(
 
 
 def test_a_failing_cell_reads_its_failing_checks_first_and_marks_the_passing_ones(viewer):
-    """Issue 38: the whole reason of a failing cell is red; the probe that failed comes right under the verdict,
+    """The whole reason of a failing cell is red; the probe that failed comes right under the verdict,
     every other check says it passed (✓), a reported-only probe is unmarked; no line says GOOD beside FAIL."""
     base, results, folder = viewer
     cells, _ = read_cells(base, folder / "viewer-failing.png", pass_reasons=False)

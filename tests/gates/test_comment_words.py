@@ -1,4 +1,4 @@
-"""The comment's words (issue 38): the headline names the suite that decided (every suite when all passed); a suite
+"""The comment's words: the headline names the suite that decided (every suite when all passed); a suite
 that did not pass says its own cause on its line; flip reasons keep the verdict line without what every test says."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""No baseline is not a failure (issue 38): a suite whose base folder has no results file for it is judged
+"""No baseline is not a failure: a suite whose base folder has no results file for it is judged
 alone, by its own tests' verdicts and the gate file's pass-rate rule; exit 0 or 1, never 2."""
 
 from __future__ import annotations

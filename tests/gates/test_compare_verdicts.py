@@ -197,8 +197,8 @@ def _film(tmp_path, name: str, options: FilmabilityOptions, scores: dict[int, fl
 
 def test_a_lowered_threshold_is_named_never_counted_as_an_improvement_and_passes_only_when_the_gate_file_accepts_it(
         tmp_path):
-    """Issue 45: filmability recorded no options, so a pull request lowering threshold was compared as like with like and
-    the tests it let through read as newly passing."""
+    """A lowered threshold is an option that changes verdicts: the gate names it, and the tests it lets through are not
+    read as newly passing (compared as like with like, they were)."""
     _film(tmp_path, "base", FilmabilityOptions(), {0: 0.6, 1: 0.6})  # two tests under 0.8: failing
     _film(tmp_path, "cand", FilmabilityOptions(threshold=0.5), {0: 0.6, 1: 0.6})  # the same scores, now passing
     named = "filmability: threshold 0.8 → 0.5 in broll"

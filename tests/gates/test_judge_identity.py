@@ -60,8 +60,9 @@ def test_the_video_probes_record_the_thresholds_that_differ_from_the_defaults(tm
 
 
 def test_filmability_records_the_options_that_change_its_verdicts_as_its_options_declare_them():
-    """Issue 45: filmability recorded no options (a lowered threshold compared as like with like). What a judge records is
-    derived from its options' declarations (``option(..., verdict=True)``), for every judge of the table."""
+    """Filmability records the options that change its verdicts (so a lowered threshold is not compared as like with
+    like). What a judge records is derived from its options' declarations (``option(..., verdict=True)``), for every
+    judge of the table."""
     from reeljudge.assertions.filmability import get_assert
 
     at_defaults = get_assert(TERMS, _ctx(judge="local"))["metadata"]["judge_identity"]
@@ -88,5 +89,5 @@ def test_every_judge_of_the_table_declares_the_options_that_change_its_verdicts(
     film = importlib.import_module("reeljudge.filmability.options")
     marked = {leaf.path[-1] for leaf in leaves(film.FilmabilityOptions) if leaf.verdict}
     assert {"threshold", "min_relevance", "min_findability"} <= marked and "narration_var" not in marked
-    # issue 47's options decide verdicts too: an unsure list that passes, a repeat that fails
+    # the unsure list and the repeated-terms rule decide verdicts too: an unsure list that passes, a repeat that fails
     assert {"unsure", "repeated_terms"} <= marked

@@ -1,4 +1,4 @@
-"""Issue 30 in the Gecko judge, through the real google-genai client against the fake server:
+"""The Gecko judge's question graphs and shuffled choices, through the real google-genai client against the fake server:
 nested keywords make question graphs (DSG's rule), choices are shuffled by question, the answer
 letters are recorded and an always-`a` judge is flagged; both options off give the recorded results.
 """
@@ -94,7 +94,7 @@ def test_both_options_off_give_the_results_recorded_before_the_change(gemini_env
             result["metadata"].pop(key, None)
     assert len(fresh) == len(recorded) == len(NESTED) + 2
     for result in fresh.values():  # who judged now says so: the two options off, as every judge records its verdict
-        identity = result["metadata"].pop("judge_identity")  # options (issue 45); the recording named them by leaving them out
+        identity = result["metadata"].pop("judge_identity")  # its options; the recording named them by leaving them out
         assert identity["options"] == {"dependencies": False, "shuffle_choices": False}
     for result in recorded.values():
         result["metadata"].pop("judge_identity")
@@ -103,7 +103,7 @@ def test_both_options_off_give_the_results_recorded_before_the_change(gemini_env
 
 def judged_content(result):
     """What a Gecko result says, whatever its shape: the recording has one component per question (as
-    results were written before the assertion became one check, issue 27); now each question is a record
+    results were written before the assertion became one check); now each question is a record
     in ``metadata.questions`` and a line of ``metadata.breakdown``."""
     meta = dict(result["metadata"])
     records, lines = meta.pop("questions", None), meta.pop("breakdown", None)

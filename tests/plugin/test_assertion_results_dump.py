@@ -1,4 +1,4 @@
-"""Issue 29 item 2 (moving the adapters to reeljudge/assertions/): every assertion's result, dumped.
+"""Every assertion's result, checked and dumped: what holds of any result, and a file to compare before and after.
 
 Runs each judge's ``get_assert`` over a varied set of contexts — the offline judges for real
 (filmability ``judge: local``, the video probes over ``datasets/clips``), Gecko and the A/B judge
@@ -33,13 +33,9 @@ DUMP = os.environ.get("REELJUDGE_RESULTS_DUMP")  # read at import: the tests' cl
 VOLATILE = {"latency_s", "latency_ms", "elapsed_s", "timings", "duration_s", "wall_s", "cpu_s"}
 
 
-def _entry(new: str, old: str) -> Callable[..., dict]:
-    """``get_assert`` of the adapter by its name before issue 29 (a checkout from before), else by its new name
-    (the old name raises ImportError since). Old first: an editable install may find a newer tree's new name."""
-    try:
-        return importlib.import_module(old).get_assert
-    except ImportError:
-        return importlib.import_module(new).get_assert
+def _entry(module: str) -> Callable[..., dict]:
+    """``get_assert`` of the assertion adapter ``module`` (``reeljudge.assertions.<judge>``), as promptfoo finds it."""
+    return importlib.import_module(module).get_assert
 
 
 def _clean(value: Any, tmp: str, url: str) -> Any:
@@ -59,7 +55,7 @@ def _ctx(vars_: dict, config: dict, name: str, **extra: Any) -> dict:
 
 
 def _filmability(run: Callable[..., dict], stock: Any) -> dict[str, dict]:
-    grade = _entry("reeljudge.assertions.filmability", "reeljudge.filmability.assertion")
+    grade = _entry("reeljudge.assertions.filmability")
     redis = "Redis stores everything in memory, making it blazingly fast"
     good = ["server room", "computer RAM", "data center lights", "fast motion blur"]
     cases = {
@@ -94,7 +90,7 @@ def _filmability(run: Callable[..., dict], stock: Any) -> dict[str, dict]:
 def _film_gemini(run: Callable[..., dict], fake: Any) -> dict[str, dict]:
     from support.fake_gemini import json_reply
 
-    grade = _entry("reeljudge.assertions.filmability", "reeljudge.filmability.assertion")
+    grade = _entry("reeljudge.assertions.filmability")
     value = {"breakdown": {"relevance": 2, "filmability": 3, "variety": 1}, "points": 7, "score": 1.0, "reason": "fine",
              "criterionReasons": {"relevance": "close", "filmability": "physical", "variety": "mixed"},
              "unfilmableTerms": ["RAM"]}
@@ -104,7 +100,7 @@ def _film_gemini(run: Callable[..., dict], fake: Any) -> dict[str, dict]:
 
 
 def _probes(run: Callable[..., dict], tmp: Path) -> dict[str, dict]:
-    grade = _entry("reeljudge.assertions.video_probes", "reeljudge.probes.assertion")
+    grade = _entry("reeljudge.assertions.video_probes")
     out = {}
     for clip in sorted(CLIPS.glob("*.mp4")):
         ctx = _ctx({"clip": str(clip), "prompt": "a red ball rolls past a wall"}, {}, clip.stem)
@@ -129,7 +125,7 @@ def _probes(run: Callable[..., dict], tmp: Path) -> dict[str, dict]:
 
 
 def _gecko(run: Callable[..., dict], fake: Any) -> dict[str, dict]:
-    grade = _entry("reeljudge.assertions.gecko", "reeljudge.gecko.assertion")
+    grade = _entry("reeljudge.assertions.gecko")
     clip = str(CLIPS / "gen_clean.mp4")
     out = {}
     matched = "A red kite flying over a green meadow while clouds drift"
@@ -157,7 +153,7 @@ def _gecko(run: Callable[..., dict], fake: Any) -> dict[str, dict]:
 def _ab(run: Callable[..., dict], fake: Any) -> dict[str, dict]:
     from reeljudge.media.refs import sha256_file
 
-    grade = _entry("reeljudge.assertions.ab_judge", "reeljudge.ab_judge.assertion")
+    grade = _entry("reeljudge.assertions.ab_judge")
     clean, flicker, frozen = (str(CLIPS / f"gen_{n}.mp4") for n in ("clean", "flicker", "frozen"))
     black, cut = str(CLIPS / "gen_black.mp4"), str(CLIPS / "gen_cut.mp4")
 

@@ -88,7 +88,7 @@ def test_one_run_probes_contract():
 
 
 def test_a_faces_verdict_writes_the_reason_its_promptfoo_result_opens_with(gemini_env):
-    """Issue 29: every verdict writes its own reason; the adapter puts it after PASS/FAIL, unchanged."""
+    """Every verdict writes its own reason; the adapter puts it after PASS/FAIL, unchanged."""
     import json
 
     from reeljudge.assertions import filmability, gecko, video_probes

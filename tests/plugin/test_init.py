@@ -73,7 +73,7 @@ def test_init_appends_missing_gitignore_lines_and_keeps_the_users(tmp_path, caps
 
 
 def test_an_entry_written_by_an_earlier_init_gets_pythons_import_error_and_the_readme_says_what_to_write(tmp_path):
-    """Before issue 29, ``init --python-entries`` wrote ``from reeljudge.<judge>.assertion import get_assert``:
+    """An earlier ``init --python-entries`` wrote ``from reeljudge.<judge>.assertion import get_assert``:
     that module is gone, so Python itself refuses it; the README's upgrade note names the line to write."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     for package, stem in (("filmability", "filmability"), ("probes", "video_probes"), ("gecko", "gecko"),
@@ -216,7 +216,7 @@ def test_gitignore_keeps_the_virtualenv_and_the_copied_wheel_out(tmp_path, capsy
 
 
 def test_the_project_starts_clean_node_modules_ignored_files_with_the_umask_mode_and_example_clips(tmp_path, capsys):
-    """Issue 38: init's .gitignore keeps node_modules/ out; files get the mode the umask gives (not 0600); the
+    """init's .gitignore keeps node_modules/ out; files get the mode the umask gives (not 0600); the
     clip starters' example clips exist (rendered by reeljudge.synth), the A/B reference a flickering one."""
     import os
     import stat
@@ -302,8 +302,8 @@ def test_docs_install_md_option_table_is_init_help():
 
 
 def test_next_steps_mark_the_suites_that_need_a_key_and_a_second_init_reports_the_gate_it_kept(tmp_path, capsys):
-    """Issue 45: the hints listed the Gecko suite without saying it needs a key; a second ``init --gate all`` that kept
-    the edited workflow reported the gate of its template (Gecko with a key), not the workflow that is there."""
+    """The next steps mark the suites that need a key (Gecko), and a second ``init --gate all`` that kept the edited
+    workflow reports the gate of the workflow that is there, not its template's (Gecko with a key)."""
     code, out = init(capsys, str(tmp_path))
     assert code == 0 and "  ./node_modules/.bin/promptfoo eval -c promptfooconfig.gecko.yaml   # needs a Gemini key: export GEMINI_API_KEY" in out
     assert "  ./node_modules/.bin/promptfoo eval -c promptfooconfig.filmability.yaml\n" in out  # judges offline: no mark

@@ -1,4 +1,4 @@
-"""``reeljudge init`` in an empty folder gives four starter configs that pass as written (issue 38), run the way
+"""``reeljudge init`` in an empty folder gives four starter configs that pass as written, run the way
 a user runs them: the built wheel in a virtualenv of its own, the npm tarball and promptfoo in the project's
 package.json, ``./node_modules/.bin/promptfoo eval -c promptfooconfig.<judge>.yaml`` in the project, telemetry off. The Gecko
 starter needs a Gemini judge: the wire-level fake answers it. Then the clip provider entry ``init`` writes

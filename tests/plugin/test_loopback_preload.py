@@ -1,4 +1,4 @@
-"""The npm package's preload ``loopback.cjs`` (issue 45, item 5), in a Node process of its own, nothing leaving 127.0.0.1.
+"""The npm package's preload ``loopback.cjs``, in a Node process of its own, nothing leaving 127.0.0.1.
 
 A small script stands in for promptfoo's main module: the preload acts only in a process whose main script lies under
 ``node_modules/promptfoo/``, so the script is placed there (and once elsewhere). It listens on a port without naming a

@@ -1,5 +1,5 @@
 """The eval and viewer commands ``reeljudge init`` prints (the README's and docs/install.md's) connect to nothing but
-the judge API the user configured (issue 45, item 5), on the promptfoo under test (REELJUDGE_PROMPTFOO: pinned or latest).
+the judge API the user configured, on the promptfoo under test (REELJUDGE_PROMPTFOO: pinned or latest).
 
 A user's project from the built wheel and npm tarball (``user_project.py``), ``reeljudge init`` run in it, and its
 printed lines run by bash as written: the ``export`` line, then an eval or the viewer. Nothing else sets promptfoo's

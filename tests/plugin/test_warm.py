@@ -205,7 +205,7 @@ def test_worker_serves_the_adapters_by_their_names_and_nothing_else():
     direct = get_assert(*args)
     assert direct["pass"] is False and "black_frames" in direct["reason"]
     assert worker.run({"module": "reeljudge.assertions.video_probes", "args": args}) == {"ok": True, "data": direct}
-    # the adapters' names before issue 29 (reeljudge.<judge>.assertion) are refused like any other module
+    # the adapters' old names (reeljudge.<judge>.assertion) are refused like any other module
     for name in ("reeljudge.probes.assertion", "reeljudge.probes.report", "reeljudge.assertions", "os",
                  "reeljudge.assertions.video_probes.os"):
         refused = worker.run({"module": name, "args": args})

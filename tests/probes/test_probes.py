@@ -117,7 +117,7 @@ def test_probe_selection_and_options_from_config() -> None:
     assert assertion.var == "clip" and assertion.expect_fail is False
 
 
-#: every key a config may name, as users wrote them before the options were grouped per probe (issue 36)
+#: every key a config may name, as users wrote them before the options were grouped per probe
 CONFIG_KEYS = (
     "analysis_short_side max_frames max_seconds skip_deblock_scale min_duration_s max_duration_s min_fps min_short_side "
     "codecs require_audio allow_vfr truncation_tolerance black_pixel_level black_dark_fraction black_max_detail "

@@ -1,6 +1,6 @@
 """Every probe finding, decode fact and per-frame signal summary equals the reference
-(``tests/data/probes_findings.json``: written from ``main`` before issue 21 changed how frames reach the
-analysis; rewritten by issue 37, which reads motion on repeating textures, with every verdict, gating
+(``tests/data/probes_findings.json``: first written before frames reached the analysis the way they do now;
+rewritten when the probes learnt to read motion on repeating textures, with every verdict, gating
 flag and reported frame range of its 175 clips unchanged — the reasons now say what the camera did,
 the pan that eases to a hold is a still picture once it holds, a flash on a textured pan is listed as
 a flash, and the new per-frame series are summarised).

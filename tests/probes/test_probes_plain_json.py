@@ -27,7 +27,7 @@ def test_numpy_scalars_in_a_probe_result_become_python_values():
 
 
 def test_the_adapters_result_on_a_flickering_clip_is_plain_json():
-    """The clip on which the smoothness probe's float32 score broke promptfoo's wrapper (main, issue 36 merge)."""
+    """The clip on which the smoothness probe's float32 score broke promptfoo's wrapper (numpy's float32 is not JSON)."""
     context = {"vars": {"prompt": "A red ball rolls past a wall", "video": str(CLIPS / "gen_flicker.mp4")},
                "config": {"var": "video", "prompt_var": "prompt"}, "test": {"description": "flicker"}}
     result = get_assert("", context)

@@ -1,4 +1,4 @@
-"""Repeating textures and slow pans (issue 37): the texture corpus's test split passes clean and is caught faulty.
+"""Repeating textures and slow pans: the texture corpus's test split passes clean and is caught faulty.
 
 Generated and stock footage is full of bricks, tiles, stripes, fences, blinds, grass, leaves, crowds
 and water, and slow pans are the commonest camera move. ``reeljudge.synth.texture_corpus`` makes,

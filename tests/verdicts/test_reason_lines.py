@@ -1,4 +1,4 @@
-"""How a verdict reads in promptfoo's viewer (issue 38): a failing cell shows its whole reason in red, so
+"""How a verdict reads in promptfoo's viewer: a failing cell shows its whole reason in red, so
 its failing parts come first and the parts that are checks say whether they passed; a failed list's
 line never says GOOD or EXCELLENT beside FAIL."""
 

@@ -214,7 +214,8 @@ def test_promptfoos_own_provider_keys_are_not_ours_to_refuse():
     ("media_var", "reeljudge.probes.options", "unknown option 'media_var' for video_probes; did you mean 'var'?"),
 ])
 def test_the_var_naming_the_clip_is_suggested_across_judges(given, loader, expected):
-    """The probes call the var naming the clip ``var``; Gecko and the A/B judge ``media_var`` (issue 27)."""
+    """The probes call the var naming the clip ``var``; Gecko and the A/B judge ``media_var``: a config that uses one
+    judge's name for another judge is told the right one."""
     import importlib
 
     with pytest.raises(BadInputError) as error:

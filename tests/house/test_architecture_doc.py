@@ -6,7 +6,7 @@ import re
 
 from support.paths import ROOT
 
-from test_import_graph import LAYERS  # the same folder: tests/core
+from test_import_graph import LAYERS  # the same folder: tests/house
 
 
 def documented_floors(text: str) -> dict[int, set[str]]:

@@ -70,7 +70,7 @@ def test_the_fast_lane_and_the_left_out_markers_together_are_every_collected_tes
     assert fast | rest == every and not fast & rest
     # what the lane leaves out is what the markers say: the corpora, set-up, the workflow harness, promptfoo, Chromium
     for left_out in ("tests/probes/test_probes_textures.py::", "tests/probes/test_probes_corpus.py::test_clean_hard_negative",
-                     "tests/core/test_workflow_setup.py::", "tests/action/test_workflow_steps.py::", "tests/browser/"):
+                     "tests/house/test_workflow_setup.py::", "tests/action/test_workflow_steps.py::", "tests/browser/"):
         assert not {t for t in fast if t.startswith(left_out)} and {t for t in rest if t.startswith(left_out)}, left_out
 
 
@@ -110,13 +110,13 @@ def test_the_waiting_modules_exist_and_start_first_on_half_the_workers(monkeypat
 
     monkeypatch.setattr(runner_order, "KEEP_DIR", None)  # no durations recorded: xdist's order within each kind
     assert all((ROOT / module).is_file() for module in WAITING_MODULES)
-    sizes = {"tests/core/test_big.py": 40, "tests/core/test_mid.py": 20, "tests/core/test_third.py": 10,
-             "tests/core/test_fourth.py": 8, **{module: 3 for module in sorted(WAITING_MODULES)[:3]}}
+    sizes = {"tests/house/test_big.py": 40, "tests/house/test_mid.py": 20, "tests/house/test_third.py": 10,
+             "tests/house/test_fourth.py": 8, **{module: 3 for module in sorted(WAITING_MODULES)[:3]}}
     first = first_units(pytest_xdist_make_scheduler(LOADSCOPE, None), sizes)
     # biggest first alone would start the four computing modules and leave the waits for last
     assert sum(waits(scope) for scope in first) == 2, first  # half the workers wait, from the start
-    assert sorted(scope for scope in first if not waits(scope)) == ["tests/core/test_big.py", "tests/core/test_mid.py"]
-    assert waits(sorted(WAITING_MODULES)[0] + "::test_x") and not waits("tests/core/test_big.py::test_x")
+    assert sorted(scope for scope in first if not waits(scope)) == ["tests/house/test_big.py", "tests/house/test_mid.py"]
+    assert waits(sorted(WAITING_MODULES)[0] + "::test_x") and not waits("tests/house/test_big.py::test_x")
     assert pytest_xdist_make_scheduler(SimpleNamespace(getvalue=lambda name: "load"), None) is None
 
 
@@ -127,27 +127,27 @@ def test_recorded_durations_start_the_longest_unit_first_and_an_untimed_one_befo
     from support.runner_order import WAITING_MODULES, Durations, pytest_xdist_make_scheduler
 
     waiting = sorted(WAITING_MODULES)[:2]
-    sizes = {"tests/core/test_many_quick.py": 40, "tests/core/test_few_long.py": 2, "tests/core/test_mid.py": 10,
+    sizes = {"tests/house/test_many_quick.py": 40, "tests/house/test_few_long.py": 2, "tests/house/test_mid.py": 10,
              waiting[0]: 3, waiting[1]: 3}
     recorder = Durations(str(tmp_path))  # what the controlling process records in a run
     for module, size in sizes.items():
         for i in range(size):
-            seconds = {"tests/core/test_few_long.py": 5.0, waiting[1]: 4.0}.get(module, 0.1)
+            seconds = {"tests/house/test_few_long.py": 5.0, waiting[1]: 4.0}.get(module, 0.1)
             for phase in ("setup", "call", "teardown"):
                 recorder.pytest_runtest_logreport(SimpleNamespace(nodeid=f"{module}::test_{i}", duration=seconds / 3))
     recorder.pytest_sessionfinish()
     monkeypatch.setattr(runner_order, "KEEP_DIR", str(tmp_path))
     first = first_units(pytest_xdist_make_scheduler(LOADSCOPE, None), sizes)
     # by test count: many_quick (4 s in all) and mid first; by the last run: few_long (10 s), then many_quick
-    assert first == [waiting[1], waiting[0], "tests/core/test_few_long.py", "tests/core/test_many_quick.py"], first
-    sizes["tests/core/test_new.py"] = 1  # never timed: it may be long, so it goes first among the computing ones
+    assert first == [waiting[1], waiting[0], "tests/house/test_few_long.py", "tests/house/test_many_quick.py"], first
+    sizes["tests/house/test_new.py"] = 1  # never timed: it may be long, so it goes first among the computing ones
     first = first_units(pytest_xdist_make_scheduler(LOADSCOPE, None), sizes)
-    assert first[2] == "tests/core/test_new.py", first
+    assert first[2] == "tests/house/test_new.py", first
     kept = json.loads((tmp_path / "durations.json").read_text())
-    assert kept["tests/core/test_few_long.py::test_0"] == pytest.approx(5.0) and len(kept) == 58
+    assert kept["tests/house/test_few_long.py::test_0"] == pytest.approx(5.0) and len(kept) == 58
     Durations(str(tmp_path)).pytest_sessionfinish()  # a run that timed nothing leaves the record as it was
     recorder = Durations(str(tmp_path))
-    recorder.pytest_runtest_logreport(SimpleNamespace(nodeid="tests/core/test_mid.py::test_0", duration=9.0))
+    recorder.pytest_runtest_logreport(SimpleNamespace(nodeid="tests/house/test_mid.py::test_0", duration=9.0))
     recorder.pytest_sessionfinish()  # a narrowed run updates its tests and keeps the others'
     kept = json.loads((tmp_path / "durations.json").read_text())
-    assert kept["tests/core/test_mid.py::test_0"] == 9.0 and len(kept) == 58
+    assert kept["tests/house/test_mid.py::test_0"] == 9.0 and len(kept) == 58

@@ -5,18 +5,22 @@ on ``sys.path``, so such an import works only when the other folder happened to 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
 
-from support.paths import TESTS
+from support.paths import ROOT, TESTS
 from support.promptfoo_run import promptfoo_view, run_promptfoo_eval
 
-#: the areas, named for the package (or the folder: ``action``) they test; a new one is added here (and to the
-#: list in README.md's layout). ``providers`` also holds promptfoo_stores.mjs, the promptfoo provider the media suites run
+#: the areas, named for the package (or the folder: ``action``) they test, or for what they hold: ``house`` the house
+#: rules (import graph, the architecture page's floors, lint, types, this layout, the lanes, set-up), ``shared`` the
+#: one-of-each pieces every judge uses, ``verdicts`` the judge table and the one verdict protocol, ``cli`` the command
+#: table. A new one is added here, to README.md's list and to docs/architecture.md's row (held equal below).
+#: ``providers`` also holds promptfoo_stores.mjs, the promptfoo provider the media suites run
 AREAS = {
-    "ab", "ab_judge", "action", "batch", "browser", "calibration", "core", "fakes", "filmability", "gates", "gecko",
-    "library", "media", "plugin", "probes", "providers", "synth",
+    "ab", "ab_judge", "action", "batch", "browser", "calibration", "cli", "fakes", "filmability", "gates", "gecko",
+    "house", "library", "media", "plugin", "probes", "providers", "shared", "synth", "verdicts",
 }
 #: folders of data, not tests: what the suites, configs and tests read
 DATA = {"data", "suites", "support"}
@@ -34,6 +38,21 @@ def test_every_test_module_is_in_an_area_folder_and_the_top_holds_only_the_conft
     assert [p.relative_to(TESTS).as_posix() for p in modules if p.parent.parent != TESTS or p.parent.name not in AREAS] == []
     assert sorted(p.name for p in TESTS.glob("*.py")) == ["conftest.py"]
     assert {p.name for p in TESTS.iterdir() if p.is_dir() and not p.name.startswith((".", "__"))} == AREAS | DATA
+
+
+def listed_areas(text: str) -> list[str]:
+    """The area names written in backticks in ``text`` (a row or a sentence of the docs)."""
+    return re.findall(r"`([a-z_]+)`", text)
+
+
+def test_the_docs_list_exactly_the_test_areas() -> None:
+    """docs/architecture.md's ``tests/<area>/`` row and README.md's layout sentence name the areas, each once."""
+    row = next(line for line in (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8").splitlines()
+               if line.startswith("| `tests/<area>/` |"))
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    sentence = readme[readme.index("The tests live in folders by area"):readme.index("shared support in")]
+    for listed in (listed_areas(row), listed_areas(sentence.replace("`tests/filmability`", "`filmability`"))):
+        assert sorted(listed) == sorted(AREAS)
 
 
 def test_no_test_module_imports_a_test_module_of_another_folder() -> None:
