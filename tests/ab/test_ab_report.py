@@ -6,12 +6,12 @@ import json
 
 import pytest
 
-from reeljudge.ab.protocol import load_protocol
-from reeljudge.ab.records import build_record
-from reeljudge.ab.report import ReportOptions, build_report
-from reeljudge.ab.report_html import render
-from reeljudge.ab.samples import make_sample
-from reeljudge.ab.workspace import Workspace
+from reeljudge.ab.store.protocol import load_protocol
+from reeljudge.ab.store.records import build_record
+from reeljudge.ab.analysis.report import ReportOptions, build_report
+from reeljudge.ab.analysis.report_html import render
+from reeljudge.ab.store.samples import make_sample
+from reeljudge.ab.study.workspace import Workspace
 from reeljudge.cli import main
 
 P = load_protocol("ab-v1")

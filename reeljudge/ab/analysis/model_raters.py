@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from typing import Any, Callable, Hashable, Mapping, Sequence
 
-from reeljudge.ab import analysis as an
-from reeljudge.ab.protocol import Protocol
-from reeljudge.ab.records import TIE, Judgement
-from reeljudge.ab.samples import Sample
+from reeljudge.ab.analysis import analysis as an
+from reeljudge.ab.store.protocol import Protocol
+from reeljudge.ab.store.records import TIE, Judgement
+from reeljudge.ab.store.samples import Sample
 from reeljudge.stats import agreement as ag
 
 SAME = "same"

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any, Hashable, Iterable, Mapping, Sequence
 
-from reeljudge.ab.contradiction import LOSER_RATED_HIGHER, contradiction
-from reeljudge.ab.protocol import Protocol
-from reeljudge.ab.records import TIE, Judgement, as_judgements
-from reeljudge.ab.samples import Sample
+from reeljudge.ab.analysis.contradiction import LOSER_RATED_HIGHER, contradiction
+from reeljudge.ab.store.protocol import Protocol
+from reeljudge.ab.store.records import TIE, Judgement, as_judgements
+from reeljudge.ab.store.samples import Sample
 from reeljudge.stats.agreement import MajorityAgreement, agreement_with_majority as _vs_majority
 from reeljudge.stats.rankings import Outcome
 
@@ -80,7 +80,7 @@ def outcomes(records: Iterable[Judgement]) -> list[Outcome]:
 
 
 def contradictions(records: Iterable[Judgement], protocol: Protocol) -> list[dict[str, Any]]:
-    """Records whose own ratings contradict their winner, by the one rule of ``reeljudge.ab.contradiction``
+    """Records whose own ratings contradict their winner, by the one rule of ``reeljudge.ab.analysis.contradiction``
     (the one the A/B judge's reader refuses by): the loser rated better, or a tie rated apart."""
     found = []
     for j in records:

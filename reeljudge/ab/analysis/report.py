@@ -10,12 +10,12 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, Mapping, Sequence
 
-from reeljudge.ab import analysis as an
-from reeljudge.ab.assignment import gold_accuracy
-from reeljudge.ab.evidence import evidence_by_rater
-from reeljudge.ab.protocol import Protocol
-from reeljudge.ab.records import Judgement, as_judgements, now_iso
-from reeljudge.ab.samples import Sample
+from reeljudge.ab.analysis import analysis as an
+from reeljudge.ab.study.assignment import gold_accuracy
+from reeljudge.ab.store.evidence import evidence_by_rater
+from reeljudge.ab.store.protocol import Protocol
+from reeljudge.ab.store.records import Judgement, as_judgements, now_iso
+from reeljudge.ab.store.samples import Sample
 from reeljudge.stats import agreement as ag
 from reeljudge.stats.rankings import bradley_terry_intervals, win_rates
 
@@ -153,7 +153,7 @@ def _rankings(records: Sequence[Judgement], kw: dict[str, Any]) -> dict[str, Any
 def _models(records: Sequence[Judgement], samples: Sequence[Sample], protocol: Protocol, first_n: int,
             kw: dict[str, Any]) -> list[dict[str, Any]]:
     """Each model rater against the human majority, beside human–human agreement (``model_raters``), and its gold accuracy."""
-    from reeljudge.ab.model_raters import model_raters
+    from reeljudge.ab.analysis.model_raters import model_raters
 
     gold = gold_accuracy([j for j in records if j.rater_kind == "model"], samples)
     return [{**m, "gold": gold.get(m["rater"])} for m in model_raters(records, samples, protocol, first_n, kw)]

@@ -6,7 +6,7 @@ import json
 from html import escape
 from typing import Any, Callable, Sequence
 
-from reeljudge.ab.exports import visible
+from reeljudge.ab.store.exports import visible
 
 Row = tuple[str, float | None, float | None, float | None]
 

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Iterable
 
-from reeljudge.ab.records import TIE, as_judgements, now_iso
-from reeljudge.ab.samples import Sample
-from reeljudge.ab.store import HoldLost, Store, _Tx
+from reeljudge.ab.store.records import TIE, as_judgements, now_iso
+from reeljudge.ab.store.samples import Sample
+from reeljudge.ab.store.store import HoldLost, Store, _Tx
 
 SEED_KEY = "side_seed"
 #: what a task id is (uuid4 hex, as ``next_task`` makes them): anything else is refused before the store is asked
