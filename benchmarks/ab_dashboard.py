@@ -38,7 +38,7 @@ def _log(events: int, value: object) -> list[dict[str, object]]:
 
 def _record(ws, sample, rater: str, winner: str, log: list, n: int) -> dict:
     """A human record as the rating server builds it (the tree's own ``build_record``); ``winner`` a system or "tie"."""
-    from reeljudge.ab.records import build_record
+    from reeljudge.ab.store.records import build_record
 
     a, b = sample.systems if n % 2 else sample.systems[::-1]
     winner = "A" if winner == a else "B" if winner == b else "tie"
@@ -58,8 +58,8 @@ def build(root: Path, records: int, raters: int) -> object:
     """The study: pair samples rated by two raters each, gold pairs for one task in ten, assignments for every record."""
     import uuid
 
-    from reeljudge.ab.samples import make_sample
-    from reeljudge.ab.workspace import Workspace
+    from reeljudge.ab.store.samples import make_sample
+    from reeljudge.ab.study.workspace import Workspace
 
     ws = Workspace(root)
     ws.fix_protocol()
@@ -99,8 +99,8 @@ def build(root: Path, records: int, raters: int) -> object:
 
 def dashboard(ws, repeats: int) -> tuple[float, float, int]:
     """Median wall and CPU seconds of a dashboard load (status + HTML), and the page's bytes."""
-    from reeljudge.ab.admin import _Admin, render_dashboard
-    from reeljudge.ab.server import ServeOptions
+    from reeljudge.ab.page.admin import _Admin, render_dashboard
+    from reeljudge.ab.page.server import ServeOptions
 
     admin = _Admin(ws, ServeOptions())
     walls, cpus, size = [], [], 0
@@ -122,7 +122,7 @@ def peak_rss_mib() -> float:
 
 def inflate(ws, count: int) -> tuple[int, int, list[str]]:
     """Append ``count`` records of the finding's shape (2,000 events, 64-character values): (stored, refused, first refusal)."""
-    from reeljudge.ab.samples import make_sample
+    from reeljudge.ab.store.samples import make_sample
 
     extra = [make_sample("text-to-video", f"inflated {i}", ("sys-x", f"{10**9 + 2 * i:064x}"),
                          ("sys-y", f"{10**9 + 2 * i + 1:064x}"))

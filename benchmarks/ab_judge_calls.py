@@ -68,8 +68,8 @@ def batch_runs(fake, clips: list[str], work: Path) -> list[dict[str, float]]:
     """One baseline against N candidates in a study, judged twice by ``reeljudge ab judge``."""
     import yaml
 
-    from reeljudge.ab.imports import build_samples, read_manifest
-    from reeljudge.ab.workspace import Workspace
+    from reeljudge.ab.store.imports import build_samples, read_manifest
+    from reeljudge.ab.study.workspace import Workspace
     from reeljudge.ab_judge.batch import judge_study
 
     rows = [{"prompt": PROMPT.format(k=k), "clip_a": clips[0], "clip_b": c, "system_a": "baseline", "system_b": "candidate"}

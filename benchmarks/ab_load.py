@@ -48,8 +48,8 @@ CLIP_BYTES, CLIP_SECONDS = 4096, 0.02
 def fake_study(root: Path, n_samples: int, systems: tuple[str, ...] = ("sys-a", "sys-b"),
                families: tuple[str, ...] = ("text-to-video",)):
     """A workspace with ``n_samples`` pair samples whose clips all point at one tiny file (served, never decoded)."""
-    from reeljudge.ab.samples import Clip, make_sample
-    from reeljudge.ab.workspace import Workspace
+    from reeljudge.ab.store.samples import Clip, make_sample
+    from reeljudge.ab.study.workspace import Workspace
 
     ws = Workspace(root)
     ws.fix_protocol()
@@ -394,8 +394,8 @@ def _stop(server: subprocess.Popen) -> None:
 
 def synthetic_records(n: int) -> tuple[list, list]:
     """``n`` records: 2 raters per sample, 2 families, 4 systems with different true strengths."""
-    from reeljudge.ab.records import build_record
-    from reeljudge.ab.samples import make_sample
+    from reeljudge.ab.store.records import build_record
+    from reeljudge.ab.store.samples import make_sample
 
     rng = random.Random(7)
     strength = {"sys-a": 1.0, "sys-b": 0.5, "sys-c": 0.0, "sys-d": -0.5}
@@ -425,9 +425,9 @@ def synthetic_records(n: int) -> tuple[list, list]:
 
 
 def bench_report(n: int, resamples: int) -> None:
-    from reeljudge.ab.protocol import load_protocol
-    from reeljudge.ab.report import ReportOptions, build_report
-    from reeljudge.ab.report_html import render
+    from reeljudge.ab.store.protocol import load_protocol
+    from reeljudge.ab.analysis.report import ReportOptions, build_report
+    from reeljudge.ab.analysis.report_html import render
 
     records, samples = synthetic_records(n)
     start = time.perf_counter()

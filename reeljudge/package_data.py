@@ -3,7 +3,7 @@
 The one place that knows it. The judge prompts and schemas (``data/rubrics/``), the A/B protocol
 (``data/protocols/``), the ``reeljudge init`` templates (``data/init/``), the offline judge's background
 narrations (``data/background_narrations.txt``), the rating page's static
-files (``ab/static/``) and the warm path's JavaScript client (``warm/client.js``) are package data,
+files (``ab/page/static/``) and the warm path's JavaScript client (``warm/client.js``) are package data,
 declared in ``pyproject.toml`` and shipped in the wheel. In a clone, ``data/rubrics`` and
 ``data/protocols`` are symbolic links to the top-level ``rubrics/`` and ``protocols/`` (the one
 place authors edit); the build copies the files they point to, and a test checks the copies.
@@ -45,7 +45,7 @@ def init_templates_folder() -> Path:
 
 def rating_page_folder() -> Path:
     """The rating page's static files (HTML, CSS, JavaScript)."""
-    return package_path("ab", "static")
+    return package_path("ab", "page", "static")
 
 
 def warm_client_path() -> Path:

@@ -17,16 +17,16 @@ from __future__ import annotations
 from typing import Any
 
 _EXPORTS = {
-    "Workspace": "reeljudge.ab.workspace",
-    "Store": "reeljudge.ab.store",
-    "Sample": "reeljudge.ab.samples",
-    "Judgement": "reeljudge.ab.records",
-    "build_record": "reeljudge.ab.records",
-    "validate_record": "reeljudge.ab.records",
-    "load_protocol": "reeljudge.ab.protocol",
-    "check_form": "reeljudge.ab.protocol",
-    "agreement_with_majority": "reeljudge.ab.analysis",
-    "build_report": "reeljudge.ab.report",
+    "Workspace": "reeljudge.ab.study.workspace",
+    "Store": "reeljudge.ab.store.store",
+    "Sample": "reeljudge.ab.store.samples",
+    "Judgement": "reeljudge.ab.store.records",
+    "build_record": "reeljudge.ab.store.records",
+    "validate_record": "reeljudge.ab.store.records",
+    "load_protocol": "reeljudge.ab.store.protocol",
+    "check_form": "reeljudge.ab.store.protocol",
+    "agreement_with_majority": "reeljudge.ab.analysis.analysis",
+    "build_report": "reeljudge.ab.analysis.report",
 }
 
 

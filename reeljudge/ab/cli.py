@@ -112,7 +112,7 @@ def study_arguments(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
 
 def workspace_of(args: argparse.Namespace, create: bool = False) -> Any:
     """The study ``--data``/``--database`` name; unless ``create``, an error when it holds no study."""
-    from reeljudge.ab.workspace import Workspace, default_dir, open_study
+    from reeljudge.ab.study.workspace import Workspace, default_dir, open_study
 
     root = args.data or default_dir()
     return Workspace(root, database=args.database) if create else open_study(root, database=args.database)
@@ -126,7 +126,7 @@ def _fail(message: str) -> int:
 
 def cmd_import(args: argparse.Namespace) -> int:
     """Import every file; all or nothing per file."""
-    from reeljudge.ab.imports import build_samples, read_manifest, read_promptfoo
+    from reeljudge.ab.store.imports import build_samples, read_manifest, read_promptfoo
     from reeljudge.errors import ReelJudgeError
 
     ws = workspace_of(args, create=True)
@@ -153,7 +153,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 def cmd_gold(args: argparse.Namespace) -> int:
     """Render gold pairs and add them."""
-    from reeljudge.ab.gold import make_gold, study_templates
+    from reeljudge.ab.study.gold import make_gold, study_templates
 
     if args.count < 1 or args.frames < 1:
         raise BadInputError(f"--count and --frames must be at least 1, got {args.count} and {args.frames}")
@@ -171,8 +171,8 @@ def cmd_gold(args: argparse.Namespace) -> int:
 
 def cmd_invite(args: argparse.Namespace) -> int:
     """Create or re-issue invite links."""
-    from reeljudge.ab.records import RATER_ID
-    from reeljudge.ab.workspace import new_invite_token
+    from reeljudge.ab.store.records import RATER_ID
+    from reeljudge.ab.study.workspace import new_invite_token
 
     ws = workspace_of(args)
     base = (args.base_url or ws.store.meta("base_url") or "http://127.0.0.1:8765").rstrip("/")
@@ -191,11 +191,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from reeljudge.extras import require
 
     require("reeljudge ab serve", "uvicorn", "starlette")
-    from reeljudge.ab.assignment import QCOptions
-    from reeljudge.ab.fair_share import RateLimits
-    from reeljudge.ab.connection import run
-    from reeljudge.ab.limits import ConnectionLimits, file_budget
-    from reeljudge.ab.server import ServeOptions, create_app
+    from reeljudge.ab.study.assignment import QCOptions
+    from reeljudge.ab.transport.fair_share import RateLimits
+    from reeljudge.ab.transport.connection import run
+    from reeljudge.ab.transport.limits import ConnectionLimits, file_budget
+    from reeljudge.ab.page.server import ServeOptions, create_app
     from reeljudge.environment import study_environment
 
     ws = workspace_of(args)
@@ -226,8 +226,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     """Write report.json and report.html."""
-    from reeljudge.ab.report import ReportOptions, build_report
-    from reeljudge.ab.report_html import render
+    from reeljudge.ab.analysis.report import ReportOptions, build_report
+    from reeljudge.ab.analysis.report_html import render
 
     ws = workspace_of(args)
     out = args.out or ws.root / "report"
@@ -247,7 +247,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     """Write the records."""
-    from reeljudge.ab.exports import to_csv, to_jsonl
+    from reeljudge.ab.store.exports import to_csv, to_jsonl
 
     ws = workspace_of(args)
     records = ws.store.judgements()
@@ -262,9 +262,9 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def cmd_status(args: argparse.Namespace) -> int:
     """Print the admin status JSON."""
-    from reeljudge.ab.admin import _Admin
-    from reeljudge.ab.assignment import QCOptions
-    from reeljudge.ab.loop_lag import read_figure
+    from reeljudge.ab.page.admin import _Admin
+    from reeljudge.ab.study.assignment import QCOptions
+    from reeljudge.ab.transport.loop_lag import read_figure
 
     ws = workspace_of(args)
     status = {**_Admin(ws, QCOptions()).status(), "server": read_figure(ws.root)}  # the loop lag a server last wrote

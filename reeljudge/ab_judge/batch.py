@@ -17,10 +17,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping
 
-from reeljudge.ab.records import RATER_ID, TIE, build_record
-from reeljudge.ab.samples import Sample
-from reeljudge.ab.store import AlreadyJudged
-from reeljudge.ab.workspace import Workspace
+from reeljudge.ab.store.records import RATER_ID, TIE, build_record
+from reeljudge.ab.store.samples import Sample
+from reeljudge.ab.store.store import AlreadyJudged
+from reeljudge.ab.study.workspace import Workspace
 from reeljudge.ab_judge.options import ABJudgeOptions, load
 from reeljudge.ab_judge.pair import MediaParts, Pair, judge_pair_media
 from reeljudge.ab_judge.rubric import rubric_name

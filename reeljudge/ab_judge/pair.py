@@ -17,7 +17,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from reeljudge.ab.protocol import Protocol, load_protocol
+from reeljudge.ab.store.protocol import Protocol, load_protocol
 from reeljudge.ab_judge.options import ABJudgeOptions
 from reeljudge.options import verdict_options
 from reeljudge.ab_judge.request import order_request, order_parser

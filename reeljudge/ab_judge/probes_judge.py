@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
-from reeljudge.ab.protocol import TIE, Protocol, load_protocol
+from reeljudge.ab.store.protocol import TIE, Protocol, load_protocol
 from reeljudge.ab_judge.verdict import Outcome
 from reeljudge.errors import MediaError
 from reeljudge.identity import PROBES_ENGINE, judge_identity

@@ -7,7 +7,7 @@ repairs what has one reading (``reading``: a winner in a plain form of A, B or t
 field left out, a secondary tag repeating the primary; each repair recorded), validates it against
 that schema, then against the protocol's rules with ``check_form`` (the check the rating server
 applies to people), then refuses a verdict whose ratings favour the clip it did not pick
-(``reeljudge.ab.contradiction``, the rule the rating server's report lists people's records by). A
+(``reeljudge.ab.analysis.contradiction``, the rule the rating server's report lists people's records by). A
 refused reply is refused with the rule's message, which the judge client feeds back once; a rule
 broken or a contradiction is never fixed up.
 """
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-from reeljudge.ab.protocol import Protocol, load_protocol
+from reeljudge.ab.store.protocol import Protocol, load_protocol
 from reeljudge.ab_judge.rubric import family_schema, system_text
 from reeljudge.gemini.request import JudgeRequest, MediaInput
 from reeljudge.gemini.parsers import reply_parser
@@ -81,8 +81,8 @@ def order_parser(protocol: Protocol, family: str) -> Callable[[str], dict[str, A
 
     def parse(text: str) -> dict[str, Any]:
         # here: only a reply that is read (never a cache hit) needs the reader, the repairs and the rules
-        from reeljudge.ab.contradiction import contradiction
-        from reeljudge.ab.protocol import SIDES, check_form
+        from reeljudge.ab.analysis.contradiction import contradiction
+        from reeljudge.ab.store.protocol import SIDES, check_form
         from reeljudge.ab_judge.reading import repair_reply
         from reeljudge.gemini.replies import ReplyInvalid, read_json, schema_errors
 

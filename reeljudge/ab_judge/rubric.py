@@ -5,7 +5,7 @@ are *generated* from ``protocols/<protocol>.yaml`` (the instructions, the priori
 dimensions with their anchors, the reason tags, the reply rules), each between
 ``<!-- generated: NAME … -->`` and ``<!-- end generated: NAME -->``. ``rubrics/ab_judge.<protocol>.schema.json``
 is the JSON Schema of the reply, generated whole; ``protocols/<protocol>.parsed.json`` is the protocol
-file's parsed twin (``reeljudge.ab.protocol``: a cache hit reads it instead of loading a YAML parser).
+file's parsed twin (``reeljudge.ab.store.protocol``: a cache hit reads it instead of loading a YAML parser).
 A test regenerates all three and fails when a file differs, so the judge's text and the protocol
 cannot drift; ``python -m reeljudge.ab_judge.rubric --write`` brings them back in step.
 
@@ -21,7 +21,7 @@ import sys
 from functools import lru_cache
 from typing import Any
 
-from reeljudge.ab.protocol import PROTOCOL_DIR, Protocol, load_protocol, twin_path, twin_text
+from reeljudge.ab.store.protocol import PROTOCOL_DIR, Protocol, load_protocol, twin_path, twin_text
 from reeljudge.errors import ReelJudgeError
 from reeljudge.gemini.prompts import read_rubric, rubrics_dir
 

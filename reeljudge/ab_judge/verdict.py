@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from reeljudge.ab.protocol import TIE, Protocol, load_protocol
+from reeljudge.ab.store.protocol import TIE, Protocol, load_protocol
 from reeljudge.gemini.request import Usage
 from reeljudge.identity import GEMINI_ENGINE, RecordedOptions, judge_identity
 from reeljudge.judging import AB_JUDGE

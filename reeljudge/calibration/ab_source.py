@@ -5,7 +5,7 @@ clip the same way (``response.metadata.clip.sha256`` of the clip and Veo provide
 ``{clip}``). The per-clip human score is one protocol dimension's 1-5 ratings (each rater's mean
 when a rater saw the clip in several samples). For the winners, the judge picks the clip it scored
 higher (a tie within ``tie_epsilon``) and is compared with the human majority by the very function
-the A/B report uses for model raters (``reeljudge.ab.analysis.agreement_with_majority``).
+the A/B report uses for model raters (``reeljudge.ab.analysis.analysis.agreement_with_majority``).
 """
 
 from __future__ import annotations
@@ -25,14 +25,14 @@ from reeljudge.gates.results import CannotCompare
 class Study:
     """The pair samples of a study and their human judgement records."""
 
-    samples: Mapping[str, Any]  # sample id -> reeljudge.ab.samples.Sample (gold samples left out)
-    humans: list[Any]  # reeljudge.ab.records.Judgement of human raters on those samples
+    samples: Mapping[str, Any]  # sample id -> reeljudge.ab.store.samples.Sample (gold samples left out)
+    humans: list[Any]  # reeljudge.ab.store.records.Judgement of human raters on those samples
     dimension: str
 
 
 def is_study(path: str | Path) -> bool:
     """Whether ``path`` is an A/B data folder (it holds the store, or its clips with the store in PostgreSQL)."""
-    from reeljudge.ab.workspace import STORE_FILE
+    from reeljudge.ab.study.workspace import STORE_FILE
     from reeljudge.environment import study_environment
 
     folder = Path(path)
@@ -43,8 +43,8 @@ def is_study(path: str | Path) -> bool:
 
 def read_study(path: str | Path, dimension: str | None) -> tuple[HumanRatings, Study]:
     """Per-clip human ratings of one dimension, and the study for the pairwise comparison."""
-    from reeljudge.ab import analysis as an
-    from reeljudge.ab.workspace import Workspace
+    from reeljudge.ab.analysis import analysis as an
+    from reeljudge.ab.study.workspace import Workspace
 
     workspace = Workspace(Path(path))
     dimension = _dimension(workspace.protocol, dimension, path)
@@ -87,8 +87,8 @@ def _dimension(protocol: Any, dimension: str | None, path: str | Path) -> str:
 def judge_vs_majority(study: Study, scores: Mapping[str, float], judge: str, *, tie_epsilon: float,
                       n_resamples: int, seed: int) -> dict[str, Any]:
     """The judge's pick per pair sample (higher score wins) against the human majority, as the A/B report computes it."""
-    from reeljudge.ab import analysis as an
-    from reeljudge.ab.records import TIE, Judgement
+    from reeljudge.ab.analysis import analysis as an
+    from reeljudge.ab.store.records import TIE, Judgement
 
     picks, missing = [], 0
     for sample in study.samples.values():

@@ -15,17 +15,46 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Any, Hashable, Iterable, Literal, Mapping, Sequence
+from typing import Any, Hashable, Iterable, Literal, Mapping, Sequence, TypedDict
 
 from dataclasses import replace
 
 from reeljudge.extras import require
-from reeljudge.stats.bootstrap import DEFAULT_RESAMPLES, Interval, bootstrap_weighted
+from reeljudge.stats.bootstrap import DEFAULT_RESAMPLES, Interval, IntervalJSON, bootstrap_weighted
 
 #: unit (any hashable id) -> rater -> label
 Labels = Mapping[Any, Mapping[str, Hashable]]
 #: the levels of measurement α is computed for
 Level = Literal["nominal", "ordinal", "interval"]
+
+
+class RateJSON(TypedDict):
+    """``Rate.as_dict``."""
+
+    agree: int
+    pairs: int
+    rate: float | None
+    interval: IntervalJSON
+
+
+class MajorityJSON(TypedDict):
+    """``MajorityAgreement.as_dict``."""
+
+    rater: str
+    units: int
+    agree: int
+    no_majority: int
+    rate: IntervalJSON
+    kappa: float | None
+    without_ties: RateJSON | None
+
+
+class SpecificAgreementJSON(TypedDict):
+    """``specific_agreement``: pairs where both said yes, where one only, and the agreement (None without pairs)."""
+
+    both: int
+    one_only: int
+    agreement: float | None
 
 
 @dataclass(frozen=True)
@@ -41,7 +70,7 @@ class Rate:
         """agree / pairs (NaN without pairs)."""
         return self.agree / self.pairs if self.pairs else math.nan
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> RateJSON:
         """JSON form."""
         return {"agree": self.agree, "pairs": self.pairs, "rate": _num(self.rate), "interval": self.interval.as_dict()}
 
@@ -58,7 +87,7 @@ class MajorityAgreement:
     kappa: float  # Cohen's κ between the rater and the majority
     without_ties: Rate | None  # agreement on units where neither side is the tie label
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> MajorityJSON:
         """JSON form."""
         return {
             "rater": self.rater, "units": self.units, "agree": self.agree, "no_majority": self.no_majority,
@@ -261,7 +290,7 @@ def _alpha_batch(counts: Any, domain: list[float], level: Level, w: Any) -> Any:
         return np.where(expected > 0, 1 - (n - 1) * observed / expected, np.nan)
 
 
-def specific_agreement(presence: Mapping[Any, Mapping[str, bool]]) -> dict[str, Any]:
+def specific_agreement(presence: Mapping[Any, Mapping[str, bool]]) -> SpecificAgreementJSON:
     """Positive specific agreement of a yes/no label (e.g. "used tag X"): 2·both / (2·both + one only).
 
     Counted over rater pairs on the same unit; pairs where neither said yes do not count.

@@ -9,14 +9,26 @@ of that resample's distribution, and the share left out is reported, never hidde
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
-from typing import Any, Callable
+from dataclasses import dataclass
+from typing import Callable, TypedDict
 
 import numpy as np
 
 DEFAULT_RESAMPLES = 2000
 DEFAULT_CONFIDENCE = 0.95
 DEFAULT_SEED = 20261122
+
+
+class IntervalJSON(TypedDict):
+    """``Interval.as_dict``: the interval's fields, NaN as None."""
+
+    estimate: float | None
+    low: float | None
+    high: float | None
+    confidence: float | None
+    n_units: int
+    n_resamples: int
+    undefined_share: float | None
 
 
 @dataclass(frozen=True)
@@ -31,9 +43,11 @@ class Interval:
     n_resamples: int
     undefined_share: float = 0.0  # share of resamples on which the statistic was undefined
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> IntervalJSON:
         """JSON-able values (NaN as None)."""
-        return {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in asdict(self).items()}
+        return {"estimate": _json(self.estimate), "low": _json(self.low), "high": _json(self.high),
+                "confidence": _json(self.confidence), "n_units": self.n_units, "n_resamples": self.n_resamples,
+                "undefined_share": _json(self.undefined_share)}
 
     def contains(self, value: float) -> bool:
         """Whether ``value`` lies inside the interval."""
@@ -43,6 +57,11 @@ class Interval:
         """``0.412 [0.351, 0.470]``."""
         f = f"{{:.{digits}f}}"
         return f"{f.format(self.estimate)} [{f.format(self.low)}, {f.format(self.high)}]"
+
+
+def _json(value: float) -> float | None:
+    """A float as JSON holds it: NaN as None."""
+    return None if isinstance(value, float) and math.isnan(value) else value
 
 
 def bootstrap_units(

@@ -11,13 +11,26 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Sequence, TypedDict
 
 from reeljudge.extras import require
 from reeljudge.stats.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Interval
 
 Outcome = tuple[str, str, float]
 BT_PRIOR = 1e-3  # precision of the Gaussian prior on log-strengths (weak: a few hundredths of a nat)
+
+
+class WinRateJSON(TypedDict):
+    """``WinRate.as_dict``."""
+
+    system: str
+    wins: int
+    ties: int
+    losses: int
+    comparisons: int
+    rate: float
+    low: float
+    high: float
 
 
 @dataclass(frozen=True)
@@ -41,7 +54,7 @@ class WinRate:
         """(wins + ties / 2) / comparisons."""
         return (self.wins + 0.5 * self.ties) / self.comparisons if self.comparisons else math.nan
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> WinRateJSON:
         """JSON form."""
         return {"system": self.system, "wins": self.wins, "ties": self.ties, "losses": self.losses,
                 "comparisons": self.comparisons, "rate": self.rate, "low": self.low, "high": self.high}

@@ -15,8 +15,8 @@ import pytest
 
 from support.ab_study import invite, running_server
 from support.blinding import SYSTEMS, all_scores, codec_fingerprint, encoder_names, seen_tasks, summary, two_system_study_files
-from reeljudge.ab.assignment import QCOptions
-from reeljudge.ab.workspace import open_study
+from reeljudge.ab.study.assignment import QCOptions
+from reeljudge.ab.study.workspace import open_study
 from reeljudge.cli import main
 
 RATERS = ("r1", "r2", "r3", "r4")

@@ -23,7 +23,7 @@ from urllib.parse import quote
 import httpx
 import pytest
 
-from reeljudge.ab.loop_lag import BUDGET_MS
+from reeljudge.ab.transport.loop_lag import BUDGET_MS
 from support.ab_study import free_port, invite, make_study, serve_process
 
 hypothesis = pytest.importorskip("hypothesis")

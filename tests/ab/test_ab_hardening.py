@@ -13,7 +13,7 @@ import pytest
 
 from support.ab_study import (CLIP_S, full_watch, invite, make_study, min_seconds, raw_post, running_server, submit,
                               take_task, valid_form, watch_task)
-from reeljudge.ab.assignment import QCOptions
+from reeljudge.ab.study.assignment import QCOptions
 from reeljudge.cli import main
 
 SECRETS_OF_THE_STUDY = ("sys-x", "sys-y", "gold", "expected", "clean vs")

@@ -22,8 +22,8 @@ import pytest
 from support.ab_study import closed_within as _closed_within
 from support.ab_study import first_answer as _answer
 from support.ab_study import free_port, invite, make_study, running_server, serve_process, take_task, valid_form
-from reeljudge.ab.evidence import RangeError, requested_spans
-from reeljudge.ab.limits import ConnectionLimits
+from reeljudge.ab.store.evidence import RangeError, requested_spans
+from reeljudge.ab.transport.limits import ConnectionLimits
 from support.paths import ROOT
 
 FAST_DEADLINES = ConnectionLimits(header_timeout=2, body_timeout=2)

@@ -111,7 +111,7 @@ def test_the_sweep_and_the_evictions_need_no_file_at_the_limit() -> None:
     code = (
         "import os, resource, socket\n"
         "resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))\n"
-        "from reeljudge.ab import limits\n"
+        "from reeljudge.ab.transport import limits\n"
         "a, b = socket.socketpair()\n"
         "held = []\n"
         "try:\n"

@@ -24,9 +24,9 @@ import httpx
 import pytest
 import yaml
 
-from reeljudge.ab.assignment import QCOptions
-from reeljudge.ab.imports import build_samples, read_manifest
-from reeljudge.ab.workspace import Workspace
+from reeljudge.ab.study.assignment import QCOptions
+from reeljudge.ab.store.imports import build_samples, read_manifest
+from reeljudge.ab.study.workspace import Workspace
 from reeljudge.cli import main
 from support.ab_study import invite, running_server, take_task, valid_form
 

@@ -19,8 +19,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 
-from reeljudge.ab.bodies import MAX_BODY, count_values
-from reeljudge.ab.loop_lag import BUDGET_MS, LoopLag
+from reeljudge.ab.transport.bodies import MAX_BODY, count_values
+from reeljudge.ab.transport.loop_lag import BUDGET_MS, LoopLag
 from support.ab_study import free_port, invite, make_study, serve_process
 
 CAP = MAX_BODY
@@ -128,7 +128,7 @@ def test_the_lag_figure_keeps_the_largest_lag_of_the_last_minute_and_the_share_t
 def test_ab_status_shows_the_lag_figure_the_server_last_wrote(tmp_path, capsys) -> None:
     import json
 
-    from reeljudge.ab.loop_lag import FILE_NAME
+    from reeljudge.ab.transport.loop_lag import FILE_NAME
     from reeljudge.cli import main
 
     ws = make_study(tmp_path, 1)
@@ -148,7 +148,7 @@ def test_the_storable_text_check_costs_memory_by_the_body_not_by_its_longest_key
     import json
     import tracemalloc
 
-    from reeljudge.ab.bodies import parse_bounded, unstorable_field
+    from reeljudge.ab.transport.bodies import parse_bounded, unstorable_field
 
     body = parse_bounded(json.dumps({"form": {"note": ["fine", "bad\u0000"]}, "k" * 100_000: [0] * 2_000}).encode())
     tracemalloc.start()

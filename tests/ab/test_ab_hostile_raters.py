@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from support.ab_study import HOLD_S, hand_out, invite, make_study, running_server, take_task, valid_form, watch_task
-from reeljudge.ab.assignment import QCOptions, assignment_by_id
+from reeljudge.ab.study.assignment import QCOptions, assignment_by_id
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -139,7 +139,7 @@ def _page_log(durations: dict[str, float], events: int) -> list[dict]:
 def test_records_are_bounded_to_what_the_page_can_produce(tmp_path, engine):
     """Finding: one record was stored at 316 KB (normal 2.2 KB) within the body limits: a 2,000-event log with
     64-character values; 300 of them grew the database 3 → 91 MB."""
-    from reeljudge.ab.records import MAX_RECORD_BYTES
+    from reeljudge.ab.store.records import MAX_RECORD_BYTES
 
     ws = make_study(tmp_path, n_pairs=2, database=engine)
     token = invite(ws, "ann")
@@ -164,7 +164,7 @@ def test_records_are_bounded_to_what_the_page_can_produce(tmp_path, engine):
 
 def test_a_record_over_the_size_limit_is_refused_by_the_store(tmp_path, engine):
     """Whoever writes (the rating server, a model rater, a script), a record is at most MAX_RECORD_BYTES."""
-    from reeljudge.ab.records import MAX_RECORD_BYTES, RecordError, build_record
+    from reeljudge.ab.store.records import MAX_RECORD_BYTES, RecordError, build_record
 
     ws = make_study(tmp_path, n_pairs=1, database=engine)
     sample = ws.store.samples()[0]
@@ -234,10 +234,10 @@ def test_the_dashboard_reads_aggregates_never_the_records(tmp_path, engine):
     300 inflated records. Its figures now come from columns and per-record facts; they equal the records' own."""
     import re
 
-    from reeljudge.ab.assignment import gold_accuracy, progress
-    from reeljudge.ab.evidence import evidence_by_rater
-    from reeljudge.ab.admin import _Admin
-    from reeljudge.ab.records import build_record
+    from reeljudge.ab.study.assignment import gold_accuracy, progress
+    from reeljudge.ab.store.evidence import evidence_by_rater
+    from reeljudge.ab.page.admin import _Admin
+    from reeljudge.ab.store.records import build_record
     from support.ab_study import full_watch
 
     ws = make_study(tmp_path, n_pairs=4, gold=2, database=engine)
@@ -275,7 +275,7 @@ def test_the_dashboard_reads_aggregates_never_the_records(tmp_path, engine):
 
 def next_task_for(ws, rater, qc):
     """The rater's next task, taken at the store (no HTTP: the dashboard's reads are what is tested)."""
-    from reeljudge.ab.assignment import next_assignment
+    from reeljudge.ab.study.assignment import next_assignment
 
     return next_assignment(ws.store, rater, qc)
 
@@ -283,7 +283,7 @@ def next_task_for(ws, rater, qc):
 def test_a_version_2_store_gains_withdrawals_prompt_keys_and_record_facts(tmp_path, engine):
     """A store written before issue 39 opens as version 3: its records' facts written from the records, its samples'
     prompt keys set, its tasks able to be withdrawn; the records themselves untouched (append-only)."""
-    from reeljudge.ab.store import Store, prompt_key
+    from reeljudge.ab.store.store import Store, prompt_key
 
     ws = make_study(tmp_path, n_pairs=2, database=engine)
     token = invite(ws, "ann")

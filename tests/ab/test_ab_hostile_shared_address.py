@@ -18,8 +18,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 
-from reeljudge.ab.fair_share import RateLimits
-from reeljudge.ab.server import STATIC_DIR
+from reeljudge.ab.transport.fair_share import RateLimits
+from reeljudge.ab.page.server import STATIC_DIR
 from support.ab_study import byte_study, invite, make_study, running_server
 
 #: the page's references to its files, under the token and at their version

@@ -16,8 +16,8 @@ import pytest
 
 from support.ab_study import (CLIP_S, FRAMES, HOLD_S, full_watch, hand_out, invite, make_study, min_seconds, running_server,
                               take_task, valid_form, watch_task)
-from reeljudge.ab.assignment import QCOptions
-from reeljudge.ab.workspace import Workspace
+from reeljudge.ab.study.assignment import QCOptions
+from reeljudge.ab.study.workspace import Workspace
 from reeljudge.cli import main
 
 # a NUL is refused at submit (a 422 naming the field: tests/ab/test_ab_hostile_edge.py); the other controls are stored
@@ -223,7 +223,7 @@ def test_watch_events_that_do_not_fit_the_page_or_the_clip_are_flagged(tmp_path)
 def test_a_store_flooded_before_is_folded_into_one_row_per_task_and_clip(tmp_path, engine):
     """A version-1 store (a clip_serves row per range, as a flood left it) opens as version 2: its evidence folded
     into clip_coverage, the old table dropped, and a task's coverage what the rows said."""
-    from reeljudge.ab.store import Store
+    from reeljudge.ab.store.store import Store
 
     ws = make_study(tmp_path, n_pairs=1, database=engine)
     seq = "seq INTEGER PRIMARY KEY AUTOINCREMENT" if engine is None else "seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"
@@ -268,8 +268,8 @@ def test_a_watch_log_number_past_any_sane_size_is_a_422_on_both_stores(tmp_path,
 
 def test_mine_answers_a_page_of_the_raters_records_never_their_whole_history(tmp_path, engine):
     """Finding: /mine parsed every record of the rater on each call (150 records of 46 KB, 16 connections: +400 MB)."""
-    from reeljudge.ab.records import build_record
-    from reeljudge.ab.server import MINE_PAGE
+    from reeljudge.ab.store.records import build_record
+    from reeljudge.ab.page.server import MINE_PAGE
 
     ws = make_study(tmp_path, n_pairs=1, database=engine)
     token = invite(ws, "ann")

@@ -19,8 +19,8 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import pytest
 
-from reeljudge.ab.fair_share import RateLimits
-from reeljudge.ab.limits import ConnectionLimits
+from reeljudge.ab.transport.fair_share import RateLimits
+from reeljudge.ab.transport.limits import ConnectionLimits
 from support.ab_study import byte_study, first_answer, invite, make_study, never_reading, peer_closed, running_server
 
 # 20 KB answers: 200 of them fill any buffer of a client that never reads
@@ -251,7 +251,7 @@ def test_bytes_the_client_never_took_are_not_counted_as_watched(tmp_path):
 
 def task_clip_bytes(ws, assignment_id: str, side: str) -> int:
     """The size of one side's clip of a task."""
-    from reeljudge.ab.assignment import assignment_by_id
+    from reeljudge.ab.study.assignment import assignment_by_id
 
     return ws.store.clip(assignment_by_id(ws.store, assignment_id).clips[side]).bytes
 
@@ -283,7 +283,7 @@ def test_a_closed_connection_is_freed_without_the_garbage_collector(tmp_path):
     request's first body bytes, waited for the cyclic garbage collector (128 clients posting 498 KiB bodies: +170 MiB)."""
     import gc
 
-    from reeljudge.ab.connection import Connection
+    from reeljudge.ab.transport.connection import Connection
 
     ws = make_study(tmp_path, n_pairs=1)
     with running_server(ws) as url:

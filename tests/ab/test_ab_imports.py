@@ -10,8 +10,8 @@ import yaml
 
 from support.ab_study import CLIP_S, make_clips
 from reeljudge.media.anonymise import strip_names
-from reeljudge.ab.imports import ImportRefused, build_samples, read_manifest, read_promptfoo
-from reeljudge.ab.workspace import Workspace
+from reeljudge.ab.store.imports import ImportRefused, build_samples, read_manifest, read_promptfoo
+from reeljudge.ab.study.workspace import Workspace
 from reeljudge.cli import main
 
 

@@ -12,7 +12,7 @@ import time
 import httpx
 
 from support.ab_study import byte_study, free_port, invite, serve_process, take_task, valid_form
-from reeljudge.ab.records import validate_record
+from reeljudge.ab.store.records import validate_record
 
 
 

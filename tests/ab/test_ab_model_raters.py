@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import pytest
 
-from reeljudge.ab.model_raters import model_raters
-from reeljudge.ab.protocol import load_protocol
-from reeljudge.ab.records import as_judgements, build_record
-from reeljudge.ab.report import ReportOptions, build_report
-from reeljudge.ab.report_html import render
-from reeljudge.ab.samples import make_sample
+from reeljudge.ab.analysis.model_raters import model_raters
+from reeljudge.ab.store.protocol import load_protocol
+from reeljudge.ab.store.records import as_judgements, build_record
+from reeljudge.ab.analysis.report import ReportOptions, build_report
+from reeljudge.ab.analysis.report_html import render
+from reeljudge.ab.store.samples import make_sample
 
 P = load_protocol("ab-v1")
 DIMS = ("prompt_adherence", "temporal_consistency", "identity_consistency", "motion_physics")
@@ -150,7 +150,7 @@ def test_the_report_and_its_page_show_the_model_beside_the_people():
 
 
 def test_half_point_ratings_only_from_model_raters():
-    from reeljudge.ab.records import RecordError
+    from reeljudge.ab.store.records import RecordError
 
     assert RECORDS[-1]["ratings"]["y"]["prompt_adherence"] == 4.5  # a model's mean over two orders is stored
     for kind, value, ok in (("model", 3.5, True), ("model", 3.25, False), ("human", 3.5, False), ("human", 3, True)):

@@ -11,8 +11,8 @@ import psycopg
 import pytest
 
 from support.ab_study import invite, make_study, rate_until_done, running_server, submit, take_task, valid_form
-from reeljudge.ab.store import Store, StoreError
-from reeljudge.ab.workspace import Workspace
+from reeljudge.ab.store.store import Store, StoreError
+from reeljudge.ab.study.workspace import Workspace
 from reeljudge.cli import main
 from test_ab_report import GOLD, SAMPLES, study_records
 

@@ -7,8 +7,8 @@ import copy
 import pytest
 
 from support.ab_study import valid_form
-from reeljudge.ab.protocol import check_form, load_protocol
-from reeljudge.ab.records import RecordError, build_record, validate_record
+from reeljudge.ab.store.protocol import check_form, load_protocol
+from reeljudge.ab.store.records import RecordError, build_record, validate_record
 
 P = load_protocol("ab-v1")
 SHA = {"A": "a" * 64, "B": "b" * 64}

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import json
+import types
+import typing
 
 import pytest
 
-from reeljudge.ab.protocol import load_protocol
-from reeljudge.ab.records import build_record
-from reeljudge.ab.report import ReportOptions, build_report
-from reeljudge.ab.report_html import render
-from reeljudge.ab.samples import make_sample
-from reeljudge.ab.workspace import Workspace
+from reeljudge.ab.store.protocol import load_protocol
+from reeljudge.ab.store.records import build_record
+from reeljudge.ab.analysis.report import Report, ReportOptions, build_report
+from reeljudge.ab.analysis.report_html import render
+from reeljudge.ab.store.samples import make_sample
+from reeljudge.ab.study.workspace import Workspace
 from reeljudge.cli import main
 
 P = load_protocol("ab-v1")
@@ -162,3 +164,35 @@ def test_the_report_for_people_full_labels_notes_thin_evidence_and_undefined_kap
         line_ends = [float(v) for v in re.findall(r"<line x1='[\d.]+' y1='\d+' x2='([\d.]+)'", svg)]
         values = [float(v) for v in re.findall(r"<text x='([\d.]+)' y='\d+' text-anchor='end'>", svg)]
         assert not values or max(line_ends, default=0) < min(values) - 40  # the value column is clear of every interval
+
+
+def shape_errors(value: object, hint: object, where: str = "report") -> list[str]:
+    """Where ``value`` (JSON as built) departs from ``hint``'s TypedDicts: a missing or unknown key, a list or object
+    that is not one (the leaves' own types are mypy's to check)."""
+    args = typing.get_args(hint)
+    if typing.is_typeddict(hint):
+        if not isinstance(value, dict):
+            return [f"{where}: {type(value).__name__}, not an object"]
+        fields = typing.get_type_hints(hint)
+        wrong = [f"{where}: keys {sorted(value)}, the shape {sorted(fields)}"] if set(value) != set(fields) else []
+        return wrong + [e for key, h in fields.items() if key in value for e in shape_errors(value[key], h, f"{where}.{key}")]
+    if typing.get_origin(hint) is list:
+        return ([f"{where}: not a list"] if not isinstance(value, list)
+                else [e for i, v in enumerate(value) for e in shape_errors(v, args[0], f"{where}[{i}]")])
+    if typing.get_origin(hint) is dict:
+        return ([f"{where}: not an object"] if not isinstance(value, dict)
+                else [e for k, v in value.items() for e in shape_errors(v, args[1], f"{where}.{k}")])
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        if value is None and type(None) in args:
+            return []
+        tried = [shape_errors(value, a, where) for a in args if a is not type(None)]
+        return [] if any(not t for t in tried) else tried[0]
+    return []
+
+
+def test_the_report_is_the_shape_its_types_say(report):
+    """The report as built has exactly the keys of ``Report``'s TypedDicts, at every level (mypy checks the code that
+    builds and renders it against the same shape)."""
+    assert report["models"] and report["gold"] and report["agreement"]["tags"] and report["disagreements"]
+    assert shape_errors(report, Report) == []
+    assert shape_errors({**report, "counts": {"judgements": 1}}, Report) != []  # the check sees a missing key

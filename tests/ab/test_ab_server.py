@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from support.ab_study import full_watch, invite, make_study, rate_until_done, running_server, submit, take_task, valid_form
-from reeljudge.ab.assignment import GoldSlots, QCOptions, side_swap
+from reeljudge.ab.study.assignment import GoldSlots, QCOptions, side_swap
 
 
 @pytest.fixture

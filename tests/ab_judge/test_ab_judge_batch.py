@@ -7,10 +7,10 @@ import json
 import yaml
 
 from support.ab_study import make_clips, valid_form
-from reeljudge.ab.assignment import QCOptions, next_assignment, third_rater_queue
-from reeljudge.ab.imports import build_samples, read_manifest
-from reeljudge.ab.records import build_record
-from reeljudge.ab.workspace import Workspace
+from reeljudge.ab.study.assignment import QCOptions, next_assignment, third_rater_queue
+from reeljudge.ab.store.imports import build_samples, read_manifest
+from reeljudge.ab.store.records import build_record
+from reeljudge.ab.study.workspace import Workspace
 from reeljudge.cli import main
 from support.ab_judge_scripts import on_order, prefer, reply, side_bias, verdict_reply
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from reeljudge.ab.protocol import load_protocol
+from reeljudge.ab.store.protocol import load_protocol
 from reeljudge.ab_judge import rubric
 from reeljudge.ab_judge.request import order_request, order_parser
 from reeljudge.gemini.request import MediaInput
@@ -125,13 +125,13 @@ def test_reader_refuses_rule_breaking_replies_with_the_protocol_message():
 
 
 def test_the_protocol_read_through_its_twin_is_the_protocol_read_from_yaml():
-    from reeljudge.ab.protocol import PROTOCOL_DIR, _build, _parse_yaml
+    from reeljudge.ab.store.protocol import PROTOCOL_DIR, _build, _parse_yaml
 
     assert load_protocol.__wrapped__("ab-v1") == _build(_parse_yaml((PROTOCOL_DIR / "ab-v1.yaml").read_bytes())) == P
 
 
 def test_the_twin_is_used_only_when_made_from_the_exact_yaml_bytes(tmp_path):
-    from reeljudge.ab.protocol import PROTOCOL_DIR, twin_path
+    from reeljudge.ab.store.protocol import PROTOCOL_DIR, twin_path
 
     yaml_file = shutil.copy(PROTOCOL_DIR / "ab-v1.yaml", tmp_path / "ab-v1.yaml")
     twin = json.loads(twin_path(PROTOCOL_DIR / "ab-v1.yaml").read_text())

@@ -1,6 +1,6 @@
 """Verdicts that hold together: the A/B judge refuses a self-contradicting reply (fed back once, then
 not judged), repairs what has one reading, and the rating server's report lists the same records
-as contradicting that the judge's reader refuses (one rule: ``reeljudge.ab.contradiction``).
+as contradicting that the judge's reader refuses (one rule: ``reeljudge.ab.analysis.contradiction``).
 
 Replies go through the real google-genai client to the fake Gemini server.
 """
@@ -12,9 +12,9 @@ import random
 
 import pytest
 
-from reeljudge.ab import analysis
-from reeljudge.ab.protocol import load_protocol
-from reeljudge.ab.records import as_judgements, build_record
+from reeljudge.ab.analysis import analysis
+from reeljudge.ab.store.protocol import load_protocol
+from reeljudge.ab.store.records import as_judgements, build_record
 from reeljudge.assertions.ab_judge import get_assert
 from reeljudge.ab_judge.reading import plain_winner
 from reeljudge.ab_judge.request import SELF_CONTRADICTING, order_parser

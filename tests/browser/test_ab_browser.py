@@ -11,7 +11,7 @@ from contextlib import contextmanager
 import pytest
 
 from support.ab_study import CHROMIUM, CHROMIUM_ARGS, invite, make_study, running_server
-from reeljudge.ab.assignment import side_swap
+from reeljudge.ab.study.assignment import side_swap
 
 pytestmark = pytest.mark.browser
 DIMS = ("prompt_adherence", "temporal_consistency", "identity_consistency", "motion_physics")
@@ -463,7 +463,7 @@ def test_a_withdrawn_task_is_explained_once_and_the_next_task_follows(tmp_path, 
     """On the page, a late submit (the hold expired, the pair went to others) moves the rater on."""
     import httpx
 
-    from reeljudge.ab.assignment import QCOptions
+    from reeljudge.ab.study.assignment import QCOptions
     from support.ab_study import take_task, valid_form
 
     ws = make_study(tmp_path, n_pairs=2)

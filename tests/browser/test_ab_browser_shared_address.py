@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import pytest
 
-from reeljudge.ab.fair_share import RateLimits
+from reeljudge.ab.transport.fair_share import RateLimits
 from support.ab_study import invite, make_study, running_server
 from test_ab_browser import browser  # noqa: F401  # the same folder: the module's Chromium fixture
 

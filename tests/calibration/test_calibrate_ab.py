@@ -8,9 +8,9 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from reeljudge.ab.records import build_record
-from reeljudge.ab.samples import make_sample
-from reeljudge.ab.workspace import Workspace
+from reeljudge.ab.store.records import build_record
+from reeljudge.ab.store.samples import make_sample
+from reeljudge.ab.study.workspace import Workspace
 from reeljudge.cli import main
 from support.results_fixtures import RunSpec, make_results
 

@@ -266,3 +266,35 @@ def test_no_judge_core_imports_the_promptfoo_wing():
                    for t in targets if (t == "reeljudge.promptfoo" or t.startswith("reeljudge.promptfoo."))
                    and t != RESULTS_FILE_READER)
     assert found == []
+
+
+#: the rooms of the human A/B study (``reeljudge.ab``) and the rooms each may import: the store at the bottom, the
+#: page (the app that serves it) on top; the analysis knows nothing of the server, the transport nothing of a study's
+#: rules. ``reeljudge.ab`` itself (its face and ``ab.cli``) stands on them all.
+AB_ROOMS: dict[str, frozenset[str]] = {
+    "reeljudge.ab.store": frozenset(),
+    "reeljudge.ab.study": frozenset({"reeljudge.ab.store"}),
+    "reeljudge.ab.analysis": frozenset({"reeljudge.ab.store", "reeljudge.ab.study"}),
+    "reeljudge.ab.transport": frozenset({"reeljudge.ab.store"}),
+    "reeljudge.ab.page": frozenset({"reeljudge.ab.store", "reeljudge.ab.study", "reeljudge.ab.transport"}),
+}
+AB_TOP = frozenset({"reeljudge.ab", "reeljudge.ab.cli"})
+
+
+def ab_room(module: str) -> str | None:
+    """The room of ``reeljudge.ab`` that ``module`` lives in (None outside the rooms)."""
+    return next((room for room in AB_ROOMS if module == room or module.startswith(room + ".")), None)
+
+
+def test_every_ab_module_lives_in_a_room():
+    """Only the face and the command stand in ``reeljudge.ab`` itself; every other module is in one of its rooms."""
+    loose = sorted(m for m in modules() if m.startswith("reeljudge.ab.") and m not in AB_TOP and ab_room(m) is None)
+    assert loose == []
+
+
+def test_the_ab_rooms_import_only_the_rooms_below_them():
+    """No room imports ``ab.cli`` or the face, nor a room it does not stand on (which also keeps them free of cycles)."""
+    wrong = sorted(f"{m} imports {t}" for m, targets in graph().items() if (room := ab_room(m))
+                   for t in targets if t in AB_TOP or ((other := ab_room(t)) and other != room and other not in AB_ROOMS[room]))
+    assert wrong == []
+    assert cycles({room: set(below) for room, below in AB_ROOMS.items()}) == []

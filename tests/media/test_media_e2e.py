@@ -79,7 +79,7 @@ def test_every_clip_judge_reads_clips_from_promptfoos_blob_and_media_stores(vide
 
 @pytest.mark.e2e
 def test_ab_import_takes_clips_from_both_stores_and_people_rate_them(video_run, tmp_path):
-    from reeljudge.ab.workspace import Workspace
+    from reeljudge.ab.study.workspace import Workspace
     from reeljudge.cli import main
 
     code, _, output, work = video_run

@@ -327,8 +327,8 @@ def results_file(tmp_path: Path, responses: dict[str, dict]) -> Path:
 
 
 def test_ab_import_refuses_a_missing_blob_naming_the_test_and_provider(pf_dir, tmp_path):
-    from reeljudge.ab.imports import ImportRefused, build_samples, read_promptfoo
-    from reeljudge.ab.workspace import Workspace
+    from reeljudge.ab.store.imports import ImportRefused, build_samples, read_promptfoo
+    from reeljudge.ab.study.workspace import Workspace
 
     put_media(pf_dir, CLEAN, "video/0123456789ab.mp4")
     missing = sha(CLIPS / "gen_frozen.mp4")
@@ -341,7 +341,7 @@ def test_ab_import_refuses_a_missing_blob_naming_the_test_and_provider(pf_dir, t
 
 
 def test_ab_import_refuses_an_output_with_two_media_links(tmp_path):
-    from reeljudge.ab.imports import ImportRefused, read_promptfoo
+    from reeljudge.ab.store.imports import ImportRefused, read_promptfoo
 
     two = {"output": "[a](promptfoo://blob/" + "a" * 64 + ") [b](storageRef:video/0123456789ab.mp4)"}
     path = results_file(tmp_path, {"one": two, "two": {"output": "gen_clean"}})

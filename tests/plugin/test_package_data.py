@@ -12,7 +12,8 @@ from reeljudge.package_data import protocols_folder, rubrics_folder, warm_client
 from support.user_project import ROOT, artifacts  # noqa: F401 - the session fixture that builds them
 
 EDITED = {"rubrics": "reeljudge/data/rubrics", "protocols": "reeljudge/data/protocols"}
-SHIPPED = ("reeljudge/ab/static", "reeljudge/warm/client.js", "reeljudge/data/init", "reeljudge/data/background_narrations.txt")
+SHIPPED = ("reeljudge/ab/page/static", "reeljudge/warm/client.js", "reeljudge/data/init",
+           "reeljudge/data/background_narrations.txt")
 
 
 def expected_data() -> dict[str, bytes]:
@@ -28,7 +29,7 @@ def expected_data() -> dict[str, bytes]:
 
 def test_the_wheel_holds_every_data_file_equal_to_its_source(artifacts):  # noqa: F811
     expected = expected_data()
-    assert {"reeljudge/data/rubrics/filmability.md", "reeljudge/data/protocols/ab-v1.yaml", "reeljudge/ab/static/rater.html",
+    assert {"reeljudge/data/rubrics/filmability.md", "reeljudge/data/protocols/ab-v1.yaml", "reeljudge/ab/page/static/rater.html",
             "reeljudge/data/init/workflow.yml", "reeljudge/data/background_narrations.txt"} <= set(expected)
     with zipfile.ZipFile(artifacts.wheel) as wheel:
         names = set(wheel.namelist())
@@ -40,7 +41,7 @@ def test_the_wheel_holds_every_data_file_equal_to_its_source(artifacts):  # noqa
 def test_the_wheel_holds_no_test_code(artifacts):  # noqa: F811
     with zipfile.ZipFile(artifacts.wheel) as wheel:
         modules = [n for n in wheel.namelist() if n.endswith(".py")]
-    assert "reeljudge/synth/clips.py" in modules and "reeljudge/ab/gold.py" in modules
+    assert "reeljudge/synth/clips.py" in modules and "reeljudge/ab/study/gold.py" in modules
     test_code = [n for n in modules if is_test_code(n)]
     assert test_code == []
 
@@ -57,7 +58,7 @@ def test_the_test_code_check_sees_what_used_to_ship():
     shipped_before = ["reeljudge/testing/corpus.py", "reeljudge/testing/__init__.py",
                       "tests/support/fake_gemini.py", "reeljudge/x/test_y.py"]
     assert all(is_test_code(n) for n in shipped_before)
-    assert not any(is_test_code(n) for n in ("reeljudge/synth/clips.py", "reeljudge/probes/api.py", "reeljudge/ab/gold.py"))
+    assert not any(is_test_code(n) for n in ("reeljudge/synth/clips.py", "reeljudge/probes/api.py", "reeljudge/ab/study/gold.py"))
 
 
 def test_the_sdist_holds_them_too_so_a_wheel_built_from_it_has_them(artifacts):  # noqa: F811

@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 import pytest
 
-from reeljudge.ab.imports import read_promptfoo
+from reeljudge.ab.store.imports import read_promptfoo
 from reeljudge.calibration.inputs import read_judge_scores
 from reeljudge.cli import main
 from reeljudge.errors import BadInputError

@@ -39,7 +39,7 @@ NOT_ON_A_HIT = (
 #: provider's term list with it), the A/B protocol's rules and records, the offline judges, the probes,
 #: the batch collector
 OURS_NOT_ON_A_HIT = (
-    "reeljudge.gemini.replies", "reeljudge.ab.contradiction", "reeljudge.ab.records",
+    "reeljudge.gemini.replies", "reeljudge.ab.analysis.contradiction", "reeljudge.ab.store.records",
     "reeljudge.ab_judge.reading", "reeljudge.ab_judge.probes_judge", "reeljudge.not_judged", "reeljudge.probes",
     "reeljudge.batch.collect", "reeljudge.filmability.judge_local", "reeljudge.filmability.embeddings",
 )

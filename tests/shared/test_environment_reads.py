@@ -43,7 +43,7 @@ def test_the_scan_sees_a_direct_read(tmp_path):
 def test_the_study_and_gecko_variables_are_read_by_the_loader(tmp_path, monkeypatch):
     import pytest
 
-    from reeljudge.ab.workspace import default_dir
+    from reeljudge.ab.study.workspace import default_dir
     from reeljudge.environment import gecko_environment, study_environment
     from reeljudge.errors import BadInputError
 

@@ -13,10 +13,10 @@ from typing import Any, Iterator, Mapping
 
 import yaml
 
-from reeljudge.ab.assignment import QCOptions
-from reeljudge.ab.imports import build_samples, read_manifest
-from reeljudge.ab.server import ServeOptions, create_app
-from reeljudge.ab.workspace import Workspace, new_invite_token
+from reeljudge.ab.study.assignment import QCOptions
+from reeljudge.ab.store.imports import build_samples, read_manifest
+from reeljudge.ab.page.server import ServeOptions, create_app
+from reeljudge.ab.study.workspace import Workspace, new_invite_token
 from support.paths import ROOT
 
 CHROMIUM = "/usr/bin/chromium"
@@ -78,7 +78,7 @@ def make_study(
     result = build_samples(read_manifest(manifest), protocol, ws.clips)
     ws.store.add_samples(result.samples, list(result.clips.values()))
     if gold:
-        from reeljudge.ab.gold import make_gold
+        from reeljudge.ab.study.gold import make_gold
 
         ws.store.add_samples(*make_gold(ws.clips, gold, frames=frames))
     return ws
@@ -89,7 +89,7 @@ def byte_study(root: Path, clip_bytes: int, n_pairs: int = 2) -> Workspace:
     what the server does with the bytes, not for a browser to play)."""
     import os
 
-    from reeljudge.ab.samples import Clip, make_sample
+    from reeljudge.ab.store.samples import Clip, make_sample
 
     ws = Workspace(root)
     ws.fix_protocol()
@@ -127,7 +127,7 @@ def running_server(ws: Workspace, qc: QCOptions = QCOptions(gold_every=0), **opt
     background thread; yields its base URL. ``options``: other ServeOptions fields (``limits``, ``rates``)."""
     import httpx
 
-    from reeljudge.ab.connection import gated_server
+    from reeljudge.ab.transport.connection import gated_server
 
     port = free_port()
     serve = ServeOptions(port=port, qc=qc, **options)

@@ -261,8 +261,8 @@ def two_system_study_files(folder: Path, n_pairs: int, frames: int = 24) -> Path
 
 def seen_tasks(ws: Any, rater: str, qc: Any, winner: str = "tie") -> list[Seen]:
     """Take and answer every task the store hands ``rater`` (store level: the script's view, the truth beside it)."""
-    from reeljudge.ab.assignment import next_assignment
-    from reeljudge.ab.records import build_record
+    from reeljudge.ab.study.assignment import next_assignment
+    from reeljudge.ab.store.records import build_record
     from support.ab_study import full_watch, valid_form
 
     tasks: list[Seen] = []

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from reeljudge.ab.protocol import load_protocol
+from reeljudge.ab.store.protocol import load_protocol
 from reeljudge.ab_judge.probes_judge import compare_probes
 from reeljudge.ab_judge.verdict import OrderVerdict, PairVerdict, combine
 from reeljudge.filmability.judge import FilmabilityVerdict

@@ -13,9 +13,9 @@ import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from reeljudge.ab.protocol import DEFAULT_PROTOCOL, Protocol, load_protocol
-from reeljudge.ab.samples import BLINDING, ClipStore
-from reeljudge.ab.store import Store
+from reeljudge.ab.store.protocol import DEFAULT_PROTOCOL, Protocol, load_protocol
+from reeljudge.ab.store.samples import BLINDING, ClipStore
+from reeljudge.ab.store.store import Store
 from reeljudge.environment import study_environment
 from reeljudge.errors import BadInputError
 

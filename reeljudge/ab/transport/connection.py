@@ -32,14 +32,14 @@ from typing import Any, BinaryIO, Callable
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from reeljudge.ab.limits import (ACCEPT_BURST, BACKLOG, MAX_HEAD, REFUSED, SWEEP_S, ConnectionLimits, Registry, pending_bytes,
-                                 reset, untransmitted_bytes)
+from reeljudge.ab.transport.limits import (ACCEPT_BURST, BACKLOG, MAX_HEAD, REFUSED, SWEEP_S, ConnectionLimits, Registry,
+                                           pending_bytes, reset, untransmitted_bytes)
 
 EXTENSION = "reeljudge.connection"
 #: unsent bytes a connection may queue in the kernel (``limit_unsent``)
 UNSENT = 256 * 1024
 TOO_LARGE = b"request head larger than 16 KiB"
-log = logging.getLogger("reeljudge.ab.connection")
+log = logging.getLogger("reeljudge.ab.transport.connection")
 
 
 class _HeadCapped(h11.Connection):

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from reeljudge.ab.protocol import SIDES
+from reeljudge.ab.store.protocol import SIDES
 
 EVENTS = ("play", "pause", "seek", "ended", "full_play", "rate", "step", "loop")
 SIDES_LOGGED = ("A", "B", "both")

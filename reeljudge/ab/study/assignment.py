@@ -16,11 +16,11 @@ import secrets
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, TypedDict
 
-from reeljudge.ab.records import TIE, as_judgements, now_iso
-from reeljudge.ab.samples import Sample
-from reeljudge.ab.store import HoldLost, Store, _Tx
+from reeljudge.ab.store.records import TIE, as_judgements, now_iso
+from reeljudge.ab.store.samples import Sample
+from reeljudge.ab.store.store import HoldLost, Store, _Tx
 
 SEED_KEY = "side_seed"
 #: what a task id is (uuid4 hex, as ``next_task`` makes them): anything else is refused before the store is asked
@@ -382,19 +382,28 @@ def third_rater_queue(store: Store, options: QCOptions = QCOptions()) -> list[di
     return list(queue.values())
 
 
-def gold_accuracy(records: Iterable[Any], samples: Iterable[Sample]) -> dict[str, dict[str, Any]]:
+class GoldAccuracy(TypedDict):
+    """One rater's gold pairs: answered, answered as expected, the share, and the missed samples' ids."""
+
+    answered: int
+    correct: int
+    missed: list[str]
+    accuracy: float
+
+
+def gold_accuracy(records: Iterable[Any], samples: Iterable[Sample]) -> dict[str, GoldAccuracy]:
     """Per rater: gold pairs answered, answered as expected, accuracy, and the misses' sample ids."""
     return gold_tally(((j.rater, j.sample_id, j.winner) for j in as_judgements(records)), samples)
 
 
-def gold_tally(verdicts: Iterable[tuple[str, str, str]], samples: Iterable[Sample]) -> dict[str, dict[str, Any]]:
+def gold_tally(verdicts: Iterable[tuple[str, str, str]], samples: Iterable[Sample]) -> dict[str, GoldAccuracy]:
     """``gold_accuracy`` from (rater, sample id, winner) triples, e.g. as the store's columns hold them."""
     expected = {s.sample_id: s.expected for s in samples if s.kind == "gold"}
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, GoldAccuracy] = {}
     for rater, sample_id, winner in verdicts:
         if sample_id not in expected:
             continue
-        entry = out.setdefault(rater, {"answered": 0, "correct": 0, "missed": []})
+        entry = out.setdefault(rater, {"answered": 0, "correct": 0, "missed": [], "accuracy": 0.0})
         entry["answered"] += 1
         if winner == expected[sample_id]:
             entry["correct"] += 1
@@ -406,9 +415,9 @@ def gold_tally(verdicts: Iterable[tuple[str, str, str]], samples: Iterable[Sampl
 
 
 __all__ = [
-    "Assignment", "Handout", "QCOptions", "TIE", "assignment_by_id", "gold_accuracy", "gold_tally", "hold_guard", "hold_lost",
-    "next_assignment", "next_task", "progress", "progress_all", "side_seed", "side_swap", "third_rater_queue", "withdraw",
-    "withdrawn_notice",
+    "Assignment", "GoldAccuracy", "Handout", "QCOptions", "TIE", "assignment_by_id", "gold_accuracy", "gold_tally",
+    "hold_guard", "hold_lost", "next_assignment", "next_task", "progress", "progress_all", "side_seed", "side_swap",
+    "third_rater_queue", "withdraw", "withdrawn_notice",
 ]
 
 

@@ -6,12 +6,18 @@ import json
 from html import escape
 from typing import Any, Callable, Sequence
 
-from reeljudge.ab.exports import visible
+from reeljudge.ab.analysis.analysis import ContradictionRow, Disagreement
+from reeljudge.ab.analysis.model_raters import Comparison, UnanimousDisagreement
+from reeljudge.ab.analysis.report import Agreement, CohenPair, ModelRow, Note, Rankings, Report, TagAgreement
+from reeljudge.ab.store.evidence import RaterEvidence
+from reeljudge.ab.store.exports import visible
+from reeljudge.ab.study.assignment import GoldAccuracy
+from reeljudge.stats.bootstrap import IntervalJSON
 
 Row = tuple[str, float | None, float | None, float | None]
 
 
-def render(report: dict[str, Any], clip_href: Callable[[str], str]) -> str:
+def render(report: Report, clip_href: Callable[[str], str]) -> str:
     """The report page; ``clip_href(sha256)`` gives the link to a stored clip."""
     ag = report["agreement"]
     parts = [
@@ -45,11 +51,11 @@ def render(report: dict[str, Any], clip_href: Callable[[str], str]) -> str:
     return visible("\n".join(parts))  # no raw control or bidirectional character reaches the page, wherever it came from
 
 
-def _e(interval: dict[str, Any]) -> float | None:
+def _e(interval: IntervalJSON) -> float | None:
     return interval.get("estimate")
 
 
-def _lh(interval: dict[str, Any]) -> tuple[float | None, float | None]:
+def _lh(interval: IntervalJSON) -> tuple[float | None, float | None]:
     return interval.get("low"), interval.get("high")
 
 
@@ -59,13 +65,13 @@ def _f(x: Any, digits: int = 2, pct: bool = False) -> str:
     return f"{100 * x:.0f} %" if pct else f"{x:.{digits}f}"
 
 
-def _ci(interval: dict[str, Any], pct: bool = False) -> str:
+def _ci(interval: IntervalJSON, pct: bool = False) -> str:
     if interval.get("estimate") is None:
         return _undefined(interval)
     return f"{_f(interval['estimate'], pct=pct)} [{_f(interval.get('low'), pct=pct)}, {_f(interval.get('high'), pct=pct)}]"
 
 
-def _undefined(interval: dict[str, Any]) -> str:
+def _undefined(interval: IntervalJSON) -> str:
     """'undefined' with the reason an agreement statistic has no value."""
     if (interval.get("n_units") or 0) < 2:
         reason = "fewer than 2 samples"
@@ -74,7 +80,7 @@ def _undefined(interval: dict[str, Any]) -> str:
     return f"<span class='undefined'>undefined ({reason})</span>"
 
 
-def _head(report: dict[str, Any]) -> str:
+def _head(report: Report) -> str:
     c = report["counts"]
     return f"""<!doctype html><html lang="en"><head><meta charset="utf-8"><title>reeljudge A/B report</title>
 <style>body{{font:14px/1.4 system-ui,sans-serif;max-width:1100px;margin:auto;padding:0 1rem
@@ -89,7 +95,7 @@ Agreement uses the first {report['design']['first_n']} human records per sample 
 records).</p>"""
 
 
-def _agreement_table(ag: dict[str, Any]) -> str:
+def _agreement_table(ag: Agreement) -> str:
     rows = "".join(
         f"<tr><td>{escape(name)}</td><td>{v['samples']}</td><td>{_ci(v['percent']['interval'], pct=True)}</td>"
         f"<td>{_ci(v['fleiss_kappa'])}</td><td>{_ci(v['krippendorff_alpha_nominal'])}</td></tr>"
@@ -99,19 +105,19 @@ def _agreement_table(ag: dict[str, Any]) -> str:
               f"κ</th><th>Krippendorff's α (nominal)</th></tr>{rows}</table>")
 
 
-def _cohen_table(pairs: list[dict[str, Any]]) -> str:
+def _cohen_table(pairs: list[CohenPair]) -> str:
     if not pairs:
         return "<p>No two raters share enough samples.</p>"
     rows = "".join(
         f"<tr><td>{escape(' – '.join(p['raters']))}</td><td>{p['shared']}</td>"
-        + (f"<td>{_ci(p['kappa'])}</td></tr>" if not p.get('undefined')
+        + (f"<td>{_ci(p['kappa'])}</td></tr>" if not p['undefined']
            else f"<td><span class=undefined>undefined ({escape(p['undefined'])})</span></td></tr>")
         for p in pairs
     )
     return f"<table><tr><th>raters</th><th>shared samples</th><th>Cohen's κ</th></tr>{rows}</table>"
 
 
-def _tag_table(tags: list[dict[str, Any]]) -> str:
+def _tag_table(tags: list[TagAgreement]) -> str:
     if not tags:
         return "<p>No tags yet.</p>"
     rows = "".join(
@@ -164,7 +170,7 @@ def _label(label: str, y: int, per_line: int = 44) -> str:
     return f"<text x='4' y='{top}'><title>{escape(label)}</title>{spans}</text>"
 
 
-def _ranking(family: str, r: dict[str, Any]) -> str:
+def _ranking(family: str, r: Rankings) -> str:
     wr = _chart([(w["system"], w["rate"], w["low"], w["high"]) for w in r["win_rates"]], 0, 1,
                 "win rate (tie = ½), Wilson 95 %", pct=True)
     bts = r["bradley_terry"]
@@ -180,7 +186,7 @@ def _ranking(family: str, r: dict[str, Any]) -> str:
     return f"<h3>{escape(family)} ({r['comparisons']} comparisons)</h3>{table}{wr}{bt}"
 
 
-def _disagreements(rows: list[dict[str, Any]], clip_href: Callable[[str], str]) -> str:
+def _disagreements(rows: list[Disagreement], clip_href: Callable[[str], str]) -> str:
     if not rows:
         return "<p>No disagreements.</p>"
     items = []
@@ -192,7 +198,7 @@ def _disagreements(rows: list[dict[str, Any]], clip_href: Callable[[str], str]) 
     return f"<ol id='disagreements'>{''.join(items)}</ol>"
 
 
-def _contradictions(rows: list[dict[str, Any]]) -> str:
+def _contradictions(rows: list[ContradictionRow]) -> str:
     if not rows:
         return "<p>None: every record's ratings agree with its winner.</p>"
     body = "".join(
@@ -204,7 +210,7 @@ def _contradictions(rows: list[dict[str, Any]]) -> str:
             f"favour</th><th>decided by</th></tr>{body}</table>")
 
 
-def _gold(gold: dict[str, Any]) -> str:
+def _gold(gold: dict[str, GoldAccuracy]) -> str:
     if not gold:
         return "<p>No gold pairs answered.</p>"
     rows = "".join(f"<tr><td>{escape(r)}</td><td>{g['correct']}/{g['answered']}</td><td>{_f(g['accuracy'], pct=True)}</td></tr>"
@@ -212,13 +218,13 @@ def _gold(gold: dict[str, Any]) -> str:
     return f"<table id='gold'><tr><th>rater</th><th>correct</th><th>accuracy</th></tr>{rows}</table>"
 
 
-def _models(models: list[dict[str, Any]], clip_href: Callable[[str], str]) -> str:
+def _models(models: list[ModelRow], clip_href: Callable[[str], str]) -> str:
     if not models:
         return "<p>No model raters in this store. Add one with <code>reeljudge ab judge</code>.</p>"
     return "".join(_model(m, clip_href) for m in models)
 
 
-def _model(m: dict[str, Any], clip_href: Callable[[str], str]) -> str:
+def _model(m: ModelRow, clip_href: Callable[[str], str]) -> str:
     """One model rater: agreement rows beside the human–human ceiling, position consistency, unanimous disagreements."""
     pos = m.get("position") or {}
     consistency = (f"{pos['consistent']} of {pos['both_orders']} pairs judged in both orders gave the same verdict "
@@ -242,7 +248,7 @@ def _model(m: dict[str, Any], clip_href: Callable[[str], str]) -> str:
             f"{_unanimous(m.get('unanimous_disagreements') or [], clip_href)}")
 
 
-def _model_row(name: str, v: dict[str, Any]) -> str:
+def _model_row(name: str, v: Comparison) -> str:
     vs = v["vs_majority"]
     nt = vs.get("without_ties")
     return (f"<tr><td>{escape(name)}</td><td>{vs['units']}</td><td>{_ci(vs['rate'], pct=True)}</td><td>{_f(vs['kappa'])}</td>"
@@ -250,7 +256,7 @@ def _model_row(name: str, v: dict[str, Any]) -> str:
             f"<td>{_ci(v['human_human_pairs']['interval'], pct=True)}</td><td>{_ci(v['human_fleiss_kappa'])}</td></tr>")
 
 
-def _unanimous(rows: list[dict[str, Any]], clip_href: Callable[[str], str]) -> str:
+def _unanimous(rows: list[UnanimousDisagreement], clip_href: Callable[[str], str]) -> str:
     if not rows:
         return "<p>None.</p>"
     items = []
@@ -264,7 +270,7 @@ def _unanimous(rows: list[dict[str, Any]], clip_href: Callable[[str], str]) -> s
     return f"<ol class='unanimous'>{''.join(items)}</ol>"
 
 
-def _evidence(by_rater: dict[str, dict[str, Any]]) -> str:
+def _evidence(by_rater: dict[str, RaterEvidence]) -> str:
     """Per rater: records, records accepted with thin server evidence, records from before the server kept any."""
     if not by_rater:
         return "<p>No human records.</p>"
@@ -281,7 +287,7 @@ def _evidence(by_rater: dict[str, dict[str, Any]]) -> str:
             f"<th>thin records (first 5)</th></tr>{rows}</table>")
 
 
-def _notes(notes: list[dict[str, Any]]) -> str:
+def _notes(notes: list[Note]) -> str:
     """Every note a rater left, with the record it belongs to."""
     if not notes:
         return "<p>No notes.</p>"

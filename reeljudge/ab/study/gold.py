@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence
 
-from reeljudge.ab.samples import Clip, ClipStore, Sample, make_sample
+from reeljudge.ab.store.samples import Clip, ClipStore, Sample, make_sample
 
 if TYPE_CHECKING:
     from reeljudge.synth.clips import ClipSpec, FaultKind

@@ -11,14 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from reeljudge.ab.assignment import Assignment, QCOptions, assignment_by_id, hold_guard, withdraw
-from reeljudge.ab.bodies import unstorable_field
-from reeljudge.ab.evidence import gather
-from reeljudge.ab.protocol import check_form
-from reeljudge.ab.records import RecordError, build_record
-from reeljudge.ab.store import AlreadyJudged, HoldLost, SubmissionIdTaken
-from reeljudge.ab.watch import play_problems, read_watch
-from reeljudge.ab.workspace import Workspace
+from reeljudge.ab.study.assignment import Assignment, QCOptions, assignment_by_id, hold_guard, withdraw
+from reeljudge.ab.transport.bodies import unstorable_field
+from reeljudge.ab.store.evidence import gather
+from reeljudge.ab.store.protocol import check_form
+from reeljudge.ab.store.records import RecordError, build_record
+from reeljudge.ab.store.store import AlreadyJudged, HoldLost, SubmissionIdTaken
+from reeljudge.ab.page.watch import play_problems, read_watch
+from reeljudge.ab.study.workspace import Workspace
 
 Answer = tuple[dict[str, Any], int]  # JSON body, HTTP status
 

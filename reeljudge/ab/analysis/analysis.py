@@ -8,16 +8,53 @@ A third rater is called only on disagreement, so counting them would bias agreem
 
 from __future__ import annotations
 
-from typing import Any, Hashable, Iterable, Mapping, Sequence
+from typing import Any, Hashable, Iterable, Mapping, Sequence, TypedDict
 
-from reeljudge.ab.contradiction import LOSER_RATED_HIGHER, contradiction
-from reeljudge.ab.protocol import Protocol
-from reeljudge.ab.records import TIE, Judgement, as_judgements
-from reeljudge.ab.samples import Sample
+from reeljudge.ab.analysis.contradiction import LOSER_RATED_HIGHER, contradiction
+from reeljudge.ab.store.protocol import Protocol
+from reeljudge.ab.store.records import TIE, Judgement, as_judgements
+from reeljudge.ab.store.samples import Sample
 from reeljudge.stats.agreement import MajorityAgreement, agreement_with_majority as _vs_majority
 from reeljudge.stats.rankings import Outcome
 
 WINNER_CATEGORIES = ("a", "b", TIE)
+
+
+class ContradictionRow(TypedDict):
+    """A record whose own ratings contradict its winner (``contradictions``)."""
+
+    record_id: str
+    sample_id: str
+    rater: str
+    winner: str
+    ratings_favour: str
+    deciding_group: str
+    margin: float
+    kind: str
+
+
+class DisagreeingVerdict(TypedDict):
+    """One rater's verdict on a sample the raters disagree on."""
+
+    rater: str
+    winner: str
+    primary_tag: str
+    secondary_tags: list[str]
+    note: str | None
+
+
+class Disagreement(TypedDict):
+    """A sample whose raters disagree on the winner (``disagreements``): severity 2 opposite winners, 1 a win against
+    a tie; ``clips`` is system → clip sha256."""
+
+    sample_id: str
+    family: str
+    prompt: str
+    severity: int
+    kind: str
+    rating_spread: int
+    verdicts: list[DisagreeingVerdict]
+    clips: dict[str, str]
 
 
 def pair_records(records: Iterable[Any], samples: Iterable[Sample], *, kind: str | None = "human") -> list[Judgement]:
@@ -79,14 +116,16 @@ def outcomes(records: Iterable[Judgement]) -> list[Outcome]:
     return out
 
 
-def contradictions(records: Iterable[Judgement], protocol: Protocol) -> list[dict[str, Any]]:
-    """Records whose own ratings contradict their winner, by the one rule of ``reeljudge.ab.contradiction``
+def contradictions(records: Iterable[Judgement], protocol: Protocol) -> list[ContradictionRow]:
+    """Records whose own ratings contradict their winner, by the one rule of ``reeljudge.ab.analysis.contradiction``
     (the one the A/B judge's reader refuses by): the loser rated better, or a tie rated apart."""
-    found = []
+    found: list[ContradictionRow] = []
     for j in records:
         c = contradiction(protocol, j.family, j.winner, j.ratings, j.systems)
         if c is None:
             continue
+        # a contradiction is found only where the ratings favour a contestant, so a group decides
+        assert c.preference.favoured is not None and c.preference.group is not None
         found.append({"record_id": j.record_id, "sample_id": j.sample_id, "rater": j.rater, "winner": j.winner,
                       "ratings_favour": c.preference.favoured, "deciding_group": c.preference.group,
                       "margin": c.preference.margin, "kind": c.kind})
@@ -94,7 +133,7 @@ def contradictions(records: Iterable[Judgement], protocol: Protocol) -> list[dic
 
 
 def disagreements(records: Sequence[Judgement], samples: Mapping[str, Sample],
-                  protocol: Protocol, top: int = 20) -> list[dict[str, Any]]:
+                  protocol: Protocol, top: int = 20) -> list[Disagreement]:
     """Samples whose raters disagree on the winner, most severe first.
 
     Severity 2: opposite winners; 1: a win against a tie. Within a level, the wider spread of the
@@ -103,7 +142,7 @@ def disagreements(records: Sequence[Judgement], samples: Mapping[str, Sample],
     by_sample: dict[str, list[Judgement]] = {}
     for j in records:
         by_sample.setdefault(j.sample_id, []).append(j)
-    rows: list[dict[str, Any]] = []
+    rows: list[Disagreement] = []
     for sid, js in by_sample.items():
         winners = {j.winner for j in js}
         if len(js) < 2 or len(winners) < 2:

@@ -16,7 +16,7 @@
   let clipWaiting = { A: false, B: false };  // the page tries that clip again by itself (after the server's Retry-After)
 
   const now = () => Math.round(performance.now() - t0);
-  const MAX_EVENTS = 500;  // the server takes a log of at most this many events (reeljudge/ab/watch.py): the latest are kept
+  const MAX_EVENTS = 500;  // the server takes a log of at most this many events (reeljudge/ab/page/watch.py): the latest are kept
   const record = (side, event, value) => {
     const v = side === "both" ? videos.A : videos[side];
     log.push({ side, event, t: Math.max(0, +(v.currentTime || 0).toFixed(3)), at_ms: now(), value: value ?? null });

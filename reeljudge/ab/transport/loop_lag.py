@@ -20,7 +20,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, AsyncIterator
 
-from reeljudge.ab.records import now_iso
+from reeljudge.ab.store.records import now_iso
 from reeljudge.atomic import write_json
 
 TICK_S = 0.1

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, TypedDict
 
 MAX_SPEED = 2.0
 #: intervals kept per (task, clip); past it the smallest are dropped, which only ever lowers the credit
@@ -164,9 +164,25 @@ def log_flags(log: Iterable[Mapping[str, Any]], durations: Mapping[str, float], 
     return flags[:MAX_FLAGS]
 
 
-def evidence_by_rater(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+class ThinRecord(TypedDict):
+    """A record whose server evidence is thin, and why."""
+
+    record_id: str
+    sample_id: str
+    reasons: list[str]
+
+
+class RaterEvidence(TypedDict):
+    """One rater's records, those whose server evidence is thin, and how many have none."""
+
+    records: int
+    thin: list[ThinRecord]
+    without_evidence: int
+
+
+def evidence_by_rater(records: Iterable[Mapping[str, Any]]) -> dict[str, RaterEvidence]:
     """Per human rater: records, records whose server evidence is thin (with ids and reasons), records without any."""
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, RaterEvidence] = {}
     for r in records:
         entry = out.setdefault(r["rater"]["id"], {"records": 0, "thin": [], "without_evidence": 0})
         entry["records"] += 1

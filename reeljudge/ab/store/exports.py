@@ -23,7 +23,7 @@ import math
 import re
 from typing import Any, Iterable, Mapping
 
-from reeljudge.ab.protocol import Protocol
+from reeljudge.ab.store.protocol import Protocol
 
 BASE_COLUMNS = (
     "record_id", "sample_id", "family", "protocol", "rater", "rater_kind", "system_on_A", "system_on_B",

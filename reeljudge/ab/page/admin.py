@@ -9,10 +9,10 @@ from __future__ import annotations
 from html import escape
 from typing import TYPE_CHECKING, Any
 
-from reeljudge.ab.assignment import QCOptions
-from reeljudge.ab.exports import to_csv, to_jsonl
-from reeljudge.ab.status import study_status
-from reeljudge.ab.workspace import Workspace
+from reeljudge.ab.study.assignment import QCOptions
+from reeljudge.ab.store.exports import to_csv, to_jsonl
+from reeljudge.ab.study.status import study_status
+from reeljudge.ab.study.workspace import Workspace
 
 if TYPE_CHECKING:  # starlette: the rating extra
     from starlette.requests import Request

@@ -20,9 +20,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
-from reeljudge.ab.evidence import MAX_INTERVALS, merge_spans
-from reeljudge.ab.records import now_iso, validate_record
-from reeljudge.ab.samples import Clip, Sample
+from reeljudge.ab.store.evidence import MAX_INTERVALS, merge_spans
+from reeljudge.ab.store.records import now_iso, validate_record
+from reeljudge.ab.store.samples import Clip, Sample
 from reeljudge.errors import BadInputError, ReelJudgeError
 
 #: 2: clip_coverage (one row per task and clip) replaces clip_serves (one row per range); 3: assignments.withdrawn_at
@@ -293,7 +293,8 @@ class Store:
     def add_rater(self, rater_id: str, kind: str, token: str | None) -> None:
         """Add a rater (or give an existing one a new invite token, which revokes the old link)."""
         if token is not None and not INVITE_TOKEN.fullmatch(token):
-            raise BadInputError("an invite token is 8 to 128 letters, digits, _ and - (reeljudge.ab.workspace.new_invite_token)")
+            raise BadInputError("an invite token is 8 to 128 letters, digits, _ and - "
+                                "(reeljudge.ab.study.workspace.new_invite_token)")
         digest = token_hash(token) if token else None
         with self.transaction() as db:
             updated = db.execute("UPDATE raters SET token_sha256 = ? WHERE rater_id = ?", (digest, rater_id))

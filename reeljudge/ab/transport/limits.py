@@ -73,7 +73,7 @@ REFUSED = b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 2\r\nConnection: cl
 _LINUX = sys.platform.startswith("linux")
 _TCP_INFO_BYTES_ACKED = 120  # offset of tcpi_bytes_acked (u64) in Linux's struct tcp_info (since 4.1)
 _SIOCOUTQNSD = 0x894B  # Linux: bytes of the send queue not yet transmitted
-log = logging.getLogger("reeljudge.ab.limits")
+log = logging.getLogger("reeljudge.ab.transport.limits")
 
 
 @dataclass(frozen=True)

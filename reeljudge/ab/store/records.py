@@ -14,7 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from reeljudge.ab.protocol import PROTOCOL_DIR, TIE
+from reeljudge.ab.store.protocol import PROTOCOL_DIR, TIE
 from reeljudge.errors import BadInputError
 
 SCHEMA_ID = "reeljudge.ab.judgement/1"

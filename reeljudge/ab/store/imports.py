@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from reeljudge.ab.protocol import Protocol
-from reeljudge.ab.samples import RESERVED_SYSTEMS, Clip, ClipStore, Sample, make_sample
+from reeljudge.ab.store.protocol import Protocol
+from reeljudge.ab.store.samples import RESERVED_SYSTEMS, Clip, ClipStore, Sample, make_sample
 from reeljudge.errors import BadInputError, ReelJudgeError
 from reeljudge.promptfoo.results_file import ResultRow, read_results_file
 from reeljudge.rows import csv_rows, yaml_document

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from reeljudge.ab.assignment import QCOptions, gold_tally, progress_all, third_rater_queue
-from reeljudge.ab.store import Store
+from reeljudge.ab.study.assignment import QCOptions, gold_tally, progress_all, third_rater_queue
+from reeljudge.ab.store.store import Store
 
 
 def study_status(store: Store, qc: QCOptions) -> dict[str, Any]:

@@ -14,25 +14,25 @@ import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from reeljudge.ab.assets import Assets
-from reeljudge.ab.assignment import ASSIGNMENT_ID, QCOptions, assignment_by_id, next_task, progress
-from reeljudge.ab.bodies import BodyError, check_declared, parse_bounded, read_capped
-from reeljudge.ab.evidence import MAX_SPEED, RangeError, requested_spans
-from reeljudge.ab.fair_share import VALID_TOKEN, FairShare, RateLimits
-from reeljudge.ab.limits import ConnectionLimits
-from reeljudge.ab.loop_lag import FILE_NAME as LOOP_LAG_FILE, LoopLag
-from reeljudge.ab.protocol import SIDES
-from reeljudge.ab.submit import Submitter
+from reeljudge.ab.page.assets import Assets
+from reeljudge.ab.study.assignment import ASSIGNMENT_ID, QCOptions, assignment_by_id, next_task, progress
+from reeljudge.ab.transport.bodies import BodyError, check_declared, parse_bounded, read_capped
+from reeljudge.ab.store.evidence import MAX_SPEED, RangeError, requested_spans
+from reeljudge.ab.transport.fair_share import VALID_TOKEN, FairShare, RateLimits
+from reeljudge.ab.transport.limits import ConnectionLimits
+from reeljudge.ab.transport.loop_lag import FILE_NAME as LOOP_LAG_FILE, LoopLag
+from reeljudge.ab.store.protocol import SIDES
+from reeljudge.ab.page.submit import Submitter
 from reeljudge.extras import require
-from reeljudge.ab.workspace import Workspace
+from reeljudge.ab.study.workspace import Workspace
 from reeljudge.package_data import rating_page_folder
 
 if TYPE_CHECKING:  # starlette: the rating extra, imported where a server starts
     from starlette.requests import Request
     from starlette.responses import Response
 
-    from reeljudge.ab.assignment import Assignment
-    from reeljudge.ab.clip_response import ClipResponse
+    from reeljudge.ab.study.assignment import Assignment
+    from reeljudge.ab.transport.clip_response import ClipResponse
 
 STATIC_DIR = rating_page_folder()
 #: a rater's own records per ``/mine`` answer (oldest first; ``next`` asks for the page after): each costs one page
@@ -51,8 +51,8 @@ class ServeOptions:
         break_minutes: … or after this many minutes of rating.
         max_speed: the fastest playback speed the page offers; a submit needs at least
             ``min_full_plays`` × the longer clip's duration ÷ this many seconds after the task was handed out.
-        limits: connection deadlines and caps (``reeljudge.ab.limits``).
-        rates: requests per invite token and per address without one (``reeljudge.ab.fair_share``).
+        limits: connection deadlines and caps (``reeljudge.ab.transport.limits``).
+        rates: requests per invite token and per address without one (``reeljudge.ab.transport.fair_share``).
         parse_slots: submit bodies parsed at once (off the event loop); the others wait their turn.
     """
 
@@ -73,7 +73,7 @@ def create_app(workspace: Workspace, options: ServeOptions = ServeOptions()) -> 
     from starlette.applications import Starlette
     from starlette.routing import Route
 
-    from reeljudge.ab import admin
+    from reeljudge.ab.page import admin
 
     api, lag = _RaterApi(workspace, options), LoopLag(workspace.root / LOOP_LAG_FILE)
     routes = [
@@ -185,7 +185,7 @@ class _RaterApi:
     def clip(self, request: Request) -> Response | ClipResponse:
         from starlette.responses import PlainTextResponse
 
-        from reeljudge.ab.clip_response import ClipResponse
+        from reeljudge.ab.transport.clip_response import ClipResponse
 
         which, assignment_id = request.path_params["which"], request.path_params["assignment_id"]
         if which not in (*SIDES, "source") or not ASSIGNMENT_ID.fullmatch(assignment_id):  # path text first, then the store

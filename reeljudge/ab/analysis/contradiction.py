@@ -12,7 +12,7 @@ higher priority is the better clip whatever the lower priorities say). The verdi
 - ``tie_rated_apart``: it names a tie ("truly indistinguishable") and the ratings favour a clip.
 
 Equal ratings on every group never contradict. The rating server's report
-(``reeljudge.ab.analysis.contradictions``) lists people's records by this rule and the A/B judge's
+(``reeljudge.ab.analysis.analysis.contradictions``) lists people's records by this rule and the A/B judge's
 reader refuses a model's reply by it (fed back once, then not judged): one rule, one function.
 Works on any two contestants: sides (``A``/``B``) or system names. Standard library only.
 """
@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping
 
-from reeljudge.ab.protocol import TIE, Protocol
+from reeljudge.ab.store.protocol import TIE, Protocol
 
 LOSER_RATED_HIGHER = "loser_rated_higher"
 TIE_RATED_APART = "tie_rated_apart"

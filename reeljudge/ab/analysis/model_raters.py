@@ -15,17 +15,93 @@ For each model rater, on the pair samples it judged:
 
 from __future__ import annotations
 
-from typing import Any, Callable, Hashable, Mapping, Sequence
+from typing import Any, Callable, Hashable, Mapping, Sequence, TypedDict
 
-from reeljudge.ab import analysis as an
-from reeljudge.ab.protocol import Protocol
-from reeljudge.ab.records import TIE, Judgement
-from reeljudge.ab.samples import Sample
+from reeljudge.ab.analysis import analysis as an
+from reeljudge.ab.store.protocol import Protocol
+from reeljudge.ab.store.records import TIE, Judgement
+from reeljudge.ab.store.samples import Sample
 from reeljudge.stats import agreement as ag
+from reeljudge.stats.bootstrap import IntervalJSON
 
 SAME = "same"
 PREFERENCE_CATEGORIES = ("a", "b", SAME)
 Labeller = Callable[[Judgement], Hashable | None]
+
+
+class Comparison(TypedDict):
+    """A model on one label against the human majority and the humans, beside human–human agreement (``compare``)."""
+
+    vs_majority: ag.MajorityJSON
+    judge_human_pairs: ag.RateJSON
+    human_human_pairs: ag.RateJSON
+    human_fleiss_kappa: IntervalJSON
+
+
+class Position(TypedDict):
+    """Position consistency: records asked in both orders, how many gave one verdict, the share, records asked once."""
+
+    both_orders: int
+    consistent: int
+    rate: float | None
+    one_order: int
+
+
+class WinnerComparison(TypedDict):
+    """The winner, over every family and per family."""
+
+    all: Comparison
+    by_family: dict[str, Comparison]
+
+
+class DimensionComparison(Comparison):
+    """The preference on one rated dimension."""
+
+    label: str
+
+
+class SpecificPair(TypedDict):
+    """Positive specific agreement on a tag: model–human pairs beside human–human pairs."""
+
+    specific_model_human: float | None
+    specific_human_human: float | None
+
+
+class TagComparison(Comparison, SpecificPair):
+    """Whether one reason tag was used."""
+
+    tag: str
+    label: str
+    used_by_model: int
+
+
+class UnanimousDisagreement(TypedDict):
+    """A sample where every human (two or more) chose one winner and the model another."""
+
+    sample_id: str
+    family: str
+    prompt: str
+    humans: str
+    n_humans: int
+    model: str
+    inconsistent: bool
+    severity: int
+    model_tags: list[str]
+    human_tags: list[str]
+    note: str | None
+    clips: dict[str, str]
+
+
+class ModelRater(ag.MajorityJSON):
+    """Everything the report says about one model rater (``model_report``): its agreement with the human majority, then
+    the comparisons by label."""
+
+    samples: int
+    position: Position
+    winner: WinnerComparison
+    dimensions: dict[str, DimensionComparison]
+    tags: list[TagComparison]
+    unanimous_disagreements: list[UnanimousDisagreement]
 
 
 def preference(dimension: str) -> Labeller:
@@ -57,7 +133,7 @@ def labels_of(records: Sequence[Judgement], label: Labeller) -> dict[str, dict[s
 
 
 def compare(model: str, mine: Sequence[Judgement], humans: Sequence[Judgement], design: Sequence[Judgement], label: Labeller,
-            categories: Sequence[Hashable], tie: Hashable | None, kw: Mapping[str, Any]) -> dict[str, Any]:
+            categories: Sequence[Hashable], tie: Hashable | None, kw: Mapping[str, Any]) -> Comparison:
     """One row: the model against the human majority and the humans, beside human–human agreement."""
     samples = {j.sample_id for j in mine}
     everyone = labels_of([*humans, *mine], label)
@@ -73,7 +149,7 @@ def compare(model: str, mine: Sequence[Judgement], humans: Sequence[Judgement], 
     }
 
 
-def position(mine: Sequence[Judgement]) -> dict[str, Any]:
+def position(mine: Sequence[Judgement]) -> Position:
     """Position consistency: of the records asked in both orders, how many gave one verdict."""
     both = [j for j in mine if (j.record.get("judge") or {}).get("orders_asked") == 2]
     consistent = sum(1 for j in both if not j.inconsistent)
@@ -82,9 +158,9 @@ def position(mine: Sequence[Judgement]) -> dict[str, Any]:
 
 
 def unanimous_disagreements(mine: Sequence[Judgement], humans: Sequence[Judgement],
-                            samples: Mapping[str, Sample]) -> list[dict[str, Any]]:
+                            samples: Mapping[str, Sample]) -> list[UnanimousDisagreement]:
     """Samples where every human (two or more) chose one winner and the model chose another."""
-    rows = []
+    rows: list[UnanimousDisagreement] = []
     for j in mine:
         people = [h for h in humans if h.sample_id == j.sample_id]
         winners = {h.winner for h in people}
@@ -102,7 +178,7 @@ def unanimous_disagreements(mine: Sequence[Judgement], humans: Sequence[Judgemen
 
 
 def model_report(model: str, pairs: Sequence[Judgement], samples: Mapping[str, Sample], protocol: Protocol, first_n: int,
-                 kw: Mapping[str, Any]) -> dict[str, Any]:
+                 kw: Mapping[str, Any]) -> ModelRater:
     """Everything the report says about one model rater."""
     mine = [j for j in pairs if j.rater == model]
     humans = [j for j in pairs if j.rater_kind == "human"]
@@ -127,7 +203,7 @@ def model_report(model: str, pairs: Sequence[Judgement], samples: Mapping[str, S
     }
 
 
-def _specific(model: str, mine: Sequence[Judgement], design: Sequence[Judgement], tag: str) -> dict[str, Any]:
+def _specific(model: str, mine: Sequence[Judgement], design: Sequence[Judgement], tag: str) -> SpecificPair:
     """Positive specific agreement on a tag: model–human pairs beside human–human pairs, same samples."""
     judged = {j.sample_id for j in mine}
     people = [j for j in design if j.sample_id in judged]
@@ -142,7 +218,7 @@ def _specific(model: str, mine: Sequence[Judgement], design: Sequence[Judgement]
 
 
 def model_raters(records: Sequence[Judgement], samples: Sequence[Sample], protocol: Protocol, first_n: int,
-                 kw: Mapping[str, Any]) -> list[dict[str, Any]]:
+                 kw: Mapping[str, Any]) -> list[ModelRater]:
     """The report section for every model rater in the records (pair samples only; gold left out)."""
     pairs = an.pair_records(records, samples, kind=None)
     by_id = {s.sample_id: s for s in samples}

@@ -40,7 +40,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
-from reeljudge.ab.limits import address_key
+from reeljudge.ab.transport.limits import address_key
 
 if TYPE_CHECKING:  # starlette: the rating extra
     from starlette.types import ASGIApp, Receive, Scope, Send

@@ -8,16 +8,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Sequence, TypedDict
 
-from reeljudge.ab import analysis as an
-from reeljudge.ab.assignment import gold_accuracy
-from reeljudge.ab.evidence import evidence_by_rater
-from reeljudge.ab.protocol import Protocol
-from reeljudge.ab.records import Judgement, as_judgements, now_iso
-from reeljudge.ab.samples import Sample
+from reeljudge.ab.analysis import analysis as an
+from reeljudge.ab.analysis.analysis import ContradictionRow, Disagreement
+from reeljudge.ab.analysis.model_raters import ModelRater, model_raters
+from reeljudge.ab.study.assignment import GoldAccuracy, gold_accuracy
+from reeljudge.ab.store.evidence import RaterEvidence, evidence_by_rater
+from reeljudge.ab.store.protocol import Protocol
+from reeljudge.ab.store.records import Judgement, as_judgements, now_iso
+from reeljudge.ab.store.samples import Sample
 from reeljudge.stats import agreement as ag
-from reeljudge.stats.rankings import bradley_terry_intervals, win_rates
+from reeljudge.stats.bootstrap import IntervalJSON
+from reeljudge.stats.rankings import WinRateJSON, bradley_terry_intervals, win_rates
 
 
 @dataclass(frozen=True)
@@ -39,8 +42,120 @@ class ReportOptions:
     seed: int = 20261122
 
 
+class Counts(TypedDict):
+    """What the report counts: samples (pairs and gold), records, raters (people and models)."""
+
+    pair_samples: int
+    gold_samples: int
+    judgements: int
+    human_raters: int
+    model_raters: int
+
+
+class Design(TypedDict):
+    """Which records agreement is computed on, and how many resamples every interval takes."""
+
+    first_n: int
+    records_used: int
+    n_resamples: int
+    note: str
+
+
+class WinnerAgreement(TypedDict):
+    """Agreement on the winner: samples rated twice or more, raw agreement of rater pairs, α and Fleiss' κ."""
+
+    samples: int
+    percent: ag.RateJSON
+    krippendorff_alpha_nominal: IntervalJSON
+    fleiss_kappa: IntervalJSON
+
+
+class CohenPair(TypedDict):
+    """Cohen's κ of two raters on the samples they share (``undefined``: why κ says nothing, or None)."""
+
+    raters: list[str]
+    shared: int
+    kappa: IntervalJSON
+    undefined: str | None
+
+
+class DimensionAgreement(TypedDict):
+    """Krippendorff's α (ordinal) of one rated dimension, over the clips rated twice or more."""
+
+    label: str
+    clips: int
+    alpha_ordinal: IntervalJSON
+
+
+class TagAgreement(ag.SpecificAgreementJSON):
+    """Positive specific agreement on one reason tag, with how often it was used."""
+
+    tag: str
+    label: str
+    used: int
+
+
+class Agreement(TypedDict):
+    """The people's agreement: on the winner (overall and per family), per rater pair, per dimension, per tag."""
+
+    overall: WinnerAgreement
+    by_family: dict[str, WinnerAgreement]
+    cohen_kappa: list[CohenPair]
+    dimensions: dict[str, DimensionAgreement]
+    tags: list[TagAgreement]
+
+
+class BradleyTerry(IntervalJSON):
+    """One system's Bradley–Terry strength with its interval."""
+
+    system: str
+
+
+class Rankings(TypedDict):
+    """One family's systems ranked: win rates (Wilson intervals) and Bradley–Terry strengths, strongest first."""
+
+    comparisons: int
+    win_rates: list[WinRateJSON]
+    bradley_terry: list[BradleyTerry]
+
+
+class Note(TypedDict):
+    """A rater's note, with the verdict it came with."""
+
+    record_id: str
+    sample_id: str
+    family: str
+    rater: str
+    winner: str
+    primary_tag: str
+    note: str
+
+
+class ModelRow(ModelRater):
+    """A model rater's section, with its gold accuracy (None when it answered no gold pair)."""
+
+    gold: GoldAccuracy | None
+
+
+class Report(TypedDict):
+    """The A/B report: every number, JSON-ready (``report.json``, and ``report_html.render``'s input)."""
+
+    generated_at: str
+    protocol: str
+    counts: Counts
+    design: Design
+    agreement: Agreement
+    contradictions: list[ContradictionRow]
+    disagreements: list[Disagreement]
+    gold: dict[str, GoldAccuracy]
+    rankings: dict[str, Rankings]
+    models: list[ModelRow]
+    notes: list[Note]
+    watch_evidence: dict[str, RaterEvidence]
+
+
 def build_report(records: Sequence[Any], samples: Sequence[Sample], protocol: Protocol,
-                 options: ReportOptions = ReportOptions()) -> dict[str, Any]:
+                 options: ReportOptions = ReportOptions()) -> Report:
     """Every number of the report, JSON-ready."""
     everything = as_judgements(records)
     humans = an.pair_records(everything, samples)
@@ -71,7 +186,7 @@ def build_report(records: Sequence[Any], samples: Sequence[Sample], protocol: Pr
     }
 
 
-def _counts(records: Sequence[Judgement], samples: Sequence[Sample]) -> dict[str, int]:
+def _counts(records: Sequence[Judgement], samples: Sequence[Sample]) -> Counts:
     raters = {(j.rater, j.rater_kind) for j in records}
     return {
         "pair_samples": sum(1 for s in samples if s.kind != "gold"), "gold_samples": sum(1 for s in samples if s.kind == "gold"),
@@ -80,7 +195,7 @@ def _counts(records: Sequence[Judgement], samples: Sequence[Sample]) -> dict[str
     }
 
 
-def _winner_agreement(design: Sequence[Judgement], kw: dict[str, Any]) -> dict[str, Any]:
+def _winner_agreement(design: Sequence[Judgement], kw: dict[str, Any]) -> WinnerAgreement:
     labels = an.winner_labels(design)
     cats = list(an.WINNER_CATEGORIES)
     return {
@@ -91,10 +206,10 @@ def _winner_agreement(design: Sequence[Judgement], kw: dict[str, Any]) -> dict[s
     }
 
 
-def _cohen_pairs(design: Sequence[Judgement], options: ReportOptions, kw: dict[str, Any]) -> list[dict[str, Any]]:
+def _cohen_pairs(design: Sequence[Judgement], options: ReportOptions, kw: dict[str, Any]) -> list[CohenPair]:
     labels = an.winner_labels(design)
     raters = sorted({j.rater for j in design})
-    out = []
+    out: list[CohenPair] = []
     for a, b in combinations(raters, 2):
         shared = sum(1 for u in labels.values() if a in u and b in u)
         if shared >= options.min_shared:
@@ -113,14 +228,14 @@ def _kappa_undefined(labels: Mapping[Any, Mapping[str, str]], a: str, b: str) ->
     return None
 
 
-def _notes(records: Sequence[Judgement]) -> list[dict[str, Any]]:
+def _notes(records: Sequence[Judgement]) -> list[Note]:
     """Every record that carries a rater's note, with what the note is about."""
     return [{"record_id": j.record_id, "sample_id": j.sample_id, "family": j.family, "rater": j.rater, "winner": j.winner,
              "primary_tag": j.primary_tag, "note": j.record["note"]} for j in records if j.record.get("note")]
 
 
-def _dimensions(design: Sequence[Judgement], protocol: Protocol, kw: dict[str, Any]) -> dict[str, Any]:
-    out = {}
+def _dimensions(design: Sequence[Judgement], protocol: Protocol, kw: dict[str, Any]) -> dict[str, DimensionAgreement]:
+    out: dict[str, DimensionAgreement] = {}
     for dim in protocol.dimensions:
         labels = an.rating_labels(design, dim.id)
         if labels:
@@ -130,8 +245,8 @@ def _dimensions(design: Sequence[Judgement], protocol: Protocol, kw: dict[str, A
     return out
 
 
-def _tags(design: Sequence[Judgement], protocol: Protocol) -> list[dict[str, Any]]:
-    out = []
+def _tags(design: Sequence[Judgement], protocol: Protocol) -> list[TagAgreement]:
+    out: list[TagAgreement] = []
     for tag in protocol.tags.values():
         used = sum(1 for j in design if tag.id in j.tags)
         if used:
@@ -140,20 +255,18 @@ def _tags(design: Sequence[Judgement], protocol: Protocol) -> list[dict[str, Any
     return sorted(out, key=lambda t: -t["used"])
 
 
-def _rankings(records: Sequence[Judgement], kw: dict[str, Any]) -> dict[str, Any]:
+def _rankings(records: Sequence[Judgement], kw: dict[str, Any]) -> Rankings:
     results = an.outcomes(records)
     bt = bradley_terry_intervals(results, n_resamples=kw["n_resamples"], seed=kw["seed"]) if results else {}
     return {
         "comparisons": len(results),
         "win_rates": [w.as_dict() for w in win_rates(results)],
-        "bradley_terry": sorted(({"system": s, **i.as_dict()} for s, i in bt.items()), key=lambda r: -r["estimate"]),
+        "bradley_terry": [{"system": s, **i.as_dict()} for s, i in sorted(bt.items(), key=lambda si: -si[1].estimate)],
     }
 
 
 def _models(records: Sequence[Judgement], samples: Sequence[Sample], protocol: Protocol, first_n: int,
-            kw: dict[str, Any]) -> list[dict[str, Any]]:
+            kw: dict[str, Any]) -> list[ModelRow]:
     """Each model rater against the human majority, beside human–human agreement (``model_raters``), and its gold accuracy."""
-    from reeljudge.ab.model_raters import model_raters
-
     gold = gold_accuracy([j for j in records if j.rater_kind == "model"], samples)
     return [{**m, "gold": gold.get(m["rater"])} for m in model_raters(records, samples, protocol, first_n, kw)]
