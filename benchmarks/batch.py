@@ -20,10 +20,14 @@ import subprocess
 import sys
 import tempfile
 import time
+from typing import TYPE_CHECKING
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
+
+if TYPE_CHECKING:
+    from support.fake_gemini import FakeGemini
 
 TERMS = ["server room", "engineer typing", "sunset over a data center"]
 FILM_REPLY = {"breakdown": {"relevance": 3, "filmability": 3, "variety": 1}, "unfilmableTerms": [], "points": 7,
@@ -121,7 +125,7 @@ def run_phase(name: str, env: dict[str, str], *extra: str) -> dict:
 # ---- the benchmark --------------------------------------------------------------------------------
 
 
-def film(fake, work: Path, n: int) -> dict:
+def film(fake: FakeGemini, work: Path, n: int) -> dict:
     from support.fake_gemini import json_reply
 
     fake.reset()
@@ -135,7 +139,7 @@ def film(fake, work: Path, n: int) -> dict:
     return {"plan": plan, "submit": sent, "collect": got}
 
 
-def gecko(fake, work: Path) -> dict:
+def gecko(fake: FakeGemini, work: Path) -> dict:
     from support.gecko_scripts import script_prompt
 
     fake.reset()

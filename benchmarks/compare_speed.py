@@ -14,6 +14,7 @@ import json
 import sys
 import tempfile
 import time
+from typing import Any, Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # test support: support.*
@@ -22,7 +23,7 @@ N_TESTS = 10_000
 METRICS = tuple(f"metric_{i}" for i in range(8))
 
 
-def _timed(func) -> float:
+def _timed(func: Callable[[], object]) -> float:
     start = time.perf_counter()
     func()
     return time.perf_counter() - start
@@ -43,7 +44,7 @@ def main() -> None:
                              RunSpec(n_tests=N_TESTS, metrics=METRICS, seed=2, effects={"metric_3": -0.05}))
         size = (base.stat().st_size + cand.stat().st_size) / 1e6
         t_json = min(_timed(lambda: (json.loads(base.read_text()), json.loads(cand.read_text()))) for _ in range(2))
-        result = {}
+        result: dict[str, Any] = {}
 
         def run() -> None:
             comparison = compare_paths(base, cand, GateSettings())

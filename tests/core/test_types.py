@@ -1,4 +1,5 @@
-"""The type checker: mypy, configured in pyproject.toml ([tool.mypy]), finds no error in the package.
+"""The type checker: mypy, configured in pyproject.toml ([tool.mypy]), finds no error in the package, the benchmarks
+and the tests' shared support (``tests/support``, imported as ``support``).
 
 It runs in both lanes (``npm run test:fast`` and ``npm test``) as this test; a type error fails it with
 mypy's own report. mypy keeps its incremental cache in ``.mypy_cache`` at the top of the clone, so a
@@ -27,14 +28,15 @@ def hashed_sources() -> set[str]:
     return {"reeljudge.filmability." + name.removesuffix(".py") for name in SOURCES if name.endswith(".py") and "/" not in name}
 
 
-def test_the_checker_covers_the_whole_package_and_silences_only_the_hashed_judge_sources() -> None:
+def test_the_checker_covers_the_package_benchmarks_and_test_support_silencing_only_the_hashed_judge_sources() -> None:
     settings = mypy_settings()
-    assert settings["packages"] == ["reeljudge"]
+    assert settings["packages"] == ["reeljudge", "benchmarks", "support"]
+    assert settings["mypy_path"] == "tests"  # where ``support`` is found, as the tests and the benchmarks import it
     silenced = {m for o in settings.get("overrides", []) if o.get("ignore_errors") for m in o["module"]}
     assert silenced == hashed_sources(), f"errors silenced in {sorted(silenced - hashed_sources())}"
 
 
-def test_mypy_finds_no_type_error_in_the_package() -> None:
+def test_mypy_finds_no_type_error_in_the_package_the_benchmarks_or_the_test_support() -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "mypy", "--no-color-output", "--no-pretty"],
         cwd=ROOT, capture_output=True, text=True,
