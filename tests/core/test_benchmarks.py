@@ -63,7 +63,7 @@ def test_every_benchmark_is_run_in_a_smoke_size_or_named_with_the_reason_it_is_n
     assert sorted((smoked | NOT_RUN.keys()) - benchmark_modules()) == [], "a benchmark named here that is not in benchmarks/"
 
 
-@pytest.mark.slow
+@pytest.mark.slow  # each starts its own process; most start servers, encode clips or load the offline judge
 @pytest.mark.parametrize(("name", "args"), SMOKE, ids=[" ".join((name, *args)) for name, args in SMOKE])
 def test_the_benchmark_runs_to_its_end_in_a_smoke_size(name: str, args: tuple[str, ...]) -> None:
     proc = subprocess.run([sys.executable, "-m", f"benchmarks.{name}", *args], cwd=ROOT, capture_output=True, text=True,
