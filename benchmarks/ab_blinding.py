@@ -16,6 +16,7 @@ import statistics
 import sys
 import tempfile
 import time
+from typing import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -23,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 
-def timed(action, repeats: int) -> tuple[float, float]:
+def timed(action: Callable[[], object], repeats: int) -> tuple[float, float]:
     """Median wall and CPU seconds of ``action()`` over ``repeats`` runs."""
     walls, cpus = [], []
     for _ in range(repeats):

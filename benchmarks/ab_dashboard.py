@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from typing import Any
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,16 +37,16 @@ def _log(events: int, value: object) -> list[dict[str, object]]:
     return log + [{"side": "both", "event": "seek", "t": 0.5, "at_ms": 3000 + i, "value": value} for i in range(events)]
 
 
-def _record(ws, sample, rater: str, winner: str, log: list, n: int) -> dict:
+def _record(ws: Any, sample: Any, rater: str, winner: str, log: list, n: int) -> dict:
     """A human record as the rating server builds it (the tree's own ``build_record``); ``winner`` a system or "tie"."""
     from reeljudge.ab.store.records import build_record
 
     a, b = sample.systems if n % 2 else sample.systems[::-1]
     winner = "A" if winner == a else "B" if winner == b else "tie"
-    form = {"winner": winner, "primary_tag": "tie_both_good" if winner == "tie" else "flicker", "secondary_tags": [],
-            "ratings": {side: {d: 4
-                               for d in ("prompt_adherence", "temporal_consistency", "identity_consistency", "motion_physics")}
-                        for side in ("A", "B")}, "note": "a short note for hard cases"}
+    dimensions = ("prompt_adherence", "temporal_consistency", "identity_consistency", "motion_physics")
+    form: dict[str, Any] = {"winner": winner, "primary_tag": "tie_both_good" if winner == "tie" else "flicker",
+                            "secondary_tags": [], "ratings": {side: {d: 4 for d in dimensions} for side in ("A", "B")},
+                            "note": "a short note for hard cases"}
     clips = {"A": sample.clip_of(a), "B": sample.clip_of(b)}
     server = {"served": {s: {"bytes": 8000, "sent": 8000, "responses": 2} for s in ("A", "B")}, "elapsed_s": 12.5,
               "min_elapsed_s": 1.0, "thin": ["open 1.2 s, less than 2.0 s of real-time viewing at 1×"] if n % 7 == 0 else []}
@@ -54,7 +55,7 @@ def _record(ws, sample, rater: str, winner: str, log: list, n: int) -> dict:
                         served_at="2026-01-01T00:00:00.000Z")
 
 
-def build(root: Path, records: int, raters: int) -> object:
+def build(root: Path, records: int, raters: int) -> Any:
     """The study: pair samples rated by two raters each, gold pairs for one task in ten, assignments for every record."""
     import uuid
 
@@ -97,12 +98,12 @@ def build(root: Path, records: int, raters: int) -> object:
     return ws
 
 
-def dashboard(ws, repeats: int) -> tuple[float, float, int]:
+def dashboard(ws: Any, repeats: int) -> tuple[float, float, int]:
     """Median wall and CPU seconds of a dashboard load (status + HTML), and the page's bytes."""
     from reeljudge.ab.page.admin import _Admin, render_dashboard
     from reeljudge.ab.page.server import ServeOptions
 
-    admin = _Admin(ws, ServeOptions())
+    admin = _Admin(ws, ServeOptions().qc)
     walls, cpus, size = [], [], 0
     for _ in range(repeats):
         wall, cpu = time.perf_counter(), time.process_time()
@@ -120,7 +121,7 @@ def peak_rss_mib() -> float:
     return 0.0
 
 
-def inflate(ws, count: int) -> tuple[int, int, list[str]]:
+def inflate(ws: Any, count: int) -> tuple[int, int, list[str]]:
     """Append ``count`` records of the finding's shape (2,000 events, 64-character values): (stored, refused, first refusal)."""
     from reeljudge.ab.store.samples import make_sample
 

@@ -67,7 +67,8 @@ def flood_process(port: int, path: str, source: str, stop: Any, out: Any) -> Non
     """In a process of its own: FLOODERS flooders on ``path`` from ``source`` until ``stop``; their answers by status to
     ``out``."""
     async def flood() -> dict[str, int]:
-        done, statuses = asyncio.Event(), {}
+        done = asyncio.Event()
+        statuses: dict[str, int] = {}
         tasks = [asyncio.create_task(_flooder(port, source, path, done, statuses)) for _ in range(FLOODERS)]
         while not stop.is_set():
             await asyncio.sleep(0.1)
@@ -78,7 +79,7 @@ def flood_process(port: int, path: str, source: str, stop: Any, out: Any) -> Non
     out.put(asyncio.run(flood()))
 
 
-def with_attack(target: Callable[..., None], args: tuple, measure: Callable[[], Any]) -> tuple[Any, dict[str, int]]:
+def with_attack(target: Callable[..., None] | None, args: tuple, measure: Callable[[], Any]) -> tuple[Any, dict[str, int]]:
     """``measure()`` while ``target(*args, stop, out)`` attacks in another process (None: no attack); its result and the attack's
     statuses."""
     if target is None:

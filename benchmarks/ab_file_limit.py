@@ -113,7 +113,7 @@ def main() -> None:
             result = one_run(ws.root, token, Path(tmp) / f"server{run}.log", args.src, args.flood, args.open_files,
                              args.header_timeout, f"127.0.0.{100 + run % 50}", extra)
             ok = (result["status"] == 200 and result["at_deadline"] <= result["base"] + result["cap"]  # type: ignore[operator]
-                  and result["peak"] < args.open_files and not result["emfile"])  # type: ignore[operator]
+                  and result["peak"] < args.open_files and not result["emfile"])
             good += ok
             print(f"run {run + 1:2d}: {result} {'ok' if ok else 'FAILED'}", flush=True)
         cap = f", --max-connections {args.max_connections}" if args.max_connections else ""

@@ -20,10 +20,14 @@ import argparse
 import os
 import sys
 import tempfile
+from typing import TYPE_CHECKING
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
+
+if TYPE_CHECKING:
+    from support.fake_gemini import FakeGemini
 PROMPT = "Take {k}: a red ball rolls past a textured wall while the camera pans"
 
 
@@ -35,7 +39,7 @@ def make_clips(folder: Path, n: int) -> list[str]:
     return [str(path) for path in render(folder, n)]
 
 
-def counts(fake, start: int) -> dict[str, int]:
+def counts(fake: FakeGemini, start: int) -> dict[str, int]:
     """Calls, uploads and file lookups since request ``start``."""
     new = fake.requests[start:]
     return {"calls": sum(r.path.endswith(":generateContent") for r in new),
@@ -43,7 +47,7 @@ def counts(fake, start: int) -> dict[str, int]:
             "lookups": sum(r.method == "GET" and "/files/" in r.path for r in new)}
 
 
-def assertion_runs(fake, clips: list[str], orders: int, cache: str) -> list[dict[str, float]]:
+def assertion_runs(fake: FakeGemini, clips: list[str], orders: int, cache: str) -> list[dict[str, float]]:
     """Grade every (new, reference) pair twice; per run: calls, uploads, tokens, cost, failures."""
     from reeljudge.assertions.ab_judge import get_assert
 
@@ -64,7 +68,7 @@ def assertion_runs(fake, clips: list[str], orders: int, cache: str) -> list[dict
     return runs
 
 
-def batch_runs(fake, clips: list[str], work: Path) -> list[dict[str, float]]:
+def batch_runs(fake: FakeGemini, clips: list[str], work: Path) -> list[dict[str, float]]:
     """One baseline against N candidates in a study, judged twice by ``reeljudge ab judge``."""
     import yaml
 

@@ -35,6 +35,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Coroutine
+from typing import Any, TypeVar
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,7 +48,7 @@ CLIP_BYTES, CLIP_SECONDS = 4096, 0.02
 
 
 def fake_study(root: Path, n_samples: int, systems: tuple[str, ...] = ("sys-a", "sys-b"),
-               families: tuple[str, ...] = ("text-to-video",)):
+               families: tuple[str, ...] = ("text-to-video",)) -> Any:
     """A workspace with ``n_samples`` pair samples whose clips all point at one tiny file (served, never decoded)."""
     from reeljudge.ab.store.samples import Clip, make_sample
     from reeljudge.ab.study.workspace import Workspace
@@ -66,10 +68,12 @@ def fake_study(root: Path, n_samples: int, systems: tuple[str, ...] = ("sys-a", 
     return ws
 
 
+T = TypeVar("T")
+
 RETRIED = [0]  # requests sent again after the connection dropped (a keep-alive connection closed under load)
 
 
-async def _send(client, method: str, url: str, **kwargs):
+async def _send(client: Any, method: str, url: str, **kwargs: Any) -> Any:
     """One request, sent again (at most twice) when the connection drops; every request here is idempotent."""
     import httpx
 
@@ -82,7 +86,7 @@ async def _send(client, method: str, url: str, **kwargs):
             RETRIED[0] += 1
 
 
-async def _rater(client, url: str, token: str, latencies: list[float]) -> int:
+async def _rater(client: Any, url: str, token: str, latencies: list[float]) -> int:
     from support.ab_study import full_watch, valid_form
 
     done = 0
@@ -194,10 +198,11 @@ async def _fetcher(url: str, token: str, stop: asyncio.Event, latencies: list[fl
             await asyncio.sleep(0.1)
 
 
-def _attack_process(port: int, hostile: int, stop, out) -> None:
+def _attack_process(port: int, hostile: int, stop: Any, out: Any) -> None:
     """In a process of its own (so the attack's client work does not slow the measured rater): attack until ``stop``."""
     async def attack() -> dict[str, int]:
-        done, statuses = asyncio.Event(), {}
+        done = asyncio.Event()
+        statuses: dict[str, int] = {}
         # from 127.0.0.2 on, 32 per address: under the server's per-address cap (64), so each body reaches the submit
         # handler; the raters come from 127.0.0.1
         attackers = [asyncio.create_task(_hostile(port, f"127.0.0.{2 + i // 32}", done, statuses)) for i in range(hostile)]
@@ -210,7 +215,7 @@ def _attack_process(port: int, hostile: int, stop, out) -> None:
     out.put(asyncio.run(attack()))
 
 
-def _under_attack(port: int, hostile: int, main) -> tuple[object, dict[str, int]]:
+def _under_attack(port: int, hostile: int, main: Coroutine[Any, Any, T]) -> tuple[T, dict[str, int]]:
     """Run the coroutine ``main`` while ``hostile`` clients attack from another process; its result and their answers by
     status."""
     import multiprocessing
@@ -280,7 +285,8 @@ def bench_attack_alone(url: str, port: int, pid: int, token: str, hostile: int, 
     rss_before = _memory_kib(pid, "VmRSS")
 
     async def fetch_for_a_while() -> list[float]:
-        stop, latencies = asyncio.Event(), []
+        stop = asyncio.Event()
+        latencies: list[float] = []
         fetcher = asyncio.create_task(_fetcher(url, token, stop, latencies))
         await asyncio.sleep(seconds)
         stop.set()

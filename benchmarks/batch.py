@@ -20,10 +20,14 @@ import subprocess
 import sys
 import tempfile
 import time
+from typing import TYPE_CHECKING
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
+
+if TYPE_CHECKING:
+    from support.fake_gemini import FakeGemini
 
 TERMS = ["server room", "engineer typing", "sunset over a data center"]
 FILM_REPLY = {"breakdown": {"relevance": 3, "filmability": 3, "variety": 1}, "unfilmableTerms": [], "points": 7,
@@ -43,7 +47,7 @@ def narration(i: int) -> str:
     return f"Request {i}: Redis keeps every session in memory, so the page loads fast"
 
 
-def gecko_rows(work: Path) -> list[tuple[str, str]]:
+def gecko_rows(work: Path, prompts_per_clip: int = PROMPTS_PER_CLIP) -> list[tuple[str, str]]:
     """(clip, prompt) rows: every prompt on every clip (distinct content hashes)."""
     base = (ROOT / "datasets" / "clips" / "gen_clean.mp4").read_bytes()
     clips = []
@@ -54,7 +58,7 @@ def gecko_rows(work: Path) -> list[tuple[str, str]]:
         clips.append(str(path))
     colours = ["purple", "green", "yellow", "orange", "white", "black", "brown", "silver", "golden", "crimson"]
     animals = ["heron", "otter", "falcon", "badger", "rabbit", "turtle", "beaver", "donkey", "parrot", "walrus"]
-    prompts = [f"A {colours[k % 10]} {animals[k // 10 % 10]} resting beside a quiet harbour" for k in range(PROMPTS_PER_CLIP)]
+    prompts = [f"A {colours[k % 10]} {animals[k // 10 % 10]} resting beside a quiet harbour" for k in range(prompts_per_clip)]
     return [(clip, prompt) for prompt in prompts for clip in clips]
 
 
@@ -78,7 +82,7 @@ def phase(name: str, args: argparse.Namespace) -> dict:
     elif name == "plan-gecko":
         import reeljudge
 
-        rows = gecko_rows(Path(args.work))
+        rows = gecko_rows(Path(args.work), args.prompts)
         out["not_judged"] = sum(not reeljudge.score_gecko(p, c).judged for c, p in rows)
     elif name == "submit":
         client = JudgeClient(load_settings())
@@ -100,7 +104,8 @@ def phase(name: str, args: argparse.Namespace) -> dict:
     elif name == "gecko-rounds":
         from reeljudge.batch.rounds import run_rounds
 
-        command = [sys.executable, "-m", "benchmarks.batch", "--phase", "plan-gecko", "--work", args.work]
+        command = [sys.executable, "-m", "benchmarks.batch", "--phase", "plan-gecko", "--work", args.work,
+                   "--prompts", str(args.prompts)]
         result = run_rounds(JudgeClient(load_settings()), command, interval_s=0.05, options=SubmitOptions(progress=False),
                             log=lambda _m: None)
         out.update(rounds=result.rounds, evals=result.evals, stopped=result.stopped, collected=result.collected,
@@ -121,7 +126,7 @@ def run_phase(name: str, env: dict[str, str], *extra: str) -> dict:
 # ---- the benchmark --------------------------------------------------------------------------------
 
 
-def film(fake, work: Path, n: int) -> dict:
+def film(fake: FakeGemini, work: Path, n: int) -> dict:
     from support.fake_gemini import json_reply
 
     fake.reset()
@@ -135,15 +140,15 @@ def film(fake, work: Path, n: int) -> dict:
     return {"plan": plan, "submit": sent, "collect": got}
 
 
-def gecko(fake, work: Path) -> dict:
+def gecko(fake: FakeGemini, work: Path, prompts_per_clip: int) -> dict:
     from support.gecko_scripts import script_prompt
 
     fake.reset()
-    for prompt in dict.fromkeys(p for _, p in gecko_rows(work)):
+    for prompt in dict.fromkeys(p for _, p in gecko_rows(work, prompts_per_clip)):
         script_prompt(fake, prompt, matched=True)
     env = {**os.environ, "GEMINI_API_KEY": "fake-key", "GOOGLE_GEMINI_BASE_URL": fake.url,
            "REELJUDGE_CACHE_DIR": str(work / "gecko-cache"), "REELJUDGE_BACKOFF_INITIAL_S": "0.01"}
-    result = run_phase("gecko-rounds", env, "--work", str(work))
+    result = run_phase("gecko-rounds", env, "--work", str(work), "--prompts", str(prompts_per_clip))
     result["online_calls"] = len(fake.calls())
     result["jobs"] = [len(j.requests) for j in fake.batches.jobs.values()]
     return result
@@ -152,6 +157,8 @@ def gecko(fake, work: Path) -> dict:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000", help="planned filmability requests per run (comma-separated)")
+    parser.add_argument("--prompts", type=int, default=PROMPTS_PER_CLIP,
+                        help=f"Gecko prompts per clip ({CLIPS} clips; default {PROMPTS_PER_CLIP})")
     parser.add_argument("--phase", help=argparse.SUPPRESS)
     parser.add_argument("--n", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--work", help=argparse.SUPPRESS)
@@ -172,9 +179,9 @@ def main(argv: list[str] | None = None) -> int:
                          f"({p['wall_s'] / n * 1000:.2f} ms/request), submit {s['wall_s']:.1f} s, wait+collect "
                          f"{c['wall_s']:.1f} s; peak RSS plan {p['peak_mb']:.0f} MB, submit {s['peak_mb']:.0f} MB, collect "
                          f"{c['peak_mb']:.0f} MB; 1 round; cost ${c['cost_usd']:.2f} batch vs ${c['online_cost_usd']:.2f} online")
-        g = gecko(fake, work)
-        rows = CLIPS * PROMPTS_PER_CLIP
-        lines += ["", f"Gecko, {rows} clip x prompt rows ({CLIPS} clips x {PROMPTS_PER_CLIP} prompts): {g['rounds']} rounds "
+        g = gecko(fake, work, args.prompts)
+        rows = CLIPS * args.prompts
+        lines += ["", f"Gecko, {rows} clip x prompt rows ({CLIPS} clips x {args.prompts} prompts): {g['rounds']} rounds "
                       f"({g['evals']} planning runs; jobs of {g['jobs']} requests), {g['wall_s']:.1f} s in all, "
                       f"peak RSS of the rounds driver {g['peak_mb']:.0f} MB; {g['collected']} replies, "
                       f"{g['online_calls']} online calls; cost ${g['cost_usd']:.2f} batch vs ${g['online_cost_usd']:.2f} online; "

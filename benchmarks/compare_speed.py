@@ -5,15 +5,17 @@ metric, Markdown and JSON) against the time it takes just to ``json.load`` the t
 joint column bootstrap against one ``scipy.stats.bootstrap`` per metric on the same differences.
 Goal: a compare costs at most 4x reading the JSON it compares.
 
-Run: ``.venv/bin/python -m benchmarks.compare_speed`` from the repository root.
+Run: ``.venv/bin/python -m benchmarks.compare_speed [--tests N]`` from the repository root.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import tempfile
 import time
+from typing import Any, Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # test support: support.*
@@ -22,13 +24,14 @@ N_TESTS = 10_000
 METRICS = tuple(f"metric_{i}" for i in range(8))
 
 
-def _timed(func) -> float:
+def _timed(func: Callable[[], object]) -> float:
     start = time.perf_counter()
     func()
     return time.perf_counter() - start
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    """Measure and print."""
     import numpy as np
 
     from reeljudge.gates.gatefile import GateSettings
@@ -37,13 +40,16 @@ def main() -> None:
     from reeljudge.stats.bootstrap import bootstrap_column_means, bootstrap_mean
     from support.results_fixtures import RunSpec, write_results
 
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tests", type=int, default=N_TESTS, help=f"tests in each results file (default {N_TESTS:,})")
+    n_tests = parser.parse_args(argv).tests
     with tempfile.TemporaryDirectory() as tmp:
-        base = write_results(Path(tmp) / "base.json", RunSpec(n_tests=N_TESTS, metrics=METRICS, seed=1))
+        base = write_results(Path(tmp) / "base.json", RunSpec(n_tests=n_tests, metrics=METRICS, seed=1))
         cand = write_results(Path(tmp) / "cand.json",
-                             RunSpec(n_tests=N_TESTS, metrics=METRICS, seed=2, effects={"metric_3": -0.05}))
+                             RunSpec(n_tests=n_tests, metrics=METRICS, seed=2, effects={"metric_3": -0.05}))
         size = (base.stat().st_size + cand.stat().st_size) / 1e6
         t_json = min(_timed(lambda: (json.loads(base.read_text()), json.loads(cand.read_text()))) for _ in range(2))
-        result = {}
+        result: dict[str, Any] = {}
 
         def run() -> None:
             comparison = compare_paths(base, cand, GateSettings())
@@ -51,10 +57,10 @@ def main() -> None:
             result["exit"] = comparison.exit_code
 
         t_compare = min(_timed(run) for _ in range(2))
-    diffs = np.random.default_rng(0).normal(0, 0.07, (N_TESTS, len(METRICS) + 2))
+    diffs = np.random.default_rng(0).normal(0, 0.07, (n_tests, len(METRICS) + 2))
     t_joint = _timed(lambda: bootstrap_column_means(diffs))
     t_each = _timed(lambda: [bootstrap_mean(diffs[:, j]) for j in range(diffs.shape[1])])
-    print(f"two results files of {N_TESTS} tests x {len(METRICS) + 2} metrics: {size:.0f} MB of JSON")
+    print(f"two results files of {n_tests} tests x {len(METRICS) + 2} metrics: {size:.0f} MB of JSON")
     print(f"json.load of both files: {t_json:.2f} s")
     print(f"reeljudge compare (read, match, intervals, Markdown, JSON): {t_compare:.2f} s, exit {result['exit']}")
     print(f"  ratio compare / json.load: {t_compare / t_json:.1f}x (goal <= 4x)")

@@ -86,7 +86,10 @@ def evaluate(backend: str) -> dict[str, object]:
     model = get_embedder(backend)
     narr = [n for n, _, _ in LABELLED]
     nv = model.embed(narr)
-    pos, neg, pos_t, neg_t = [], [], [], []
+    pos: list[float] = []
+    neg: list[float] = []
+    pos_t: list[float] = []
+    neg_t: list[float] = []
     for i, (_, tech_i, _) in enumerate(LABELLED):
         for j, (_, tech_j, terms) in enumerate(LABELLED):
             sims = (model.embed(terms) @ nv[i]).tolist()

@@ -102,6 +102,7 @@ def main() -> None:
         per_process(rows[:1], work, 1)  # … by one untimed call, so neither path pays the first-parse cost
         print(f"{len(rows)} narrations; {cores} cores; load average before {os.getloadavg()[0]:.1f}")
         figures = {}
+        scores: dict[str, float] = {}  # the last pool's (every pool scores every narration)
         for workers in sorted({1, cores}):
             seconds, scores = bulk(rows, work, workers)
             figures[("bulk", workers)] = len(rows) / seconds

@@ -24,6 +24,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 UV = ROOT / ".tools" / "uv" / "bin" / "uv"
@@ -76,7 +77,7 @@ def _imports(venv: Path, env: dict[str, str]) -> dict[str, tuple[float, float]]:
     return out
 
 
-def measure(source: Path, work: Path) -> dict[str, object]:
+def measure(source: Path, work: Path) -> dict[str, Any]:
     """Every figure for the checkout at ``source``."""
     env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONDONTWRITEBYTECODE")}
     env.update({"UV_CACHE_DIR": str(work / "uv-cache"), "UV_PYTHON_DOWNLOADS": "never", "UV_NO_CONFIG": "1"})

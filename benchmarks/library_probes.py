@@ -23,9 +23,12 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from multiprocessing import get_context
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-FAULTS = ("cut", "frozen", "black", "flicker", "shake")
+if TYPE_CHECKING:
+    from reeljudge.synth.clips import FaultKind
+
+FAULTS: tuple[FaultKind, ...] = ("cut", "frozen", "black", "flicker", "shake")
 
 
 def _spec(index: int, frames: int) -> Any:
@@ -67,7 +70,8 @@ class TreeCPU:
 
         import psutil
 
-        self.me, self.interval, self.seen = psutil.Process(), interval, {}
+        self.me, self.interval = psutil.Process(), interval
+        self.seen: dict[tuple[int, float], float] = {}
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._poll, daemon=True)
 
@@ -130,7 +134,8 @@ def main() -> None:
         make_library(folder, args.clips, args.frames)
         print(f"library: {args.clips} clips of {args.frames} frames at 256×144 generated in {time.perf_counter() - t0:.1f} s; "
               f"{cores} cores; load average before {os.getloadavg()[0]:.1f}")
-        runs = [("local pool, 1 process", 1, LocalEngine(workers=1)), ("local pool, 2 processes", 2, LocalEngine(workers=2))]
+        runs: list[tuple[str, int, Any]] = [("local pool, 1 process", 1, LocalEngine(workers=1)),
+                                            ("local pool, 2 processes", 2, LocalEngine(workers=2))]
         runs.append((f"local pool, all cores ({cores})", cores, LocalEngine(workers=cores)))
         runs.append((f"dask local cluster, {cores} workers (spawned)", cores, DaskEngine(workers=cores)))
         runs.append((f"dask local cluster, {cores} workers (fork server)", cores,

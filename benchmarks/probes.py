@@ -84,10 +84,12 @@ def make_realistic_clip(path: Path, seconds: float, fps: int, size: tuple[int, i
                 stream_in = src.streams.video[0]
                 if stream_out is None:
                     stream_out = out.add_stream_from_template(stream_in)
+                assert stream_in.time_base is not None, f"{loop}: its video stream has no time base"
                 step = int(round(stream_in.frames / fps / float(stream_in.time_base)))
                 for packet in src.demux(stream_in):
                     if packet.dts is None:
                         continue  # the demuxer's end-of-stream marker
+                    assert packet.pts is not None, f"{loop}: a packet with a decoding time but no presentation time"
                     packet.pts += offset
                     packet.dts += offset
                     packet.stream = stream_out
@@ -205,7 +207,7 @@ def phase_floor(path: Path) -> dict[str, Any]:
 
     options = ProbeOptions.of(max_frames=10**9, max_seconds=1e9)
     cv2.setNumThreads(1)
-    dis = cv2.DISOpticalFlow_create(cv2.DISOPTICAL_FLOW_PRESET_ULTRAFAST)
+    dis = cv2.DISOpticalFlow_create(cv2.DISOPTICAL_FLOW_PRESET_ULTRAFAST)  # type: ignore[attr-defined]  # not in its stubs
     start = time.perf_counter()
     container, stream, info = open_info(path)
     threaded_decoding(stream)

@@ -61,7 +61,7 @@ def tally(rows: list[dict[str, Any]]) -> tuple[dict[str, dict[str, int]], list[s
     """Per gating probe: true positives, false alarms, misses, true negatives; and a line per mistake."""
     from support.corpus import found_at
 
-    counts: dict[str, dict[str, int]] = {p: defaultdict(int) for p in FAULT_PROBES}  # type: ignore[misc]
+    counts: dict[str, dict[str, int]] = {p: defaultdict(int) for p in FAULT_PROBES}
     mistakes = []
     for row in rows:
         clip, results = row["clip"], row["results"]

@@ -26,11 +26,14 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass, replace
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence, cast
 
 from benchmarks.off_topic_set import Case, build_cases
 from reeljudge.filmability.judge_local import LocalJudgeOptions, judge_terms_locally
 from reeljudge.filmability.score_table import RELATED, UNSURE, Breakdown, score_breakdown
+
+if TYPE_CHECKING:
+    from reeljudge.filmability.relevance import RelevanceThresholds
 
 PASS_THRESHOLD = 0.8
 MIN_RELEVANCE = 1
@@ -70,6 +73,12 @@ def judge_cases(cases: Sequence[Case], options: LocalJudgeOptions | None = None)
     return out
 
 
+def _thresholds(o: LocalJudgeOptions) -> RelevanceThresholds:
+    """``o`` as the relevance rules' thresholds: it has every one, read-only (a frozen dataclass), where the protocol
+    declares them as plain attributes, which mypy takes for settable."""
+    return cast("RelevanceThresholds", o)
+
+
 def _term_readings(j: JudgedCase, o: LocalJudgeOptions, max_term_rank: int | None = None) -> list[Any]:
     """The case's term readings rebuilt from its evidence (``max_term_rank``: issue 35's first, per-term rule, which
     read a term fitted better by more background narrations as 0; kept to compare with)."""
@@ -79,7 +88,7 @@ def _term_readings(j: JudgedCase, o: LocalJudgeOptions, max_term_rank: int | Non
     for t in j.terms:
         level = t["margin_level"] if max_term_rank is None or t["rank"] <= max_term_rank else 0
         if j.software:
-            level = max(level, _gloss_level(t["gloss"], o))
+            level = max(level, _gloss_level(t["gloss"], _thresholds(o)))
         level = level if t["filmable"] else min(level, o.abstract_relevance_cap)
         readings.append(TermRelevance("", level, "", 0.0, 0.0, 0.0, None, 0.0, 0.0, t["gloss"] if j.software else 0.0, "",
                                       t["rank"], margin_level=t["margin_level"]))
@@ -101,8 +110,9 @@ def reread_answer(j: JudgedCase, o: LocalJudgeOptions) -> tuple[Breakdown, str]:
     readings = _term_readings(j, o)
     e = j.evidence
     evidence = list_evidence(readings, BackgroundEvidence([t["rank"] for t in j.terms], e["background_size"], [],
-                                                          e["joined_rank"], e["mean_rank"]), o)
-    return replace(j.breakdown, relevance=list_level(readings, evidence, o)), list_answer(evidence, o)
+                                                          e["joined_rank"], e["mean_rank"]), _thresholds(o))
+    return (replace(j.breakdown, relevance=list_level(readings, evidence, _thresholds(o))),
+            list_answer(evidence, _thresholds(o)))
 
 
 def reread_per_term(j: JudgedCase, o: LocalJudgeOptions, max_term_rank: int) -> Breakdown:
@@ -250,7 +260,8 @@ def calibrate(judged: Sequence[JudgedCase],
     base = base or LocalJudgeOptions()
     out = []
     for values in itertools.product(*GRID.values()):
-        o = replace(base, **dict(zip(GRID, values)))
+        changes: dict[str, Any] = dict(zip(GRID, values))
+        o = replace(base, **changes)
         m = metrics(judged, "train", [reread(j, o) for j in judged])
         out.append((cost(m), o, m))
     return sorted(out, key=lambda x: (x[0], x[1].max_list_rank, -x[1].max_second_term_rank))

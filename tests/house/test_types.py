@@ -1,4 +1,5 @@
-"""The type checker: mypy, configured in pyproject.toml ([tool.mypy]), finds no error in the package.
+"""The type checker: mypy, configured in pyproject.toml ([tool.mypy]), finds no error in the package, the benchmarks
+and the tests' shared support (``tests/support``, imported as ``support``).
 
 It runs in both lanes (``npm run test:fast`` and ``npm test``) as this test; a type error fails it with
 mypy's own report. mypy keeps its incremental cache in ``.mypy_cache`` at the top of the clone, so a
@@ -20,14 +21,15 @@ def mypy_settings() -> dict:
     return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mypy"]
 
 
-def test_the_checker_covers_the_whole_package_and_silences_no_module() -> None:
+def test_the_checker_covers_the_package_benchmarks_and_test_support_and_silences_no_module() -> None:
     settings = mypy_settings()
-    assert settings["packages"] == ["reeljudge"]
+    assert settings["packages"] == ["reeljudge", "benchmarks", "support"]
+    assert settings["mypy_path"] == "tests"  # where ``support`` is found, as the tests and the benchmarks import it
     silenced = sorted(m for o in settings.get("overrides", []) if o.get("ignore_errors") for m in o["module"])
     assert silenced == [], f"errors silenced in {silenced}"
 
 
-def test_mypy_finds_no_type_error_in_the_package() -> None:
+def test_mypy_finds_no_type_error_in_the_package_the_benchmarks_or_the_test_support() -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "mypy", "--no-color-output", "--no-pretty"],
         cwd=ROOT, capture_output=True, text=True,

@@ -13,11 +13,14 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from reeljudge.ab_judge.request import USER_MARKER
 from reeljudge.gemini.prompts import neutralise
 from support.paths import CLIPS
+
+if TYPE_CHECKING:
+    from support.fake_gemini import MatchFunction
 
 CLEAN = str(CLIPS / "gen_clean.mp4")
 FLICKER = str(CLIPS / "gen_flicker.mp4")
@@ -42,7 +45,7 @@ def shown_clips(fake: Any, body: dict[str, Any]) -> list[str]:
             text = str(inline["data"]).replace("-", "+").replace("_", "/")
             data = base64.b64decode(text + "=" * (-len(text) % 4))  # google-genai sends URL-safe base64, unpadded
         else:
-            ref = part.get("fileData") or part.get("file_data")
+            ref = part.get("fileData") or part["file_data"]  # _media_parts yields only parts with media
             uri = ref.get("fileUri") or ref.get("file_uri")
             stored = fake.files.get(uri.rsplit("/", 1)[-1])
             data = stored.data if stored else uri.encode()
@@ -61,7 +64,7 @@ def verdict_reply(winner: str, primary: str, *, secondary: Iterable[str] = (), r
     return {"ratings": ratings, "winner": winner, "primary_tag": primary, "secondary_tags": list(secondary), "note": note}
 
 
-def is_pair_request(prompt: str | None = None):
+def is_pair_request(prompt: str | None = None) -> MatchFunction:
     """A matcher for A/B judge requests (about ``prompt`` when given)."""
     needle = neutralise(prompt) if prompt is not None else None
     return lambda body, text: USER_MARKER in text and (needle is None or needle in text)

@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
 import yaml
 
@@ -24,7 +24,10 @@ CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ]
-FAULTS = ("flicker", "frozen", "black", "cut", "shake", "gray")
+if TYPE_CHECKING:
+    from reeljudge.synth.clips import FaultKind
+
+FAULTS: tuple[FaultKind, ...] = ("flicker", "frozen", "black", "cut", "shake", "gray")
 #: frames of a study's clips unless a test asks for more: 0.25 s at 24 fps, so an honest rater's least wait before a
 #: submit (two full plays at 2×) is 0.25 s, not the 1 s of a 24-frame clip (the claims are about the rule, not its length)
 FRAMES = 6
@@ -215,7 +218,7 @@ def rate_until_done(url: str, name: str, token: str, winner: str = "tie") -> lis
     """One rater takes, watches and submits tasks until none is left; the record ids the server acknowledged."""
     import httpx
 
-    stored = []
+    stored: list[str] = []
     with httpx.Client(timeout=60) as client:
         while True:
             task, watch = take_task(client, url, token)

@@ -239,6 +239,7 @@ def transcode_vp9(source: Path, target: Path, crf: int) -> Path:
 
     with av.open(str(source)) as src, av.open(str(target), "w", format="webm") as dst:
         vin = src.streams.video[0]
+        assert vin.time_base is not None, f"{source}: its video stream has no time base"
         out = dst.add_stream("libvpx-vp9", rate=vin.average_rate)
         out.width, out.height, out.pix_fmt = vin.codec_context.width, vin.codec_context.height, "yuv420p"
         out.codec_context.time_base = vin.time_base
@@ -263,6 +264,7 @@ def _real_with(target: Path, crf: int, freeze: tuple[int, int] | None = None,
 
     with av.open(str(REAL_CLIP)) as container:
         stream = container.streams.video[0]
+        assert stream.average_rate is not None, f"{REAL_CLIP}: its video stream has no frame rate"
         fps = int(round(float(stream.average_rate)))
         frames = [f.to_ndarray(format="rgb24") for f in container.decode(stream)]
     if freeze:

@@ -115,7 +115,8 @@ class FakeBatches:
 
     def get(self, handler: Any, path: str, query: str) -> bool:
         if _BATCH_LIST.match(path):
-            return self._list(handler, query) or True
+            self._list(handler, query)
+            return True
         match = _BATCH_GET.match(path)
         if not match:
             return False

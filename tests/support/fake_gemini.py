@@ -41,7 +41,9 @@ from support.fake_batches import FakeBatches
 from support.local_server import LocalServer
 
 Reply = dict[str, Any]
-Matcher = str | Callable[[dict[str, Any], str], bool] | None
+#: a rule's test of a request from its body and its text (:meth:`FakeGemini.on` also takes a substring, or None: any)
+MatchFunction = Callable[[dict[str, Any], str], bool]
+Matcher = str | MatchFunction | None
 
 STATUS_NAMES = {
     400: "INVALID_ARGUMENT",
@@ -482,11 +484,10 @@ def _make_handler(fake: FakeGemini) -> type[BaseHTTPRequestHandler]:
                 "mime": self.headers.get("X-Goog-Upload-Header-Content-Type", meta.get("mimeType", "")),
             }
             fake._record("POST", "/upload/files:start", dict(self.headers), meta)
-            host, port = fake._server.server_address[:2]
             self._send(
                 200,
                 {},
-                {"X-Goog-Upload-URL": f"http://{host}:{port}/upload-session/{session}", "X-Goog-Upload-Status": "active"},
+                {"X-Goog-Upload-URL": f"{fake.url}/upload-session/{session}", "X-Goog-Upload-Status": "active"},
             )
 
         def _upload_chunk(self, session_id: str, raw: bytes) -> None:
@@ -511,15 +512,14 @@ def _make_handler(fake: FakeGemini) -> type[BaseHTTPRequestHandler]:
             self._send(200, {"file": self._file_json(stored, 0)}, {"X-Goog-Upload-Status": "final"})
 
         def _file_json(self, stored: FakeFile, index: int) -> dict[str, Any]:
-            host, port = fake._server.server_address[:2]
             state = stored.states[min(index, len(stored.states) - 1)]
-            out = {
+            out: dict[str, Any] = {
                 "name": stored.name,
                 "displayName": stored.display_name,
                 "mimeType": stored.mime_type,
                 "sizeBytes": str(len(stored.data)),
                 "state": state,
-                "uri": f"http://{host}:{port}/v1beta/{stored.name}",
+                "uri": f"{fake.url}/v1beta/{stored.name}",
                 "expirationTime": stored.expiration_time,
             }
             if state == "FAILED":
@@ -603,8 +603,7 @@ def _make_handler(fake: FakeGemini) -> type[BaseHTTPRequestHandler]:
             forwarded = self.headers.get("X-Forwarded-Host")
             if forwarded:
                 return f"{self.headers.get('X-Forwarded-Proto', 'https')}://{forwarded}"
-            host, port = fake._server.server_address[:2]
-            return f"http://{host}:{port}"
+            return fake.url
 
         def _download(self, file_id: str) -> None:
             op = fake.operations.get(file_id[3:]) if file_id.startswith("vid") else None

@@ -51,7 +51,7 @@ def apply(setting: str) -> None:
         if missing:
             raise SystemExit("start Python with " + " ".join(f"{k}='{v}'" for k, v in missing.items()))
     if setting == "cv2-threads-8" or every:
-        signals._opencv_in_this_thread = _opencv_threads(8)  # type: ignore[assignment]
+        signals._opencv_in_this_thread = _opencv_threads(8)
     if setting.startswith("decoder-threads-") or every:
         container.set_decoder_threads(int(setting.rsplit("-", 1)[1]) if not every else 4)
     if setting == "cv2-unoptimized" or every:
@@ -65,7 +65,7 @@ def apply(setting: str) -> None:
             options = plain(**kwargs)  # type: ignore[arg-type]
             return {**options, "x264-params": options["x264-params"] + ":asm=0"}
 
-        encode.x264_options = no_asm  # type: ignore[assignment]
+        encode.x264_options = no_asm
 
 
 def _ffmpeg_cpu_flags(flags: int) -> None:

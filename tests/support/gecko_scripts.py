@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reeljudge.gemini.prompts import data_block
 from reeljudge.gecko import question_gen, validity, vqa
 from reeljudge.gecko.questions import Question
 from reeljudge.gecko.question_gen import questions_from_reply
 from reeljudge.gecko.shuffle import shuffled
+
+if TYPE_CHECKING:
+    from support.fake_gemini import MatchFunction
 
 _STOP = set(
     "a an the of in on at to is are was were be by with and or for from as it its this that into through "
@@ -98,19 +101,19 @@ def verdict_text(questions: list[Question], correct: bool | list[bool], *, shuff
     return "\n".join(blocks)
 
 
-def generation_match(prompt: str):
+def generation_match(prompt: str) -> MatchFunction:
     """A fake-server matcher for the question set-generation request of ``prompt``."""
     block = data_block("description", prompt)
     return lambda body, text: question_gen.USER_MARKER in text and block in text
 
 
-def filter_match(prompt: str):
+def filter_match(prompt: str) -> MatchFunction:
     """A fake-server matcher for the validity-filter request of ``prompt``."""
     block = data_block("description", prompt)
     return lambda body, text: validity.USER_MARKER in text and block in text
 
 
-def vqa_match(questions: list[Question]):
+def vqa_match(questions: list[Question]) -> MatchFunction:
     """A fake-server matcher for the VQA request asking exactly ``questions``."""
     block = data_block("questions", validity.numbered_questions(questions))
     marker = vqa.USER_MARKER.split("{kind}")[0]

@@ -110,6 +110,9 @@ class GoogleProxy(LocalServer):
     def __init__(self, tls: TlsFiles, *, upstream: str, host: str = GOOGLE_HOST) -> None:
         self.host = host
         self.upstream = urlsplit(upstream)
+        if not self.upstream.hostname:
+            raise ValueError(f"GoogleProxy: upstream {upstream!r} names no host")
+        self.upstream_host: str = self.upstream.hostname
         self.connects: list[str] = []  # every target asked for (CONNECT host:port, or a plain request's), allowed or not
         self.refused: list[str] = []  # the targets refused (403 to a CONNECT, 405 to a plain request)
         self.requests: list[SeenRequest] = []
@@ -127,7 +130,7 @@ class GoogleProxy(LocalServer):
     def forward(self, method: str, path: str, headers: dict[str, str], body: bytes) -> tuple[int, str,
                                                                                              list[tuple[str, str]], bytes]:
         """Send one request to the upstream server; (status, reason, headers, body) of its answer."""
-        connection = http.client.HTTPConnection(self.upstream.hostname, self.upstream.port, timeout=60)
+        connection = http.client.HTTPConnection(self.upstream_host, self.upstream.port, timeout=60)
         try:
             sent = {k: v for k, v in headers.items() if k.lower() not in HOP_BY_HOP}
             sent.update({"X-Forwarded-Host": self.host, "X-Forwarded-Proto": "https", "Content-Length": str(len(body))})

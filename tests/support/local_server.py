@@ -26,7 +26,7 @@ class LocalServer:
     @property
     def url(self) -> str:
         """The server's base URL, ``http://host:port``."""
-        host, port = self._server.server_address[:2]
+        host, port = self._server.socket.getsockname()[:2]
         return f"http://{host}:{port}"
 
     def start(self) -> Any:

@@ -16,6 +16,7 @@ import subprocess
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote
 
 
@@ -50,7 +51,7 @@ class LockedRegistry:
         dist = {"integrity": integrity, "tarball": f"{self.url}{name}/-/{base}-{version}.tgz"}
         return {"name": name, "dist-tags": {"latest": version}, "versions": {version: {**manifest, "dist": dist}}}
 
-    def _handler(self):
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
         registry = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -70,7 +71,7 @@ class LockedRegistry:
                 self.end_headers()
                 self.wfile.write(body)
 
-            def log_message(self, *args) -> None:
+            def log_message(self, *args: Any) -> None:
                 pass
 
         return Handler
@@ -79,6 +80,6 @@ class LockedRegistry:
         threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.server.shutdown()
         self.server.server_close()

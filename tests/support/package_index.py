@@ -44,7 +44,7 @@ def _locked_pins() -> dict[str, str]:
     """{name: version} of reeljudge's locked run-time dependencies for this interpreter (uv.lock)."""
     text = subprocess.run([str(UV), "export", "--frozen", "--no-emit-project", "--no-dev", "--no-hashes", "--no-header",
                            "--no-annotate", "--quiet"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
-    pins = {}
+    pins: dict[str, str] = {}
     for line in text.splitlines():
         if not line.strip() or line.startswith(("#", "-")):
             continue

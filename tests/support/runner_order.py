@@ -66,7 +66,7 @@ def _scheduling(config: pytest.Config, log: Any, durations: dict[str, float]) ->
     the longest unit first within each kind (``durations``; xdist's order among equals)."""
     from xdist.scheduler.loadscope import LoadScopeScheduling
 
-    class WaitsBesideWork(LoadScopeScheduling):  # type: ignore[misc]
+    class WaitsBesideWork(LoadScopeScheduling):
         def _assign_work_unit(self, node: Any) -> None:
             limit = max(1, len(self.assigned_work) // 2)
             held = sum(any(waits(scope) and not all(tests.values()) for scope, tests in units.items())

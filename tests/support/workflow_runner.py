@@ -260,7 +260,7 @@ class Runner:
                 env.pop(key, None)
         if "run" in step:
             ok, output = self._script(step, inputs, env)
-            outputs = {}
+            outputs: dict[str, str] = {}
         else:
             ok, output, outputs = self._uses_step(step, inputs, env)
         self._file_commands(files)
@@ -287,7 +287,7 @@ class Runner:
         uses = step["uses"].split("@")[0]
         given = {k: self._expand(v, inputs) for k, v in (step.get("with") or {}).items()}
         if uses == "actions/cache" and self.cache is not None:
-            return self._restore_cache(given)
+            return self._restore_cache(given, self.cache)
         if uses in self.actions:  # the step's env: reaches the action's own steps, as on GitHub
             step_env = {k: self._expand(v, inputs) for k, v in (step.get("env") or {}).items()}
             saved, self.env = self.env, {**self.env, **step_env}
@@ -298,7 +298,7 @@ class Runner:
         ok, output = self._uses(uses, given, env)
         return ok, output, {}
 
-    def _restore_cache(self, given: dict[str, str]) -> tuple[bool, str, dict[str, str]]:
+    def _restore_cache(self, given: dict[str, str], store: Path) -> tuple[bool, str, dict[str, str]]:
         """actions/cache as its service plays it: an entry is (scope, version, key), the version a hash of the paths
         and the compression; a run reads its own ref's scope, then the default branch's; the exact key first, then
         the newest entry whose key starts with a restore key; a restored path replaces what is there (tar + zstd,
@@ -310,7 +310,7 @@ class Runner:
         version = hashlib.sha256(("\n".join(paths) + "|zstd").encode()).hexdigest()[:16]
         scope = self.context.get("github.ref", "")
         default = f"refs/heads/{self.context.get('github.event.repository.default_branch', 'main')}"
-        folder = lambda s: self.cache / re.sub(r"[^\w.-]", "_", s) / version  # noqa: E731
+        folder = lambda s: store / re.sub(r"[^\w.-]", "_", s) / version  # noqa: E731
         found = next((folder(s) / f"{key}.tar.zst" for s in (scope, default) if (folder(s) / f"{key}.tar.zst").is_file()), None)
         exact = found is not None
         for s in (scope, default):
