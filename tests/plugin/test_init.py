@@ -305,7 +305,8 @@ def test_next_steps_mark_the_suites_that_need_a_key_and_a_second_init_reports_th
     """The next steps mark the suites that need a key (Gecko), and a second ``init --gate all`` that kept the edited
     workflow reports the gate of the workflow that is there, not its template's (Gecko with a key)."""
     code, out = init(capsys, str(tmp_path))
-    assert code == 0 and "  ./node_modules/.bin/promptfoo eval -c promptfooconfig.gecko.yaml   # needs a Gemini key: export GEMINI_API_KEY" in out
+    gecko = "  ./node_modules/.bin/promptfoo eval -c promptfooconfig.gecko.yaml   # needs a Gemini key: export GEMINI_API_KEY"
+    assert code == 0 and gecko in out
     assert "  ./node_modules/.bin/promptfoo eval -c promptfooconfig.filmability.yaml\n" in out  # judges offline: no mark
     code, out = init(capsys, str(tmp_path), "--gate", "all")
     assert code == 0 and "kept .github/workflows/reeljudge.yml" in out
