@@ -16,8 +16,6 @@ Usage: ``.venv/bin/python -m benchmarks.ab_file_limit [--runs 20] [--flood 300] 
 from __future__ import annotations
 
 import argparse
-import os
-import socket
 import sys
 import tempfile
 import time
@@ -26,30 +24,8 @@ from pathlib import Path
 from benchmarks.ab_load import ROOT, _cpu_seconds, _stop, serve_process
 
 sys.path.insert(0, str(ROOT / "tests"))
+from support.silent_flood import open_descriptors, silent_connections  # noqa: E402 (found through the line above)
 RESERVED = 128  # limits.RESERVED_FILES on both sides of the comparison
-
-
-def _descriptors(pid: int) -> int:
-    """Open descriptors of a process (Linux /proc); -1 once it is gone."""
-    try:
-        return len(os.listdir(f"/proc/{pid}/fd"))
-    except OSError:
-        return -1
-
-
-def _flood(port: int, source: str, count: int) -> list[socket.socket]:
-    """``count`` connections from ``source`` that connect without waiting to be accepted and send nothing."""
-    socks = []
-    for _ in range(count):
-        sock = socket.socket()
-        sock.bind((source, 0))
-        sock.setblocking(False)
-        try:
-            sock.connect(("127.0.0.1", port))
-        except BlockingIOError:
-            pass
-        socks.append(sock)
-    return socks
 
 
 def one_run(data: Path, token: str, log: Path, src: Path, flood: int, open_files: int, header_s: float,
@@ -63,14 +39,14 @@ def one_run(data: Path, token: str, log: Path, src: Path, flood: int, open_files
     server = serve_process(data, port, src, "--gold-every", "0", "--header-timeout", str(header_s), *extra, open_files=open_files,
                            log=log)
     httpx.get(f"http://127.0.0.1:{port}/api/r/{token}/task", timeout=30)  # the store's first worker thread and its files
-    base, cap = _descriptors(server.pid), (open_files - RESERVED) // 2
+    base, cap = open_descriptors(server.pid), (open_files - RESERVED) // 2
     cpu0, start = _cpu_seconds(server.pid), time.monotonic()
-    socks = _flood(port, source, flood)
+    socks = silent_connections(port, source, flood)
     peak = 0
     while time.monotonic() - start < 1.0:
-        peak = max(peak, _descriptors(server.pid))
+        peak = max(peak, open_descriptors(server.pid))
         time.sleep(0.05)
-    at_1s = _descriptors(server.pid)
+    at_1s = open_descriptors(server.pid)
     peak = max(peak, at_1s)
     asked = time.monotonic()
     try:
@@ -79,9 +55,9 @@ def one_run(data: Path, token: str, log: Path, src: Path, flood: int, open_files
         status = type(error).__name__
     waited = time.monotonic() - asked
     while time.monotonic() - start < header_s + 1:
-        peak = max(peak, _descriptors(server.pid))
+        peak = max(peak, open_descriptors(server.pid))
         time.sleep(0.1)
-    at_deadline = _descriptors(server.pid)
+    at_deadline = open_descriptors(server.pid)
     cpu = _cpu_seconds(server.pid) - cpu0
     wall = time.monotonic() - start
     for sock in socks:

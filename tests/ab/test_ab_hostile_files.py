@@ -9,8 +9,6 @@ time. Every loop is bounded in count and time.
 
 from __future__ import annotations
 
-import os
-import socket
 import time
 from pathlib import Path
 
@@ -18,39 +16,20 @@ import httpx
 import pytest
 
 from support.ab_study import free_port, invite, make_study, serve_process
+from support.silent_flood import open_descriptors, silent_connections
 
 OPEN_FILES = 256
 FLOOD = 300  # silent connections per round: more than the process may open files
 HEADER_S = 2.0
 
 
-def _descriptors(pid: int) -> int:
-    """The process's open file descriptors (Linux /proc)."""
-    return len(os.listdir(f"/proc/{pid}/fd"))
-
-
-def _flood(port: int, source: str, count: int) -> list[socket.socket]:
-    """``count`` connections from ``source`` that connect (without waiting for the server to accept) and send nothing."""
-    socks = []
-    for _ in range(count):
-        sock = socket.socket()
-        sock.bind((source, 0))
-        sock.setblocking(False)
-        try:
-            sock.connect(("127.0.0.1", port))
-        except BlockingIOError:
-            pass
-        socks.append(sock)
-    return socks
-
-
 def _settles(pid: int, at_most: int, seconds: float) -> int:
     """The process's descriptors once they are ``at_most`` or fewer, or after ``seconds`` (polled)."""
     deadline = time.monotonic() + seconds
-    count = _descriptors(pid)
+    count = open_descriptors(pid)
     while count > at_most and time.monotonic() < deadline:
         time.sleep(0.1)
-        count = _descriptors(pid)
+        count = open_descriptors(pid)
     return count
 
 
@@ -70,10 +49,10 @@ def test_silent_connections_past_the_open_files_limit_never_lock_a_rater_out(tmp
     proc = serve_process(ws.root, port, log, "--header-timeout", str(HEADER_S), *flags, open_files=OPEN_FILES)
     answers, settled, cap = [], [], 0
     try:
-        base = _descriptors(proc.pid)
+        base = open_descriptors(proc.pid)
         cap = (OPEN_FILES - 128) // 2  # the default cap (limits.ConnectionLimits.connection_cap)
         for round_ in range(4):
-            flood = _flood(port, f"127.0.0.{80 + round_}", FLOOD)
+            flood = silent_connections(port, f"127.0.0.{80 + round_}", FLOOD)
             try:
                 time.sleep(0.5)
                 start = time.monotonic()
