@@ -489,7 +489,7 @@ def test_a_python_patch_update_between_two_runs_is_green_rebuilt_and_cached_agai
         job, _workspace, output = repo.run("main-patch", "push")
         assert not job.failed, output[-6000:]
         assert "cache miss: reeljudge-install-v2-" in output and "installing reeljudge from --editable" in output
-        [saved] = [s.output for s in job.steps if s.name == "post: save the cache"]
+        [saved] = [s.output for s in job.steps if s.name == "post: Restore the install cache"]
         assert saved.startswith("saved reeljudge-install-v2-"), saved
         recorded = repo.last_runner.summary.read_text()
         assert "## reeljudge gate: the baseline this run recorded — ab, filmability, probes" in recorded

@@ -278,16 +278,28 @@ def test_a_baseline_judged_by_another_judge_is_refused_with_the_reason(team):
             "breakdown": {"relevance": 3, "filmability": 3, "variety": 1}, "unfilmableTerms": [], "points": 7, "score": 1.0,
             "reason": "concrete, relevant, varied"}))
         _git(team.repo, "checkout", "-q", "-b", "main-gemini", "main")
-        main = team.run("main-2", "push", gemini_url=fake.url)  # the default branch's run had the key
-        _git(team.repo, "checkout", "-q", "main")
-    assert not main.failed, _action_output(main)[-3000:]
-    job, report, comment = team.pull_request("fork-no-key", {})  # a fork: no key, the offline judge
-    assert job.failed and report["verdict"] == "could not compare" and report["exit_code"] == 2
-    message = report["suites"][0]["error"]
-    assert re.search(r"baseline judged by gemini-2\.5-flash \(filmability, version [0-9a-f]{12}\), candidate by the offline "
-                     r"judge \(filmability, version \d+-[0-9a-f]{12}\): not comparable", message), message
-    assert "not comparable" in comment.splitlines()[1]
-    (team.gh / "last-push-run").write_text("main-1\n")
+        # the default branch's run had the key, and its suite asks Gemini for every list (judge: auto with a key is the
+        # cascade: the offline judge decides the lists it is sure of, these six among them, and Gemini is not asked)
+        config = team.repo / "promptfooconfig.yaml"
+        suite = yaml.safe_load(config.read_text())
+        suite["defaultTest"]["assert"][0]["config"]["judge"] = "gemini"
+        config.write_text(yaml.safe_dump(suite, sort_keys=False))
+        _git(team.repo, "commit", "-qam", "judge: gemini")
+        try:
+            main = team.run("main-2", "push", gemini_url=fake.url)
+        finally:
+            _git(team.repo, "checkout", "-q", "main")
+    try:
+        assert not main.failed, _action_output(main)[-3000:]
+        assert "gemini-2.5-flash" in (team.gh / "runs" / "main-2" / "reeljudge-results" / "promptfooconfig.json").read_text()
+        job, report, comment = team.pull_request("fork-no-key", {})  # a fork: no key, the offline judge (judge: auto)
+        assert job.failed and report["verdict"] == "could not compare" and report["exit_code"] == 2
+        message = report["suites"][0]["error"]
+        assert re.search(r"baseline judged by gemini-2\.5-flash \(filmability, version [0-9a-f]{12}\), candidate by the "
+                         r"offline judge \(filmability, version \d+-[0-9a-f]{12}\): not comparable", message), message
+        assert "not comparable" in comment.splitlines()[1]
+    finally:  # the module's later tests compare with main-1, whatever happened here
+        (team.gh / "last-push-run").write_text("main-1\n")
 
 
 def test_promptfoo_0_121_20_crashing_at_shutdown_after_300_tests_is_read_as_a_finished_eval(tmp_path):

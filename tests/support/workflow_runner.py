@@ -154,7 +154,9 @@ class Runner:
         self.steps_outputs: dict[str, dict[str, str]] = {}  # steps.<id>.outputs of the steps list running now
         self._count = 0
         self.cache = cache  # the cache service's store, shared between jobs (None: actions/cache is a no-op)
-        self.post: list[Callable[[], str]] = []  # post-job steps (actions/cache's save), run after a job that succeeded
+        #: post-job steps (actions/cache's save), run after a job that succeeded: each named after its step, as GitHub's
+        #: "Post <step name>" (one job can save two caches)
+        self.post: list[tuple[str, Callable[[], str]]] = []
         self.timings: list[tuple[str, float]] = []  # every step run, at any depth (a composite's own steps too)
 
     def run_job(self, job: dict[str, Any], replace: dict[str, Callable[[Path], None]] | None = None) -> JobRun:
@@ -162,8 +164,8 @@ class Runner:
         then the post-job steps (actions/cache saves only after a job that succeeded: its ``post-if: success()``)."""
         run = self._run_steps(job["steps"], {}, None, replace)
         if not run.failed:
-            for post in reversed(self.post):
-                run.steps.append(StepResult("post: save the cache", "success", post()))
+            for name, post in reversed(self.post):
+                run.steps.append(StepResult(f"post: {name}", "success", post()))
         self._empty_temp()  # GitHub empties RUNNER_TEMP at a job's end too (a run's disk stays bounded)
         return run
 
@@ -287,7 +289,7 @@ class Runner:
         uses = step["uses"].split("@")[0]
         given = {k: self._expand(v, inputs) for k, v in (step.get("with") or {}).items()}
         if uses == "actions/cache" and self.cache is not None:
-            return self._restore_cache(given, self.cache)
+            return self._restore_cache(given, self.cache, step.get("name") or step["uses"])
         if uses in self.actions:  # the step's env: reaches the action's own steps, as on GitHub
             step_env = {k: self._expand(v, inputs) for k, v in (step.get("env") or {}).items()}
             saved, self.env = self.env, {**self.env, **step_env}
@@ -298,7 +300,7 @@ class Runner:
         ok, output = self._uses(uses, given, env)
         return ok, output, {}
 
-    def _restore_cache(self, given: dict[str, str], store: Path) -> tuple[bool, str, dict[str, str]]:
+    def _restore_cache(self, given: dict[str, str], store: Path, name: str) -> tuple[bool, str, dict[str, str]]:
         """actions/cache as its service plays it: an entry is (scope, version, key), the version a hash of the paths
         and the compression; a run reads its own ref's scope, then the default branch's; the exact key first, then
         the newest entry whose key starts with a restore key; a restored path replaces what is there (tar + zstd,
@@ -335,7 +337,7 @@ class Runner:
                            check=True, capture_output=True)
             return f"saved {key} ({target.stat().st_size // 1_000_000} MB) under {scope}"
 
-        self.post.append(save)
+        self.post.append((name, save))
         return True, said, {"cache-hit": "true" if exact else "false"}
 
     def _file_commands(self, files: dict[str, Path]) -> None:
