@@ -14,7 +14,10 @@ _HTML_START = re.compile(r"^\s*(?:<!doctype\s+html|<html[\s>]|<head[\s>]|<body[\
 _HTML_TAG = re.compile(r"</?(?:html|head|body|title|div|p|h[1-6]|center|hr|pre|table|script|style|meta)(?:\s[^<>]*)?/?>",
                        re.IGNORECASE)
 _ANY_TAG = re.compile(r"</?[A-Za-z][\w:.-]*(?:\s[^<>]*)?/?>")
-_TITLE = re.compile(r"<title[^>]*>(.*?)</title>|<h1[^>]*>(.*?)</h1>", re.IGNORECASE | re.DOTALL)
+#: a page's title or first heading: the opening tag (it cannot run past another tag), then its own closing tag, looked
+#: up once from there: linear in the text, where one pattern with a lazy body was quadratic on repeated unclosed tags
+_TITLE_OPEN = re.compile(r"<(title|h1)[^<>]*>", re.IGNORECASE)
+_TITLE_CLOSE = {"title": re.compile(r"</title>", re.IGNORECASE), "h1": re.compile(r"</h1>", re.IGNORECASE)}
 
 
 def is_number(text: str) -> bool:
@@ -25,10 +28,22 @@ def is_number(text: str) -> bool:
 
 def _page_title(text: str) -> str:
     """An HTML page's title (or first heading), tags and spacing removed; empty when it has none."""
-    found = _TITLE.search(text)
-    if not found:
+    inner = None
+    closed: set[str] = set()  # a tag with no closing tag after its first opening has none after a later one either
+    for opening in _TITLE_OPEN.finditer(text):
+        name = opening.group(1).lower()
+        if name in closed:
+            continue
+        closing = _TITLE_CLOSE[name].search(text, opening.end())
+        if closing:
+            inner = text[opening.end():closing.start()]
+            break
+        closed.add(name)
+        if len(closed) == 2:
+            break
+    if not inner:
         return ""
-    inner = _ANY_TAG.sub(" ", found.group(1) or found.group(2) or "")
+    inner = _ANY_TAG.sub(" ", inner)
     return re.sub(r"\s+", " ", html.unescape(inner)).strip()[:80]
 
 
